@@ -1,0 +1,98 @@
+"""Scoring rules (pure) and the game store (:mod:`scorer.store`, SQLite).
+
+Everything re-exported here is pure: standard library only, no clock, no I/O.
+Import the store explicitly: ``from scorer.store import GameStore``.
+"""
+
+from scorer.deal import (
+    PROFILE_IDS,
+    Deal,
+    DealError,
+    check_players,
+    check_profile,
+    deal,
+    default_set,
+    player_range,
+    tiles_each,
+)
+from scorer.partnerships import (
+    PartnershipError,
+    Team,
+    partner_of,
+    partnership_points,
+    team_ranking,
+    team_totals,
+    teams,
+)
+from scorer.rounds import (
+    RoundError,
+    RoundOutcome,
+    check_round_points,
+    engine_of,
+    round_schedule,
+    totals,
+)
+from scorer.standings import Ranking, Standing, ranking, standings
+from scorer.tiles import (
+    DOUBLE_BLANK_VALUES,
+    MAX_SET,
+    MIN_SET,
+    Tile,
+    TileError,
+    canonical,
+    check_double_blank,
+    check_set_max,
+    hand_points,
+    hands_points,
+    max_hand_points,
+    parse_hand,
+    parse_tile,
+    set_size,
+    set_tiles,
+    tile_points,
+)
+
+__all__ = [
+    "DOUBLE_BLANK_VALUES",
+    "MAX_SET",
+    "MIN_SET",
+    "PROFILE_IDS",
+    "Deal",
+    "DealError",
+    "PartnershipError",
+    "Ranking",
+    "RoundError",
+    "RoundOutcome",
+    "Standing",
+    "Team",
+    "Tile",
+    "TileError",
+    "canonical",
+    "check_double_blank",
+    "check_players",
+    "check_profile",
+    "check_round_points",
+    "check_set_max",
+    "deal",
+    "default_set",
+    "engine_of",
+    "hand_points",
+    "hands_points",
+    "max_hand_points",
+    "parse_hand",
+    "parse_tile",
+    "partner_of",
+    "partnership_points",
+    "player_range",
+    "ranking",
+    "round_schedule",
+    "set_size",
+    "set_tiles",
+    "standings",
+    "team_ranking",
+    "team_totals",
+    "teams",
+    "tile_points",
+    "tiles_each",
+    "totals",
+]

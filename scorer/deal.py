@@ -1,0 +1,120 @@
+"""The deal helper: which set a profile plays by default and how many tiles each player takes.
+
+The tables are those of ``docs/rules.md`` (the hub's reading of the seeds):
+
+| profile | players → tiles each | default set |
+|---|---|---|
+| ``aces`` | 2-4: 15, 5-6: 12, 7-8: 10 | double-12 |
+| ``mexicantrainfun`` | 2-3: 8, 4-6: 12, 7-8: 10, 9-14: 11 | 2-3: 9, 4-8: 12, 9-12: 15, 13-14: 18 |
+| ``consensus`` (Galt 1994) | 2-4: 15, 5-6: 12, 7-8: 11 | double-12 |
+| ``triples`` | 2-4: 15, 5-6: 12, 7-8: 11 | double-12 |
+
+**The boneyard figure includes the engine.** ``boneyard = set size - players × tiles
+each``. The consensus seed's own example (Galt, 3 players, double-12: "the players
+hold 45 tiles, leaving 46 tiles in the boneyard", 91 - 45) counts it that way, and so
+do the engine-holder profiles, where the engine is dealt or drawn like any tile. A
+table that sets the engine aside before shuffling has ``boneyard - 1`` tiles to draw.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from scorer.tiles import check_set_max, set_size
+
+PROFILE_IDS = ("aces", "mexicantrainfun", "consensus", "triples")
+
+# (fewest players, most players, value): tiles each, or the default set's max.
+_Rows = tuple[tuple[int, int, int], ...]
+
+_TILES_EACH: dict[str, _Rows] = {
+    "aces": ((2, 4, 15), (5, 6, 12), (7, 8, 10)),
+    "mexicantrainfun": ((2, 3, 8), (4, 6, 12), (7, 8, 10), (9, 14, 11)),
+    "consensus": ((2, 4, 15), (5, 6, 12), (7, 8, 11)),
+    "triples": ((2, 4, 15), (5, 6, 12), (7, 8, 11)),
+}
+
+_DEFAULT_SET: dict[str, _Rows] = {
+    "aces": ((2, 8, 12),),
+    "mexicantrainfun": ((2, 3, 9), (4, 8, 12), (9, 12, 15), (13, 14, 18)),
+    "consensus": ((2, 8, 12),),
+    "triples": ((2, 8, 12),),
+}
+
+
+class DealError(ValueError):
+    """A profile, player count or set the deal tables do not cover; the message says why."""
+
+
+class Deal(NamedTuple):
+    """Tiles dealt to each player, and the tiles left undealt (engine included)."""
+
+    tiles_each: int
+    boneyard: int
+
+
+def check_profile(profile: str) -> str:
+    """Return ``profile`` if it is one of :data:`PROFILE_IDS`, else raise :class:`DealError`."""
+    if profile not in PROFILE_IDS:
+        raise DealError(
+            f"rules {profile!r}: unknown profile; choose one of {', '.join(PROFILE_IDS)}"
+        )
+    return profile
+
+
+def player_range(profile: str) -> tuple[int, int]:
+    """The fewest and most players ``profile`` supports (e.g. ``(2, 8)``)."""
+    rows = _TILES_EACH[check_profile(profile)]
+    return rows[0][0], rows[-1][1]
+
+
+def _lookup(table: dict[str, _Rows], profile: str, players: int) -> int:
+    check_profile(profile)
+    if isinstance(players, bool) or not isinstance(players, int):
+        raise DealError(f"players {players!r}: must be a whole number")
+    for fewest, most, value in table[profile]:
+        if fewest <= players <= most:
+            return value
+    fewest, most = player_range(profile)
+    raise DealError(f"{players} players: {profile} rules are for {fewest} to {most} players")
+
+
+def check_players(profile: str, players: int) -> int:
+    """Return ``players`` if ``profile`` supports that many players, else raise."""
+    _lookup(_TILES_EACH, profile, players)
+    return players
+
+
+def tiles_each(profile: str, players: int) -> int:
+    """How many tiles each player draws under ``profile`` with ``players`` players."""
+    return _lookup(_TILES_EACH, profile, players)
+
+
+def default_set(profile: str, players: int) -> int:
+    """The set (its max pips) ``profile`` plays with ``players`` players by default."""
+    check_players(profile, players)
+    return _lookup(_DEFAULT_SET, profile, players)
+
+
+def deal(profile: str, players: int, set_max: int | None = None) -> Deal:
+    """Tiles each and boneyard for ``players`` players under ``profile``.
+
+    ``set_max=None`` uses :func:`default_set`. The boneyard counts the engine (see
+    the module docstring): 3 players, double-12, consensus → ``Deal(15, 46)``.
+    Raises :class:`DealError` for an unknown profile, an unsupported player count,
+    or a set too small to deal that many tiles.
+    """
+    each = tiles_each(profile, players)
+    if set_max is None:
+        set_max = default_set(profile, players)
+    try:
+        size = set_size(check_set_max(set_max))
+    except ValueError as error:
+        raise DealError(str(error)) from None
+    # At least the engine must remain outside the hands.
+    if players * each > size - 1:
+        raise DealError(
+            f"{players} players × {each} tiles need more than the "
+            f"{size} tiles of a double-{set_max} set"
+        )
+    return Deal(each, size - players * each)
