@@ -1,0 +1,198 @@
+"""The pure core: ``apply(table, event) -> (table, effects)``.
+
+Imports only the standard library and itself; never reads a clock, sleeps, locks
+or does I/O (a test enforces it). Inputs are debounced here, gestures classified,
+and the table rules applied; the loop thread is the only caller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hub.core import gestures, table as rules_table
+from hub.core.effects import Effect, LogEntry, PlaySound, SetLed
+from hub.core.events import (
+    ButtonChanged,
+    ClockTicked,
+    Event,
+    GameEnded,
+    GameResumed,
+    GameStarted,
+    Gesture,
+    MarkerChanged,
+    MarkersRead,
+    RoundBlocked,
+    RoundScored,
+)
+from hub.core.state import SLOTS, Double, Game, MarkerInput, Table, Timings
+
+__all__ = ["apply", "next_deadline", "new_table", "snapshot", "led_states"]
+
+Result = tuple[Table, list[Effect]]
+
+
+def new_table(timings: Timings | None = None) -> Table:
+    """An empty table: no game, nothing pressed, no markers."""
+    return Table(timings=timings or Timings())
+
+
+def apply(table: Table, event: Event) -> Result:
+    """Apply ``event``; return the new table and the effects to carry out."""
+    before = table
+    effects: list[Effect] = []
+    at = event.at
+    if isinstance(event, ButtonChanged | MarkerChanged | ClockTicked):
+        table, effects = _tick(table, at)
+    table, more = _apply(table, event)
+    effects += more
+    effects += _derived_effects(before, table, at)
+    return table, effects
+
+
+def _apply(table: Table, event: Event) -> Result:
+    if isinstance(event, ButtonChanged):
+        return _button(table, event)
+    if isinstance(event, MarkerChanged):
+        markers = list(table.markers)
+        markers[event.slot - 1] = gestures.marker_edge(markers[event.slot - 1],
+                                                       event.present, event.at)
+        return replace(table, markers=tuple(markers)), []
+    if isinstance(event, MarkersRead):
+        markers = tuple(MarkerInput(raw=p, raw_at=event.at, present=p) for p in event.present)
+        return replace(table, markers=markers), []
+    if isinstance(event, GameStarted | GameResumed):
+        return _game(table, event)
+    if isinstance(event, RoundScored):
+        return rules_table.next_round(table, event.at)
+    if isinstance(event, RoundBlocked):
+        if table.game is None or table.game.phase not in rules_table.PLAYING:
+            return table, []
+        return rules_table.round_over(table, None, event.at)
+    if isinstance(event, GameEnded):
+        if table.game is None:
+            return table, []
+        game = replace(table.game, phase="finished")
+        return replace(table, game=game, turn=None, doubles=()), []
+    return table, []
+
+
+def _button(table: Table, event: ButtonChanged) -> Result:
+    buttons = list(table.buttons)
+    inp, found = gestures.button_edge(event.slot, buttons[event.slot - 1], event.pressed,
+                                      event.at, table.timings)
+    buttons[event.slot - 1] = inp
+    return _gestures(replace(table, buttons=tuple(buttons)), found)
+
+
+def _gestures(table: Table, found: list[Gesture]) -> Result:
+    effects: list[Effect] = []
+    for g in found:
+        table, more = rules_table.on_gesture(table, g)
+        effects += more
+    return table, effects
+
+
+def next_deadline(table: Table) -> float | None:
+    """The earliest time the core needs a :class:`ClockTicked`, or None."""
+    times = [gestures.button_deadline(b) for b in table.buttons]
+    times += [gestures.marker_deadline(m, table.timings) for m in table.markers]
+    due = [t for t in times if t is not None]
+    return min(due) if due else None
+
+
+def _tick(table: Table, at: float) -> Result:
+    """Fire every deadline up to ``at`` in time order."""
+    effects: list[Effect] = []
+    for _ in range(64):
+        due = next_deadline(table)
+        if due is None or due > at:
+            break
+        table, more = _fire(table, due)
+        effects += more
+    return table, effects
+
+
+def _fire(table: Table, due: float) -> Result:
+    buttons, markers, found = list(table.buttons), list(table.markers), []
+    for i, slot in enumerate(SLOTS):
+        buttons[i], g = gestures.button_tick(slot, buttons[i], due, table.timings)
+        found += g
+        markers[i], g = gestures.marker_tick(slot, markers[i], due, table.timings)
+        found += g
+    table = replace(table, buttons=tuple(buttons), markers=tuple(markers))
+    return _gestures(table, sorted(found, key=lambda g: g.at))
+
+
+def _game(table: Table, ev: GameStarted | GameResumed) -> Result:
+    options = dict(ev.options)
+    options["first_named"] = ev.first is not None
+    first = ev.first if ev.first is not None else ev.seats[0]
+    round_no = ev.round if isinstance(ev, GameResumed) else 1
+    game = Game(id=ev.game_id, rules=ev.rules, players=ev.players, seats=ev.seats,
+                mexican_slot=ev.mexican_slot, set_max=ev.set_max, rounds=ev.rounds,
+                round=round_no, first=first, phase="first-turn",
+                options=tuple(sorted(options.items())))
+    log = LogEntry("game", ev.at, (("game", ev.game_id), ("rules", ev.rules),
+                                   ("players", list(ev.players))))
+    table, effects = rules_table.start_round(table, game, ev.at)
+    if isinstance(ev, GameResumed) and ev.round_over:
+        table = replace(table, game=replace(game, phase="round-over"), turn=None)
+    return table, [log, *effects]
+
+
+def led_states(table: Table) -> tuple[str, ...]:
+    """What each slot's LED shows: the turn, an open double (blink), public (on), or off."""
+    double = rules_table.active_double(table)
+    states = []
+    for slot in SLOTS:
+        if table.game is None or table.game.phase not in rules_table.PLAYING:
+            states.append("on" if table.public(slot) else "off")
+        elif slot == table.turn:
+            states.append("turn")
+        elif double is not None and slot == double.slot:
+            states.append("blink")
+        else:
+            states.append("on" if table.public(slot) else "off")
+    return tuple(states)
+
+
+def _derived_effects(before: Table, after: Table, at: float) -> list[Effect]:
+    """Turn chime and LED changes, read off the difference between two tables."""
+    effects: list[Effect] = []
+    if after.turn != before.turn and after.turn is not None and after.game is not None:
+        effects.append(PlaySound("turn"))
+        effects.append(LogEntry("turn", at, (("slot", after.turn),
+                                             ("player", after.game.owner(after.turn)))))
+    if after.markers is before.markers and after.game is before.game and (
+            after.turn == before.turn and after.doubles is before.doubles):
+        return effects
+    old, new = led_states(before), led_states(after)
+    effects += [SetLed(slot, s) for slot, s, o in zip(SLOTS, new, old, strict=True) if s != o]
+    return effects
+
+
+def snapshot(table: Table, backend: str) -> dict[str, object]:
+    """The hub snapshot served at ``GET /api/state`` (see DESIGN.md)."""
+    game = table.game
+    double = table.doubles[0] if table.doubles else None
+    return {
+        "backend": backend,
+        "game": None if game is None else {
+            "id": game.id, "rules": game.rules, "round": game.round, "rounds": game.rounds,
+            "engine": game.engine, "phase": game.phase, "set": game.set_max,
+            "players": list(game.players), "seats": list(game.seats),
+            "mexican_slot": game.mexican_slot,
+            "first_turns_left": table.first_turns_left if game.phase == "first-turn" else 0,
+        },
+        "turn": table.turn,
+        "slots": [{"slot": s, "owner": game.owner(s) if game else None,
+                   "public": table.public(s), "marker": table.marker(s)} for s in SLOTS],
+        "double": None if double is None else _double_json(double),
+        "doubles": [_double_json(d) for d in table.doubles],
+        "went_out": game.owner(table.went_out) if game and table.went_out else None,
+    }
+
+
+def _double_json(double: Double) -> dict[str, object]:
+    return {"slot": double.slot, "covers_left": double.covers_left,
+            "responsible": double.responsible, "waiting": double.waiting}

@@ -1,0 +1,45 @@
+"""Effects: orders the core gives; adapters carry them out (sound, LEDs, log, store)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PlaySound:
+    """Play the named sound (``choo``, ``chicken``, ``turn``, ``nope``, ``reminder``, ``out``)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class SetLed:
+    """Show ``state`` (``off``, ``on``, ``turn``, ``blink``) on the LED of ``slot``."""
+
+    slot: int
+    state: str
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """Append an entry to the hub's event log: ``kind`` plus ``fields`` (name, value) pairs."""
+
+    kind: str
+    at: float
+    fields: tuple[tuple[str, object], ...] = ()
+
+    def as_dict(self) -> dict[str, object]:
+        """The entry's fields as a dict, with ``kind`` (``at`` is added by the log)."""
+        return {"kind": self.kind, **dict(self.fields)}
+
+
+@dataclass(frozen=True)
+class RoundEnded:
+    """The round ended: ``went_out`` names the player who went out, or None if blocked."""
+
+    game_id: int
+    round: int
+    went_out: str | None
+
+
+Effect = PlaySound | SetLed | LogEntry | RoundEnded

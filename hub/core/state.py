@@ -1,0 +1,136 @@
+"""The table's state: immutable dataclasses the core replaces, never mutates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SLOTS = tuple(range(1, 9))
+MEXICAN = "mexican"
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Gesture thresholds and debounce windows, in seconds (from the config)."""
+
+    tap_max: float = 1.0
+    long_hold: float = 3.0
+    bounce: float = 0.03
+    flicker: float = 0.08
+
+
+@dataclass(frozen=True)
+class ButtonInput:
+    """One slot's button as the debouncer sees it.
+
+    ``raw`` is the last level reported; ``pressed`` the accepted one. Edges within
+    ``bounce`` of an accepted edge are bounce: they only update ``raw`` and the
+    level is reconciled at ``settle_at``.
+    """
+
+    raw: bool = False
+    pressed: bool = False
+    since: float = 0.0
+    settle_at: float | None = None
+    long_at: float | None = None
+    consumed: bool = False
+
+
+@dataclass(frozen=True)
+class MarkerInput:
+    """One slot's marker sensor: ``present`` changes once ``raw`` held for the window."""
+
+    raw: bool = False
+    raw_at: float = 0.0
+    present: bool = False
+
+
+@dataclass(frozen=True)
+class Double:
+    """An open double on train ``slot``: ``covers_left`` to go, ``responsible`` must cover.
+
+    ``waiting`` marks a double that ended a first turn under a profile where its
+    player satisfies it on their second turn (``triples``).
+    """
+
+    slot: int
+    covers_left: int
+    responsible: int
+    covers_done: int = 0
+    waiting: bool = False
+
+
+@dataclass(frozen=True)
+class Game:
+    """The game being played: who sits where, the profile and the round."""
+
+    id: int
+    rules: str
+    players: tuple[str, ...]
+    seats: tuple[int, ...]
+    mexican_slot: int | None
+    set_max: int
+    rounds: int
+    round: int
+    first: int
+    phase: str
+    options: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def engine(self) -> int:
+        """The engine's pips for this round: set max, counting down a round at a time."""
+        return self.set_max - (self.round - 1)
+
+    def option(self, name: str, default: object = None) -> object:
+        """The value of game option ``name``."""
+        return dict(self.options).get(name, default)
+
+    def owner(self, slot: int) -> str | None:
+        """Player name, ``"mexican"`` or None for ``slot``."""
+        if slot == self.mexican_slot:
+            return MEXICAN
+        if slot in self.seats:
+            return self.players[self.seats.index(slot)]
+        return None
+
+    def clockwise(self) -> tuple[int, ...]:
+        """Seated slots in clockwise (ascending) order."""
+        return tuple(sorted(self.seats))
+
+    def next_seat(self, slot: int) -> int:
+        """The next seated slot clockwise from ``slot``."""
+        order = self.clockwise()
+        later = [s for s in order if s > slot]
+        return later[0] if later else order[0]
+
+    def partner(self, slot: int) -> int | None:
+        """The partner's slot when playing in partnerships (partners sit opposite)."""
+        if not self.option("partnerships"):
+            return None
+        order = self.clockwise()
+        half = len(order) // 2
+        return order[(order.index(slot) + half) % len(order)]
+
+
+@dataclass(frozen=True)
+class Table:
+    """Everything the hub knows: inputs, the game, whose turn, the open doubles."""
+
+    timings: Timings = field(default_factory=Timings)
+    buttons: tuple[ButtonInput, ...] = tuple(ButtonInput() for _ in SLOTS)
+    markers: tuple[MarkerInput, ...] = tuple(MarkerInput() for _ in SLOTS)
+    game: Game | None = None
+    turn: int | None = None
+    doubles: tuple[Double, ...] = ()
+    first_turns_left: int = 0
+    went_out: int | None = None
+    out_pending: int | None = None
+
+    def marker(self, slot: int) -> bool:
+        """True while a marker (debounced) sits on ``slot``."""
+        return self.markers[slot - 1].present
+
+    def public(self, slot: int) -> bool:
+        """True when ``slot``'s train is public: the Mexican Train, or a marker on it."""
+        if self.game is not None and slot == self.game.mexican_slot:
+            return True
+        return self.marker(slot)

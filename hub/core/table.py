@@ -1,0 +1,254 @@
+"""The table rules: what a gesture means for whose turn it is and which double is open.
+
+Each function takes the table and returns ``(table, effects)``. Turn changes and
+LED states are derived from before/after in :func:`hub.core.apply`, so these only
+say what changed in the game. See ``docs/rules.md`` for the profile decisions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hub.core.effects import Effect, LogEntry, PlaySound, RoundEnded
+from hub.core.events import Gesture, Held, LongHeld, MarkerPlaced, MarkerRemoved, Tapped
+from hub.core.rules import PROFILES, Profile
+from hub.core.state import Double, Game, Table
+
+Result = tuple[Table, list[Effect]]
+PLAYING = ("first-turn", "play")
+
+
+def profile_of(game: Game) -> Profile:
+    """The rule profile the game is played under."""
+    return PROFILES[game.rules]
+
+
+def start_round(table: Table, game: Game, at: float) -> Result:
+    """Begin ``game.round``: first-turn phase, the starter's turn (or null until the engine)."""
+    game = replace(game, phase="first-turn")
+    table = replace(table, game=game, turn=_round_starter(game), doubles=(),
+                    first_turns_left=len(game.seats), went_out=None, out_pending=None)
+    log = LogEntry("round", at, (("round", game.round), ("engine", game.engine)))
+    return table, [log]
+
+
+def _round_starter(game: Game) -> int | None:
+    profile = profile_of(game)
+    if profile.starter == "rotate":
+        order = game.clockwise()
+        return order[(order.index(game.first) + game.round - 1) % len(order)]
+    if game.round == 1 and game.option("first_named"):
+        return game.first
+    return None
+
+
+def next_round(table: Table, at: float) -> Result:
+    """The round was scored: start the next one, or finish the game after the last."""
+    game = table.game
+    if game is None:
+        return table, []
+    if game.round >= game.rounds:
+        table = replace(table, game=replace(game, phase="finished"), turn=None, doubles=())
+        return table, [LogEntry("game-over", at, (("game", game.id),))]
+    return start_round(table, replace(game, round=game.round + 1), at)
+
+
+def round_over(table: Table, went_out: int | None, at: float) -> Result:
+    """End the round: someone went out (their slot) or, with None, it was blocked."""
+    game = table.game
+    assert game is not None
+    name = game.owner(went_out) if went_out is not None else None
+    table = replace(table, game=replace(game, phase="round-over"), turn=None, doubles=(),
+                    went_out=went_out, out_pending=None)
+    log = LogEntry("round-over", at, (("round", game.round), ("went_out", name)))
+    return table, [log, RoundEnded(game.id, game.round, name)]
+
+
+def on_gesture(table: Table, g: Gesture) -> Result:
+    """Apply one classified gesture to the table."""
+    log = _gesture_log(g)
+    if isinstance(g, MarkerPlaced | MarkerRemoved):
+        table, effects = _marker(table, g)
+        return table, [log, *effects]
+    game = table.game
+    if game is None or game.phase not in PLAYING:
+        return table, [log]
+    if table.turn is None:
+        table, effects = _engine_placed(table, g)
+    elif isinstance(g, Tapped):
+        table, effects = _tap(table, g.slot, g.at)
+    elif isinstance(g, Held):
+        table, effects = _hold(table, g.slot, g.at)
+    else:
+        table, effects = _long_hold(table, g.slot, g.at)
+    return table, [log, *effects]
+
+
+def _gesture_log(g: Gesture) -> LogEntry:
+    if isinstance(g, Tapped):
+        return LogEntry("tap", g.at, (("slot", g.slot),))
+    if isinstance(g, Held):
+        return LogEntry("hold", g.at, (("slot", g.slot), ("held_s", round(g.held_s, 3))))
+    if isinstance(g, LongHeld):
+        return LogEntry("long-hold", g.at, (("slot", g.slot),))
+    present = isinstance(g, MarkerPlaced)
+    return LogEntry("marker", g.at, (("slot", g.slot), ("present", present)))
+
+
+def _nope(table: Table) -> Result:
+    return table, [PlaySound("nope")]
+
+
+def _engine_placed(table: Table, g: Gesture) -> Result:
+    """Round start, turn unknown: a tap on one's own slot says who placed the engine."""
+    game = table.game
+    assert game is not None
+    if not isinstance(g, Tapped) or g.slot not in game.seats:
+        return _nope(table)
+    starter = g.slot
+    if profile_of(game).starter == "engine-left":
+        starter = game.next_seat(g.slot)
+    log = LogEntry("engine", g.at, (("slot", g.slot), ("player", game.owner(g.slot))))
+    return replace(table, turn=starter), [log]
+
+
+def active_double(table: Table) -> Double | None:
+    """The double that must be covered now, if any (waiting ones do not bind yet)."""
+    for double in table.doubles:
+        if not double.waiting:
+            return double
+    return None
+
+
+def _may_play(table: Table, slot: int, player: int) -> bool:
+    """True when ``player`` may play a tile on train ``slot`` with no double pending."""
+    game = table.game
+    assert game is not None
+    if slot == player or slot == game.partner(player):
+        return True
+    if game.phase == "first-turn" and not profile_of(game).public_in_first_turn:
+        return False
+    return table.public(slot)
+
+
+def _satisfies_elsewhere(table: Table, slot: int, player: int) -> bool:
+    """``satisfy`` profiles: a tile on another public train (or the Mexican) satisfies."""
+    game = table.game
+    assert game is not None
+    return (profile_of(game).after_double == "satisfy" and slot != player
+            and table.public(slot))
+
+
+def _tap(table: Table, slot: int, at: float) -> Result:
+    player = table.turn
+    assert player is not None
+    double = active_double(table)
+    if double is None:
+        return end_turn(table, at) if _may_play(table, slot, player) else _nope(table)
+    if slot == double.slot:
+        return end_turn(_covered(table, double, 1), at)
+    if _satisfies_elsewhere(table, slot, player):
+        return end_turn(_covered(table, double, double.covers_left), at)
+    if slot == player:
+        return _failed_to_cover(table, double, at)
+    return _nope(table)
+
+
+def _failed_to_cover(table: Table, double: Double, at: float) -> Result:
+    """The responsible player passes with a tap; remind them if the profile wants a marker."""
+    game = table.game
+    assert game is not None and table.turn is not None
+    effects: list[Effect] = []
+    if (profile_of(game).fail_reminder and double.covers_done == 0
+            and not table.marker(table.turn)):
+        effects.append(PlaySound("reminder"))
+        effects.append(LogEntry("reminder", at, (("slot", table.turn),
+                                                 ("why", "failed to cover without a marker"))))
+    table, more = end_turn(table, at)
+    return table, effects + more
+
+
+def _covered(table: Table, double: Double, covers: int) -> Table:
+    left = double.covers_left - covers
+    rest = tuple(d for d in table.doubles if d is not double)
+    if left <= 0:
+        return replace(table, doubles=rest)
+    done = replace(double, covers_left=left, covers_done=double.covers_done + covers)
+    return replace(table, doubles=(done, *rest))
+
+
+def _hold(table: Table, slot: int, at: float) -> Result:
+    """A double was played on train ``slot``: chicken, and the double opens."""
+    game, player = table.game, table.turn
+    assert game is not None and player is not None
+    profile = profile_of(game)
+    double = active_double(table)
+    if double is None:
+        legal = _may_play(table, slot, player)
+    else:
+        legal = slot == double.slot or _satisfies_elsewhere(table, slot, player)
+    if not legal:
+        return _nope(table)
+    effects: list[Effect] = [PlaySound("chicken")]
+    if not profile.tracks_doubles:
+        return table, effects
+    if double is not None:
+        covers = 1 if slot == double.slot else double.covers_left
+        table = _covered(table, double, covers)
+    if game.phase == "first-turn" and profile.double_waits_in_first_turn:
+        waiting = Double(slot, 1, player, waiting=True)
+        table, more = end_turn(replace(table, doubles=(*table.doubles, waiting)), at)
+        return table, effects + more
+    opened = Double(slot, profile.covers(dict(game.options)), player)
+    return replace(table, doubles=(opened, *table.doubles)), effects
+
+
+def _long_hold(table: Table, slot: int, at: float) -> Result:
+    """The turn owner went out: fanfare, and the round ends (``aces``: after first turns)."""
+    game, player = table.game, table.turn
+    assert game is not None and player is not None
+    if slot != player:
+        return _nope(table)
+    effects: list[Effect] = [PlaySound("out")]
+    if game.phase == "first-turn" and profile_of(game).out_waits_first_turns:
+        table, more = end_turn(replace(table, out_pending=player), at)
+        return table, effects + more
+    table, more = round_over(table, player, at)
+    return table, effects + more
+
+
+def _marker(table: Table, g: MarkerPlaced | MarkerRemoved) -> Result:
+    """Public state follows the sensor; the turn owner marking their own train ends the turn."""
+    game = table.game
+    if game is not None and g.slot == game.mexican_slot:
+        return table, []
+    if isinstance(g, MarkerRemoved):
+        return table, []
+    effects: list[Effect] = [PlaySound("choo")]
+    if game is None or game.phase not in PLAYING or table.turn != g.slot:
+        return table, effects
+    table, more = end_turn(table, g.at)
+    return table, effects + more
+
+
+def end_turn(table: Table, at: float) -> Result:
+    """The turn passes clockwise; responsibility for an open double goes with it."""
+    game, player = table.game, table.turn
+    assert game is not None and player is not None
+    nxt = game.next_seat(player)
+    left = table.first_turns_left - 1 if game.phase == "first-turn" else table.first_turns_left
+    if game.phase == "first-turn" and left <= 0:
+        game = replace(game, phase="play")
+    doubles = tuple(_pass_double(d, nxt, game.phase) for d in table.doubles)
+    table = replace(table, game=game, turn=nxt, doubles=doubles, first_turns_left=max(left, 0))
+    if game.phase == "play" and table.out_pending is not None:
+        return round_over(table, table.out_pending, at)
+    return table, []
+
+
+def _pass_double(double: Double, nxt: int, phase: str) -> Double:
+    if double.waiting:
+        if phase == "play" and double.responsible == nxt:
+            return replace(double, waiting=False)
+        return double
+    return replace(double, responsible=nxt)
