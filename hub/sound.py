@@ -1,17 +1,38 @@
 """The sound port: what the hub needs from a speaker, and its recording fake.
 
-The hub names sounds (``choo``, ``chicken``, ``turn``, ``nope``, ``reminder``,
-``out``); an adapter turns a name into audio. The real adapter for ALSA lives in
-``hub/alsa_player.py``; tests and the sim backend without a sound card use
+The hub names sounds (``choo``, ``chicken``, ``turn``, ``turn_back``, ``nope``,
+``reminder``, ``out``); an adapter turns a name into audio. The real adapter for ALSA
+lives in ``hub/alsa_player.py``; tests and the sim backend without a sound card use
 :class:`RecordingPlayer`.
+
+This module also holds the rules every player shares: which sound wins when two
+overlap (:data:`SOUND_PRIORITY`) and what the quiet modes let through
+(:func:`audible`, :func:`parse_quiet_hours`). They are plain functions of their
+arguments (the caller passes the time), so the config can validate with them too.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, time
 from typing import Protocol
 
-SOUND_NAMES = ("choo", "chicken", "turn", "nope", "reminder", "out")
+SOUND_NAMES = ("choo", "chicken", "turn", "turn_back", "nope", "reminder", "out")
+
+# Higher wins: a new sound that outranks everything playing cuts it short; an
+# equal or lower one is mixed in. `out` ends the round, so nothing talks over it.
+SOUND_PRIORITY = {
+    "out": 4,
+    "chicken": 3,
+    "choo": 2,
+    "reminder": 1,
+    "nope": 1,
+    "turn": 0,
+    "turn_back": 0,
+}
+
+QUIET_MODES = ("off", "turn-only", "mute")  # from loudest to quietest
+TURN_SOUNDS = frozenset({"turn", "turn_back"})
 
 
 class SoundPlayer(Protocol):
@@ -23,16 +44,28 @@ class SoundPlayer(Protocol):
     def status(self) -> dict:
         """``{"available": bool, "reason": str | None}`` for the snapshot."""
 
+    def set_volume(self, volume: float) -> None:
+        """Set the software volume, 0.0 (silent) to 1.0 (as recorded)."""
+
+    def set_quiet(self, mode: str) -> None:
+        """Set the quiet mode: ``off``, ``turn-only`` or ``mute``."""
+
     def close(self) -> None:
         """Release the device."""
 
 
 @dataclass
 class RecordingPlayer:
-    """A sound player that remembers what it was asked to play (the fake)."""
+    """A sound player that remembers what it was asked to play (the fake).
+
+    ``played`` records every request, whatever the quiet mode: it is what the hub
+    asked for, not what a speaker would have let through.
+    """
 
     played: list[str] = field(default_factory=list)
     listeners: list = field(default_factory=list)
+    volume: float = 1.0
+    quiet: str = "off"
 
     def play(self, name: str) -> None:
         """Record ``name`` and tell any listener (benchmarks wait on these)."""
@@ -44,5 +77,87 @@ class RecordingPlayer:
         """Always available."""
         return {"available": True, "reason": None}
 
+    def set_volume(self, volume: float) -> None:
+        """Remember the volume (checked like the real player does)."""
+        self.volume = check_volume(volume)
+
+    def set_quiet(self, mode: str) -> None:
+        """Remember the quiet mode (checked like the real player does)."""
+        self.quiet = check_quiet_mode(mode)
+
     def close(self) -> None:
         """Nothing to release."""
+
+
+def check_volume(volume: float) -> float:
+    """``volume`` as a float in 0..1, or ValueError saying what is wrong."""
+    if isinstance(volume, bool) or not isinstance(volume, int | float):
+        raise ValueError(f"volume must be a number from 0 to 1, not {volume!r}")
+    if not 0.0 <= volume <= 1.0:
+        raise ValueError(f"volume must be from 0 to 1, not {volume}")
+    return float(volume)
+
+
+def check_quiet_mode(mode: str) -> str:
+    """``mode`` if it is a quiet mode, else ValueError naming the choices."""
+    if mode not in QUIET_MODES:
+        raise ValueError(f"quiet mode must be one of {', '.join(QUIET_MODES)}, not {mode!r}")
+    return mode
+
+
+def parse_quiet_hours(text: str) -> tuple[time, time]:
+    """``"22:00-07:00"`` → (22:00, 07:00); the span may wrap past midnight.
+
+    Raises ValueError with the reason for anything else (``"22-7"``, ``"25:00-07:00"``,
+    an empty span like ``"07:00-07:00"``).
+    """
+    start_text, sep, end_text = str(text).partition("-")
+    if not sep:
+        raise ValueError(f"quiet hours must look like 22:00-07:00, not {text!r}")
+    try:
+        start = time.fromisoformat(_hh_mm(start_text))
+        end = time.fromisoformat(_hh_mm(end_text))
+    except ValueError:
+        raise ValueError(f"quiet hours must look like 22:00-07:00, not {text!r}") from None
+    if start == end:
+        raise ValueError(f"quiet hours {text!r} start and end at the same time")
+    return start, end
+
+
+def _hh_mm(text: str) -> str:
+    """``" 7:05 "`` → ``"07:05"``; anything but H:MM or HH:MM raises ValueError."""
+    hours, sep, minutes = text.strip().partition(":")
+    if not sep or not hours.isdigit() or len(minutes) != 2 or not minutes.isdigit():
+        raise ValueError(text)
+    return f"{int(hours):02d}:{minutes}"
+
+
+def in_quiet_hours(span: tuple[time, time], now: datetime | time) -> bool:
+    """Whether wall-clock ``now`` falls in ``span`` (start inclusive, end exclusive)."""
+    start, end = span
+    moment = now.time() if isinstance(now, datetime) else now
+    moment = moment.replace(tzinfo=None)
+    if start < end:
+        return start <= moment < end
+    return moment >= start or moment < end
+
+
+def effective_quiet(
+    mode: str,
+    hours: tuple[time, time] | None,
+    hours_mode: str,
+    now: datetime | time,
+) -> str:
+    """The quiet mode in force: during quiet hours the stricter of ``mode`` and ``hours_mode``."""
+    if hours is None or not in_quiet_hours(hours, now):
+        return mode
+    return max(mode, hours_mode, key=QUIET_MODES.index)
+
+
+def audible(name: str, mode: str) -> bool:
+    """Whether sound ``name`` plays under quiet mode ``mode``."""
+    if mode == "mute":
+        return False
+    if mode == "turn-only":
+        return name in TURN_SOUNDS
+    return True

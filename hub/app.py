@@ -1,0 +1,175 @@
+"""The composition root: builds every part from the config, starts them in order and
+stops them in reverse (Mopidy's ``_app/server.py`` is the model). The CLI calls it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+
+from hub import core
+from hub.broadcast import Broadcaster
+from hub.clock import SystemClock
+from hub.config import timings
+from hub.core.effects import RoundEnded
+from hub.core.events import GameResumed, GameStarted, MarkersRead, RoundScored
+from hub.core.setup import GameSetup
+from hub.dispatch import EffectDispatcher
+from hub.eventlog import EventLog
+from hub.gpio import SimPins, SlotInputs, is_raspberry_pi, make_factory
+from hub.leds import RecordingLeds
+from hub.loop import HubLoop
+from hub.sound import RecordingPlayer
+from scorer.store import GameStore, new_token
+
+log = logging.getLogger("hub")
+
+
+def resolve_backend(configured: str) -> str:
+    """``auto`` means ``gpio`` on a Raspberry Pi and ``sim`` anywhere else."""
+    if configured != "auto":
+        return configured
+    return "gpio" if is_raspberry_pi() else "sim"
+
+
+class Hub:
+    """Everything the hub is, wired together. Pass fakes in to test any part alone."""
+
+    def __init__(self, config: dict, *, clock=None, pin_factory=None, sound=None,
+                 leds=None, store=None) -> None:
+        self.config = config
+        self.backend = resolve_backend(config["hub"]["backend"])
+        if self.backend == "serial":
+            raise NotImplementedError("the serial backend (firmware bridge) is not built yet")
+        self.clock = clock or SystemClock()
+        self.state_dir = Path(config["hub"]["state_dir"])
+        self.eventlog = EventLog(self.clock)
+        self.broadcaster = Broadcaster()
+        self.sound = sound if sound is not None else self._sound_player()
+        self.leds = leds if leds is not None else RecordingLeds()
+        self.store = store if store is not None else self._open_store()
+        self.dispatcher = EffectDispatcher(self.sound, self.leds, self.eventlog,
+                                           self.broadcaster, self._round_ended)
+        self.loop = HubLoop(core.new_table(timings(config)), self.clock, self.dispatcher,
+                            self.backend, on_state=self._state_changed)
+        self.loop.extras["sound"] = self.sound.status()
+        self.factory = pin_factory or make_factory(self.backend)
+        pins = config["pins"]
+        self.inputs = SlotInputs(self.factory, pins["buttons"], pins["markers"], self.clock,
+                                 self.loop.post)
+        self.sim = (SimPins(self.factory, pins["buttons"], pins["markers"])
+                    if self.backend == "sim" else None)
+        self._server = None
+        self._server_thread: threading.Thread | None = None
+
+    def _sound_player(self):
+        return RecordingPlayer()
+
+    def _open_store(self) -> GameStore:
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        return GameStore(self.state_dir / "games.db")
+
+    # --- lifecycle -------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the loop, read the sensors, and resume an unfinished game."""
+        if self.backend == "sim":
+            log.warning("backend: sim — no GPIO hardware; the pins are simulated "
+                        "(drive them from the page's virtual hub or the API)")
+        else:
+            log.info("backend: %s", self.backend)
+        self.loop.start()
+        self.loop.post(MarkersRead(self.inputs.read_markers(), self.clock.now()))
+        self._resume()
+        self.loop.drain()
+
+    def stop(self) -> None:
+        """Stop in reverse order; each step runs even if an earlier one failed."""
+        try:
+            self.stop_server()
+        finally:
+            try:
+                self.loop.stop()
+            finally:
+                try:
+                    self.inputs.close()
+                finally:
+                    try:
+                        self.sound.close()
+                    finally:
+                        self.store.close()
+
+    def serve(self, host: str, port: int, block: bool = True) -> None:
+        """Serve the web app with waitress (in this thread when ``block``)."""
+        from waitress import create_server
+
+        from web import create_app
+
+        app = create_app(self)
+        self._server = create_server(app, host=host, port=port,
+                                     threads=self.config["web"]["threads"],
+                                     channel_timeout=3600, ident="mtrain-hub")
+        log.info("scorepad at http://%s:%s/", "localhost" if host == "0.0.0.0" else host,
+                 self._server.effective_port)
+        if block:
+            self._server.run()
+        else:
+            self._server_thread = threading.Thread(target=self._server.run, daemon=True,
+                                                   name="web")
+            self._server_thread.start()
+
+    def stop_server(self) -> None:
+        """Close the web server if it runs."""
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+
+    # --- games ---------------------------------------------------------------------
+
+    def new_game(self, setup: GameSetup) -> tuple[int, str]:
+        """Store a new game and start its round 1 on the table; returns (id, token)."""
+        token = new_token()
+        options = dict(setup.options)
+        game_id = self.store.create_game(
+            setup.players, setup.rules, token=token, seats=setup.seats,
+            mexican_slot=setup.mexican_slot, first=setup.first, set_max=setup.set_max,
+            rounds=setup.rounds, options=options)
+        self.loop.post(GameStarted(
+            game_id=game_id, rules=setup.rules, players=setup.players, seats=setup.seats,
+            mexican_slot=setup.mexican_slot, set_max=setup.set_max, rounds=setup.rounds,
+            at=self.clock.now(), first=setup.first, options=setup.options))
+        self.loop.drain()
+        return game_id, token
+
+    def round_scored(self, game: dict) -> None:
+        """A score change was stored: tell phones, and start the next round on the table."""
+        self.broadcaster.publish("game", game)
+        table = self.loop.table
+        if (table.game is not None and table.game.id == game["id"]
+                and (game["round"] != table.game.round or game["finished"])):
+            self.loop.post(RoundScored(self.clock.now()))
+            self.loop.drain()
+
+    def _resume(self) -> None:
+        game = self.store.current_game()
+        if game is None:
+            return
+        current = game["rounds"][-1] if game["rounds"] else None
+        over = bool(current and (current.get("went_out") or current.get("blocked")))
+        options = tuple(sorted((game.get("options") or {}).items()))
+        self.loop.post(GameResumed(
+            game_id=game["id"], rules=game["rules"], players=tuple(game["players"]),
+            seats=tuple(game["seats"]), mexican_slot=game["mexican_slot"],
+            set_max=game["set"], rounds=game["round_count"], round=game["round"],
+            at=self.clock.now(), first=game["first"], options=options, round_over=over))
+        log.info("resumed game %s at round %s", game["id"], game["round"])
+
+    def _round_ended(self, effect: RoundEnded) -> None:
+        if effect.went_out is not None:
+            self.store.set_went_out(effect.game_id, effect.round, effect.went_out)
+        else:
+            self.store.set_blocked(effect.game_id, effect.round)
+
+    def _state_changed(self, snapshot: dict) -> None:
+        self.broadcaster.publish("state", snapshot)

@@ -1,0 +1,73 @@
+"""The ``mtrain-hub`` command: ``run`` the hub, and further subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+
+from hub.config import ConfigError, load
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mtrain-hub", description="The Mexican Train hub")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run the hub and serve the scorepad")
+    run.add_argument("--config", help="TOML config file")
+    run.add_argument("--backend", choices=("sim", "gpio", "serial"))
+    run.add_argument("--host")
+    run.add_argument("--port", type=int)
+    run.add_argument("--state-dir")
+    run.add_argument("-v", "--verbose", action="store_true")
+    return parser
+
+
+def _overrides(args: argparse.Namespace) -> dict:
+    hub: dict = {}
+    web: dict = {}
+    if args.backend:
+        hub["backend"] = args.backend
+    if args.state_dir:
+        hub["state_dir"] = args.state_dir
+    if args.host:
+        web["host"] = args.host
+    if args.port is not None:
+        web["port"] = args.port
+    return {"hub": hub, "web": web}
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the hub from the config and serve until SIGINT/SIGTERM."""
+    from hub.app import Hub
+
+    try:
+        config = load(args.config, _overrides(args))
+    except ConfigError as exc:
+        print(f"mtrain-hub: config error: {exc}", file=sys.stderr)
+        return 2
+    hub = Hub(config)
+    # SIGTERM (systemd stop) unwinds like Ctrl-C: through ``finally`` and ``hub.stop()``.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        hub.start()
+        hub.serve(config["web"]["host"], config["web"]["port"])
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        hub.stop()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script."""
+    args = _parser().parse_args(argv)
+    level = logging.DEBUG if getattr(args, "verbose", False) else logging.INFO
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.command == "run":
+        return run(args)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

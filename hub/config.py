@@ -1,0 +1,154 @@
+"""The hub's configuration: one TOML file, every key optional, validated with clear errors.
+
+Precedence: command-line flags over the file over :data:`DEFAULTS`. An unknown key
+or a bad value stops start-up with a :class:`ConfigError` naming the key and what
+is allowed.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from pathlib import Path
+
+from hub.core.rules import PROFILES
+
+# The pin map (BCM numbers) of hardware/pinmap.md; I2S (18-21), I2C (2-3) and the
+# UART (14-15) stay free for the amplifier, sensors and the serial console.
+DEFAULT_BUTTON_PINS = [4, 17, 27, 22, 5, 6, 13, 26]
+DEFAULT_MARKER_PINS = [23, 24, 25, 12, 16, 7, 8, 11]
+
+DEFAULTS: dict[str, dict] = {
+    "hub": {"backend": "auto", "hub_id": "mtrain", "state_dir": "state",
+            "default_rules": "consensus"},
+    "web": {"host": "0.0.0.0", "port": 8080, "threads": 80},
+    "gestures": {"tap_max_ms": 1000, "long_hold_ms": 3000, "bounce_ms": 30,
+                 "flicker_ms": 80},
+    "pins": {"buttons": DEFAULT_BUTTON_PINS, "markers": DEFAULT_MARKER_PINS},
+    "sound": {"enabled": True, "device": "default", "volume": 0.8, "quiet": "off",
+              "quiet_hours": "", "quiet_hours_mode": "mute"},
+    "mqtt": {"host": "", "port": 1883, "username": "", "password": "",
+             "discovery_prefix": "homeassistant"},
+    "serial": {"port": "", "baud": 115200},
+}
+
+BACKENDS = ("auto", "sim", "gpio", "serial")
+QUIET_MODES = ("off", "mute", "turn-only")
+
+
+class ConfigError(ValueError):
+    """The configuration is not valid; the message names the key."""
+
+
+def _check_type(key: str, value: object, default: object) -> None:
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, int):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif isinstance(default, float):
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+    elif isinstance(default, list):
+        ok = isinstance(value, list)
+    else:
+        ok = isinstance(value, str)
+    if not ok:
+        raise ConfigError(f"{key}: expected {type(default).__name__}, got {value!r}")
+
+
+def _check_range(key: str, value: float, low: float, high: float) -> None:
+    if not low <= value <= high:
+        raise ConfigError(f"{key}: {value!r} is out of range ({low} to {high})")
+
+
+def _check_choice(key: str, value: object, allowed: tuple) -> None:
+    if value not in allowed:
+        raise ConfigError(f"{key}: {value!r} is not one of {', '.join(map(str, allowed))}")
+
+
+def _check_pins(key: str, pins: list) -> None:
+    if len(pins) != 8 or not all(isinstance(p, int) and 0 <= p <= 27 for p in pins):
+        raise ConfigError(f"{key}: expected 8 BCM pin numbers 0-27, got {pins!r}")
+
+
+def validate(config: dict) -> dict:
+    """Check every section and key; return the config, or raise :class:`ConfigError`."""
+    for section, values in config.items():
+        if section not in DEFAULTS:
+            raise ConfigError(f"[{section}]: unknown section (allowed: {', '.join(DEFAULTS)})")
+        if not isinstance(values, dict):
+            raise ConfigError(f"[{section}]: expected a table of keys")
+        for key, value in values.items():
+            if key not in DEFAULTS[section]:
+                allowed = ", ".join(DEFAULTS[section])
+                raise ConfigError(f"{section}.{key}: unknown key (allowed: {allowed})")
+            _check_type(f"{section}.{key}", value, DEFAULTS[section][key])
+    _check_values(config)
+    return config
+
+
+def _check_values(c: dict) -> None:
+    _check_choice("hub.backend", c["hub"]["backend"], BACKENDS)
+    _check_choice("hub.default_rules", c["hub"]["default_rules"], tuple(PROFILES))
+    _check_range("web.port", c["web"]["port"], 1, 65535)
+    _check_range("web.threads", c["web"]["threads"], 4, 512)
+    g = c["gestures"]
+    _check_range("gestures.tap_max_ms", g["tap_max_ms"], 100, 5000)
+    _check_range("gestures.long_hold_ms", g["long_hold_ms"], g["tap_max_ms"] + 1, 20000)
+    _check_range("gestures.bounce_ms", g["bounce_ms"], 0, 200)
+    _check_range("gestures.flicker_ms", g["flicker_ms"], 0, 2000)
+    _check_pins("pins.buttons", c["pins"]["buttons"])
+    _check_pins("pins.markers", c["pins"]["markers"])
+    if set(c["pins"]["buttons"]) & set(c["pins"]["markers"]):
+        raise ConfigError("pins: a pin is used both as a button and as a marker sensor")
+    if len(set(c["pins"]["buttons"] + c["pins"]["markers"])) != 16:
+        raise ConfigError("pins: every button and marker sensor needs its own pin")
+    _check_range("sound.volume", c["sound"]["volume"], 0.0, 1.0)
+    _check_choice("sound.quiet", c["sound"]["quiet"], QUIET_MODES)
+    _check_choice("sound.quiet_hours_mode", c["sound"]["quiet_hours_mode"], QUIET_MODES)
+    _check_range("mqtt.port", c["mqtt"]["port"], 1, 65535)
+
+
+def merged(overrides: dict) -> dict:
+    """DEFAULTS with ``overrides`` (section → key → value) laid over them."""
+    config = copy.deepcopy(DEFAULTS)
+    for section, values in overrides.items():
+        if section not in config or not isinstance(values, dict):
+            config[section] = values
+            continue
+        config[section].update(values)
+    return config
+
+
+def load(path: str | Path | None = None, overrides: dict | None = None) -> dict:
+    """Read ``path`` (if any), lay ``overrides`` over it, validate, and return the config."""
+    from_file: dict = {}
+    if path is not None:
+        try:
+            with open(path, "rb") as f:
+                from_file = tomllib.load(f)
+        except FileNotFoundError:
+            raise ConfigError(f"config file {path}: not found") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"config file {path}: not valid TOML: {exc}") from None
+    _check_sections(from_file)
+    config = merged(from_file)
+    for section, values in (overrides or {}).items():
+        config[section].update(values)
+    return validate(config)
+
+
+def _check_sections(raw: dict) -> None:
+    for section, values in raw.items():
+        if section not in DEFAULTS:
+            raise ConfigError(f"[{section}]: unknown section (allowed: {', '.join(DEFAULTS)})")
+        if not isinstance(values, dict):
+            raise ConfigError(f"[{section}]: expected a table of keys, got {values!r}")
+
+
+def timings(config: dict):
+    """The core's gesture timings (seconds) from the config's milliseconds."""
+    from hub.core.state import Timings
+
+    g = config["gestures"]
+    return Timings(tap_max=g["tap_max_ms"] / 1000, long_hold=g["long_hold_ms"] / 1000,
+                   bounce=g["bounce_ms"] / 1000, flicker=g["flicker_ms"] / 1000)

@@ -1,0 +1,49 @@
+"""Carries the core's effects to the adapters; one broken adapter never stops the hub."""
+
+from __future__ import annotations
+
+import logging
+
+from hub.core.effects import Effect, LogEntry, PlaySound, RoundEnded, SetLed
+
+log = logging.getLogger("hub.dispatch")
+
+
+class EffectDispatcher:
+    """Sends each effect to its adapter, sounds first (they are the hot path)."""
+
+    def __init__(self, sound, leds, eventlog, broadcaster, on_round_ended=None) -> None:
+        self.sound = sound
+        self.leds = leds
+        self.eventlog = eventlog
+        self.broadcaster = broadcaster
+        self.on_round_ended = on_round_ended
+        self.failures = 0
+
+    def __call__(self, effects: list[Effect]) -> None:
+        """Carry out ``effects``: sounds, then everything else in order."""
+        for effect in effects:
+            if isinstance(effect, PlaySound):
+                self._safely(self.sound.play, effect.name)
+        for effect in effects:
+            self._safely(self._one, effect)
+
+    def _safely(self, fn, *args) -> None:
+        try:
+            fn(*args)
+        except Exception:
+            self.failures += 1
+            log.exception("effect dispatch failed: %s%r", getattr(fn, "__name__", fn), args)
+
+    def _one(self, effect: Effect) -> None:
+        if isinstance(effect, PlaySound):
+            entry = self.eventlog.append("sound", name=effect.name)
+            self.broadcaster.publish("sound", {"name": effect.name})
+            self.broadcaster.publish("event", entry)
+        elif isinstance(effect, SetLed):
+            self.leds.set(effect.slot, effect.state)
+        elif isinstance(effect, LogEntry):
+            entry = self.eventlog.append(effect.kind, effect.at, **dict(effect.fields))
+            self.broadcaster.publish("event", entry)
+        elif isinstance(effect, RoundEnded) and self.on_round_ended is not None:
+            self.on_round_ended(effect)

@@ -1,0 +1,105 @@
+"""Buttons and marker sensors through gpiozero: the only module that imports it.
+
+Each slot has a push button and a marker sensor (hall-effect or reed switch),
+both wired from the pin to ground with the Pi's internal pull-up: active low.
+Callbacks only post raw edges with a timestamp from the injected clock; the core
+debounces (gpiozero's MockFactory ignores ``bounce_time``, so we never rely on it).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+from gpiozero import Button, DigitalInputDevice
+from gpiozero.pins.mock import MockFactory
+
+from hub.core.events import ButtonChanged, Event, MarkerChanged
+
+log = logging.getLogger("hub.gpio")
+
+
+def is_raspberry_pi() -> bool:
+    """True on a Raspberry Pi (read from the device tree model)."""
+    try:
+        with open("/proc/device-tree/model", encoding="ascii", errors="replace") as f:
+            return "raspberry pi" in f.read().lower()
+    except OSError:
+        return False
+
+
+def make_factory(backend: str):
+    """The pin factory for ``backend``: MockFactory for ``sim``, lgpio (or default) for ``gpio``."""
+    if backend == "sim":
+        return MockFactory()
+    try:
+        from gpiozero.pins.lgpio import LGPIOFactory
+
+        return LGPIOFactory()
+    except Exception as exc:  # not a Pi, or lgpio missing: let gpiozero pick
+        log.warning("lgpio unavailable (%s); using gpiozero's default pin factory", exc)
+        from gpiozero import Device
+
+        return Device._default_pin_factory()
+
+
+class SlotInputs:
+    """The 8 slot buttons and 8 marker sensors, posting raw edges to the hub loop."""
+
+    def __init__(self, factory, button_pins: list[int], marker_pins: list[int], clock,
+                 post: Callable[[Event], None]) -> None:
+        self._clock = clock
+        self._post = post
+        self.buttons = [Button(pin, pull_up=True, pin_factory=factory) for pin in button_pins]
+        self.markers = [DigitalInputDevice(pin, pull_up=True, pin_factory=factory)
+                        for pin in marker_pins]
+        for slot, (button, marker) in enumerate(zip(self.buttons, self.markers, strict=True), 1):
+            button.when_pressed = self._poster(ButtonChanged, slot, True)
+            button.when_released = self._poster(ButtonChanged, slot, False)
+            marker.when_activated = self._poster(MarkerChanged, slot, True)
+            marker.when_deactivated = self._poster(MarkerChanged, slot, False)
+
+    def _poster(self, kind, slot: int, level: bool) -> Callable[[], None]:
+        clock, post = self._clock, self._post
+
+        def callback() -> None:
+            post(kind(slot, level, clock.now()))
+        return callback
+
+    def read_markers(self) -> tuple[bool, ...]:
+        """Every marker sensor's level now (after a start or reconnect)."""
+        return tuple(bool(m.is_active) for m in self.markers)
+
+    def close(self) -> None:
+        """Release the pins."""
+        for device in self.buttons + self.markers:
+            device.close()
+
+
+class SimPins:
+    """Drives the MockFactory pins behind the ``sim`` backend, as a finger and a magnet would."""
+
+    def __init__(self, factory: MockFactory, button_pins: list[int], marker_pins: list[int]):
+        self._buttons = [factory.pin(p) for p in button_pins]
+        self._markers = [factory.pin(p) for p in marker_pins]
+
+    def button(self, slot: int, pressed: bool) -> None:
+        """Press (drive low) or release (high) the button of ``slot``."""
+        pin = self._buttons[slot - 1]
+        pin.drive_low() if pressed else pin.drive_high()
+
+    def press(self, slot: int, hold_s: float, sleep=time.sleep) -> None:
+        """Hold the button of ``slot`` for ``hold_s`` seconds, then release it."""
+        self.button(slot, True)
+        sleep(hold_s)
+        self.button(slot, False)
+
+    def marker(self, slot: int, present: bool) -> None:
+        """Put a marker on (drive low) or take it off the sensor of ``slot``."""
+        pin = self._markers[slot - 1]
+        pin.drive_low() if present else pin.drive_high()
+
+    def marker_present(self, slot: int) -> bool:
+        """What the simulated sensor of ``slot`` reads."""
+        return not self._markers[slot - 1].state

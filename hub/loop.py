@@ -1,0 +1,153 @@
+"""The hub loop: one queue, one writer thread, an immutable snapshot for readers.
+
+Adapters' callbacks only :meth:`HubLoop.post` events. The loop thread applies
+each to the pure core, dispatches the effects (each failure isolated), and
+publishes a fresh snapshot dict that readers take without locking.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+
+from hub import core
+from hub.core.effects import Effect
+from hub.core.events import ClockTicked, Event
+from hub.core.state import Table
+
+log = logging.getLogger("hub.loop")
+
+_STOP = object()
+
+
+class _Call:
+    """Run ``fn(table)`` on the loop thread and hand back its result."""
+
+    def __init__(self, fn: Callable[[Table], object]) -> None:
+        self.fn = fn
+        self.done = threading.Event()
+        self.result: object = None
+
+
+class HubLoop:
+    """Owns the table. ``post`` from any thread; everything else runs on the loop thread.
+
+    ``dispatch(effects)`` carries out effects; ``on_state(snapshot)`` hears of each
+    visible change. Without :meth:`start`, :meth:`drain` processes events inline
+    (the soak runs that way, on a virtual clock).
+    """
+
+    def __init__(self, table: Table, clock, dispatch: Callable[[list[Effect]], None],
+                 backend: str, on_state: Callable[[dict], None] | None = None) -> None:
+        self._table = table
+        self._clock = clock
+        self._dispatch = dispatch
+        self._backend = backend
+        self._on_state = on_state
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._key = self._visible(table)
+        self.snapshot: dict = core.snapshot(table, backend)
+        self.extras: dict = {}
+
+    @property
+    def table(self) -> Table:
+        """The current table (immutable; safe to read from any thread)."""
+        return self._table
+
+    def post(self, event: Event) -> None:
+        """Queue an event for the loop thread; never blocks."""
+        self._queue.put(event)
+
+    def start(self) -> None:
+        """Start the loop thread."""
+        self._thread = threading.Thread(target=self._run, name="hub-loop", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Finish queued events and stop the thread."""
+        if self._thread is not None:
+            self._queue.put(_STOP)
+            self._thread.join(timeout)
+            self._thread = None
+
+    def call(self, fn: Callable[[Table], object], timeout: float = 5.0) -> object:
+        """Run ``fn(table)`` after everything queued so far; return its result."""
+        item = _Call(fn)
+        self._queue.put(item)
+        if self._thread is None:
+            self.drain()
+        elif not item.done.wait(timeout):
+            raise TimeoutError("hub loop did not answer")
+        return item.result
+
+    def drain(self) -> None:
+        """Process everything queued (and every deadline due) before returning."""
+        if self._thread is not None:
+            self.call(lambda table: None)
+            return
+        while True:
+            self._fire_due()
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            self._handle(item)
+
+    def _run(self) -> None:
+        while True:
+            timeout = self._clock.timeout_until(core.next_deadline(self._table))
+            try:
+                item = self._queue.get(timeout=timeout)
+            except queue.Empty:
+                item = None
+            self._fire_due()
+            if item is _STOP:
+                return
+            if item is not None:
+                self._handle(item)
+
+    def _fire_due(self) -> None:
+        due = core.next_deadline(self._table)
+        if due is not None and due <= self._clock.now():
+            self._apply(ClockTicked(self._clock.now()))
+
+    def _handle(self, item: object) -> None:
+        if isinstance(item, _Call):
+            try:
+                item.result = item.fn(self._table)
+            except Exception as exc:  # the caller gets the error, the loop goes on
+                item.result = exc
+            item.done.set()
+            return
+        self._apply(item)  # type: ignore[arg-type]
+
+    def _apply(self, event: Event) -> None:
+        try:
+            table, effects = core.apply(self._table, event)
+        except Exception:
+            log.exception("core failed on %r; event dropped", event)
+            return
+        self._table = table
+        self._dispatch(effects)
+        key = self._visible(table)
+        if key != self._key:
+            self._key = key
+            self.snapshot = {**core.snapshot(table, self._backend), **self.extras}
+            if self._on_state is not None:
+                self._on_state(self.snapshot)
+
+    def refresh(self) -> None:
+        """Rebuild the snapshot (after ``extras`` changed) and announce it."""
+        def rebuild(table: Table) -> None:
+            self.snapshot = {**core.snapshot(table, self._backend), **self.extras}
+            if self._on_state is not None:
+                self._on_state(self.snapshot)
+        self.call(rebuild)
+
+    @staticmethod
+    def _visible(table: Table) -> tuple:
+        return (table.game, table.turn, table.doubles, table.went_out,
+                tuple(m.present for m in table.markers))
