@@ -72,14 +72,19 @@ class Hub:
 
     # --- lifecycle -------------------------------------------------------------------
 
-    def start(self) -> None:
-        """Start the loop, read the sensors, and resume an unfinished game."""
+    def start(self, threaded: bool = True) -> None:
+        """Start the loop, read the sensors, and resume an unfinished game.
+
+        ``threaded=False`` leaves the loop without its thread: the caller drains it
+        (tests on a fake clock, the soak on virtual time).
+        """
         if self.backend == "sim":
             log.warning("backend: sim — no GPIO hardware; the pins are simulated "
                         "(drive them from the page's virtual hub or the API)")
         else:
             log.info("backend: %s", self.backend)
-        self.loop.start()
+        if threaded:
+            self.loop.start()
         self.loop.post(MarkersRead(self.inputs.read_markers(), self.clock.now()))
         self._resume()
         self.loop.drain()

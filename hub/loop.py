@@ -89,11 +89,13 @@ class HubLoop:
             self.call(lambda table: None)
             return
         while True:
-            self._fire_due()
             try:
                 item = self._queue.get_nowait()
             except queue.Empty:
-                return
+                self._fire_due()
+                if self._queue.empty():
+                    return
+                continue
             self._handle(item)
 
     def _run(self) -> None:
@@ -102,12 +104,11 @@ class HubLoop:
             try:
                 item = self._queue.get(timeout=timeout)
             except queue.Empty:
-                item = None
-            self._fire_due()
+                self._fire_due()
+                continue
             if item is _STOP:
                 return
-            if item is not None:
-                self._handle(item)
+            self._handle(item)
 
     def _fire_due(self) -> None:
         due = core.next_deadline(self._table)
@@ -115,7 +116,10 @@ class HubLoop:
             self._apply(ClockTicked(self._clock.now()))
 
     def _handle(self, item: object) -> None:
+        # Events carry their own time: the core fires earlier deadlines itself. A call
+        # (a barrier) sees every deadline due by now fired first.
         if isinstance(item, _Call):
+            self._fire_due()
             try:
                 item.result = item.fn(self._table)
             except Exception as exc:  # the caller gets the error, the loop goes on

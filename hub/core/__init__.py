@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hub.core import gestures, table as rules_table
+from hub.core import gestures
+from hub.core import table as rules_table
 from hub.core.effects import Effect, LogEntry, PlaySound, SetLed
 from hub.core.events import (
     ButtonChanged,
@@ -41,8 +42,7 @@ def apply(table: Table, event: Event) -> Result:
     before = table
     effects: list[Effect] = []
     at = event.at
-    if isinstance(event, ButtonChanged | MarkerChanged | ClockTicked):
-        table, effects = _tick(table, at)
+    table, effects = _tick(table, at)  # deadlines before this event fire first
     table, more = _apply(table, event)
     effects += more
     effects += _derived_effects(before, table, at)

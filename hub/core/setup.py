@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hub.core.rules import OPTION_VALUES, PROFILES
-from scorer.deal import DealError, deal, default_set
+from scorer.deal import DealError, default_set
 
 SLOT_RANGE = range(1, 9)
 SETS = (6, 9, 12, 15, 18)
@@ -148,7 +148,6 @@ def _set(body: dict[str, object], rules: str, count: int) -> int:
             set_max = default_set(rules, count)
         if set_max not in SETS:
             raise SetupError(f"set: {set_max} is not a domino set (6, 9, 12, 15, 18)")
-        deal(rules, count, set_max)
     except DealError as exc:
         raise SetupError(f"set: {exc}") from None
     return set_max

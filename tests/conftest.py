@@ -1,0 +1,65 @@
+"""Shared fixtures: a fresh gpiozero MockFactory per test, hubs on fake clocks, free ports."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
+
+from hub.app import Hub
+from hub.clock import FakeClock
+from hub.config import load
+from hub.sound import RecordingPlayer
+
+
+def need(tool: str) -> str:
+    """The path of a system tool; skip without it, but fail under CI."""
+    path = shutil.which(tool)
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"{tool} is not installed (make test installs it as root)")
+        pytest.skip(f"{tool} is not installed")
+    return path
+
+
+@pytest.fixture
+def mock_factory():
+    """A fresh MockFactory, installed as gpiozero's default for the test, then reset."""
+    save = Device.pin_factory
+    factory = MockFactory()
+    Device.pin_factory = factory
+    yield factory
+    factory.reset()
+    Device.pin_factory = save
+
+
+@pytest.fixture
+def make_hub(tmp_path, mock_factory):
+    """Build hubs on the sim backend with a fake clock and a recording sound player."""
+    hubs = []
+
+    def build(threaded=False, backend="sim", **config):
+        overrides = {"hub": {"backend": backend, "state_dir": str(tmp_path / "state")}}
+        for section, values in config.items():
+            overrides.setdefault(section, {}).update(values)
+        hub = Hub(load(None, overrides), clock=FakeClock(), pin_factory=mock_factory,
+                  sound=RecordingPlayer())
+        hub.start(threaded=threaded)
+        hubs.append(hub)
+        return hub
+
+    yield build
+    for hub in hubs:
+        hub.stop()
+
+
+@pytest.fixture
+def free_port():
+    """A free TCP port on 127.0.0.1."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
