@@ -27,32 +27,28 @@ import logging
 import sys
 import threading
 import time
-import wave
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
 from hub.sound import (
-    SOUND_NAMES,
-    SOUND_PRIORITY,
+    FRAME_BYTES,
+    Mixer,
     audible,
     check_quiet_mode,
     check_volume,
     effective_quiet,
     parse_quiet_hours,
 )
+from hub.sounds import RATE, SOUNDS_DIR, load_sounds
 
 try:
     import alsaaudio
 except ImportError:  # no wheel on this machine: the player reports it as a fault
     alsaaudio = None
 
-RATE = 22050
-FRAME_BYTES = 2  # 16-bit mono
-MAX_VOICES = 4
 log = logging.getLogger("hub.sound")
 
 
@@ -161,7 +157,7 @@ class AlsaPlayer:
         volume: float = 1.0,
         quiet: str = "off",
         quiet_hours: str | None = None,
-        quiet_hours_mode: str = "turn-only",
+        quiet_hours_mode: str = "mute",
         clock: Callable[[], datetime] = datetime.now,
         *,
         sounds: Mapping[str, array.array] | None = None,
@@ -203,7 +199,7 @@ class AlsaPlayer:
     ) -> tuple[dict[str, array.array], dict[str, str]]:
         if sounds is not None:
             return dict(sounds), {}
-        loaded, bad = load_sounds(sounds_dir or default_sounds_dir())
+        loaded, bad = load_sounds(sounds_dir or SOUNDS_DIR)
         for reason in bad.values():
             log.warning("sound file unusable, it will not play: %s", reason)
         return loaded, bad
@@ -286,7 +282,7 @@ class AlsaPlayer:
         try:
             self._pcm.write(chunk)
         except Exception as exc:
-            self._lose_device(_describe(exc))
+            self._lose_device(f"writing to it failed: {_describe(exc)}")
 
     def _start(self, name: str) -> None:
         mode = effective_quiet(
@@ -329,13 +325,13 @@ class AlsaPlayer:
         try:
             pcm = self._open_device(*self._open_args)
         except Exception as exc:
-            self._set_fault(_describe(exc))
+            self._set_fault(f"cannot open it: {_describe(exc)}")
             return False
         try:
             pcm.write(bytes(self._mixer.period_frames * FRAME_BYTES))  # probe: it must take data
         except Exception as exc:
             _close_quietly(pcm)
-            self._set_fault(_describe(exc))
+            self._set_fault(f"it takes no data: {_describe(exc)}")
             return False
         self._pcm = pcm
         self._clear_fault()

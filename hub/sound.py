@@ -6,13 +6,14 @@ lives in ``hub/alsa_player.py``; tests and the sim backend without a sound card 
 :class:`RecordingPlayer`.
 
 This module also holds the rules every player shares: which sound wins when two
-overlap (:data:`SOUND_PRIORITY`) and what the quiet modes let through
-(:func:`audible`, :func:`parse_quiet_hours`). They are plain functions of their
+overlap (:data:`SOUND_PRIORITY`, applied by :class:`Mixer`) and what the quiet modes
+let through (:func:`audible`, :func:`parse_quiet_hours`). They are plain functions of their
 arguments (the caller passes the time), so the config can validate with them too.
 """
 
 from __future__ import annotations
 
+import array
 from dataclasses import dataclass, field
 from datetime import datetime, time
 from typing import Protocol
@@ -31,6 +32,8 @@ SOUND_PRIORITY = {
     "turn_back": 0,
 }
 
+MAX_VOICES = 4  # sounds mixed at once; more would only be noise
+FRAME_BYTES = 2  # 16-bit mono PCM
 QUIET_MODES = ("off", "turn-only", "mute")  # from loudest to quietest
 TURN_SOUNDS = frozenset({"turn", "turn_back"})
 
@@ -161,3 +164,86 @@ def audible(name: str, mode: str) -> bool:
     if mode == "turn-only":
         return name in TURN_SOUNDS
     return True
+
+
+@dataclass
+class Voice:
+    """One sound being played: its samples and how far it has got."""
+
+    name: str
+    samples: array.array
+    priority: int
+    pos: int = 0
+    cut: bool = False  # cut short: fades to silence over the next period, then ends
+
+
+class Mixer:
+    """Sums the voices playing into fixed-size periods of 16-bit PCM.
+
+    A new sound that outranks every voice playing (by :data:`hub.sound.SOUND_PRIORITY`)
+    cuts them short; an equal or lower one is mixed in. A repeat of a sound already
+    playing restarts it. A cut voice fades out over one period instead of stopping
+    dead, so there is no click. Sums beyond 16 bits are clamped.
+    """
+
+    def __init__(self, period_frames: int, volume: float = 1.0) -> None:
+        self.period_frames = period_frames
+        self.volume = volume
+        self.voices: list[Voice] = []
+        self._tail_due = False
+
+    def start(self, name: str, samples: array.array) -> None:
+        """Add sound ``name`` to the mix, cutting what it outranks."""
+        priority = SOUND_PRIORITY.get(name, 0)
+        live = [voice for voice in self.voices if not voice.cut]
+        top = max((voice.priority for voice in live), default=-1)
+        for voice in live:
+            if priority > top or voice.name == name:
+                voice.cut = True
+        self.voices.append(Voice(name, samples, priority))
+        while len(self.voices) > MAX_VOICES:
+            # Cut voices go first, then the lowest priority, oldest first.
+            self.voices.remove(min(self.voices, key=lambda v: (not v.cut, v.priority)))
+
+    def clear(self) -> None:
+        """Drop every voice (the device went away mid-sound)."""
+        self.voices.clear()
+        self._tail_due = False
+
+    def next_period(self) -> bytes | None:
+        """The next period of PCM; one period of silence after the last voice; then None."""
+        n = self.period_frames
+        if not self.voices:
+            due, self._tail_due = self._tail_due, False
+            return bytes(n * FRAME_BYTES) if due else None
+        self._tail_due = True
+        only = self.voices[0]
+        if len(self.voices) == 1 and not only.cut and self.volume == 1.0:
+            chunk = only.samples[only.pos : only.pos + n]
+            only.pos += n
+            self._drop_finished()
+            return chunk.tobytes() + bytes((n - len(chunk)) * FRAME_BYTES)
+        return self._mix(n)
+
+    def _mix(self, n: int) -> bytes:
+        """Sum every voice into one period, apply the volume, clamp to 16 bits."""
+        total = [0.0] * n
+        for voice in self.voices:
+            chunk = voice.samples[voice.pos : voice.pos + n]
+            voice.pos += n
+            if voice.cut:
+                for i, sample in enumerate(chunk):
+                    total[i] += sample * (n - i) / n
+            else:
+                for i, sample in enumerate(chunk):
+                    total[i] += sample
+        self._drop_finished()
+        volume = self.volume
+        return array.array("h", (_clamp(round(s * volume)) for s in total)).tobytes()
+
+    def _drop_finished(self) -> None:
+        self.voices = [v for v in self.voices if not v.cut and v.pos < len(v.samples)]
+
+
+def _clamp(sample: int) -> int:
+    return -32768 if sample < -32768 else 32767 if sample > 32767 else sample

@@ -39,7 +39,7 @@ def read_wav(path: Path) -> array.array:
     return samples
 
 
-def load_sounds(directory: Path) -> tuple[dict[str, array.array], dict[str, str]]:
+def load_sounds(directory: Path = SOUNDS_DIR) -> tuple[dict[str, array.array], dict[str, str]]:
     """Every sound the hub knows plus any other ``*.wav`` in ``directory``.
 
     Returns (samples by name, reason by name for each one that could not be loaded).

@@ -1,0 +1,202 @@
+"""The sound port: the recording fake, the quiet rules and the mixer's priority rules."""
+
+from __future__ import annotations
+
+import array
+from datetime import datetime, time
+
+import pytest
+
+from hub.sound import (
+    FRAME_BYTES,
+    MAX_VOICES,
+    SOUND_NAMES,
+    SOUND_PRIORITY,
+    Mixer,
+    RecordingPlayer,
+    audible,
+    effective_quiet,
+    in_quiet_hours,
+    parse_quiet_hours,
+)
+
+N = 4  # frames per period in the mixer tests: small enough to spell out
+
+
+def pcm(*values: int) -> array.array:
+    return array.array("h", values)
+
+
+def periods(mixer: Mixer) -> list[list[int]]:
+    """Every period the mixer produces until it goes quiet, as lists of samples."""
+    out = []
+    while (chunk := mixer.next_period()) is not None:
+        out.append(list(array.array("h", chunk)))
+        assert len(out) < 100, "the mixer never went quiet"
+    return out
+
+
+# -- RecordingPlayer ---------------------------------------------------------------
+
+
+def test_recording_player_records_and_tells_listeners():
+    heard = []
+    player = RecordingPlayer(listeners=[heard.append])
+    player.play("choo")
+    player.play("chicken")
+    assert player.played == ["choo", "chicken"]
+    assert heard == ["choo", "chicken"]
+    assert player.status() == {"available": True, "reason": None}
+
+
+def test_recording_player_checks_volume_and_quiet_like_the_real_one():
+    player = RecordingPlayer()
+    player.set_volume(0.25)
+    player.set_quiet("turn-only")
+    assert (player.volume, player.quiet) == (0.25, "turn-only")
+    with pytest.raises(ValueError, match="volume"):
+        player.set_volume(1.5)
+    with pytest.raises(ValueError, match="volume"):
+        player.set_volume(True)
+    with pytest.raises(ValueError, match="quiet mode must be one of off, turn-only, mute"):
+        player.set_quiet("loud")
+    assert (player.volume, player.quiet) == (0.25, "turn-only")
+
+
+# -- priorities and quiet modes ------------------------------------------------------
+
+
+def test_every_sound_has_a_priority_in_the_documented_order():
+    assert set(SOUND_PRIORITY) == set(SOUND_NAMES)
+    p = SOUND_PRIORITY
+    assert p["out"] > p["chicken"] > p["choo"] > p["reminder"] == p["nope"] > p["turn"]
+    assert p["turn_back"] == p["turn"]
+
+
+@pytest.mark.parametrize(
+    ("mode", "heard"),
+    [
+        ("off", set(SOUND_NAMES)),
+        ("turn-only", {"turn", "turn_back"}),
+        ("mute", set()),
+    ],
+)
+def test_quiet_modes_let_through(mode, heard):
+    assert {name for name in SOUND_NAMES if audible(name, mode)} == heard
+
+
+def test_quiet_hours_parse():
+    assert parse_quiet_hours("22:00-07:00") == (time(22, 0), time(7, 0))
+    assert parse_quiet_hours(" 7:30 - 9:05 ") == (time(7, 30), time(9, 5))
+
+
+@pytest.mark.parametrize("text", ["22-7", "22:00", "25:00-07:00", "22:00-07:60", "a:bc-07:00"])
+def test_quiet_hours_reject_malformed_spans(text):
+    with pytest.raises(ValueError, match="must look like 22:00-07:00"):
+        parse_quiet_hours(text)
+
+
+def test_quiet_hours_reject_an_empty_span():
+    with pytest.raises(ValueError, match="same time"):
+        parse_quiet_hours("07:00-07:00")
+
+
+def test_quiet_hours_wrap_past_midnight():
+    night = parse_quiet_hours("22:00-07:00")
+    assert in_quiet_hours(night, time(22, 0))
+    assert in_quiet_hours(night, time(3, 0))
+    assert not in_quiet_hours(night, time(7, 0))
+    assert not in_quiet_hours(night, datetime(2024, 5, 1, 12, 0))
+    lunch = parse_quiet_hours("12:00-13:30")
+    assert in_quiet_hours(lunch, time(13, 29))
+    assert not in_quiet_hours(lunch, time(23, 0))
+
+
+def test_during_quiet_hours_the_stricter_mode_wins():
+    night = parse_quiet_hours("22:00-07:00")
+    late, noon = datetime(2024, 5, 1, 23, 0), datetime(2024, 5, 1, 12, 0)
+    assert effective_quiet("off", night, "turn-only", late) == "turn-only"
+    assert effective_quiet("mute", night, "turn-only", late) == "mute"
+    assert effective_quiet("off", night, "mute", late) == "mute"
+    assert effective_quiet("off", night, "mute", noon) == "off"
+    assert effective_quiet("turn-only", None, "mute", late) == "turn-only"
+
+
+# -- the mixer -------------------------------------------------------------------------
+
+
+def test_one_sound_plays_in_periods_then_one_of_silence_then_nothing():
+    mixer = Mixer(N)
+    mixer.start("turn", pcm(1, 2, 3, 4, 5, 6))
+    assert periods(mixer) == [[1, 2, 3, 4], [5, 6, 0, 0], [0, 0, 0, 0]]
+    assert mixer.next_period() is None
+
+
+def test_periods_are_whole_16_bit_frames():
+    mixer = Mixer(N)
+    mixer.start("turn", pcm(1, 2, 3))
+    assert len(mixer.next_period()) == N * FRAME_BYTES
+
+
+def test_volume_scales_the_samples():
+    mixer = Mixer(N, volume=0.5)
+    mixer.start("turn", pcm(1000, -1000, 30000, -30001))
+    assert periods(mixer)[0] == [500, -500, 15000, -15000]
+
+
+def test_a_higher_priority_sound_cuts_the_playing_one_with_a_fade():
+    mixer = Mixer(N)
+    mixer.start("turn", pcm(*[400] * 12))
+    assert periods_take(mixer, 1) == [[400] * 4]
+    mixer.start("chicken", pcm(*[10] * 8))
+    # The turn chime fades over one period (400, 300, 200, 100) under the chicken, then ends.
+    assert periods(mixer) == [[410, 310, 210, 110], [10] * 4, [0] * 4]
+
+
+def test_a_lower_or_equal_priority_sound_is_mixed_in():
+    mixer = Mixer(N)
+    mixer.start("chicken", pcm(*[1000] * 8))
+    mixer.start("turn", pcm(*[1] * 4))
+    mixer.start("choo", pcm(*[20] * 4))
+    assert periods(mixer) == [[1021] * 4, [1000] * 4, [0] * 4]
+    mixer.start("nope", pcm(*[5] * 4))
+    mixer.start("reminder", pcm(*[7] * 4))
+    assert periods(mixer) == [[12] * 4, [0] * 4]
+
+
+def test_a_repeat_of_the_playing_sound_restarts_it():
+    mixer = Mixer(N)
+    mixer.start("choo", pcm(*range(100, 112)))
+    periods_take(mixer, 1)
+    mixer.start("choo", pcm(*range(100, 112)))
+    first, *rest = periods(mixer)
+    # The old choo (104..107) fades out under the new one starting again at 100.
+    assert first == [round((104 + i) * (4 - i) / 4 + 100 + i) for i in range(4)]
+    assert rest == [[104, 105, 106, 107], [108, 109, 110, 111], [0] * 4]
+
+
+def test_sums_beyond_16_bits_are_clamped():
+    mixer = Mixer(N)
+    mixer.start("nope", pcm(30000, -30000, 0, 0))
+    mixer.start("reminder", pcm(30000, -30000, 0, 0))
+    assert periods(mixer)[0] == [32767, -32768, 0, 0]
+
+
+def test_no_more_than_max_voices_play_at_once():
+    mixer = Mixer(N)
+    for _ in range(MAX_VOICES + 3):
+        for name in ("nope", "reminder"):
+            mixer.start(name, pcm(*[1] * 8))
+    assert len(mixer.voices) <= MAX_VOICES
+
+
+def test_clear_drops_everything_at_once():
+    mixer = Mixer(N)
+    mixer.start("out", pcm(*[1] * 8))
+    mixer.next_period()
+    mixer.clear()
+    assert mixer.next_period() is None
+
+
+def periods_take(mixer: Mixer, count: int) -> list[list[int]]:
+    return [list(array.array("h", mixer.next_period())) for _ in range(count)]
