@@ -15,6 +15,22 @@ from scorer.deal import (
     player_range,
     tiles_each,
 )
+from scorer.games import (
+    KEEP,
+    GameError,
+    GameRecord,
+    GameSetup,
+    Keep,
+    RoundChange,
+    RoundRecord,
+    check_setup,
+    check_went_out,
+    game_view,
+    plan_finish,
+    plan_round,
+    tile_scores,
+    winner_of,
+)
 from scorer.partnerships import (
     PartnershipError,
     Team,
@@ -53,6 +69,20 @@ from scorer.tiles import (
 )
 
 __all__ = [
+    "KEEP",
+    "GameError",
+    "GameRecord",
+    "GameSetup",
+    "Keep",
+    "RoundChange",
+    "RoundRecord",
+    "check_setup",
+    "check_went_out",
+    "game_view",
+    "plan_finish",
+    "plan_round",
+    "tile_scores",
+    "winner_of",
     "DOUBLE_BLANK_VALUES",
     "MAX_SET",
     "MIN_SET",

@@ -1,0 +1,46 @@
+"""The game store's SQL schema, as migrations (text only; :mod:`scorer.store` runs them).
+
+``MIGRATIONS[k]`` holds the statements that take a database from schema version ``k``
+(``PRAGMA user_version``) to ``k + 1``. Append a new step for every schema change;
+never edit a step that has shipped.
+
+Tables: ``games`` (one row per game; ``rounds`` is the planned series length,
+``options`` JSON, ``winner`` a name or null), ``players`` (seat order in
+``position``, hub ``slot``), ``rounds`` (one row per started round), ``scores``
+(one row per player per scored round) and ``score_edits`` (every score change,
+never updated or deleted).
+"""
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE games (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, created_at TEXT NOT NULL,
+            rules TEXT NOT NULL, set_max INTEGER NOT NULL, rounds INTEGER NOT NULL,
+            options TEXT NOT NULL DEFAULT '{}', token TEXT NOT NULL,
+            mexican_slot INTEGER, first_slot INTEGER, finished_at TEXT, winner TEXT)""",
+        """CREATE TABLE players (
+            game_id INTEGER NOT NULL REFERENCES games(id), name TEXT NOT NULL,
+            slot INTEGER, position INTEGER NOT NULL,
+            PRIMARY KEY (game_id, name), UNIQUE (game_id, position), UNIQUE (game_id, slot))""",
+        """CREATE TABLE rounds (
+            game_id INTEGER NOT NULL REFERENCES games(id), round INTEGER NOT NULL,
+            engine INTEGER NOT NULL, went_out TEXT,
+            blocked INTEGER NOT NULL DEFAULT 0 CHECK (blocked IN (0, 1)),
+            finished INTEGER NOT NULL DEFAULT 0 CHECK (finished IN (0, 1)),
+            PRIMARY KEY (game_id, round),
+            FOREIGN KEY (game_id, went_out) REFERENCES players(game_id, name))""",
+        """CREATE TABLE scores (
+            game_id INTEGER NOT NULL, round INTEGER NOT NULL, player TEXT NOT NULL,
+            points INTEGER NOT NULL CHECK (points >= 0),
+            PRIMARY KEY (game_id, round, player),
+            FOREIGN KEY (game_id, round) REFERENCES rounds(game_id, round),
+            FOREIGN KEY (game_id, player) REFERENCES players(game_id, name))""",
+        """CREATE TABLE score_edits (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, game_id INTEGER NOT NULL,
+            round INTEGER NOT NULL, player TEXT NOT NULL, old_points INTEGER,
+            new_points INTEGER NOT NULL, edited_by TEXT NOT NULL, edited_at TEXT NOT NULL,
+            FOREIGN KEY (game_id, round) REFERENCES rounds(game_id, round),
+            FOREIGN KEY (game_id, player) REFERENCES players(game_id, name))""",
+        "CREATE INDEX score_edits_by_round ON score_edits (game_id, round, id)",
+    ),
+)

@@ -1,0 +1,399 @@
+"""The game store: games, players, rounds, scores and every score edit, in SQLite.
+
+Durability: WAL journal, ``synchronous=FULL``, one ``BEGIN IMMEDIATE`` transaction per
+write: nothing acknowledged is lost, refused input changes nothing. The schema version
+is ``PRAGMA user_version``; opening a store runs the missing :data:`MIGRATIONS`.
+
+Threads: one writer (the hub loop; a lock serialises writes anyway) and any number of
+readers, each on its own connection inside a read transaction (a consistent snapshot
+that never blocks the writer). ``path`` must be a file, not ``:memory:``.
+
+Time: every write takes ``at`` (ISO 8601, the caller's event time); without it the
+``now`` callable given to :class:`GameStore` is asked. Rules come from the pure
+:mod:`scorer` (mostly :mod:`scorer.games`); this module only reads and writes rows."""
+
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from scorer import games
+from scorer.games import KEEP, GameRecord, RoundChange, RoundRecord, WentOut
+from scorer.schema import MIGRATIONS
+
+
+class StoreError(ValueError):
+    """Input the store refuses (nothing was changed); the message says what and why."""
+
+
+class GameNotFound(StoreError):
+    """No game has the given id (an HTTP layer answers 404)."""
+
+
+def utc_now() -> str:
+    """The current UTC time as ISO 8601 text: the default ``now`` of :class:`GameStore`."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def new_token() -> str:
+    """A fresh unguessable scorekeeper token for :meth:`GameStore.create_game`."""
+    return secrets.token_urlsafe(18)
+
+
+def tokens_match(expected: str | None, given: str | None) -> bool:
+    """Compare tokens in constant time; ``None`` or empty never matches."""
+    if not expected or not given:
+        return False
+    return hmac.compare_digest(expected.encode(), given.encode())
+
+
+def _load(conn: sqlite3.Connection, game_id: object) -> GameRecord:
+    """Read one game's rows into a :class:`GameRecord` (raises :class:`GameNotFound`)."""
+    if isinstance(game_id, bool) or not isinstance(game_id, int):
+        raise GameNotFound(f"game {game_id!r}: no such game")
+    row = conn.execute(
+        "SELECT id, created_at, rules, set_max, rounds AS round_count, options, mexican_slot,"
+        " first_slot AS first, finished_at, winner FROM games WHERE id = ?",
+        (game_id,),
+    ).fetchone()
+    if row is None:
+        raise GameNotFound(f"game {game_id}: no such game")
+    seated = conn.execute(
+        "SELECT name, slot FROM players WHERE game_id = ? ORDER BY position", (game_id,)
+    ).fetchall()
+    names = [p["name"] for p in seated]
+    rounds = [
+        RoundRecord(r[0], r[1], r[2], bool(r[3]), bool(r[4]))
+        for r in conn.execute(
+            "SELECT round, engine, went_out, blocked, finished FROM rounds"
+            " WHERE game_id = ? ORDER BY round",
+            (game_id,),
+        )
+    ]
+    scores = {
+        (r["round"], r["player"]): r["points"]
+        for r in conn.execute("SELECT * FROM scores WHERE game_id = ?", (game_id,))
+    }
+    for rnd in rounds:  # in seat order
+        rnd.points = {n: scores[rnd.round, n] for n in names if (rnd.round, n) in scores}
+    fields = dict(row) | {"options": json.loads(row["options"])}
+    return GameRecord(**fields, players=names, seats=[p["slot"] for p in seated], rounds=rounds)
+
+
+def _set_outcome(
+    conn: sqlite3.Connection, game_id: int, round: int, went_out: str | None, finished: bool = False
+) -> None:
+    """Write who went out of a round (``None``: blocked); ``finished`` also closes it."""
+    conn.execute(
+        "UPDATE rounds SET went_out = ?, blocked = ?, finished = max(finished, ?)"
+        " WHERE game_id = ? AND round = ?",
+        (went_out, int(went_out is None), int(finished), game_id, round),
+    )
+
+
+@contextmanager
+def _as_store_error() -> Iterator[None]:
+    """Re-raise the scorer's ValueErrors as :class:`StoreError` (one type to catch)."""
+    try:
+        yield
+    except StoreError:
+        raise
+    except ValueError as error:
+        raise StoreError(str(error)) from error
+
+
+class GameStore:
+    """The SQLite game store at ``path`` (created, or migrated, on open).
+
+    ``now`` returns ISO 8601 text; it is used only when a write is given no ``at``.
+    Every method raising :class:`StoreError` (a ``ValueError``) has changed nothing.
+    """
+
+    def __init__(self, path: str | Path, now: Callable[[], str] = utc_now) -> None:
+        self._path = str(path)
+        self._now = now
+        self._write_lock = threading.Lock()
+        self._readers_lock = threading.Lock()
+        self._readers: list[sqlite3.Connection] = []
+        self._local = threading.local()
+        self._writer = self._connect()
+        self._migrate()
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self._path, 30, isolation_level=None, check_same_thread=False)
+        conn.row_factory = sqlite3.Row
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if mode != "wal":
+            conn.close()
+            raise StoreError(f"{self._path}: cannot use the WAL journal (got {mode})")
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        return conn
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: committed whole, or rolled back on any error."""
+        with self._write_lock, _as_store_error():
+            self._writer.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._writer
+            except BaseException:
+                self._writer.execute("ROLLBACK")
+                raise
+            self._writer.execute("COMMIT")
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """A consistent read snapshot on this thread's own connection."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
+            conn.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        with self._write() as conn:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > len(MIGRATIONS):
+                raise StoreError(f"{self._path}: schema {version} is newer than this program's")
+            for number in range(version + 1, len(MIGRATIONS) + 1):
+                for statement in MIGRATIONS[number - 1]:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {number}")
+
+    def _stamp(self, at: str | None) -> str:
+        stamp = self._now() if at is None else at
+        try:
+            datetime.fromisoformat(stamp)
+        except (TypeError, ValueError):
+            raise StoreError(f"at {stamp!r}: not an ISO 8601 time") from None
+        return stamp
+
+    def close(self) -> None:
+        """Close the writer and every reader connection."""
+        with self._readers_lock:
+            readers, self._readers = self._readers, []
+        for conn in readers:
+            conn.close()
+        with self._write_lock:
+            self._writer.close()
+
+    def settings(self) -> dict[str, Any]:
+        """The writer's pragmas: ``journal_mode``, ``synchronous`` (2 = FULL),
+        ``foreign_keys``, ``user_version`` (the schema version)."""
+        with self._write_lock:
+            return {
+                name: self._writer.execute(f"PRAGMA {name}").fetchone()[0]
+                for name in ("journal_mode", "synchronous", "foreign_keys", "user_version")
+            }
+
+    def integrity_ok(self) -> bool:
+        """True when SQLite's integrity check and foreign key check find nothing wrong."""
+        with self._read() as conn:
+            check = conn.execute("PRAGMA integrity_check").fetchall()
+            broken = conn.execute("PRAGMA foreign_key_check").fetchall()
+        return [tuple(r) for r in check] == [("ok",)] and not broken
+
+    def create_game(
+        self,
+        players: Sequence[str],
+        rules: str,
+        *,
+        token: str,
+        seats: Sequence[int | None] | None = None,
+        mexican_slot: int | None = None,
+        first: int | None = None,
+        set_max: int | None = None,
+        rounds: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        at: str | None = None,
+    ) -> int:
+        """Create a game, start its round 1, and return its id.
+
+        The set-up is checked as :func:`scorer.games.check_setup` describes; ``token``
+        (see :func:`new_token`) authorises score edits (:meth:`check_token`).
+        """
+        stamp = self._stamp(at)
+        if not isinstance(token, str) or not token:
+            raise StoreError("token: must be non-empty text")
+        with self._write() as conn:
+            setup = games.check_setup(
+                players, rules, seats, mexican_slot, first, set_max, rounds, options
+            )
+            row = (stamp, rules, setup.set_max, len(setup.engines), json.dumps(setup.options))
+            game_id = conn.execute(
+                "INSERT INTO games (created_at, rules, set_max, rounds, options, token,"
+                " mexican_slot, first_slot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (*row, token, mexican_slot, first),
+            ).lastrowid
+            seated = enumerate(zip(setup.players, setup.seats, strict=True))
+            conn.executemany(
+                "INSERT INTO players (game_id, name, slot, position) VALUES (?, ?, ?, ?)",
+                [(game_id, name, slot, i) for i, (name, slot) in seated],
+            )
+            conn.execute(
+                "INSERT INTO rounds (game_id, round, engine) VALUES (?, 1, ?)",
+                (game_id, setup.engines[0]),
+            )
+        assert isinstance(game_id, int)
+        return game_id
+
+    def get_game(self, game_id: int) -> dict[str, Any]:
+        """The game as ``GET /api/games/<id>`` shows it, never with its token.
+
+        The keys are listed at :func:`scorer.games.game_view`. Raises :class:`GameNotFound`.
+        """
+        with self._read() as conn:
+            return games.game_view(_load(conn, game_id))
+
+    def list_games(self) -> list[dict[str, Any]]:
+        """Every game, newest first: ``id``, ``created_at``, ``rules``, ``players``,
+        ``round``, ``round_count``, ``finished``, ``winner``."""
+        keys = ("id", "created_at", "rules", "players", "round", "round_count", "finished")
+        with self._read() as conn:
+            ids = [r[0] for r in conn.execute("SELECT id FROM games ORDER BY id DESC")]
+            views = [games.game_view(_load(conn, game_id)) for game_id in ids]
+        return [{key: view[key] for key in (*keys, "winner")} for view in views]
+
+    def current_game(self) -> dict[str, Any] | None:
+        """The newest unfinished game (to resume after a restart), or ``None``."""
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT id FROM games WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1"
+            ).fetchone()
+            return None if row is None else games.game_view(_load(conn, row[0]))
+
+    def check_token(self, game_id: int, token: str | None) -> bool:
+        """True when ``token`` is the game's scorekeeper token (constant-time compare)."""
+        with self._read() as conn:
+            row = conn.execute("SELECT token FROM games WHERE id = ?", (game_id,)).fetchone()
+        return tokens_match(row["token"] if row else None, token)
+
+    def record_round(
+        self,
+        game_id: int,
+        round: int,
+        points: Mapping[str, int] | None = None,
+        *,
+        tiles: Mapping[str, Sequence[str]] | None = None,
+        went_out: WentOut = KEEP,
+        by: str = "scorekeeper",
+        at: str | None = None,
+    ) -> dict[str, Any]:
+        """Record (or correct) a round's scores and return the game (:meth:`get_game`).
+
+        Give ``points`` ({name: n}: every player, whole, non-negative, at most what a
+        hand can hold this round) or ``tiles`` ({name: ["6-5", …]}: checked against
+        the set, for duplicates and for the engine; pips counted with the game's
+        double-blank option; whoever went out holds none). ``went_out``: the player
+        who went out (scores 0), ``None`` for a blocked round, or :data:`KEEP` for
+        what :meth:`set_went_out` / :meth:`set_blocked` recorded (nothing: blocked).
+        Scoring the current round finishes it and starts the next (the last one
+        finishes the game and records its winner); scoring an earlier round corrects
+        it. Each changed score goes into :meth:`round_history` with ``by`` and ``at``.
+        Raises :class:`StoreError` (unknown game or player, missing player, bad
+        points or tiles, a round not yet played) and then changes nothing.
+        """
+        stamp = self._stamp(at)
+        if (points is None) == (tiles is None):
+            raise StoreError("scores: give either points or tiles")
+        with self._write() as conn:
+            game = _load(conn, game_id)
+            if tiles is not None:
+                points = games.tile_scores(game, round, tiles, went_out)
+            assert points is not None
+            change = games.plan_round(game, round, points, went_out)
+            self._apply(conn, game.id, change, by, stamp)
+            return self._settled(conn, game_id)
+
+    def _apply(
+        self, conn: sqlite3.Connection, game_id: int, change: RoundChange, by: str, stamp: str
+    ) -> None:
+        """Write a round change inside the caller's transaction."""
+        if not isinstance(by, str) or not by.strip():
+            raise StoreError("by: say who edits the scores")
+        for name, old, new in change.edits:
+            conn.execute(
+                "INSERT INTO scores (game_id, round, player, points) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (game_id, round, player) DO UPDATE SET points = excluded.points",
+                (game_id, change.round, name, new),
+            )
+            conn.execute(
+                "INSERT INTO score_edits (game_id, round, player, old_points, new_points,"
+                " edited_by, edited_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (game_id, change.round, name, old, new, by, stamp),
+            )
+        _set_outcome(conn, game_id, change.round, change.went_out, finished=True)
+        if change.next_engine is not None:
+            conn.execute(
+                "INSERT INTO rounds (game_id, round, engine) VALUES (?, ?, ?)",
+                (game_id, change.round + 1, change.next_engine),
+            )
+        if change.finishes:
+            conn.execute("UPDATE games SET finished_at = ? WHERE id = ?", (stamp, game_id))
+
+    @staticmethod
+    def _settled(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
+        """Record a finished game's winner from its standings now; return the game."""
+        game = _load(conn, game_id)
+        if game.finished_at is not None:
+            game.winner = games.winner_of(game)
+            conn.execute("UPDATE games SET winner = ? WHERE id = ?", (game.winner, game_id))
+        return games.game_view(game)
+
+    def set_went_out(self, game_id: int, round: int, name: str) -> dict[str, Any]:
+        """Record who went out of a round (the hub saw the long hold); returns the game.
+
+        Does not finish the round: :meth:`record_round` does, with the points. On a
+        round already scored, ``name`` must have scored 0.
+        """
+        with self._write() as conn:
+            games.check_went_out(_load(conn, game_id), round, name)
+            _set_outcome(conn, game_id, round, name)
+            return self._settled(conn, game_id)
+
+    def set_blocked(self, game_id: int, round: int) -> dict[str, Any]:
+        """Record that nobody went out of a round (it was blocked); returns the game."""
+        with self._write() as conn:
+            _load(conn, game_id).round_at(round)
+            _set_outcome(conn, game_id, round, None)
+            return self._settled(conn, game_id)
+
+    def finish_game(self, game_id: int, at: str | None = None) -> dict[str, Any]:
+        """Stop a game early (a shorter series): the unscored current round is dropped,
+        the series ends with the last scored round, and the winner is recorded."""
+        stamp = self._stamp(at)
+        with self._write() as conn:
+            played = games.plan_finish(_load(conn, game_id))
+            conn.execute("DELETE FROM rounds WHERE game_id = ? AND finished = 0", (game_id,))
+            conn.execute(
+                "UPDATE games SET rounds = ?, finished_at = ? WHERE id = ?",
+                (played, stamp, game_id),
+            )
+            return self._settled(conn, game_id)
+
+    def round_history(self, game_id: int, round: int) -> list[dict[str, Any]]:
+        """Every score edit of a round, oldest first: ``player``, ``old`` (null for the
+        first entry), ``new``, ``by``, ``at``."""
+        with self._read() as conn, _as_store_error():
+            _load(conn, game_id).round_at(round)
+            rows = conn.execute(
+                "SELECT player, old_points AS old, new_points AS new, edited_by AS by,"
+                " edited_at AS at FROM score_edits WHERE game_id = ? AND round = ? ORDER BY id",
+                (game_id, round),
+            ).fetchall()
+        return [dict(r) for r in rows]
