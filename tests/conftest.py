@@ -42,11 +42,11 @@ def make_hub(tmp_path, mock_factory):
     """Build hubs on the sim backend with a fake clock and a recording sound player."""
     hubs = []
 
-    def build(threaded=False, backend="sim", **config):
+    def build(threaded=False, backend="sim", clock=None, **config):
         overrides = {"hub": {"backend": backend, "state_dir": str(tmp_path / "state")}}
         for section, values in config.items():
             overrides.setdefault(section, {}).update(values)
-        hub = Hub(load(None, overrides), clock=FakeClock(), pin_factory=mock_factory,
+        hub = Hub(load(None, overrides), clock=clock or FakeClock(), pin_factory=mock_factory,
                   sound=RecordingPlayer())
         hub.start(threaded=threaded)
         hubs.append(hub)

@@ -1,0 +1,141 @@
+"""The HTTP API: the contract's shapes, and bad input answered 4xx, never 500."""
+
+from __future__ import annotations
+
+import pytest
+
+from hub.clock import SystemClock
+from web import create_app
+
+PLAYERS = ["Ann", "Bob", "Cid"]
+
+
+@pytest.fixture
+def hub(make_hub):
+    return make_hub(threaded=True, clock=SystemClock())
+
+
+@pytest.fixture
+def client(hub):
+    return create_app(hub, {"TESTING": True}).test_client()
+
+
+def test_state_before_a_game(client):
+    state = client.get("/api/state").get_json()
+    assert state["backend"] == "sim" and state["game"] is None and state["turn"] is None
+    assert [s["slot"] for s in state["slots"]] == list(range(1, 9))
+    assert state["double"] is None
+
+
+def test_create_game_and_play_through_the_sim(client):
+    r = client.post("/api/games", json={"players": PLAYERS, "rules": "consensus", "first": 2})
+    assert r.status_code == 201
+    body = r.get_json()
+    assert set(body) == {"id", "token"}
+    assert f"mtrain_token_{body['id']}={body['token']}" in r.headers["Set-Cookie"]
+    state = client.get("/api/state").get_json()
+    assert state["game"]["phase"] == "first-turn" and state["turn"] == 2
+    assert state["game"]["engine"] == 12 and state["game"]["round"] == 1
+    assert [s["owner"] for s in state["slots"][:4]] == PLAYERS + ["mexican"]
+    after = client.post("/api/sim/slots/2/press", json={"hold_ms": 0}).get_json()
+    assert after["turn"] == 3
+    after = client.post("/api/sim/slots/3/marker", json={"present": True}).get_json()
+    assert after["slots"][2]["public"] and after["turn"] == 1
+    log = client.get("/api/log?limit=50").get_json()
+    kinds = [e["kind"] for e in log]
+    assert "tap" in kinds and "marker" in kinds and {"kind": "sound", "name": "choo"} in [
+        {k: e[k] for k in ("kind", "name")} for e in log if e["kind"] == "sound"]
+    assert all(e["at"].endswith("+00:00") for e in log)
+
+
+def test_log_limit(client):
+    client.post("/api/sim/slots/1/press", json={})
+    client.post("/api/sim/slots/2/press", json={})
+    log = client.get("/api/log?limit=1").get_json()
+    assert len(log) == 1 and log[0]["slot"] == 2
+
+
+@pytest.mark.parametrize("body, fragment", [
+    ({"players": "Ann"}, "players"),
+    ({"players": ["Ann"]}, "2 to 8"),
+    ({"players": [f"P{i}" for i in range(9)]}, "2 to 8"),
+    ({"players": ["Ann", "ann"]}, "same name"),
+    ({"players": ["Ann", 3]}, "players"),
+    ({"players": PLAYERS, "rules": "poker"}, "rules"),
+    ({"players": PLAYERS, "seats": [1, 2]}, "seats"),
+    ({"players": PLAYERS, "seats": [1, 2, 9]}, "seats"),
+    ({"players": PLAYERS, "seats": [1, 1, 2]}, "same slot"),
+    ({"players": PLAYERS, "seats": [1, 2, 3], "mexican_slot": 3}, "mexican_slot"),
+    ({"players": PLAYERS, "mexican_slot": "x"}, "mexican_slot"),
+    ({"players": PLAYERS, "first": 7}, "first"),
+    ({"players": PLAYERS, "set": 13}, "set"),
+    ({"players": PLAYERS, "rounds": 0}, "rounds"),
+    ({"players": PLAYERS, "options": {"turbo": True}}, "options.turbo"),
+    ({"players": PLAYERS, "options": {"double_blank": 30}}, "double_blank"),
+    ({"players": PLAYERS, "rules": "aces", "options": {"chickenfoot": True}}, "chickenfoot"),
+    ({"players": PLAYERS, "options": {"partnerships": True}}, "partnerships"),
+    ({"players": PLAYERS, "colour": "red"}, "colour"),
+    ([1, 2], "JSON object"),
+])
+def test_bad_game_bodies(client, body, fragment):
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 400
+    assert fragment in r.get_json()["error"]
+    assert client.get("/api/state").get_json()["game"] is None
+
+
+def test_malformed_json_and_huge_body(client):
+    r = client.post("/api/games", data="{not json", content_type="application/json")
+    assert r.status_code == 400 and "JSON" in r.get_json()["error"]
+    r = client.post("/api/games", data="x" * 70000, content_type="application/json")
+    assert r.status_code == 413 and "too large" in r.get_json()["error"]
+
+
+@pytest.mark.parametrize("url, body, status", [
+    ("/api/sim/slots/9/press", {}, 404),
+    ("/api/sim/slots/0/marker", {"present": True}, 404),
+    ("/api/sim/slots/-1/press", {}, 404),
+    ("/api/sim/slots/x/press", {}, 404),
+    ("/api/sim/slots/1/press", {"hold_ms": "long"}, 400),
+    ("/api/sim/slots/1/press", {"hold_ms": -5}, 400),
+    ("/api/sim/slots/1/press", {"hold_ms": True}, 400),
+    ("/api/sim/slots/1/press", {"hold": 5}, 400),
+    ("/api/sim/slots/1/marker", {"present": "yes"}, 400),
+    ("/api/sim/slots/1/marker", {}, 400),
+])
+def test_bad_sim_calls(client, url, body, status):
+    r = client.post(url, json=body)
+    assert r.status_code == status and "error" in r.get_json()
+
+
+def test_unknown_route_and_method_are_json(client):
+    r = client.get("/api/nothing")
+    assert r.status_code == 404 and "error" in r.get_json()
+    r = client.delete("/api/state")
+    assert r.status_code == 405 and "error" in r.get_json()
+    r = client.get("/api/log?limit=abc")
+    assert r.status_code == 400 and "limit" in r.get_json()["error"]
+
+
+def test_sim_calls_refused_on_gpio_backend(make_hub):
+    hub = make_hub(threaded=True, backend="gpio")
+    client = create_app(hub, {"TESTING": True}).test_client()
+    r = client.post("/api/sim/slots/1/press", json={})
+    assert r.status_code == 404 and "gpio backend" in r.get_json()["error"]
+    assert client.get("/api/state").get_json()["backend"] == "gpio"
+
+
+def test_events_stream_starts_with_the_state(client):
+    r = client.get("/api/events", buffered=False)
+    assert r.mimetype == "text/event-stream"
+    chunk = next(r.response)
+    chunk = chunk.decode() if isinstance(chunk, bytes) else chunk
+    assert "event: state" in chunk and '"backend":"sim"' in chunk
+    r.close()
+
+
+def test_index_page_uses_no_remote_resources(client):
+    r = client.get("/")
+    html = r.get_data(as_text=True)
+    r.close()
+    assert "<svg" in html and "http://" not in html and "https://" not in html
