@@ -248,6 +248,10 @@ class AlsaPlayer:
         """Block until every request is handled and nothing plays (tests, the CLI)."""
         return self._wait(lambda: self._idle and not self._requests, timeout)
 
+    def wait_available(self, available: bool = True, timeout: float = 5.0) -> bool:
+        """Block until ``status()["available"]`` is ``available`` (tests, the CLI)."""
+        return self._wait(lambda: self.status()["available"] is available, timeout)
+
     def wait_ready(self, timeout: float = 5.0) -> bool:
         """Block until the first attempt to open the device has finished."""
         return self._wait(lambda: self._fault != "starting", timeout)
