@@ -19,7 +19,7 @@ from datetime import datetime
 
 import pytest
 
-from hub import alsa_player
+from hub import alsa_player, sound_cli
 from hub.alsa_player import AlsaPlayer
 from hub.sound import SOUND_NAMES
 
@@ -391,3 +391,21 @@ def test_a_missing_alsa_device_is_reported_not_raised(alsa_null, caplog):
     assert status["available"] is False
     assert "no-such-device" in status["reason"]
     assert len(sound_log(caplog)) == 1
+
+
+# -- what `mtrain-hub sounds` calls (hub/sound_cli.py) -----------------------------------
+
+
+def test_the_cli_lists_every_sound():
+    assert sound_cli.list_sounds()[: len(SOUND_NAMES)] == list(SOUND_NAMES)
+
+
+def test_the_cli_plays_a_sound_on_a_named_device(alsa_null):
+    sound_cli.play_sound("chicken", device=alsa_null)
+
+
+def test_the_cli_explains_what_cannot_be_played(alsa_null):
+    with pytest.raises(sound_cli.SoundError, match="no sound 'moo'; there are: choo, chicken"):
+        sound_cli.play_sound("moo", device=alsa_null)
+    with pytest.raises(sound_cli.SoundError, match="ALSA device 'no-such-device': cannot open"):
+        sound_cli.play_sound("choo", device="no-such-device")
