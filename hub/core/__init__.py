@@ -7,7 +7,6 @@ and the table rules applied; the loop thread is the only caller.
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from hub.core import gestures
 from hub.core import table as rules_table
@@ -25,7 +24,7 @@ from hub.core.events import (
     RoundBlocked,
     RoundScored,
 )
-from hub.core.state import SLOTS, Double, Game, MarkerInput, Table, Timings
+from hub.core.state import Double, Game, MarkerInput, SLOTS, Table, Timings, evolve
 
 __all__ = ["apply", "next_deadline", "new_table", "snapshot", "led_states"]
 
@@ -56,10 +55,10 @@ def _apply(table: Table, event: Event) -> Result:
         markers = list(table.markers)
         markers[event.slot - 1] = gestures.marker_edge(markers[event.slot - 1],
                                                        event.present, event.at)
-        return replace(table, markers=tuple(markers)), []
+        return evolve(table, markers=tuple(markers)), []
     if isinstance(event, MarkersRead):
         markers = tuple(MarkerInput(raw=p, raw_at=event.at, present=p) for p in event.present)
-        return replace(table, markers=markers), []
+        return evolve(table, markers=markers), []
     if isinstance(event, GameStarted | GameResumed):
         return _game(table, event)
     if isinstance(event, RoundScored):
@@ -71,8 +70,8 @@ def _apply(table: Table, event: Event) -> Result:
     if isinstance(event, GameEnded):
         if table.game is None:
             return table, []
-        game = replace(table.game, phase="finished")
-        return replace(table, game=game, turn=None, doubles=()), []
+        game = evolve(table.game, phase="finished")
+        return evolve(table, game=game, turn=None, doubles=()), []
     return table, []
 
 
@@ -81,7 +80,7 @@ def _button(table: Table, event: ButtonChanged) -> Result:
     inp, found = gestures.button_edge(event.slot, buttons[event.slot - 1], event.pressed,
                                       event.at, table.timings)
     buttons[event.slot - 1] = inp
-    return _gestures(replace(table, buttons=tuple(buttons)), found)
+    return _gestures(evolve(table, buttons=tuple(buttons)), found)
 
 
 def _gestures(table: Table, found: list[Gesture]) -> Result:
@@ -94,10 +93,16 @@ def _gestures(table: Table, found: list[Gesture]) -> Result:
 
 def next_deadline(table: Table) -> float | None:
     """The earliest time the core needs a :class:`ClockTicked`, or None."""
-    times = [gestures.button_deadline(b) for b in table.buttons]
-    times += [gestures.marker_deadline(m, table.timings) for m in table.markers]
-    due = [t for t in times if t is not None]
-    return min(due) if due else None
+    best = None
+    for button in table.buttons:
+        due = gestures.button_deadline(button)
+        if due is not None and (best is None or due < best):
+            best = due
+    for marker in table.markers:
+        due = gestures.marker_deadline(marker, table.timings)
+        if due is not None and (best is None or due < best):
+            best = due
+    return best
 
 
 def _tick(table: Table, at: float) -> Result:
@@ -113,13 +118,19 @@ def _tick(table: Table, at: float) -> Result:
 
 
 def _fire(table: Table, due: float) -> Result:
+    """Tick only the inputs whose deadline is ``due`` or earlier."""
     buttons, markers, found = list(table.buttons), list(table.markers), []
+    timings = table.timings
     for i, slot in enumerate(SLOTS):
-        buttons[i], g = gestures.button_tick(slot, buttons[i], due, table.timings)
-        found += g
-        markers[i], g = gestures.marker_tick(slot, markers[i], due, table.timings)
-        found += g
-    table = replace(table, buttons=tuple(buttons), markers=tuple(markers))
+        when = gestures.button_deadline(buttons[i])
+        if when is not None and when <= due:
+            buttons[i], g = gestures.button_tick(slot, buttons[i], due, timings)
+            found += g
+        when = gestures.marker_deadline(markers[i], timings)
+        if when is not None and when <= due:
+            markers[i], g = gestures.marker_tick(slot, markers[i], due, timings)
+            found += g
+    table = evolve(table, buttons=tuple(buttons), markers=tuple(markers))
     return _gestures(table, sorted(found, key=lambda g: g.at))
 
 
@@ -136,7 +147,7 @@ def _game(table: Table, ev: GameStarted | GameResumed) -> Result:
                                    ("players", list(ev.players))))
     table, effects = rules_table.start_round(table, game, ev.at)
     if isinstance(ev, GameResumed) and ev.round_over:
-        table = replace(table, game=replace(game, phase="round-over"), turn=None)
+        table = evolve(table, game=evolve(game, phase="round-over"), turn=None)
     return table, [log, *effects]
 
 

@@ -9,10 +9,9 @@ level is reconciled when the window ends. Markers must hold a new level for
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from hub.core.events import Gesture, Held, LongHeld, MarkerPlaced, MarkerRemoved, Tapped
-from hub.core.state import ButtonInput, MarkerInput, Timings
+from hub.core.state import ButtonInput, MarkerInput, Timings, evolve
 
 
 def button_edge(
@@ -21,7 +20,7 @@ def button_edge(
     """Take a raw button edge; return the new input state and any gesture."""
     if inp.raw == pressed:
         return inp, []
-    inp = replace(inp, raw=pressed)
+    inp = evolve(inp, raw=pressed)
     if inp.settle_at is not None and at < inp.settle_at:
         return inp, []
     return _accept(slot, inp, pressed, at, timings)
@@ -31,16 +30,16 @@ def _accept(
     slot: int, inp: ButtonInput, pressed: bool, at: float, timings: Timings
 ) -> tuple[ButtonInput, list[Gesture]]:
     if pressed == inp.pressed:
-        return replace(inp, settle_at=None), []
+        return evolve(inp, settle_at=None), []
     settle = at + timings.bounce
     if pressed:
-        inp = replace(inp, pressed=True, since=at, settle_at=settle,
+        inp = evolve(inp, pressed=True, since=at, settle_at=settle,
                       long_at=at + timings.long_hold, consumed=False)
         return inp, []
     held = at - inp.since
-    inp = replace(inp, pressed=False, settle_at=settle, long_at=None)
+    inp = evolve(inp, pressed=False, settle_at=settle, long_at=None)
     if inp.consumed:
-        return replace(inp, consumed=False), []
+        return evolve(inp, consumed=False), []
     if held < timings.tap_max:
         return inp, [Tapped(slot, at)]
     if held < timings.long_hold:
@@ -55,26 +54,27 @@ def button_tick(
     gestures: list[Gesture] = []
     if inp.long_at is not None and inp.long_at <= at and inp.pressed and not inp.consumed:
         gestures.append(LongHeld(slot, inp.long_at))
-        inp = replace(inp, long_at=None, consumed=True)
+        inp = evolve(inp, long_at=None, consumed=True)
     if inp.settle_at is not None and inp.settle_at <= at:
         settle = inp.settle_at
-        inp, more = _accept(slot, replace(inp, settle_at=None), inp.raw, settle, timings)
+        inp, more = _accept(slot, evolve(inp, settle_at=None), inp.raw, settle, timings)
         gestures.extend(more)
     return inp, gestures
 
 
 def button_deadline(inp: ButtonInput) -> float | None:
     """The next time this button needs a tick, or None."""
-    times = [t for t in (inp.settle_at, inp.long_at if not inp.consumed else None)
-             if t is not None]
-    return min(times) if times else None
+    settle, long_at = inp.settle_at, None if inp.consumed else inp.long_at
+    if settle is None:
+        return long_at
+    return settle if long_at is None or settle < long_at else long_at
 
 
 def marker_edge(inp: MarkerInput, present: bool, at: float) -> MarkerInput:
     """Take a raw marker sensor edge; the public state waits for the flicker window."""
     if inp.raw == present:
         return inp
-    return replace(inp, raw=present, raw_at=at)
+    return evolve(inp, raw=present, raw_at=at)
 
 
 def marker_tick(
@@ -84,7 +84,7 @@ def marker_tick(
     due = marker_deadline(inp, timings)
     if due is None or due > at:
         return inp, []
-    inp = replace(inp, present=inp.raw)
+    inp = evolve(inp, present=inp.raw)
     gesture: Gesture = MarkerPlaced(slot, due) if inp.raw else MarkerRemoved(slot, due)
     return inp, [gesture]
 

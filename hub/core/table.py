@@ -7,12 +7,11 @@ say what changed in the game. See ``docs/rules.md`` for the profile decisions.
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from hub.core.effects import Effect, LogEntry, PlaySound, RoundEnded
 from hub.core.events import Gesture, Held, LongHeld, MarkerPlaced, MarkerRemoved, Tapped
 from hub.core.rules import PROFILES, Profile
-from hub.core.state import Double, Game, Table
+from hub.core.state import Double, Game, Table, evolve
 
 Result = tuple[Table, list[Effect]]
 PLAYING = ("first-turn", "play")
@@ -25,8 +24,8 @@ def profile_of(game: Game) -> Profile:
 
 def start_round(table: Table, game: Game, at: float) -> Result:
     """Begin ``game.round``: first-turn phase, the starter's turn (or null until the engine)."""
-    game = replace(game, phase="first-turn")
-    table = replace(table, game=game, turn=_round_starter(game), doubles=(),
+    game = evolve(game, phase="first-turn")
+    table = evolve(table, game=game, turn=_round_starter(game), doubles=(),
                     first_turns_left=len(game.seats), went_out=None, out_pending=None)
     log = LogEntry("round", at, (("round", game.round), ("engine", game.engine)))
     return table, [log]
@@ -48,9 +47,9 @@ def next_round(table: Table, at: float) -> Result:
     if game is None:
         return table, []
     if game.round >= game.rounds:
-        table = replace(table, game=replace(game, phase="finished"), turn=None, doubles=())
+        table = evolve(table, game=evolve(game, phase="finished"), turn=None, doubles=())
         return table, [LogEntry("game-over", at, (("game", game.id),))]
-    return start_round(table, replace(game, round=game.round + 1), at)
+    return start_round(table, evolve(game, round=game.round + 1), at)
 
 
 def round_over(table: Table, went_out: int | None, at: float) -> Result:
@@ -58,7 +57,7 @@ def round_over(table: Table, went_out: int | None, at: float) -> Result:
     game = table.game
     assert game is not None
     name = game.owner(went_out) if went_out is not None else None
-    table = replace(table, game=replace(game, phase="round-over"), turn=None, doubles=(),
+    table = evolve(table, game=evolve(game, phase="round-over"), turn=None, doubles=(),
                     went_out=went_out, out_pending=None)
     log = LogEntry("round-over", at, (("round", game.round), ("went_out", name)))
     return table, [log, RoundEnded(game.id, game.round, name)]
@@ -109,7 +108,7 @@ def _engine_placed(table: Table, g: Gesture) -> Result:
     if profile_of(game).starter == "engine-left":
         starter = game.next_seat(g.slot)
     log = LogEntry("engine", g.at, (("slot", g.slot), ("player", game.owner(g.slot))))
-    return replace(table, turn=starter), [log]
+    return evolve(table, turn=starter), [log]
 
 
 def active_double(table: Table) -> Double | None:
@@ -172,9 +171,9 @@ def _covered(table: Table, double: Double, covers: int) -> Table:
     left = double.covers_left - covers
     rest = tuple(d for d in table.doubles if d is not double)
     if left <= 0:
-        return replace(table, doubles=rest)
-    done = replace(double, covers_left=left, covers_done=double.covers_done + covers)
-    return replace(table, doubles=(done, *rest))
+        return evolve(table, doubles=rest)
+    done = evolve(double, covers_left=left, covers_done=double.covers_done + covers)
+    return evolve(table, doubles=(done, *rest))
 
 
 def _hold(table: Table, slot: int, at: float) -> Result:
@@ -197,10 +196,10 @@ def _hold(table: Table, slot: int, at: float) -> Result:
         table = _covered(table, double, covers)
     if game.phase == "first-turn" and profile.double_waits_in_first_turn:
         waiting = Double(slot, 1, player, waiting=True)
-        table, more = end_turn(replace(table, doubles=(*table.doubles, waiting)), at)
+        table, more = end_turn(evolve(table, doubles=(*table.doubles, waiting)), at)
         return table, effects + more
     opened = Double(slot, profile.covers(dict(game.options)), player)
-    return replace(table, doubles=(opened, *table.doubles)), effects
+    return evolve(table, doubles=(opened, *table.doubles)), effects
 
 
 def _long_hold(table: Table, slot: int, at: float) -> Result:
@@ -211,7 +210,7 @@ def _long_hold(table: Table, slot: int, at: float) -> Result:
         return _nope(table)
     effects: list[Effect] = [PlaySound("out")]
     if game.phase == "first-turn" and profile_of(game).out_waits_first_turns:
-        table, more = end_turn(replace(table, out_pending=player), at)
+        table, more = end_turn(evolve(table, out_pending=player), at)
         return table, effects + more
     table, more = round_over(table, player, at)
     return table, effects + more
@@ -238,9 +237,9 @@ def end_turn(table: Table, at: float) -> Result:
     nxt = game.next_seat(player)
     left = table.first_turns_left - 1 if game.phase == "first-turn" else table.first_turns_left
     if game.phase == "first-turn" and left <= 0:
-        game = replace(game, phase="play")
+        game = evolve(game, phase="play")
     doubles = tuple(_pass_double(d, nxt, game.phase) for d in table.doubles)
-    table = replace(table, game=game, turn=nxt, doubles=doubles, first_turns_left=max(left, 0))
+    table = evolve(table, game=game, turn=nxt, doubles=doubles, first_turns_left=max(left, 0))
     if game.phase == "play" and table.out_pending is not None:
         return round_over(table, table.out_pending, at)
     return table, []
@@ -249,6 +248,6 @@ def end_turn(table: Table, at: float) -> Result:
 def _pass_double(double: Double, nxt: int, phase: str) -> Double:
     if double.waiting:
         if phase == "play" and double.responsible == nxt:
-            return replace(double, waiting=False)
+            return evolve(double, waiting=False)
         return double
-    return replace(double, responsible=nxt)
+    return evolve(double, responsible=nxt)

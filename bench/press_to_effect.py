@@ -1,0 +1,188 @@
+"""Press-to-effect latency and idle CPU of the hub.
+
+1. Latency: time from a gpiozero mock pin edge (a button release, which completes a
+   tap) to the ``turn`` sound reaching the sound port, over N presses, through the
+   real path: gpiozero callback -> queue -> hub loop thread -> pure core -> effect
+   dispatch -> sound port. Beside it, in the same run, the floor: a bare
+   cross-thread ``queue.Queue`` hand-off between the same two kinds of thread.
+   Debounce is set to 1 ms so 10,000 presses take seconds, not minutes; the path
+   is the same.
+2. Idle CPU: ``mtrain-hub run`` as a subprocess with a game set up and one SSE
+   client connected, CPU seconds over an idle window read from /proc, beside a
+   sleeping Python process over the same window.
+
+Usage: python bench/press_to_effect.py [--presses 10000] [--idle 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import queue
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from gpiozero.pins.mock import MockFactory  # noqa: E402
+
+from hub.app import Hub  # noqa: E402
+from hub.config import load  # noqa: E402
+from hub.core.setup import parse_setup  # noqa: E402
+from hub.sound import RecordingPlayer  # noqa: E402
+
+
+def percentile(values: list[float], p: float) -> float:
+    """The ``p``-th percentile (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def hub_latencies(presses: int, state_dir: str) -> list[float]:
+    """Microseconds from a release edge to the sound port, ``presses`` times."""
+    sound = RecordingPlayer()
+    arrived = threading.Event()
+    stamp = [0]
+
+    def heard(name: str) -> None:
+        stamp[0] = time.perf_counter_ns()
+        arrived.set()
+
+    sound.listeners.append(heard)
+    config = load(None, {"hub": {"backend": "sim", "state_dir": state_dir},
+                         "gestures": {"bounce_ms": 1}})
+    hub = Hub(config, pin_factory=MockFactory(), sound=sound)
+    hub.start()
+    hub.new_game(parse_setup({"players": ["Ann", "Bob"], "first": 1}))
+    latencies = []
+    try:
+        for i in range(presses):
+            slot = 1 + i % 2
+            hub.sim.button(slot, True)
+            time.sleep(0.0015)
+            arrived.clear()
+            t0 = time.perf_counter_ns()
+            hub.sim.button(slot, False)
+            if not arrived.wait(5):
+                raise RuntimeError(f"press {i}: no sound reached the port")
+            latencies.append((stamp[0] - t0) / 1000)
+            time.sleep(0.0015)
+    finally:
+        hub.stop()
+    return latencies
+
+
+def floor_latencies(presses: int) -> list[float]:
+    """Microseconds for a bare cross-thread queue.Queue hand-off, ``presses`` times."""
+    q: queue.Queue = queue.Queue()
+    arrived = threading.Event()
+    stamp = [0]
+
+    def consumer() -> None:
+        while True:
+            item = q.get(timeout=3.0)  # the hub loop also waits with a timeout
+            if item is None:
+                return
+            stamp[0] = time.perf_counter_ns()
+            arrived.set()
+
+    thread = threading.Thread(target=consumer)
+    thread.start()
+    latencies = []
+    for _ in range(presses):
+        time.sleep(0.0015)
+        arrived.clear()
+        t0 = time.perf_counter_ns()
+        q.put(t0)
+        arrived.wait(5)
+        latencies.append((stamp[0] - t0) / 1000)
+        time.sleep(0.0015)
+    q.put(None)
+    thread.join()
+    return latencies
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` (from /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def idle_cpu(seconds: float, state_dir: str) -> tuple[float, float]:
+    """CPU % of one core: the hub subprocess idle, and a sleeping Python beside it."""
+    port = free_port()
+    hub = subprocess.Popen([sys.executable, "-m", "hub.cli", "run", "--backend", "sim",
+                            "--host", "127.0.0.1", "--port", str(port),
+                            "--state-dir", state_dir], cwd=ROOT,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1e6)"])
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(200):
+            try:
+                urllib.request.urlopen(base + "/api/state", timeout=1).read()
+                break
+            except OSError:
+                time.sleep(0.05)
+        request = urllib.request.Request(base + "/api/games", method="POST",
+                                         data=b'{"players": ["Ann", "Bob", "Cid"]}')
+        urllib.request.urlopen(request, timeout=5).read()
+        sse = urllib.request.urlopen(base + "/api/events", timeout=60)
+        sse.readline()
+        time.sleep(2)
+        start = (cpu_seconds(hub.pid), cpu_seconds(sleeper.pid), time.monotonic())
+        time.sleep(seconds)
+        wall = time.monotonic() - start[2]
+        hub_cpu = (cpu_seconds(hub.pid) - start[0]) / wall * 100
+        sleeper_cpu = (cpu_seconds(sleeper.pid) - start[1]) / wall * 100
+        sse.close()
+        return hub_cpu, sleeper_cpu
+    finally:
+        hub.terminate()
+        sleeper.terminate()
+        hub.wait(10)
+        sleeper.wait(10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--presses", type=int, default=10_000)
+    parser.add_argument("--idle", type=float, default=30.0)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        floor = floor_latencies(args.presses)
+        ours = hub_latencies(args.presses, os.path.join(tmp, "latency"))
+        hub_cpu, sleeper_cpu = idle_cpu(args.idle, os.path.join(tmp, "idle"))
+    print(f"press to effect, {args.presses} presses (microseconds)")
+    print(f"{'figure':<28}{'hub':>10}{'floor':>10}{'ratio':>8}")
+    for name, p in (("median", 50), ("p99", 99)):
+        a, b = percentile(ours, p), percentile(floor, p)
+        print(f"{name:<28}{a:>10.1f}{b:>10.1f}{a / b:>8.2f}")
+    print(f"{'max':<28}{max(ours):>10.1f}{max(floor):>10.1f}")
+    print(f"mean{'':<24}{statistics.mean(ours):>10.1f}{statistics.mean(floor):>10.1f}")
+    print()
+    print(f"idle CPU over {args.idle:.0f} s (% of one core)")
+    print(f"{'figure':<28}{'hub':>10}{'sleeper':>10}")
+    print(f"{'cpu':<28}{hub_cpu:>10.3f}{sleeper_cpu:>10.3f}")
+    p99_ratio = percentile(ours, 99) / percentile(floor, 99)
+    print()
+    print(f"goal p99 within 3x floor: {'met' if p99_ratio <= 3 else 'NOT met'} "
+          f"({p99_ratio:.2f}x); idle under 1%: {'met' if hub_cpu < 1 else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
