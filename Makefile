@@ -1,55 +1,74 @@
 # The Mexican Train hub. `make run` starts it, `make test` runs the whole suite.
 # Both work on a fresh machine: they create .venv and install what they need
-# (and, when run as root on Debian, the system packages the tests talk to).
+# (and, when run as root on Debian, the system packages the hub and tests use).
 
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
-SYSTEM_PACKAGES := chromium mosquitto alsa-utils libasound2-dev
-SYSSTAMP := $(VENV)/.system-packages
+RUN_STAMP := $(VENV)/.installed-run
+TEST_STAMP := $(VENV)/.installed-test
+# What the hub itself uses (ALSA headers to build pyalsaaudio, aplay for `null`) ...
+RUNTIME_PACKAGES := alsa-utils libasound2-dev
+# ... and what the tests talk to: Chromium (scorepad), mosquitto (MQTT).
+TEST_PACKAGES := $(RUNTIME_PACKAGES) chromium mosquitto
 
-.PHONY: run test check lint typecheck soak bench clean system-packages
+.PHONY: run test check lint typecheck bench clean runtime-packages test-packages
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
-
-$(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test]'
+
+# Installs the hub; the ALSA player is optional at run time (without it the hub
+# runs silent and says why), so a failed pyalsaaudio build only warns here.
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e .
+	$(BIN)/pip install -q -e '.[sound]' || \
+	  echo "warning: pyalsaaudio did not build (apt install libasound2-dev); sound is off"
 	touch $@
 
-# Debian packages the tests talk to: Chromium (scorepad browser tests),
-# mosquitto (MQTT), alsa-utils (the null ALSA device). Installed only as root.
-system-packages:
+$(TEST_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@ $(RUN_STAMP)
+
+# Debian packages, installed only when root and missing (CI and the Pi image run as root).
+define apt_install
 	@if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
-	  missing=""; for p in $(SYSTEM_PACKAGES); do \
-	    dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	  missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	  if [ -n "$$missing" ]; then \
 	    echo "installing Debian packages:$$missing"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	  fi; \
-	else echo "not root: skipping Debian packages ($(SYSTEM_PACKAGES))"; fi
+	else echo "not root: not installing Debian packages ($(1))"; fi
+endef
 
-run: $(STAMP)
+runtime-packages:
+	$(call apt_install,$(RUNTIME_PACKAGES))
+
+test-packages:
+	$(call apt_install,$(TEST_PACKAGES))
+
+run: runtime-packages
+	$(MAKE) $(RUN_STAMP)
 	$(BIN)/mtrain-hub run
 
-test: system-packages $(STAMP)
+test: test-packages
+	$(MAKE) $(TEST_STAMP)
 	$(BIN)/python -m pytest -q
 
-check: $(STAMP)
-	$(BIN)/ruff check hub scorer web firmware_bridge tests bench
+check: test-packages
+	$(MAKE) $(TEST_STAMP)
+	$(BIN)/ruff check hub scorer web firmware_bridge tablesim tests bench tools
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
-lint: $(STAMP)
-	$(BIN)/ruff check hub scorer web firmware_bridge tests bench
+lint: $(TEST_STAMP)
+	$(BIN)/ruff check hub scorer web firmware_bridge tablesim tests bench tools
 
-typecheck: $(STAMP)
+typecheck: $(TEST_STAMP)
 	$(BIN)/mypy
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(BIN)/python bench/press_to_effect.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
