@@ -289,9 +289,9 @@ class AlsaPlayer:
             self._lose_device(f"writing to it failed: {_describe(exc)}")
 
     def _start(self, name: str) -> None:
-        mode = effective_quiet(
-            self._quiet, self._quiet_hours, self._quiet_hours_mode, self._clock()
-        )
+        mode = self._quiet
+        if self._quiet_hours is not None:  # read the wall clock only when it matters
+            mode = effective_quiet(mode, self._quiet_hours, self._quiet_hours_mode, self._clock())
         if not audible(name, mode):
             return
         samples = self._sounds.get(name)

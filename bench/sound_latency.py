@@ -1,0 +1,185 @@
+"""Press-to-sound latency: a button edge to the sound's first PCM frame handed to ALSA.
+
+Ours: a gpiozero ``MockFactory`` pin is driven low under a ``Button(pin, pull_up=True)``;
+its ``when_pressed`` callback calls :meth:`hub.alsa_player.AlsaPlayer.play` directly
+(the hub loop is not in this path yet: the callback stands in for the loop's effect
+dispatch). The clock stops in the player's ``on_sound_start`` hook, which the writer
+thread calls right before it writes the sound's first frames to the ALSA device.
+
+Baseline, in the same run on the same device: what a hobbyist writes, spawning aplay
+in the gpiozero callback, ``subprocess.run(["aplay", "-q", "-D", "null", wav10ms])``,
+timed from the edge until aplay exits having played a 10 ms WAV.
+
+Both play on ALSA's ``null`` device, which takes frames at once, so the figures are
+the software's share of the latency, not the sound card's buffer. This machine is
+noisy: read the ratios, not the absolute times.
+
+    python bench/sound_latency.py [--presses 1000] [--baseline-runs 100] [--device null]
+"""
+
+from __future__ import annotations
+
+import argparse
+import array
+import math
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import wave
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from gpiozero import Button, Device  # noqa: E402
+from gpiozero.pins.mock import MockFactory  # noqa: E402
+
+from hub.alsa_player import AlsaPlayer  # noqa: E402
+
+PIN = 17
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    """Nearest-rank percentile."""
+    ranked = sorted(values)
+    return ranked[max(0, math.ceil(fraction * len(ranked)) - 1)]
+
+
+def measure_ours(
+    button: Button, device: str, presses: int
+) -> tuple[list[float], list[float], float]:
+    """Per press, seconds: edge → first frame to ALSA, and how long play() held the caller.
+
+    Then the writer thread's idle CPU share.
+    """
+    first_frame = threading.Event()
+    stamps: dict[str, float] = {}
+
+    def sound_started(name: str) -> None:
+        stamps["frame"] = time.perf_counter()
+        first_frame.set()
+
+    player = AlsaPlayer(device=device, on_sound_start=sound_started)
+    if not player.wait_ready() or not player.status()["available"]:
+        sys.exit(f"ALSA device {device!r} is not usable: {player.status()['reason']}")
+
+    def pressed() -> None:
+        entered = time.perf_counter()
+        player.play("turn")
+        stamps["returned"] = time.perf_counter() - entered
+
+    button.when_pressed = pressed
+    latencies, held = [], []
+    try:
+        for _ in range(presses):
+            first_frame.clear()
+            edge = time.perf_counter()
+            button.pin.drive_low()
+            if not first_frame.wait(5):
+                sys.exit("the sound never reached the device")
+            latencies.append(stamps["frame"] - edge)
+            held.append(stamps["returned"])
+            button.pin.drive_high()
+            player.wait_idle()
+        idle_cpu = idle_cpu_share(2.0)
+    finally:
+        button.when_pressed = None
+        player.close()
+    return latencies, held, idle_cpu
+
+
+def idle_cpu_share(seconds: float) -> float:
+    """Share of one core the sound writer thread used while the player sat idle."""
+    (writer,) = [t for t in threading.enumerate() if t.name == "sound-writer"]
+    clock = time.pthread_getcpuclockid(writer.ident)
+    before, start = time.clock_gettime(clock), time.perf_counter()
+    time.sleep(seconds)
+    return (time.clock_gettime(clock) - before) / (time.perf_counter() - start)
+
+
+def measure_baseline(button: Button, device: str, wav: Path, runs: int) -> list[float]:
+    """Edge → aplay exited, seconds, with aplay spawned in the gpiozero callback."""
+    command = ["aplay", "-q", "-D", device, str(wav)]
+    button.when_pressed = lambda: subprocess.run(command, check=True)
+    durations = []
+    try:
+        for _ in range(runs):
+            edge = time.perf_counter()
+            button.pin.drive_low()  # the callback runs (and blocks) inside this call
+            durations.append(time.perf_counter() - edge)
+            button.pin.drive_high()
+    finally:
+        button.when_pressed = None
+    return durations
+
+
+def write_10ms_wav(path: Path) -> None:
+    """A 10 ms 880 Hz blip, 22050 Hz 16-bit mono, like the hub's own sounds."""
+    n = round(0.01 * 22050)
+    blip = array.array(
+        "h",
+        (
+            round(8000 * math.sin(2 * math.pi * 880 * i / 22050) * math.sin(math.pi * i / n))
+            for i in range(n)
+        ),
+    )
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(22050)
+        out.writeframes(blip.tobytes())
+
+
+def print_table(ours: list[float], held: list[float], baseline: list[float]) -> None:
+    rows = [
+        (
+            "edge -> first PCM frame to ALSA, median",
+            percentile(ours, 0.5),
+            percentile(baseline, 0.5),
+        ),
+        (
+            "edge -> first PCM frame to ALSA, p99",
+            percentile(ours, 0.99),
+            percentile(baseline, 0.99),
+        ),
+        ("caller thread blocked, median", percentile(held, 0.5), percentile(baseline, 0.5)),
+        ("caller thread blocked, p99", percentile(held, 0.99), percentile(baseline, 0.99)),
+    ]
+    print(f"| {'figure':42} | {'ours':>10} | {'baseline':>10} | {'ratio':>8} |")
+    print(f"|{'-' * 44}|{'-' * 12}|{'-' * 12}|{'-' * 10}|")
+    for label, mine, theirs in rows:
+        print(f"| {label:42} | {fmt(mine):>10} | {fmt(theirs):>10} | {theirs / mine:7.0f}x |")
+
+
+def fmt(seconds: float) -> str:
+    return f"{seconds * 1e6:.0f} us" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
+
+
+def main() -> int:
+    """Run both measurements on the same device and print the table."""
+    parser = argparse.ArgumentParser(description="press-to-sound latency: ours vs spawning aplay")
+    parser.add_argument("--presses", type=int, default=1000)
+    parser.add_argument("--baseline-runs", type=int, default=100)
+    parser.add_argument("--device", default="null")
+    args = parser.parse_args()
+    Device.pin_factory = MockFactory()
+    button = Button(PIN, pull_up=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        wav = Path(scratch) / "blip10ms.wav"
+        write_10ms_wav(wav)
+        ours, held, idle_cpu = measure_ours(button, args.device, args.presses)
+        baseline = measure_baseline(button, args.device, wav, args.baseline_runs)
+    button.close()
+    print(
+        f"ALSA device {args.device!r}; ours: {args.presses} presses of 'turn' (AlsaPlayer.play "
+        f"from the gpiozero callback); baseline: {args.baseline_runs} runs of aplay -D "
+        f"{args.device} on a 10 ms WAV spawned in the callback\n"
+    )
+    print_table(ours, held, baseline)
+    print(f"\nsound writer thread CPU while idle (2 s): {idle_cpu * 100:.3f} % of one core")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
