@@ -149,6 +149,11 @@ class AlsaPlayer:
     ``sounds`` (samples by name) and ``open_device(name, rate, period_frames, periods)``
     to play on a fake; ``on_sound_start(name)`` runs on the writer thread right before
     a new sound's first frames are written (the latency bench times it).
+
+    The device is opened on the writer thread, so :meth:`status` says
+    ``"starting"`` until the first attempt is over (:meth:`wait_ready`).
+    ``on_status_change(status)`` runs on the writer thread whenever :meth:`status`
+    changes (first open, outage, recovery): it should only post an event to the loop.
     """
 
     def __init__(
@@ -167,6 +172,7 @@ class AlsaPlayer:
         periods: int = 4,
         retry_s: float = 5.0,
         on_sound_start: Callable[[str], None] | None = None,
+        on_status_change: Callable[[dict], None] | None = None,
     ) -> None:
         self.device = device
         self._quiet = check_quiet_mode(quiet)
@@ -178,6 +184,7 @@ class AlsaPlayer:
         self._open_device = open_device
         self._retry_s = retry_s
         self._on_sound_start = on_sound_start
+        self._on_status_change = on_status_change
         self._sounds, self._bad = self._load(sounds, sounds_dir)
         self._requests: deque[str] = deque(maxlen=64)
         self._wake = threading.Event()
@@ -370,9 +377,7 @@ class AlsaPlayer:
             self._outage_logged = True
         else:
             log.debug("sound still unavailable on %r: %s", self.device, reason)
-        with self._changed:
-            self._fault = reason
-            self._changed.notify_all()
+        self._update_fault(reason)
 
     def _clear_fault(self) -> None:
         if self._outage_logged:
@@ -380,9 +385,20 @@ class AlsaPlayer:
         else:
             log.info("sound: playing on ALSA device %r", self.device)
         self._outage_logged = False
+        self._update_fault(None)
+
+    def _update_fault(self, reason: str | None) -> None:
+        """Set the fault, wake whoever waits on the status, tell the listener if it changed."""
+        before = self.status()
         with self._changed:
-            self._fault = None
+            self._fault = reason
             self._changed.notify_all()
+        after = self.status()
+        if after != before and self._on_status_change is not None:
+            try:
+                self._on_status_change(after)
+            except Exception:  # the listener's failure must not stop the sound
+                log.exception("sound status listener failed")
 
 
 def _describe(exc: BaseException) -> str:

@@ -283,6 +283,20 @@ def test_no_sound_card_is_reported_once_and_the_player_recovers(make_player, dev
     assert sound_log(caplog)[1] == "sound available again on ALSA device 'default'"
 
 
+def test_status_changes_are_announced(make_player, device):
+    seen = []
+    make_player(on_status_change=seen.append)
+    assert seen == [{"available": True, "reason": None}]
+    seen.clear()
+    device.fail_open = True
+    player = make_player(on_status_change=seen.append)
+    assert device.wait_for(lambda: device.open_attempts >= 4)
+    device.fail_open = False
+    assert player.wait_available(True)
+    assert [status["available"] for status in seen] == [False, True]  # once each way
+    assert "no sound card" in seen[0]["reason"]
+
+
 def test_pulling_the_device_away_mid_game(make_player, device, caplog):
     player = make_player()
     played(player, device, "turn")
