@@ -7,13 +7,11 @@ and the table rules applied; the loop thread is the only caller.
 
 from __future__ import annotations
 
-
 from hub.core import gestures
 from hub.core import table as rules_table
 from hub.core.effects import Effect, LogEntry, PlaySound, SetLed
 from hub.core.events import (
     ButtonChanged,
-    ClockTicked,
     Event,
     GameEnded,
     GameResumed,
@@ -24,7 +22,7 @@ from hub.core.events import (
     RoundBlocked,
     RoundScored,
 )
-from hub.core.state import Double, Game, MarkerInput, SLOTS, Table, Timings, evolve
+from hub.core.state import SLOTS, Double, Game, MarkerInput, Table, Timings, evolve
 
 __all__ = ["apply", "next_deadline", "new_table", "snapshot", "led_states"]
 
@@ -57,8 +55,8 @@ def _apply(table: Table, event: Event) -> Result:
                                                        event.present, event.at)
         return evolve(table, markers=tuple(markers)), []
     if isinstance(event, MarkersRead):
-        markers = tuple(MarkerInput(raw=p, raw_at=event.at, present=p) for p in event.present)
-        return evolve(table, markers=markers), []
+        read = tuple(MarkerInput(raw=p, raw_at=event.at, present=p) for p in event.present)
+        return evolve(table, markers=read), []
     if isinstance(event, GameStarted | GameResumed):
         return _game(table, event)
     if isinstance(event, RoundScored):

@@ -9,7 +9,6 @@ level is reconciled when the window ends. Markers must hold a new level for
 
 from __future__ import annotations
 
-
 from hub.core.events import Gesture, Held, LongHeld, MarkerPlaced, MarkerRemoved, Tapped
 from hub.core.state import ButtonInput, MarkerInput, Timings, evolve
 

@@ -7,7 +7,6 @@ say what changed in the game. See ``docs/rules.md`` for the profile decisions.
 
 from __future__ import annotations
 
-
 from hub.core.effects import Effect, LogEntry, PlaySound, RoundEnded
 from hub.core.events import Gesture, Held, LongHeld, MarkerPlaced, MarkerRemoved, Tapped
 from hub.core.rules import PROFILES, Profile
