@@ -1,0 +1,42 @@
+"""tablesim: a tile-level Mexican Train simulator that plays at the hub.
+
+Pure (standard library only, no threads, no clock; randomness only from
+``random.Random(seed)`` instances). It plays the four rule profiles of
+``docs/rules.md`` with bots and turns every play into what a player does at the hub
+(:mod:`tablesim.actions`), each followed by the truth the hub must then show::
+
+    from tablesim import GameConfig, RandomLegal, iter_actions
+    config = GameConfig.for_players("consensus", 4, seed=7)
+    for action, truth in iter_actions(config, RandomLegal(7)):
+        ...
+"""
+
+from tablesim.actions import (
+    Action,
+    Blocked,
+    DoubleTruth,
+    EnterScores,
+    Gesture,
+    Hold,
+    LongHold,
+    MarkerOff,
+    MarkerOn,
+    NewGame,
+    RoundResult,
+    Tap,
+    Truth,
+)
+from tablesim.bots import Bot, FirstLegal, LargestPips, RandomLegal
+from tablesim.config import GameConfig
+from tablesim.game import Game, GameRecord, iter_actions, play_game, seat_bots
+from tablesim.profiles import PROFILES, Profile
+from tablesim.round import Round
+from tablesim.table import COVER, Move, OpenDouble, Table
+
+__all__ = [
+    "COVER", "PROFILES", "Action", "Blocked", "Bot", "DoubleTruth", "EnterScores",
+    "FirstLegal", "Game", "GameConfig", "GameRecord", "Gesture", "Hold", "LargestPips",
+    "LongHold", "MarkerOff", "MarkerOn", "Move", "NewGame", "OpenDouble", "Profile",
+    "RandomLegal", "Round", "RoundResult", "Table", "Tap", "Truth", "iter_actions",
+    "play_game", "seat_bots",
+]

@@ -1,0 +1,115 @@
+"""A simulated game's set-up: profile, seats, set, rounds and options, validated."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tablesim.profiles import PROFILES, Profile
+from tablesim.tiles import DOUBLE_BLANK_VALUES, MAX_SET, MIN_SET, set_size
+
+SLOTS = range(1, 9)
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """Everything that fixes a game but the bots; ``None`` fields take the defaults.
+
+    ``seats`` are hub slots (1..8), played clockwise by slot number whatever the
+    order given. ``mexican_slot`` defaults to the lowest free slot (none with 8
+    players: then there is no Mexican Train). ``first`` names round 1's starter
+    (``rotate``: the designated player, default the first seat; the engine
+    profiles: round 1 starts there with no engine tap). ``tiles_each`` overrides the
+    profile's deal table (e.g. for a small set). Invalid values raise ``ValueError``.
+    """
+
+    rules: str
+    seats: tuple[int, ...]
+    seed: int = 0
+    mexican_slot: int | None = None
+    first: int | None = None
+    set_max: int | None = None
+    rounds: int | None = None
+    tiles_each: int | None = None
+    chickenfoot: bool = False
+    partnerships: bool = False
+    double_blank: int = 0
+
+    def __post_init__(self) -> None:
+        if self.rules not in PROFILES:
+            raise ValueError(f"rules {self.rules!r}: choose one of {', '.join(PROFILES)}")
+        seats = tuple(sorted(self.seats))
+        _check_seats(seats)
+        object.__setattr__(self, "seats", seats)
+        object.__setattr__(self, "mexican_slot", self._mexican(seats))
+        set_max = self.set_max if self.set_max is not None else self.profile.set_for(len(seats))
+        _check_set(set_max)
+        object.__setattr__(self, "set_max", set_max)
+        rounds = self.rounds if self.rounds is not None else set_max + 1
+        if not 1 <= rounds <= set_max + 1:
+            raise ValueError(f"rounds {rounds}: a double-{set_max} game has 1 to {set_max + 1}")
+        object.__setattr__(self, "rounds", rounds)
+        self._check_deal()
+        self._check_options()
+
+    @classmethod
+    def for_players(cls, rules: str, players: int, **options: object) -> GameConfig:
+        """A game with ``players`` players seated at slots 1..players."""
+        return cls(rules, tuple(range(1, players + 1)), **options)  # type: ignore[arg-type]
+
+    @property
+    def profile(self) -> Profile:
+        """The rule profile played."""
+        return PROFILES[self.rules]
+
+    @property
+    def hand_size(self) -> int:
+        """Tiles dealt to each player."""
+        if self.tiles_each is not None:
+            return self.tiles_each
+        return self.profile.hand_size(len(self.seats))
+
+    @property
+    def covers(self) -> int:
+        """Covers a double needs: 3 with the chickenfoot option, else 1."""
+        return 3 if self.chickenfoot else 1
+
+    def _mexican(self, seats: tuple[int, ...]) -> int | None:
+        free = [s for s in SLOTS if s not in seats]
+        if self.mexican_slot is None:
+            return free[0] if free else None
+        if self.mexican_slot not in free:
+            raise ValueError(f"mexican_slot {self.mexican_slot}: must be a free slot {free}")
+        return self.mexican_slot
+
+    def _check_deal(self) -> None:
+        assert self.set_max is not None
+        if self.first is not None and self.first not in self.seats:
+            raise ValueError(f"first {self.first}: not a seated slot {list(self.seats)}")
+        each, available = self.hand_size, set_size(self.set_max) - 1
+        if each < 1 or each * len(self.seats) > available:
+            raise ValueError(
+                f"{len(self.seats)} players × {each} tiles do not fit the {available} "
+                f"tiles of a double-{self.set_max} set without its engine"
+            )
+
+    def _check_options(self) -> None:
+        if self.chickenfoot and not self.profile.chickenfoot_allowed:
+            raise ValueError(f"chickenfoot: not an option of the {self.rules} profile")
+        if self.partnerships and not self.profile.partnerships_allowed:
+            raise ValueError(f"partnerships: not an option of the {self.rules} profile")
+        if self.partnerships and len(self.seats) not in (4, 6, 8):
+            raise ValueError(f"partnerships: need 4, 6 or 8 players, not {len(self.seats)}")
+        if self.double_blank not in DOUBLE_BLANK_VALUES:
+            raise ValueError(f"double_blank {self.double_blank}: one of {DOUBLE_BLANK_VALUES}")
+
+
+def _check_seats(seats: tuple[int, ...]) -> None:
+    if not 2 <= len(seats) <= 8:
+        raise ValueError(f"seats {list(seats)}: the hub seats 2 to 8 players")
+    if len(set(seats)) != len(seats) or any(s not in SLOTS for s in seats):
+        raise ValueError(f"seats {list(seats)}: distinct slots from 1 to 8")
+
+
+def _check_set(set_max: int) -> None:
+    if not MIN_SET <= set_max <= MAX_SET:
+        raise ValueError(f"set double-{set_max}: supported are double-{MIN_SET}..{MAX_SET}")

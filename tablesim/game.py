@@ -1,0 +1,105 @@
+"""A whole simulated game: rounds of :class:`~tablesim.round.Round`, as a step stream.
+
+:func:`iter_actions` yields ``(action, truth)`` pairs: ``NewGame`` first, then every
+gesture of every round, ``Blocked`` when a round is blocked, the markers taken back
+(``MarkerOff``) and ``EnterScores`` with the round's tiles and points; the truth after
+``EnterScores`` is the next round's start (or ``phase="finished"``).
+
+Conventions where ``docs/rules.md`` leaves a choice (see also ``tablesim/__init__``):
+
+- The engine is set aside before shuffling. In the engine profiles (``aces``,
+  ``mexicantrainfun``, ``triples``) whoever "found" it is drawn by seeded lot; they
+  tap their own slot before anyone's first turn (``first`` skips this in round 1).
+- A first-turn string is one gesture: a tap on one's own slot (``triples``: a hold
+  if it ends on a double; it then waits for the player's second turn).
+- Going out is only the long hold on one's own slot, whatever the last tile was.
+- A player who lays a tile on their own public train lifts the marker first.
+- Failing with the open double on one's own train: a tap there would read as a
+  cover, so the player puts the marker down (lifting it first if it was down).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from tablesim.actions import Action, EnterScores, NewGame, RoundResult, Truth
+from tablesim.bots import Bot, FirstLegal
+from tablesim.config import GameConfig
+from tablesim.round import Round
+
+Bots = Bot | Sequence[Bot] | Mapping[int, Bot] | None
+Step = tuple[Action, Truth]
+
+
+class Game:
+    """A game played by bots; :meth:`steps` plays it, :attr:`results` fills as it goes."""
+
+    def __init__(self, config: GameConfig, bots: Bots = None) -> None:
+        self.config = config
+        self.bots = seat_bots(config.seats, bots)
+        self.results: list[RoundResult] = []
+        self.rng = random.Random(config.seed)
+
+    def steps(self) -> Iterator[Step]:
+        """Play every round, yielding each action with the truth after it."""
+        assert self.config.rounds is not None
+        current = Round(self.config, 1, self.rng, self.bots)
+        yield NewGame(self.config), current.truth()
+        for number in range(1, self.config.rounds + 1):
+            current.begin()
+            yield from current.drain()
+            while not current.over:
+                current.play_turn()
+                yield from current.drain()
+            result = current.result()
+            self.results.append(result)
+            current.clear_markers()
+            yield from current.drain()
+            if number < self.config.rounds:
+                current = Round(self.config, number + 1, self.rng, self.bots)
+                yield EnterScores(result), current.truth()
+            else:
+                yield EnterScores(result), self._finished(current)
+
+    def _finished(self, last: Round) -> Truth:
+        truth = last.truth()
+        return Truth(None, truth.public, None, "finished", truth.round, truth.engine,
+                     truth.went_out)
+
+
+def seat_bots(seats: Sequence[int], bots: Bots) -> dict[int, Bot]:
+    """One bot per seat: the same bot for all, one per seat in order, or by slot."""
+    if bots is None:
+        return {s: FirstLegal() for s in seats}
+    if isinstance(bots, Mapping):
+        missing = [s for s in seats if s not in bots]
+        if missing:
+            raise ValueError(f"bots: no bot for slots {missing}")
+        return {s: bots[s] for s in seats}
+    if isinstance(bots, Sequence):
+        if len(bots) != len(seats):
+            raise ValueError(f"bots: {len(bots)} bots for {len(seats)} seats")
+        return dict(zip(seats, bots, strict=True))
+    return {s: bots for s in seats}
+
+
+def iter_actions(config: GameConfig, bots: Bots = None) -> Iterator[Step]:
+    """Play a whole game; yield ``(action, truth)`` pairs (see the module docstring)."""
+    return Game(config, bots).steps()
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A played game: every step, and each round's result."""
+
+    steps: tuple[Step, ...]
+    results: tuple[RoundResult, ...]
+
+
+def play_game(config: GameConfig, bots: Bots = None) -> GameRecord:
+    """Play a whole game and keep everything."""
+    game = Game(config, bots)
+    steps = tuple(game.steps())
+    return GameRecord(steps, tuple(game.results))

@@ -1,0 +1,73 @@
+"""The four rule profiles as the simulator plays them (``docs/rules.md``'s table).
+
+Only what changes the tile-level game is here: who starts, the first turn, what a
+double obliges, the deal and the default set. Kept apart from ``hub/core/rules.py`` on
+purpose: the simulator is the independent "truth" the hub is checked against.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# (fewest players, most players, value)
+Rows = tuple[tuple[int, int, int], ...]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One rule system.
+
+    ``starter``: ``rotate``, ``engine-holder`` or ``engine-left``. ``first_turn``:
+    ``string`` (as many tiles as the player strings on their own train) or
+    ``single``. ``after_double``: ``again``, ``answer``, ``cover`` or ``satisfy``.
+    """
+
+    name: str
+    starter: str
+    first_turn: str
+    after_double: str
+    out_waits_first_turns: bool
+    chickenfoot_allowed: bool
+    partnerships_allowed: bool
+    tiles_each: Rows
+    default_set: Rows
+
+    @property
+    def tracks_doubles(self) -> bool:
+        """True when a played double stays open until covered (all but ``again``)."""
+        return self.after_double != "again"
+
+    def hand_size(self, players: int) -> int:
+        """Tiles each player is dealt with ``players`` players."""
+        return _lookup(self.tiles_each, players, self.name)
+
+    def set_for(self, players: int) -> int:
+        """The set (its max pips) played by default with ``players`` players."""
+        return _lookup(self.default_set, players, self.name)
+
+
+def _lookup(rows: Rows, players: int, name: str) -> int:
+    for fewest, most, value in rows:
+        if fewest <= players <= most:
+            return value
+    raise ValueError(f"{players} players: the {name} profile is for 2 to 8 players")
+
+
+PROFILES: dict[str, Profile] = {
+    "aces": Profile(
+        "aces", "engine-left", "string", "again", True, False, False,
+        ((2, 4, 15), (5, 6, 12), (7, 8, 10)), ((2, 8, 12),),
+    ),
+    "mexicantrainfun": Profile(
+        "mexicantrainfun", "engine-holder", "single", "answer", False, True, False,
+        ((2, 3, 8), (4, 6, 12), (7, 8, 10)), ((2, 3, 9), (4, 8, 12)),
+    ),
+    "consensus": Profile(
+        "consensus", "rotate", "single", "cover", False, True, True,
+        ((2, 4, 15), (5, 6, 12), (7, 8, 11)), ((2, 8, 12),),
+    ),
+    "triples": Profile(
+        "triples", "engine-holder", "string", "satisfy", False, False, False,
+        ((2, 4, 15), (5, 6, 12), (7, 8, 11)), ((2, 8, 12),),
+    ),
+}

@@ -1,0 +1,375 @@
+"""One round of Mexican Train, tile by tile, with the gestures each play makes.
+
+:class:`Round` deals, runs the turns of ``docs/rules.md``'s profiles and records each
+gesture with the :class:`~tablesim.actions.Truth` the hub must show after it. The
+gesture for a play is chosen so the hub's reading of it (the gesture table in
+``docs/rules.md``) lands on the same truth; the module docstring of
+:mod:`tablesim.game` lists the conventions.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator, Mapping
+
+from tablesim.actions import (
+    Action,
+    Blocked,
+    DoubleTruth,
+    Hold,
+    LongHold,
+    MarkerOff,
+    MarkerOn,
+    RoundResult,
+    Tap,
+    Truth,
+)
+from tablesim.bots import Bot
+from tablesim.config import GameConfig
+from tablesim.table import Move, OpenDouble, Table, longest_string
+from tablesim.tiles import Tile, full_set, hand_points, is_double
+
+FIRST, PLAY, OVER = "first-turn", "play", "round-over"
+
+
+class Round:
+    """Round ``number`` of a game: its tiles, markers, open double, phase and turn."""
+
+    def __init__(self, config: GameConfig, number: int, rng: random.Random,
+                 bots: Mapping[int, Bot]) -> None:
+        assert config.set_max is not None
+        self.config, self.profile, self.bots = config, config.profile, bots
+        self.number, self.engine = number, config.set_max - number + 1
+        self.seats = config.seats
+        self.table = self._deal(rng)
+        self.markers: set[int] = set()
+        self.double: OpenDouble | None = None
+        self.phase = FIRST
+        self.went_out: int | None = None
+        self.blocked = False
+        self.first_left = len(self.seats)
+        self.idle = 0
+        self._progress = False
+        self.steps: list[tuple[Action, Truth]] = []
+        self.holder, self.turn = self._starter(rng)
+
+    @classmethod
+    def with_tiles(cls, config: GameConfig, number: int, bots: Mapping[int, Bot],
+                   hands: Mapping[int, list[Tile]], boneyard: list[Tile],
+                   holder: int | None = None) -> Round:
+        """A round with chosen hands and boneyard (``boneyard[0]`` is drawn first).
+
+        For tests and worked examples; ``holder`` places the engine in the engine
+        profiles (default: the first seat), unless ``config.first`` names round 1's
+        starter.
+        """
+        made = cls(config, number, random.Random(0), bots)
+        made.table = Table(made.engine, {s: list(hands[s]) for s in made.seats},
+                           list(reversed(boneyard)), config.mexican_slot)
+        if made.holder is not None:
+            made.holder = holder if holder is not None else made.seats[0]
+        return made
+
+    # -- set-up ---------------------------------------------------------------------
+
+    def _deal(self, rng: random.Random) -> Table:
+        """Set the engine aside, shuffle the rest, deal each seat its hand."""
+        assert self.config.set_max is not None
+        tiles = [t for t in full_set(self.config.set_max) if t != (self.engine, self.engine)]
+        rng.shuffle(tiles)
+        each = self.config.hand_size
+        hands = {s: tiles[i * each:(i + 1) * each] for i, s in enumerate(self.seats)}
+        boneyard = tiles[len(self.seats) * each:]
+        return Table(self.engine, hands, boneyard, self.config.mexican_slot)
+
+    def _starter(self, rng: random.Random) -> tuple[int | None, int | None]:
+        """(engine holder, starter): one of them is known at the round's start."""
+        first = self.config.first
+        if self.profile.starter == "rotate":
+            first = first if first is not None else self.seats[0]
+            at = (self.seats.index(first) + self.number - 1) % len(self.seats)
+            return None, self.seats[at]
+        if self.number == 1 and first is not None:
+            return None, first
+        # The engine was set aside, so who "found" it is drawn by lot.
+        return rng.choice(self.seats), None
+
+    def begin(self) -> None:
+        """The engine holder (if the profile needs one) taps their slot: engine placed."""
+        if self.holder is None:
+            return
+        holder_starts = self.profile.starter == "engine-holder"
+        self.turn = self.holder if holder_starts else self.next_seat(self.holder)
+        self._emit(Tap(self.holder))
+
+    # -- what the hub shows -------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        """True once someone went out or the round is blocked."""
+        return self.phase == OVER
+
+    def truth(self) -> Truth:
+        """The hub's state as it must be now."""
+        public = set(self.markers)
+        if self.config.mexican_slot is not None:
+            public.add(self.config.mexican_slot)
+        d = self.double
+        double = None if d is None else DoubleTruth(d.slot, d.covers_left, d.responsible)
+        went_out = self.went_out if self.phase == OVER else None
+        return Truth(self.turn, frozenset(public), double, self.phase, self.number,
+                     self.engine, went_out)
+
+    def drain(self) -> Iterator[tuple[Action, Truth]]:
+        """Hand out the steps recorded since the last drain."""
+        steps, self.steps = self.steps, []
+        return iter(steps)
+
+    def _emit(self, action: Action) -> None:
+        self.steps.append((action, self.truth()))
+
+    # -- seats ----------------------------------------------------------------------------
+
+    def next_seat(self, slot: int) -> int:
+        """The next seated slot clockwise."""
+        return self.seats[(self.seats.index(slot) + 1) % len(self.seats)]
+
+    def partner(self, slot: int) -> int | None:
+        """The partner opposite ``slot`` when playing partnerships."""
+        if not self.config.partnerships:
+            return None
+        half = len(self.seats) // 2
+        return self.seats[(self.seats.index(slot) + half) % len(self.seats)]
+
+    # -- turns --------------------------------------------------------------------------
+
+    def play_turn(self) -> None:
+        """The turn owner plays one whole turn (bonus and covering plays included)."""
+        assert self.turn is not None and not self.over
+        self._progress = False
+        if self.phase == FIRST:
+            self._first_turn(self.turn)
+        else:
+            self._turn(self.turn)
+        if self.phase == PLAY and not self.table.boneyard and self.idle >= len(self.seats):
+            self._block()
+
+    def _pick(self, player: int, legal: Callable[[], list[Move]]) -> Move | None:
+        """The bot's choice among the legal moves, drawing once if there are none."""
+        moves = legal()
+        if not moves:
+            drawn = self.table.draw(player)
+            if drawn is None:
+                return None
+            self._progress = True
+            moves = [m for m in legal() if m.tile == drawn]
+        return self.bots[player].choose(moves) if moves else None
+
+    def _first_turn(self, p: int) -> None:
+        """Start one's own train: one tile, or a string; else draw once, else marker."""
+        string = self.profile.first_turn == "string"
+        placed = self._first_string(p) if string else self._first_single(p)
+        if not placed:
+            self._mark(p)
+        elif not self.table.hands[p]:
+            self._out(p)
+        elif self.profile.after_double == "satisfy" and is_double(placed[-1]):
+            # triples: the turn ends; the player satisfies it on their second turn.
+            self._end_turn(p, True)
+            self._open(p, p, placed[-1][0])
+            self._emit(Hold(p))
+        else:
+            self._end_turn(p, True)
+            self._emit(Tap(p))
+
+    def _first_single(self, p: int) -> list[Tile]:
+        move = self._pick(p, lambda: self.table.moves_on(p, [p]))
+        if move is None:
+            return []
+        self.table.play(p, move)
+        return [move.tile]
+
+    def _first_string(self, p: int) -> list[Tile]:
+        """Lay the longest string on one's own train (the drawn tile may start it)."""
+        if not self.table.moves_on(p, [p]):
+            if self.table.draw(p) is None:
+                return []
+            self._progress = True
+        bot = self.bots[p]
+        placed = longest_string(self.table.hands[p], self.table.trains[p].ends[0],
+                                lambda fits: bot.choose([Move(t, p, 0) for t in fits]).tile)
+        for t in placed:
+            self.table.play(p, Move(t, p, 0))
+        waiting = self.double is not None and self.profile.tracks_doubles
+        if waiting and placed and is_double(placed[-1]) and self.table.hands[p]:
+            # Another first-turn double already waits: stop before this one rather
+            # than leave two doubles open (the truth shows one).
+            placed.remove(self.table.take_back(p, p))
+        return placed
+
+    def _turn(self, p: int) -> None:
+        """A turn after the first: play, else draw and play, else mark (or pass)."""
+        while True:
+            move = self._pick(p, lambda: self._legal(p))
+            if move is None:
+                self._fail(p)
+                return
+            if not self._place(p, move):
+                return
+
+    def _legal(self, p: int) -> list[Move]:
+        d = self.double
+        if d is not None and d.responsible == p:
+            moves = self.table.cover_moves(p, d)
+            if self.profile.after_double == "satisfy":
+                moves += self.table.moves_on(p, self._public_others(p))
+            return moves
+        # A double waiting for its player's second turn (triples): no second double.
+        return self.table.moves_on(p, self._open_trains(p), doubles=d is None)
+
+    def _open_trains(self, p: int) -> list[int]:
+        """Own train, partner's, the public ones and the Mexican Train: own first."""
+        slots = [p]
+        partner = self.partner(p)
+        if partner is not None:
+            slots.append(partner)
+        slots += [s for s in sorted(self.markers) if s not in slots]
+        if self.config.mexican_slot is not None:
+            slots.append(self.config.mexican_slot)
+        return slots
+
+    def _public_others(self, p: int) -> list[int]:
+        """Trains a ``satisfy`` double may be satisfied on: public, and not one's own."""
+        slots = [s for s in sorted(self.markers) if s != p]
+        if self.config.mexican_slot is not None:
+            slots.append(self.config.mexican_slot)
+        return slots
+
+    def _place(self, p: int, move: Move) -> bool:
+        """Lay the tile and make its gesture; True when the same player goes on."""
+        d, double = self.double, is_double(move.tile)
+        self._progress = True
+        if move.covers:
+            assert d is not None
+            self.table.cover(p, move, d)
+        else:
+            self.table.play(p, move)
+        if not self.table.hands[p] and not (double and self.profile.after_double == "answer"):
+            self._out(p)
+            return False
+        if move.slot == p and p in self.markers:
+            self.markers.discard(p)
+            self._emit(MarkerOff(p))
+        if d is not None and d.responsible == p:
+            self._settle(d, move)
+        if double:
+            if self.profile.tracks_doubles:
+                self._open(p, move.slot, move.tile[0])
+            self._emit(Hold(move.slot))
+            return True
+        self._end_turn(p, True)
+        self._emit(Tap(move.slot))
+        return False
+
+    def _settle(self, d: OpenDouble, move: Move) -> None:
+        """The responsible player laid ``move``: a cover, or (triples) satisfied elsewhere."""
+        if move.covers:
+            d.covers_left -= 1
+            d.covers_done += 1
+            if d.covers_left == 0:
+                self.double = None
+            return
+        self.table.give_end(d.slot, d.value)
+        self.double = None
+
+    def _open(self, player: int, slot: int, value: int) -> None:
+        self.table.take_end(slot, value)
+        self.double = OpenDouble(slot, value, self.config.covers, player, player)
+
+    def _fail(self, p: int) -> None:
+        """No tile to lay after drawing: marker down, or pass with a tap."""
+        d, had = self.double, p in self.markers
+        if d is not None and d.slot == p:
+            # A tap here would read as a cover of the double on p's own train: the
+            # pass is shown by (lifting and) putting down p's marker instead.
+            if had:
+                self.markers.discard(p)
+                self._emit(MarkerOff(p))
+            self._mark(p, progress=self._progress or not had)
+        elif not had and self._must_mark(p):
+            self._mark(p)
+        else:
+            self._end_turn(p, self._progress)
+            self._emit(Tap(p))
+
+    def _must_mark(self, p: int) -> bool:
+        """Whether failing now obliges p to mark their train public."""
+        d = self.double
+        if d is None or d.responsible != p:
+            return True
+        if d.covers_done > 0:
+            return False  # chickenfoot: the 2nd and 3rd covers need no marker
+        if self.profile.after_double == "answer":
+            return p == d.player
+        return True
+
+    def _mark(self, p: int, progress: bool = True) -> None:
+        self.markers.add(p)
+        self._end_turn(p, progress)
+        self._emit(MarkerOn(p))
+
+    def _end_turn(self, p: int, progress: bool) -> None:
+        """The turn passes clockwise; responsibility for an open double goes with it."""
+        d = self.double
+        bound = d is None or d.responsible == p
+        self.idle = 0 if progress or not bound else self.idle + 1
+        if self.phase == PLAY and d is not None and d.responsible == p:
+            d.responsible = self.next_seat(p)
+        if self.phase == FIRST:
+            self.first_left -= 1
+            if self.first_left == 0:
+                self.phase = PLAY if self.went_out is None else OVER
+        self.turn = self.next_seat(p)
+        if self.phase == OVER:
+            self._close()
+
+    # -- the end ------------------------------------------------------------------------
+
+    def _out(self, p: int) -> None:
+        """p laid their last tile: long hold (aces' first turn: the others finish theirs)."""
+        if self.went_out is None:
+            self.went_out = p
+        if self.phase == FIRST and self.profile.out_waits_first_turns:
+            self._end_turn(p, True)
+        else:
+            self.phase = OVER
+            self._close()
+        self._emit(LongHold(p))
+
+    def _block(self) -> None:
+        self.blocked = True
+        self.phase = OVER
+        self._close()
+        self._emit(Blocked(self.number))
+
+    def _close(self) -> None:
+        self.turn = None
+        self.double = None
+
+    def clear_markers(self) -> None:
+        """Everyone takes their marker back before the scores go in."""
+        for slot in sorted(self.markers):
+            self.markers.discard(slot)
+            self._emit(MarkerOff(slot))
+
+    def result(self) -> RoundResult:
+        """Each seat's remaining tiles and points (partner of who went out: 0)."""
+        hands = {s: tuple(self.table.hands[s]) for s in self.seats}
+        points = {s: hand_points(h, self.config.double_blank) for s, h in hands.items()}
+        if self.went_out is not None:
+            points[self.went_out] = 0
+            partner = self.partner(self.went_out)
+            if partner is not None:
+                points[partner] = 0
+        return RoundResult(self.number, self.engine, self.went_out, self.blocked,
+                           hands, points)
