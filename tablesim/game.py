@@ -65,8 +65,9 @@ class Game:
 
     def _finished(self, last: Round) -> Truth:
         truth = last.truth()
-        return Truth(None, truth.public, None, "finished", truth.round, truth.engine,
-                     truth.went_out)
+        return Truth(
+            None, truth.public, None, "finished", truth.round, truth.engine, truth.went_out
+        )
 
 
 def seat_bots(seats: Sequence[int], bots: Bots) -> dict[int, Bot]:

@@ -35,8 +35,9 @@ FIRST, PLAY, OVER = "first-turn", "play", "round-over"
 class Round:
     """Round ``number`` of a game: its tiles, markers, open double, phase and turn."""
 
-    def __init__(self, config: GameConfig, number: int, rng: random.Random,
-                 bots: Mapping[int, Bot]) -> None:
+    def __init__(
+        self, config: GameConfig, number: int, rng: random.Random, bots: Mapping[int, Bot]
+    ) -> None:
         assert config.set_max is not None
         self.config, self.profile, self.bots = config, config.profile, bots
         self.number, self.engine = number, config.set_max - number + 1
@@ -54,9 +55,15 @@ class Round:
         self.holder, self.turn = self._starter(rng)
 
     @classmethod
-    def with_tiles(cls, config: GameConfig, number: int, bots: Mapping[int, Bot],
-                   hands: Mapping[int, list[Tile]], boneyard: list[Tile],
-                   holder: int | None = None) -> Round:
+    def with_tiles(
+        cls,
+        config: GameConfig,
+        number: int,
+        bots: Mapping[int, Bot],
+        hands: Mapping[int, list[Tile]],
+        boneyard: list[Tile],
+        holder: int | None = None,
+    ) -> Round:
         """A round with chosen hands and boneyard (``boneyard[0]`` is drawn first).
 
         For tests and worked examples; ``holder`` places the engine in the engine
@@ -64,8 +71,12 @@ class Round:
         starter.
         """
         made = cls(config, number, random.Random(0), bots)
-        made.table = Table(made.engine, {s: list(hands[s]) for s in made.seats},
-                           list(reversed(boneyard)), config.mexican_slot)
+        made.table = Table(
+            made.engine,
+            {s: list(hands[s]) for s in made.seats},
+            list(reversed(boneyard)),
+            config.mexican_slot,
+        )
         if made.holder is not None:
             made.holder = holder if holder is not None else made.seats[0]
         return made
@@ -78,8 +89,8 @@ class Round:
         tiles = [t for t in full_set(self.config.set_max) if t != (self.engine, self.engine)]
         rng.shuffle(tiles)
         each = self.config.hand_size
-        hands = {s: tiles[i * each:(i + 1) * each] for i, s in enumerate(self.seats)}
-        boneyard = tiles[len(self.seats) * each:]
+        hands = {s: tiles[i * each : (i + 1) * each] for i, s in enumerate(self.seats)}
+        boneyard = tiles[len(self.seats) * each :]
         return Table(self.engine, hands, boneyard, self.config.mexican_slot)
 
     def _starter(self, rng: random.Random) -> tuple[int | None, int | None]:
@@ -117,8 +128,9 @@ class Round:
         d = self.double
         double = None if d is None else DoubleTruth(d.slot, d.covers_left, d.responsible)
         went_out = self.went_out if self.phase == OVER else None
-        return Truth(self.turn, frozenset(public), double, self.phase, self.number,
-                     self.engine, went_out)
+        return Truth(
+            self.turn, frozenset(public), double, self.phase, self.number, self.engine, went_out
+        )
 
     def drain(self) -> Iterator[tuple[Action, Truth]]:
         """Hand out the steps recorded since the last drain."""
@@ -196,8 +208,11 @@ class Round:
                 return []
             self._progress = True
         bot = self.bots[p]
-        placed = longest_string(self.table.hands[p], self.table.trains[p].ends[0],
-                                lambda fits: bot.choose([Move(t, p, 0) for t in fits]).tile)
+        placed = longest_string(
+            self.table.hands[p],
+            self.table.trains[p].ends[0],
+            lambda fits: bot.choose([Move(t, p, 0) for t in fits]).tile,
+        )
         for t in placed:
             self.table.play(p, Move(t, p, 0))
         waiting = self.double is not None and self.profile.tracks_doubles
@@ -371,5 +386,4 @@ class Round:
             partner = self.partner(self.went_out)
             if partner is not None:
                 points[partner] = 0
-        return RoundResult(self.number, self.engine, self.went_out, self.blocked,
-                           hands, points)
+        return RoundResult(self.number, self.engine, self.went_out, self.blocked, hands, points)

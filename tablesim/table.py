@@ -87,15 +87,15 @@ class Table:
         for slot in slots:
             for end, value in enumerate(self.trains[slot].ends):
                 moves += [
-                    Move(t, slot, end) for t in hand
+                    Move(t, slot, end)
+                    for t in hand
                     if matches(t, value) and (doubles or last or not is_double(t))
                 ]
         return moves
 
     def cover_moves(self, player: int, double: OpenDouble) -> list[Move]:
         """Every tile of ``player``'s that covers ``double`` (a double never can)."""
-        return [Move(t, double.slot, COVER) for t in self.hands[player]
-                if matches(t, double.value)]
+        return [Move(t, double.slot, COVER) for t in self.hands[player] if matches(t, double.value)]
 
     def play(self, player: int, move: Move) -> None:
         """Lay a tile at an open end; a double leaves the same value open."""

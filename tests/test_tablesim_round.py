@@ -98,8 +98,9 @@ def test_triples_first_turn_double_waits_then_satisfied_on_a_public_train():
 
 
 def test_triples_satisfy_moves_include_other_public_trains_not_own():
-    rnd = scripted("triples", {1: [(12, 5), (5, 5), (6, 1)], 2: [(12, 6), (0, 0)],
-                               3: [(12, 7), (9, 2)]})
+    rnd = scripted(
+        "triples", {1: [(12, 5), (5, 5), (6, 1)], 2: [(12, 6), (0, 0)], 3: [(12, 7), (9, 2)]}
+    )
     play(rnd, turns=3)
     rnd.markers.update({1, 2})
     rnd.table.trains[1].ends.append(6)  # pretend P1's own public train ends at 6 too
@@ -109,8 +110,10 @@ def test_triples_satisfy_moves_include_other_public_trains_not_own():
 
 
 def test_triples_second_first_turn_double_is_held_back():
-    rnd = scripted("triples", {1: [(12, 5), (5, 5), (11, 0)], 2: [(12, 6), (6, 6), (9, 0)],
-                               3: [(12, 7), (9, 2)]})
+    rnd = scripted(
+        "triples",
+        {1: [(12, 5), (5, 5), (11, 0)], 2: [(12, 6), (6, 6), (9, 0)], 3: [(12, 7), (9, 2)]},
+    )
     steps = play(rnd, turns=2)
     assert actions(steps) == [Hold(1), Tap(2)]
     assert (6, 6) in rnd.table.hands[2] and steps[1][1].double == DoubleTruth(1, 1, 1)
@@ -119,23 +122,33 @@ def test_triples_second_first_turn_double_is_held_back():
 def test_chickenfoot_needs_three_covers_and_failing_a_later_one_needs_no_marker():
     rnd = scripted(
         "consensus",
-        {1: [(12, 5), (5, 5), (5, 1), (11, 0)], 2: [(12, 6), (5, 2), (10, 0)],
-         3: [(12, 7), (9, 0)], 4: [(12, 8), (5, 4), (8, 0)]},
+        {
+            1: [(12, 5), (5, 5), (5, 1), (11, 0)],
+            2: [(12, 6), (5, 2), (10, 0)],
+            3: [(12, 7), (9, 0)],
+            4: [(12, 8), (5, 4), (8, 0)],
+        },
         boneyard=[(11, 1)],
         chickenfoot=True,
     )
     steps = play(rnd, turns=8)
     assert actions(steps)[4:] == [Hold(1), Tap(1), Tap(1), Tap(3), Tap(1)]
     doubles = [t.double for _, t in steps[4:]]
-    assert doubles == [DoubleTruth(1, 3, 1), DoubleTruth(1, 2, 2), DoubleTruth(1, 1, 3),
-                       DoubleTruth(1, 1, 4), None]
+    assert doubles == [
+        DoubleTruth(1, 3, 1),
+        DoubleTruth(1, 2, 2),
+        DoubleTruth(1, 1, 3),
+        DoubleTruth(1, 1, 4),
+        None,
+    ]
     assert steps[7][1].public == {5}  # P3 passed without a marker
     assert sorted(rnd.table.trains[1].ends) == [1, 2, 4]
 
 
 def test_playing_on_own_public_train_lifts_the_marker_first():
-    rnd = scripted("consensus", {1: [(12, 5), (5, 3), (9, 0)], 2: [(12, 6), (4, 1)]},
-                   boneyard=[(10, 1)])
+    rnd = scripted(
+        "consensus", {1: [(12, 5), (5, 3), (9, 0)], 2: [(12, 6), (4, 1)]}, boneyard=[(10, 1)]
+    )
     play(rnd, turns=2)
     rnd.markers.add(1)
     steps = play(rnd, turns=1)
@@ -146,8 +159,12 @@ def test_playing_on_own_public_train_lifts_the_marker_first():
 def test_failing_with_the_double_on_own_marked_train_lifts_and_replaces_the_marker():
     # P2 plays 6-6 on P1's public train (ends at 6); P1 cannot cover: a tap on slot 1
     # would read as a cover, so P1 lifts and puts back the marker.
-    rnd = scripted("consensus", {1: [(12, 6), (9, 0), (8, 0)], 2: [(12, 3), (6, 6), (7, 0)]},
-                   boneyard=[(10, 1), (11, 1), (11, 2)], first=2)
+    rnd = scripted(
+        "consensus",
+        {1: [(12, 6), (9, 0), (8, 0)], 2: [(12, 3), (6, 6), (7, 0)]},
+        boneyard=[(10, 1), (11, 1), (11, 2)],
+        first=2,
+    )
     play(rnd, turns=2)
     rnd.markers.add(1)
     steps = play(rnd, turns=2)
@@ -156,9 +173,16 @@ def test_failing_with_the_double_on_own_marked_train_lifts_and_replaces_the_mark
 
 
 def test_partners_may_play_on_each_others_train():
-    rnd = scripted("consensus", {1: [(12, 5), (7, 1), (11, 0)], 2: [(12, 6), (9, 9)],
-                                 3: [(12, 7), (2, 2)], 4: [(12, 8), (3, 3)]},
-                   partnerships=True)
+    rnd = scripted(
+        "consensus",
+        {
+            1: [(12, 5), (7, 1), (11, 0)],
+            2: [(12, 6), (9, 9)],
+            3: [(12, 7), (2, 2)],
+            4: [(12, 8), (3, 3)],
+        },
+        partnerships=True,
+    )
     play(rnd, turns=4)
     assert Move((7, 1), 3, 0) in rnd._legal(1)
     assert not any(m.slot == 2 for m in rnd._legal(1))
@@ -167,9 +191,12 @@ def test_partners_may_play_on_each_others_train():
 
 
 def test_partnership_scoring_partner_of_who_went_out_scores_zero():
-    rnd = scripted("consensus", {1: [(12, 5)], 2: [(12, 6), (0, 0), (4, 1)],
-                                 3: [(12, 7), (9, 9)], 4: [(12, 8), (3, 3)]},
-                   partnerships=True, double_blank=50)
+    rnd = scripted(
+        "consensus",
+        {1: [(12, 5)], 2: [(12, 6), (0, 0), (4, 1)], 3: [(12, 7), (9, 9)], 4: [(12, 8), (3, 3)]},
+        partnerships=True,
+        double_blank=50,
+    )
     steps = play(rnd)
     assert actions(steps) == [LongHold(1)]
     assert steps[0][1].phase == "round-over" and steps[0][1].went_out == 1
@@ -181,8 +208,7 @@ def test_partnership_scoring_partner_of_who_went_out_scores_zero():
 def test_blocked_round_scores_every_hand():
     rnd = scripted("consensus", {1: [(12, 5), (3, 3)], 2: [(12, 6), (4, 4)]})
     steps = play(rnd)
-    assert actions(steps) == [Tap(1), Tap(2), MarkerOn(1), MarkerOn(2), Tap(1), Tap(2),
-                              Blocked(1)]
+    assert actions(steps) == [Tap(1), Tap(2), MarkerOn(1), MarkerOn(2), Tap(1), Tap(2), Blocked(1)]
     assert steps[-1][1].phase == "round-over" and steps[-1][1].turn is None
     result = rnd.result()
     assert result.blocked and result.went_out is None
@@ -192,8 +218,7 @@ def test_blocked_round_scores_every_hand():
 
 
 def test_first_turn_draws_once_then_marks():
-    rnd = scripted("consensus", {1: [(3, 1)], 2: [(12, 6), (4, 4)]},
-                   boneyard=[(12, 2), (5, 0)])
+    rnd = scripted("consensus", {1: [(3, 1)], 2: [(12, 6), (4, 4)]}, boneyard=[(12, 2), (5, 0)])
     steps = play(rnd, turns=1)
     assert actions(steps) == [Tap(1)] and rnd.table.trains[1].ends == [2]
     rnd = scripted("consensus", {1: [(3, 1)], 2: [(12, 6), (4, 4)]}, boneyard=[(5, 0)])
@@ -202,8 +227,9 @@ def test_first_turn_draws_once_then_marks():
 
 
 def test_aces_going_out_in_the_first_turn_waits_for_the_other_first_turns():
-    rnd = scripted("aces", {1: [(12, 5), (5, 4)], 2: [(12, 6), (6, 6), (1, 0)],
-                            3: [(12, 7), (2, 0)]})
+    rnd = scripted(
+        "aces", {1: [(12, 5), (5, 4)], 2: [(12, 6), (6, 6), (1, 0)], 3: [(12, 7), (2, 0)]}
+    )
     steps = play(rnd)
     assert actions(steps) == [LongHold(1), Tap(2), Tap(3)]
     assert steps[0][1].phase == "first-turn" and steps[0][1].went_out is None
@@ -212,17 +238,20 @@ def test_aces_going_out_in_the_first_turn_waits_for_the_other_first_turns():
 
 
 def test_mexicantrainfun_cannot_go_out_on_a_double():
-    rnd = scripted("mexicantrainfun", {1: [(12, 5), (5, 5)], 2: [(12, 6), (9, 0), (8, 0)]},
-                   boneyard=[(5, 3)])
+    rnd = scripted(
+        "mexicantrainfun", {1: [(12, 5), (5, 5)], 2: [(12, 6), (9, 0), (8, 0)]}, boneyard=[(5, 3)]
+    )
     steps = play(rnd)
     assert actions(steps) == [Tap(1), Tap(2), Hold(1), LongHold(1)]
-    rnd = scripted("consensus", {1: [(12, 5), (5, 5)], 2: [(12, 6), (9, 0), (8, 0)]},
-                   boneyard=[(5, 3)])
+    rnd = scripted(
+        "consensus", {1: [(12, 5), (5, 5)], 2: [(12, 6), (9, 0), (8, 0)]}, boneyard=[(5, 3)]
+    )
     assert actions(play(rnd)) == [Tap(1), Tap(2), LongHold(1)]
 
 
 def test_consensus_starter_rotates_each_round():
     hands = {1: [(12, 5)], 2: [(12, 6)], 3: [(12, 7)]}
-    starters = [scripted("consensus", hands, number=n, set_max=14).truth().turn
-                for n in (1, 2, 3, 4)]
+    starters = [
+        scripted("consensus", hands, number=n, set_max=14).truth().turn for n in (1, 2, 3, 4)
+    ]
     assert starters == [1, 2, 3, 1]
