@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from datetime import datetime
 from pathlib import Path
 
 from hub import core
@@ -13,14 +14,24 @@ from hub.broadcast import Broadcaster
 from hub.clock import SystemClock
 from hub.config import timings
 from hub.core.effects import RoundEnded
-from hub.core.events import GameResumed, GameStarted, MarkersRead, RoundScored
+from hub.core.events import (
+    GameEnded,
+    GameResumed,
+    GameStarted,
+    MarkersRead,
+    RoundBlocked,
+    RoundScored,
+)
 from hub.core.setup import GameSetup
+from hub.core.table import PLAYING
 from hub.dispatch import EffectDispatcher
 from hub.eventlog import EventLog
 from hub.gpio import SimPins, SlotInputs, is_raspberry_pi, make_factory
 from hub.leds import RecordingLeds
 from hub.loop import HubLoop
-from hub.sound import RecordingPlayer
+from hub.settings import Settings
+from hub.sound import DisabledPlayer
+from scorer.games import KEEP
 from scorer.store import GameStore, new_token
 
 log = logging.getLogger("hub")
@@ -37,7 +48,7 @@ class Hub:
     """Everything the hub is, wired together. Pass fakes in to test any part alone."""
 
     def __init__(self, config: dict, *, clock=None, pin_factory=None, sound=None,
-                 leds=None, store=None) -> None:
+                 leds=None, store=None, open_sound_device=None) -> None:
         self.config = config
         self.backend = resolve_backend(config["hub"]["backend"])
         if self.backend == "serial":
@@ -46,6 +57,12 @@ class Hub:
         self.state_dir = Path(config["hub"]["state_dir"])
         self.eventlog = EventLog(self.clock)
         self.broadcaster = Broadcaster()
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        self.settings = Settings(self.state_dir / "settings.json", {
+            "volume": config["sound"]["volume"], "quiet": config["sound"]["quiet"],
+            "turn_chime": True})
+        self._loop_ready = False
+        self._open_sound_device = open_sound_device
         self.sound = sound if sound is not None else self._sound_player()
         self.leds = leds if leds is not None else RecordingLeds()
         self.store = store if store is not None else self._open_store()
@@ -53,7 +70,9 @@ class Hub:
                                            self.broadcaster, self._round_ended)
         self.loop = HubLoop(core.new_table(timings(config)), self.clock, self.dispatcher,
                             self.backend, on_state=self._state_changed)
+        self._loop_ready = True
         self.loop.extras["sound"] = self.sound.status()
+        self.apply_settings({})
         self.factory = pin_factory or make_factory(self.backend)
         pins = config["pins"]
         self.inputs = SlotInputs(self.factory, pins["buttons"], pins["markers"], self.clock,
@@ -62,12 +81,40 @@ class Hub:
                     if self.backend == "sim" else None)
         self._server = None
         self._server_thread: threading.Thread | None = None
+        # Keeps the table in step with the store when score requests race each other.
+        self._rounds_lock = threading.Lock()
 
     def _sound_player(self):
-        return RecordingPlayer()
+        """The ALSA player from ``[sound]``, or a silent one when sound is disabled."""
+        cfg = self.config["sound"]
+        if not cfg["enabled"]:
+            return DisabledPlayer("sound is disabled in the config ([sound] enabled = false)")
+        from hub.alsa_player import AlsaPlayer
+
+        clock = self.clock
+        extra = {"open_device": self._open_sound_device} if self._open_sound_device else {}
+        player = AlsaPlayer(
+            device=cfg["device"], volume=self.settings.values["volume"],
+            quiet=self.settings.values["quiet"], quiet_hours=cfg["quiet_hours"] or None,
+            quiet_hours_mode=cfg["quiet_hours_mode"],
+            clock=lambda: datetime.fromtimestamp(clock.wall()),
+            on_status_change=self._sound_status, **extra)
+        player.wait_ready(2.0)
+        return player
+
+    def _sound_status(self, status: dict) -> None:
+        if self._loop_ready:
+            self.loop.set_extra("sound", status)
+
+    def apply_settings(self, changes: dict) -> dict:
+        """Check, save and apply a settings change (``{}`` re-applies what is saved)."""
+        values = self.settings.update(changes) if changes else dict(self.settings.values)
+        self.sound.set_volume(float(values["volume"]))
+        self.sound.set_quiet(values["quiet"])
+        self.dispatcher.turn_chime = values["turn_chime"]
+        return values
 
     def _open_store(self) -> GameStore:
-        self.state_dir.mkdir(parents=True, exist_ok=True)
         return GameStore(self.state_dir / "games.db")
 
     # --- lifecycle -------------------------------------------------------------------
@@ -148,13 +195,72 @@ class Hub:
         return game_id, token
 
     def round_scored(self, game: dict) -> None:
-        """A score change was stored: tell phones, and start the next round on the table."""
-        self.broadcaster.publish("game", game)
-        table = self.loop.table
-        if (table.game is not None and table.game.id == game["id"]
-                and (game["round"] != table.game.round or game["finished"])):
-            self.loop.post(RoundScored(self.clock.now()))
-            self.loop.drain()
+        """A score change was stored: tell phones, and start the next round on the table.
+
+        The store is read again under a lock, so racing requests can neither advance
+        the table twice nor publish an older game after a newer one.
+        """
+        with self._rounds_lock:
+            stored = self.store.get_game(game["id"])
+            table = self.loop.table
+            if (table.game is not None and table.game.id == stored["id"]
+                    and table.game.phase != "finished"):
+                for _ in range(stored["round"] - table.game.round):
+                    self.loop.post(RoundScored(self.clock.now()))
+                if stored["finished"]:  # the last round scored, or ended early
+                    last = stored["round_count"] == table.game.rounds
+                    now = self.clock.now()
+                    self.loop.post(RoundScored(now) if last else GameEnded(now))
+                self.loop.drain()
+            self.broadcaster.publish("game", stored)
+
+    def score_round(self, game_id: int, round: int, *, points=None, tiles=None,
+                    went_out=KEEP, by: str = "scorekeeper") -> dict:
+        """Record (or correct) a round's scores; the table follows. Returns the game.
+
+        Raises the store's ``StoreError`` (``GameNotFound``) and then changes nothing.
+        """
+        game = self.store.record_round(game_id, round, points, tiles=tiles,
+                                       went_out=went_out, by=by)
+        scored = next(r for r in game["rounds"] if r["round"] == round)
+        self._log("score", game=game_id, round=round, points=scored["points"],
+                  went_out=scored["went_out"], by=by)
+        self.round_scored(game)
+        return game
+
+    def block_round(self, game_id: int, round: int) -> dict:
+        """Nobody can play: end ``round`` as blocked (on the table too, if it is being
+        played there). Returns the game; raises the store's ``StoreError``."""
+        with self._rounds_lock:
+            self.store.get_game(game_id)  # GameNotFound before touching the table
+            table = self.loop.table
+            if (table.game is not None and table.game.id == game_id
+                    and table.game.round == round and table.game.phase in PLAYING):
+                # The loop ends the round; its RoundEnded effect records it (_round_ended).
+                self.loop.post(RoundBlocked(self.clock.now()))
+                self.loop.drain()
+            game = self.store.get_game(game_id)
+            if not any(r["round"] == round and r["blocked"] for r in game["rounds"]):
+                game = self.store.set_blocked(game_id, round)
+            self._log("blocked", game=game_id, round=round)
+            self.broadcaster.publish("game", game)
+        return game
+
+    def end_game(self, game_id: int) -> dict:
+        """Stop a game early (after its last scored round); the table shows it finished."""
+        with self._rounds_lock:
+            game = self.store.finish_game(game_id)
+            table = self.loop.table
+            if table.game is not None and table.game.id == game_id:
+                self.loop.post(GameEnded(self.clock.now()))
+                self.loop.drain()
+            self._log("game-ended", game=game_id, winner=game["winner"])
+            self.broadcaster.publish("game", game)
+        return game
+
+    def _log(self, kind: str, **fields) -> None:
+        """A score edit for ``GET /api/log`` and the ``event`` subscribers (MQTT)."""
+        self.broadcaster.publish("event", self.eventlog.append(kind, **fields))
 
     def _resume(self) -> None:
         game = self.store.current_game()
@@ -172,9 +278,10 @@ class Hub:
 
     def _round_ended(self, effect: RoundEnded) -> None:
         if effect.went_out is not None:
-            self.store.set_went_out(effect.game_id, effect.round, effect.went_out)
+            game = self.store.set_went_out(effect.game_id, effect.round, effect.went_out)
         else:
-            self.store.set_blocked(effect.game_id, effect.round)
+            game = self.store.set_blocked(effect.game_id, effect.round)
+        self.broadcaster.publish("game", game)  # phones ask for the hands
 
     def _state_changed(self, snapshot: dict) -> None:
         self.broadcaster.publish("state", snapshot)

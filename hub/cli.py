@@ -7,6 +7,7 @@ import logging
 import signal
 import sys
 
+from hub import export
 from hub.config import ConfigError, load
 
 
@@ -20,6 +21,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--port", type=int)
     run.add_argument("--state-dir")
     run.add_argument("-v", "--verbose", action="store_true")
+    export.add_arguments(sub.add_parser("export", help="write a game's scores as CSV or JSON"))
     return parser
 
 
@@ -66,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.command == "run":
         return run(args)
+    if args.command == "export":
+        return export.command(args)
     return 2
 
 

@@ -20,9 +20,10 @@ def create_app(hub, test_config: dict | None = None) -> Flask:
         app.config.update(test_config)
     app.extensions["hub"] = hub
 
-    from web import api, pages
+    from web import api, games_api, pages
 
     app.register_blueprint(api.bp)
+    app.register_blueprint(games_api.bp)
     app.register_blueprint(pages.bp)
 
     @app.errorhandler(HTTPException)
