@@ -5,17 +5,33 @@ gesture of every round, ``Blocked`` when a round is blocked, the markers taken b
 (``MarkerOff``) and ``EnterScores`` with the round's tiles and points; the truth after
 ``EnterScores`` is the next round's start (or ``phase="finished"``).
 
-Conventions where ``docs/rules.md`` leaves a choice (see also ``tablesim/__init__``):
+Conventions where ``docs/rules.md`` leaves a choice or cannot express a play:
 
 - The engine is set aside before shuffling. In the engine profiles (``aces``,
   ``mexicantrainfun``, ``triples``) whoever "found" it is drawn by seeded lot; they
   tap their own slot before anyone's first turn (``first`` skips this in round 1).
-- A first-turn string is one gesture: a tap on one's own slot (``triples``: a hold
-  if it ends on a double; it then waits for the player's second turn).
-- Going out is only the long hold on one's own slot, whatever the last tile was.
+- First turns lay tiles on one's own train only. A ``string`` first turn is the
+  longest string found (bounded search) and one gesture: a tap on one's own slot
+  (``triples``: a hold if it ends on a double, which then waits for the player's
+  second turn; ``aces``: a tap even so, no double is tracked).
+- Going out is only the long hold on one's own slot, whatever the last tile was;
+  ``mexicantrainfun`` players cannot go out on a double (it is held and answered).
+  In ``aces``' first turn a second player emptying their hand also long-holds;
+  ``went_out`` stays the first one.
 - A player who lays a tile on their own public train lifts the marker first.
 - Failing with the open double on one's own train: a tap there would read as a
   cover, so the player puts the marker down (lifting it first if it was down).
+- Partnerships: a tile on the partner's train is a tap (hold) on the partner's slot;
+  markers stay per player.
+- With 8 players there is no free slot and no Mexican Train is played.
+- Only one double is ever open: ``triples`` holds back a first-turn string's final
+  double while another double waits, and nobody lays a double while one waits
+  (unless it is their last tile). A ``triples`` double may satisfy an open one on a
+  public train (a hold there).
+- A double nobody can cover stays open (``docs/rules.md`` has no gesture to drop
+  it); the round then ends blocked.
+- A blocked round is announced with ``Blocked``; at every round's end the markers
+  come off (``MarkerOff``) before ``EnterScores``.
 """
 
 from __future__ import annotations

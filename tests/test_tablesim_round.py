@@ -255,3 +255,25 @@ def test_consensus_starter_rotates_each_round():
         scripted("consensus", hands, number=n, set_max=14).truth().turn for n in (1, 2, 3, 4)
     ]
     assert starters == [1, 2, 3, 1]
+
+
+def test_triples_double_on_a_public_train_satisfies_and_opens_a_new_one():
+    rnd = scripted(
+        "triples",
+        {1: [(12, 5), (5, 5), (6, 6), (6, 0), (11, 0)], 2: [(12, 6), (9, 1)], 3: [(12, 7), (9, 2)]},
+    )
+    play(rnd, turns=3)
+    rnd.markers.add(2)
+    steps = play(rnd, turns=1)
+    assert actions(steps) == [Hold(2), Tap(2)]
+    assert steps[0][1].double == DoubleTruth(2, 1, 1) and steps[0][1].turn == 1
+    assert steps[1][1].double is None and steps[1][1].turn == 2
+    assert rnd.table.trains[1].ends == [5]
+
+
+def test_aces_two_players_out_in_the_first_turn_the_first_is_went_out():
+    rnd = scripted("aces", {1: [(12, 5), (5, 4)], 2: [(12, 6), (6, 1)], 3: [(12, 7), (2, 0)]})
+    steps = play(rnd)
+    assert actions(steps) == [LongHold(1), LongHold(2), Tap(3)]
+    assert steps[-1][1].went_out == 1
+    assert rnd.result().points == {1: 0, 2: 0, 3: 2}
