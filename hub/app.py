@@ -45,10 +45,12 @@ def resolve_backend(configured: str) -> str:
 
 
 class Hub:
-    """Everything the hub is, wired together. Pass fakes in to test any part alone."""
+    """Everything the hub is, wired together. Pass fakes in to test any part alone;
+    ``sound_options`` go to the ALSA player (a fake ``open_device``, ``retry_s``, hooks).
+    """
 
     def __init__(self, config: dict, *, clock=None, pin_factory=None, sound=None,
-                 leds=None, store=None, open_sound_device=None) -> None:
+                 leds=None, store=None, sound_options: dict | None = None) -> None:
         self.config = config
         self.backend = resolve_backend(config["hub"]["backend"])
         if self.backend == "serial":
@@ -62,7 +64,7 @@ class Hub:
             "volume": config["sound"]["volume"], "quiet": config["sound"]["quiet"],
             "turn_chime": True})
         self._loop_ready = False
-        self._open_sound_device = open_sound_device
+        self._sound_options = sound_options or {}
         self.sound = sound if sound is not None else self._sound_player()
         self.leds = leds if leds is not None else RecordingLeds()
         self.store = store if store is not None else self._open_store()
@@ -71,7 +73,7 @@ class Hub:
         self.loop = HubLoop(core.new_table(timings(config)), self.clock, self.dispatcher,
                             self.backend, on_state=self._state_changed)
         self._loop_ready = True
-        self.loop.extras["sound"] = self.sound.status()
+        self.loop.set_extra("sound", self.sound.status())
         self.apply_settings({})
         self.factory = pin_factory or make_factory(self.backend)
         pins = config["pins"]
@@ -92,13 +94,12 @@ class Hub:
         from hub.alsa_player import AlsaPlayer
 
         clock = self.clock
-        extra = {"open_device": self._open_sound_device} if self._open_sound_device else {}
         player = AlsaPlayer(
             device=cfg["device"], volume=self.settings.values["volume"],
             quiet=self.settings.values["quiet"], quiet_hours=cfg["quiet_hours"] or None,
             quiet_hours_mode=cfg["quiet_hours_mode"],
             clock=lambda: datetime.fromtimestamp(clock.wall()),
-            on_status_change=self._sound_status, **extra)
+            on_status_change=self._sound_status, **self._sound_options)
         player.wait_ready(2.0)
         return player
 

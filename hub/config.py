@@ -12,6 +12,7 @@ import tomllib
 from pathlib import Path
 
 from hub.core.rules import PROFILES
+from hub.sound import parse_quiet_hours
 
 # The pin map (BCM numbers) of hardware/pinmap.md; I2S (18-21), I2C (2-3) and the
 # UART (14-15) stay free for the amplifier, sensors and the serial console.
@@ -105,6 +106,11 @@ def _check_values(c: dict) -> None:
     _check_range("sound.volume", c["sound"]["volume"], 0.0, 1.0)
     _check_choice("sound.quiet", c["sound"]["quiet"], QUIET_MODES)
     _check_choice("sound.quiet_hours_mode", c["sound"]["quiet_hours_mode"], QUIET_MODES)
+    if c["sound"]["quiet_hours"]:
+        try:
+            parse_quiet_hours(c["sound"]["quiet_hours"])
+        except ValueError as exc:
+            raise ConfigError(f"sound.quiet_hours: {exc}") from None
     _check_range("mqtt.port", c["mqtt"]["port"], 1, 65535)
 
 

@@ -19,14 +19,20 @@ class EffectDispatcher:
         self.broadcaster = broadcaster
         self.on_round_ended = on_round_ended
         self.failures = 0
+        self.turn_chime = True
 
     def __call__(self, effects: list[Effect]) -> None:
         """Carry out ``effects``: sounds, then everything else in order."""
+        effects = [e for e in effects if self._wanted(e)]
         for effect in effects:
             if isinstance(effect, PlaySound):
                 self._safely(self.sound.play, effect.name)
         for effect in effects:
             self._safely(self._one, effect)
+
+    def _wanted(self, effect: Effect) -> bool:
+        """False for the turn chime when the table switched it off."""
+        return self.turn_chime or not (isinstance(effect, PlaySound) and effect.name == "turn")
 
     def _safely(self, fn, *args) -> None:
         try:

@@ -143,13 +143,17 @@ class HubLoop:
             if self._on_state is not None:
                 self._on_state(self.snapshot)
 
-    def refresh(self) -> None:
-        """Rebuild the snapshot (after ``extras`` changed) and announce it."""
+    def set_extra(self, key: str, value: object) -> None:
+        """Add ``key`` to the snapshot (e.g. the sound status) from any thread, without waiting.
+
+        The change is made on the loop thread, which then announces the new snapshot.
+        """
         def rebuild(table: Table) -> None:
+            self.extras[key] = value
             self.snapshot = {**core.snapshot(table, self._backend), **self.extras}
             if self._on_state is not None:
                 self._on_state(self.snapshot)
-        self.call(rebuild)
+        self._queue.put(_Call(rebuild))
 
     @staticmethod
     def _visible(table: Table) -> tuple:

@@ -92,6 +92,18 @@ class RecordingPlayer:
         """Nothing to release."""
 
 
+class DisabledPlayer(RecordingPlayer):
+    """Plays nothing, says why in :meth:`status` (``[sound] enabled = false``)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
+
+    def status(self) -> dict:
+        """Unavailable, with the reason."""
+        return {"available": False, "reason": self.reason}
+
+
 def check_volume(volume: float) -> float:
     """``volume`` as a float in 0..1, or ValueError saying what is wrong."""
     if isinstance(volume, bool) or not isinstance(volume, int | float):

@@ -132,10 +132,3 @@ def test_events_stream_starts_with_the_state(client):
     chunk = chunk.decode() if isinstance(chunk, bytes) else chunk
     assert "event: state" in chunk and '"backend":"sim"' in chunk
     r.close()
-
-
-def test_index_page_uses_no_remote_resources(client):
-    r = client.get("/")
-    html = r.get_data(as_text=True)
-    r.close()
-    assert "<svg" in html and "http://" not in html and "https://" not in html

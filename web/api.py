@@ -144,3 +144,37 @@ def create_game():
     response.set_cookie(f"mtrain_token_{game_id}", token, samesite="Strict", httponly=True,
                         max_age=60 * 60 * 24 * 365)
     return response
+
+
+def request_token(game_id: int) -> str | None:
+    """The scorekeeper token sent with this request: Bearer header, else the game's cookie."""
+    header = request.headers.get("Authorization", "")
+    if header.startswith("Bearer "):
+        return header[7:].strip()
+    return request.cookies.get(f"mtrain_token_{game_id}")
+
+
+@bp.get("/settings")
+def get_settings():
+    the_hub = hub()
+    return jsonify({**the_hub.settings.values, "sound": the_hub.sound.status()})
+
+
+@bp.post("/settings")
+def change_settings():
+    """Change volume, quiet mode or the turn chime: while a game runs, its scorekeeper only."""
+    from hub.settings import SettingsError, check
+
+    the_hub = hub()
+    game = the_hub.loop.table.game
+    if game is not None and game.phase != "finished":
+        token = request_token(game.id)
+        if not token:
+            raise BadRequest("token: the scorekeeper's token is needed while a game runs", 401)
+        if not the_hub.store.check_token(game.id, token):
+            raise BadRequest("token: not this game's scorekeeper token", 403)
+    try:
+        values = the_hub.apply_settings(check(json_body()))
+    except SettingsError as exc:
+        raise BadRequest(str(exc)) from None
+    return jsonify({**values, "sound": the_hub.sound.status()})
