@@ -176,29 +176,42 @@ def _covered(table: Table, double: Double, covers: int) -> Table:
 
 
 def _hold(table: Table, slot: int, at: float) -> Result:
-    """A double was played on train ``slot``: chicken, and the double opens."""
+    """A double was played on train ``slot``: chicken, and the double opens.
+
+    A hold on the open double's own slot cannot be a double played there (the only
+    double matching it is itself): it says the double is dead, the last of its number,
+    and needs no more covers. The turn stays with the player, who now plays normally.
+    """
     game, player = table.game, table.turn
     assert game is not None and player is not None
     profile = profile_of(game)
     double = active_double(table)
+    if double is not None and slot == double.slot:
+        return _dismissed(table, double, at)
     if double is None:
         legal = _may_play(table, slot, player)
     else:
-        legal = slot == double.slot or _satisfies_elsewhere(table, slot, player)
+        legal = _satisfies_elsewhere(table, slot, player)
     if not legal:
         return _nope(table)
     effects: list[Effect] = [PlaySound("chicken")]
     if not profile.tracks_doubles:
         return table, effects
     if double is not None:
-        covers = 1 if slot == double.slot else double.covers_left
-        table = _covered(table, double, covers)
+        table = _covered(table, double, double.covers_left)
     if game.phase == "first-turn" and profile.double_waits_in_first_turn:
         waiting = Double(slot, 1, player, waiting=True)
         table, more = end_turn(evolve(table, doubles=(*table.doubles, waiting)), at)
         return table, effects + more
     opened = Double(slot, profile.covers(dict(game.options)), player)
     return evolve(table, doubles=(opened, *table.doubles)), effects
+
+
+def _dismissed(table: Table, double: Double, at: float) -> Result:
+    table = evolve(table, doubles=tuple(d for d in table.doubles if d is not double))
+    log = LogEntry("double-dead", at, (("slot", double.slot),
+                                        ("why", "last of its number: needs no cover")))
+    return table, [log]
 
 
 def _long_hold(table: Table, slot: int, at: float) -> Result:
@@ -209,7 +222,8 @@ def _long_hold(table: Table, slot: int, at: float) -> Result:
         return _nope(table)
     effects: list[Effect] = [PlaySound("out")]
     if game.phase == "first-turn" and profile_of(game).out_waits_first_turns:
-        table, more = end_turn(evolve(table, out_pending=player), at)
+        first_out = player if table.out_pending is None else table.out_pending
+        table, more = end_turn(evolve(table, out_pending=first_out), at)
         return table, effects + more
     table, more = round_over(table, player, at)
     return table, effects + more

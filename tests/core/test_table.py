@@ -214,3 +214,27 @@ def test_marker_out_of_turn_changes_only_public():
     assert hub.public == {3} and hub.table.turn == 1
     hub.marker(3, False)
     assert hub.public == set()
+
+
+def test_a_dead_double_is_dismissed_by_a_hold_on_its_slot():
+    hub = CoreDriver()
+    hub.start(PLAYERS[:3], first=1, mexican_slot=8)
+    for slot in (1, 2, 3):
+        hub.tap(slot)
+    hub.hold(1)
+    hub.marker(1, True)  # cannot cover: responsibility passes to 2
+    hub.hold(1)  # player 2: nobody can ever cover it (the last of its number)
+    assert hub.table.doubles == () and hub.table.turn == 2
+    assert [e.kind for e in hub.logs("double-dead")] == ["double-dead"]
+    assert hub.sounds().count("chicken") == 1
+    hub.tap(8)  # player 2 plays on normally
+    assert hub.table.turn == 3
+
+
+def test_aces_first_player_out_in_first_turn_is_kept():
+    hub = CoreDriver()
+    hub.start(PLAYERS[:3], rules="aces", first=1)
+    hub.long_hold(1)
+    hub.long_hold(2)
+    hub.tap(3)
+    assert hub.table.game.phase == "round-over" and hub.table.went_out == 1
