@@ -7,7 +7,7 @@ import logging
 import signal
 import sys
 
-from hub import export
+from hub import export, sound_cli
 from hub.config import ConfigError, load
 
 
@@ -22,6 +22,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--state-dir")
     run.add_argument("-v", "--verbose", action="store_true")
     export.add_arguments(sub.add_parser("export", help="write a game's scores as CSV or JSON"))
+    sound_cli.add_arguments(sub.add_parser("sounds", help="list the sounds or play one"))
     return parser
 
 
@@ -70,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
         return run(args)
     if args.command == "export":
         return export.command(args)
+    if args.command == "sounds":
+        return sound_cli.command(args)
     return 2
 
 

@@ -48,3 +48,29 @@ def _raise_unless_available(player: AlsaPlayer, device: str) -> None:
     status = player.status()
     if not status["available"]:
         raise SoundError(f"ALSA device {device!r}: {status['reason']}")
+
+
+def add_arguments(parser) -> None:
+    """The ``sounds`` subcommand's options."""
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--list", action="store_true", help="list the sounds")
+    group.add_argument("--play", metavar="NAME", help="play one sound and wait for it")
+    parser.add_argument("--device", default="default", help="ALSA device (default: default)")
+    parser.add_argument("--volume", type=float, default=1.0, help="0.0 to 1.0")
+
+
+def command(args) -> int:
+    """Run ``mtrain-hub sounds``: 0 on success, 1 when the sound could not be played."""
+    import sys
+
+    if args.list:
+        for name in list_sounds():
+            print(name)
+        return 0
+    try:
+        play_sound(args.play, device=args.device, volume=args.volume)
+    except (SoundError, ValueError) as exc:
+        print(f"mtrain-hub sounds: {exc}", file=sys.stderr)
+        return 1
+    print(f"played {args.play} on {args.device}")
+    return 0
