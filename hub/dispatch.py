@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 
 from hub.core.effects import Effect, LogEntry, PlaySound, RoundEnded, SetLed
 
@@ -24,9 +25,13 @@ class EffectDispatcher:
     def __call__(self, effects: list[Effect]) -> None:
         """Carry out ``effects``: sounds, then everything else in order."""
         effects = [e for e in effects if self._wanted(e)]
-        for effect in effects:
-            if isinstance(effect, PlaySound):
-                self._safely(self.sound.play, effect.name)
+        sounds = [e for e in effects if isinstance(e, PlaySound)]
+        for effect in sounds:
+            self._safely(self.sound.play, effect.name)
+        if sounds:
+            # Let the sound writer thread take the GIL now: otherwise it waits for the
+            # rest of this dispatch (log, SSE, snapshot), up to a 5 ms switch interval.
+            time.sleep(0)
         for effect in effects:
             self._safely(self._one, effect)
 
