@@ -13,7 +13,7 @@ from pathlib import Path
 from hub import core
 from hub.broadcast import Broadcaster
 from hub.clock import SystemClock
-from hub.config import timings
+from hub.config import ConfigError, timings
 from hub.core.effects import RoundEnded
 from hub.core.events import (
     GameEnded,
@@ -55,8 +55,14 @@ class Hub:
         self.config = config
         self.backend = resolve_backend(config["hub"]["backend"])
         if self.backend == "serial":
-            raise NotImplementedError("the serial backend (firmware bridge) is not built yet")
+            raise ConfigError("hub.backend: 'serial' (the firmware bridge) is not built yet; "
+                              "use sim or gpio")
         self.clock = clock or SystemClock()
+        try:
+            self.factory = pin_factory or make_factory(self.backend)
+        except Exception as exc:  # gpiozero's BadPinFactory and friends: not a Pi
+            raise ConfigError(f"hub.backend: {self.backend}: no GPIO pins here ({exc}); "
+                              "use --backend sim off a Raspberry Pi") from None
         self.state_dir = Path(config["hub"]["state_dir"])
         self.eventlog = EventLog(self.clock)
         self.broadcaster = Broadcaster()
@@ -76,7 +82,6 @@ class Hub:
         self._loop_ready = True
         self.loop.set_extra("sound", self.sound.status())
         self.apply_settings({})
-        self.factory = pin_factory or make_factory(self.backend)
         pins = config["pins"]
         self.inputs = SlotInputs(self.factory, pins["buttons"], pins["markers"], self.clock,
                                  self.loop.post)

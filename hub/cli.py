@@ -49,7 +49,11 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"mtrain-hub: config error: {exc}", file=sys.stderr)
         return 2
-    hub = Hub(config)
+    try:
+        hub = Hub(config)
+    except ConfigError as exc:
+        print(f"mtrain-hub: config error: {exc}", file=sys.stderr)
+        return 2
     # SIGTERM (systemd stop) unwinds like Ctrl-C: through ``finally`` and ``hub.stop()``.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:

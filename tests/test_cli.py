@@ -21,3 +21,21 @@ def test_sounds_play_on_the_null_device(capsys):
 def test_sounds_play_unknown_sound(capsys):
     assert main(["sounds", "--play", "moo", "--device", "null"]) == 1
     assert "no sound 'moo'" in capsys.readouterr().err
+
+
+def test_run_refuses_the_unbuilt_serial_backend(tmp_path, capsys):
+    assert main(["run", "--backend", "serial", "--state-dir", str(tmp_path)]) == 2
+    assert "serial" in capsys.readouterr().err
+
+
+def test_run_gpio_off_a_pi_says_to_use_sim(tmp_path, capsys, monkeypatch):
+    import hub.gpio
+
+    if hub.gpio.is_raspberry_pi():
+        return
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["run", "--backend", "gpio", "--state-dir", str(tmp_path)]) == 2
+    assert "use --backend sim" in capsys.readouterr().err
