@@ -1,0 +1,118 @@
+"""The scorepad's pages: the page and its files, the join QR code, the hand-over link."""
+
+from __future__ import annotations
+
+import gzip
+import re
+from pathlib import Path
+
+import pytest
+
+from hub.clock import SystemClock
+from web import create_app, qr
+
+STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
+# What the table view loads before it shows the hub (views.js loads on another view).
+TABLE_FIRST_LOAD = ("index.html", "app.css", "app.js")
+BUDGET = 60 * 1024
+
+
+@pytest.fixture
+def hub(make_hub):
+    return make_hub(threaded=True, clock=SystemClock())
+
+
+@pytest.fixture
+def client(hub):
+    return create_app(hub, {"TESTING": True}).test_client()
+
+
+def test_the_page_and_its_files(client):
+    with client.get("/") as page:
+        assert page.status_code == 200 and page.mimetype == "text/html"
+        html = page.get_data(as_text=True)
+    for src in [*re.findall(r'(?:src|href)="(/static/[^"]+)"', html), "/static/views.js"]:
+        with client.get(src) as answer:
+            assert answer.status_code == 200, src
+
+
+def test_first_load_of_the_table_is_under_budget():
+    sizes = {name: (STATIC / name).stat().st_size for name in TABLE_FIRST_LOAD}
+    assert sum(sizes.values()) < BUDGET, sizes
+
+
+def test_nothing_comes_from_elsewhere():
+    """No CDN, remote font or script: every URL in the static files is the hub's own."""
+    for path in STATIC.iterdir():
+        text = path.read_text()
+        remote = re.findall(r"""(?:https?:)?//[a-z0-9.-]+\.[a-z]{2,}[^\s"'`)]*""", text, re.I)
+        remote = [url for url in remote if "www.w3.org/2000/svg" not in url]
+        assert not remote, (path.name, remote)
+        assert "@import" not in text and "fonts.g" not in text
+
+
+def test_static_files_compress(client):
+    """The figures bench/page.py reports rest on these files compressing well."""
+    for name in TABLE_FIRST_LOAD:
+        raw = (STATIC / name).read_bytes()
+        assert len(gzip.compress(raw)) < len(raw) / 2, name
+
+
+@pytest.mark.parametrize("host, lan, url", [
+    ("192.168.1.20:8080", "10.0.0.5", "http://192.168.1.20:8080/"),
+    ("mtrain.local", "10.0.0.5", "http://mtrain.local/"),
+    ("127.0.0.1:8080", "192.168.1.20", "http://192.168.1.20:8080/"),
+    ("localhost", "192.168.1.20", "http://192.168.1.20:9000/"),
+    ("[::1]:8080", "192.168.1.20", "http://192.168.1.20:8080/"),
+    ("127.0.0.1:8080", None, "http://127.0.0.1:8080/"),
+    ('"><script>', "192.168.1.20", "http://192.168.1.20:9000/"),
+    (None, None, "http://localhost:9000/"),
+])
+def test_hub_url(host, lan, url):
+    assert qr.hub_url(host, 9000, lan) == url
+
+
+def test_lan_ip_is_an_address_or_none():
+    address = qr.lan_ip()
+    assert address is None or re.fullmatch(r"\d+\.\d+\.\d+\.\d+", address)
+
+
+def test_join_qr_code_holds_the_address(client):
+    answer = client.get("/api/join", headers={"Host": "192.168.1.20:8080"})
+    assert answer.get_json() == {"url": "http://192.168.1.20:8080/"}
+    svg = client.get("/join.svg", headers={"Host": "192.168.1.20:8080"})
+    assert svg.status_code == 200 and svg.mimetype == "image/svg+xml"
+    text = svg.get_data(as_text=True)
+    assert text.startswith("<svg") and "viewBox" in text
+    assert "http://192.168.1.20:8080/" in text  # in its <title>, for screen readers
+    assert svg.headers["Cache-Control"] == "no-store"
+
+
+def test_qr_svg_scales_and_escapes():
+    svg = qr.qr_svg("http://x/#claim=1:a<b", "a <title> & more")
+    assert 'viewBox="0 0 ' in svg and "width=" not in svg.split(">", 1)[0]
+    assert "<title>a &lt;title&gt; &amp; more</title>" in svg
+
+
+def test_handover_needs_the_right_token(client):
+    created = client.post("/api/games", json={"players": ["Ann", "Bob"]}).get_json()
+    good = {"game": created["id"], "token": created["token"]}
+    answer = client.post("/api/join/handover", json=good, headers={"Host": "10.1.1.1:8080"})
+    assert answer.status_code == 200
+    body = answer.get_json()
+    assert body["url"] == f"http://10.1.1.1:8080/#claim={created['id']}:{created['token']}"
+    assert body["svg"].startswith("<svg")
+    wrong = client.post("/api/join/handover", json={**good, "token": "nope"})
+    assert wrong.status_code == 403 and wrong.get_json()["error"].startswith("token: ")
+    unknown = client.post("/api/join/handover", json={**good, "game": 999})
+    assert unknown.status_code == 403
+
+
+@pytest.mark.parametrize("body, field", [
+    (b"not json", "body"), (b"[1]", "body"), (b'{"token": "x"}', "game"),
+    (b'{"game": true, "token": "x"}', "game"), (b'{"game": 1}', "token"),
+    (b'{"game": 1, "token": "  "}', "token"),
+])
+def test_handover_bad_input(client, body, field):
+    answer = client.post("/api/join/handover", data=body, content_type="application/json")
+    assert answer.status_code == 400 and answer.get_json()["error"].startswith(field + ": ")
