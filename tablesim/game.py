@@ -28,8 +28,10 @@ Conventions where ``docs/rules.md`` leaves a choice or cannot express a play:
   double while another double waits, and nobody lays a double while one waits
   (unless it is their last tile). A ``triples`` double may satisfy an open one on a
   public train (a hold there).
-- A double nobody can cover stays open (``docs/rules.md`` has no gesture to drop
-  it); the round then ends blocked.
+- A dead double (nobody can ever cover it: no tile of its number is left in a hand
+  or the boneyard) is closed by the player responsible for it, at their turn, with a
+  hold on its slot (``docs/rules.md``); they then play on, or fail as usual. A player
+  whose last tile was that double (``mexicantrainfun``) then goes out.
 - A blocked round is announced with ``Blocked``; at every round's end the markers
   come off (``MarkerOff``) before ``EnterScores``.
 """

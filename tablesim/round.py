@@ -225,12 +225,26 @@ class Round:
     def _turn(self, p: int) -> None:
         """A turn after the first: play, else draw and play, else mark (or pass)."""
         while True:
+            if self._close_dead_double(p) and not self.table.hands[p]:
+                self._out(p)  # a last-tile double that needs no answer: out
+                return
             move = self._pick(p, lambda: self._legal(p))
             if move is None:
                 self._fail(p)
                 return
             if not self._place(p, move):
                 return
+
+    def _close_dead_double(self, p: int) -> bool:
+        """p must cover a double nobody ever can (no tile of its number is left in a
+        hand or the boneyard): p holds its slot, the hub closes it, p plays on."""
+        d = self.double
+        if d is None or d.responsible != p or self.table.holds(d.value):
+            return False
+        self.double = None
+        self._progress = True
+        self._emit(Hold(d.slot))
+        return True
 
     def _legal(self, p: int) -> list[Move]:
         d = self.double

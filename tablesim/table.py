@@ -76,6 +76,11 @@ class Table:
         self.hands[player].append(drawn)
         return drawn
 
+    def holds(self, value: int) -> bool:
+        """True while a tile showing ``value`` is in a hand or the boneyard."""
+        tiles = [t for hand in self.hands.values() for t in hand] + self.boneyard
+        return any(matches(t, value) for t in tiles)
+
     def moves_on(self, player: int, slots: Iterable[int], doubles: bool = True) -> list[Move]:
         """Every placement of ``player``'s tiles on the open ends of trains ``slots``.
 

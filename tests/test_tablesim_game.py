@@ -226,3 +226,15 @@ def test_seat_bots_forms():
         seat_bots(seats, [bot])
     with pytest.raises(ValueError):
         seat_bots(seats, {1: bot})
+
+
+@pytest.mark.parametrize("rules", list(PROFILES))
+def test_no_round_is_blocked_with_a_double_open(rules):
+    # Dead doubles are closed (a hold on their slot), so a round never sticks on one.
+    for seed in range(8):
+        config = GameConfig.for_players(rules, 2 + seed % 7, seed=seed, rounds=6)
+        before = None
+        for action, truth in iter_actions(config, RandomLegal(seed)):
+            if isinstance(action, Blocked):
+                assert before.double is None
+            before = truth

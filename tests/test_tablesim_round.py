@@ -81,7 +81,11 @@ def test_consensus_cover_every_failing_player_marks_only_the_double_is_playable(
 def test_triples_first_turn_double_waits_then_satisfied_on_a_public_train():
     rnd = scripted(
         "triples",
-        {1: [(12, 5), (5, 5), (11, 0)], 2: [(12, 6), (6, 0), (11, 1)], 3: [(12, 7), (9, 2)]},
+        {
+            1: [(12, 5), (5, 5), (11, 0)],
+            2: [(12, 6), (6, 0), (11, 1)],
+            3: [(12, 7), (9, 2), (5, 0)],  # 5-0 keeps the double-five alive
+        },
         boneyard=[(8, 1), (12, 3)],
     )
     steps = play(rnd, turns=5)
@@ -162,7 +166,7 @@ def test_failing_with_the_double_on_own_marked_train_lifts_and_replaces_the_mark
     rnd = scripted(
         "consensus",
         {1: [(12, 6), (9, 0), (8, 0)], 2: [(12, 3), (6, 6), (7, 0)]},
-        boneyard=[(10, 1), (11, 1), (11, 2)],
+        boneyard=[(10, 1), (11, 1), (11, 2), (6, 0)],  # 6-0: the double-six is not dead
         first=2,
     )
     play(rnd, turns=2)
@@ -260,7 +264,11 @@ def test_consensus_starter_rotates_each_round():
 def test_triples_double_on_a_public_train_satisfies_and_opens_a_new_one():
     rnd = scripted(
         "triples",
-        {1: [(12, 5), (5, 5), (6, 6), (6, 0), (11, 0)], 2: [(12, 6), (9, 1)], 3: [(12, 7), (9, 2)]},
+        {
+            1: [(12, 5), (5, 5), (6, 6), (6, 0), (11, 0)],
+            2: [(12, 6), (9, 1)],
+            3: [(12, 7), (9, 2), (5, 1)],  # 5-1 keeps the double-five alive
+        },
     )
     play(rnd, turns=3)
     rnd.markers.add(2)
@@ -277,3 +285,50 @@ def test_aces_two_players_out_in_the_first_turn_the_first_is_went_out():
     assert actions(steps) == [LongHold(1), LongHold(2), Tap(3)]
     assert steps[-1][1].went_out == 1
     assert rnd.result().points == {1: 0, 2: 0, 3: 2}
+
+
+def test_dead_double_is_closed_with_a_hold_on_its_slot_and_the_player_plays_on():
+    # No five is left once 5-5 is down: P1 holds slot 1 again (the hub closes the
+    # double), then plays 12-4 on the Mexican Train.
+    rnd = scripted(
+        "consensus", {1: [(12, 5), (5, 5), (12, 4), (11, 0)], 2: [(12, 6), (6, 0), (9, 1)]}
+    )
+    steps = play(rnd, turns=3)
+    assert actions(steps) == [Tap(1), Tap(2), Hold(1), Hold(1), Tap(3)]
+    truths = [t for _, t in steps]
+    assert truths[2].double == DoubleTruth(1, 1, 1) and truths[2].turn == 1
+    assert truths[3].double is None and truths[3].turn == 1
+    assert truths[4].turn == 2
+
+
+def test_dead_double_after_chickenfoot_covers_is_closed_by_who_is_responsible():
+    rnd = scripted(
+        "consensus",
+        {
+            1: [(12, 5), (5, 5), (5, 1), (11, 0)],
+            2: [(12, 6), (5, 2), (10, 0)],
+            3: [(12, 7), (7, 1), (9, 0)],
+        },
+        chickenfoot=True,
+    )
+    steps = play(rnd, turns=6)
+    assert actions(steps)[3:] == [Hold(1), Tap(1), Tap(1), Hold(1), Tap(3)]
+    doubles = [t.double for _, t in steps[3:]]
+    assert doubles == [DoubleTruth(1, 3, 1), DoubleTruth(1, 2, 2), DoubleTruth(1, 1, 3), None, None]
+    assert steps[6][1].turn == 3 and steps[7][1].turn == 1
+
+
+def test_mexicantrainfun_last_tile_dead_double_is_closed_and_the_player_goes_out():
+    rnd = scripted("mexicantrainfun", {1: [(12, 5), (5, 5)], 2: [(12, 6), (9, 0), (8, 0)]})
+    steps = play(rnd)
+    assert actions(steps) == [Tap(1), Tap(2), Hold(1), Hold(1), LongHold(1)]
+    assert steps[-1][1].went_out == 1 and steps[-1][1].phase == "round-over"
+
+
+def test_a_live_double_is_not_closed():
+    # 5-3 is still in the boneyard: P1 draws it and covers (the double is not dead).
+    rnd = scripted(
+        "consensus", {1: [(12, 5), (5, 5), (11, 0)], 2: [(12, 6), (9, 0)]}, boneyard=[(5, 3)]
+    )
+    steps = play(rnd, turns=3)
+    assert actions(steps) == [Tap(1), Tap(2), Hold(1), Tap(1)]
