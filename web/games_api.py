@@ -10,12 +10,12 @@ transaction per edit). ``docs/api.md`` lists every call, answer and error.
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, jsonify
 
 from hub import export
 from scorer.games import KEEP
 from scorer.store import GameNotFound, StoreError
-from web.api import BadRequest, hub, json_body
+from web.api import BadRequest, hub, json_body, request_token
 
 bp = Blueprint("games", __name__, url_prefix="/api/games")
 
@@ -63,19 +63,9 @@ def _round(game: dict, number: int) -> dict:
                      f"{game['round']})", 409)
 
 
-def _given_token(game_id: int) -> str | None:
-    header = request.headers.get("Authorization")
-    if header is not None:
-        scheme, _, token = header.strip().partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            raise BadRequest("Authorization: expected 'Bearer <token>'", 401)
-        return token.strip()
-    return request.cookies.get(f"mtrain_token_{game_id}")
-
-
 def _authorise(game_id: int) -> None:
     """401 without a token, 403 with the wrong one (reads need none)."""
-    token = _given_token(game_id)
+    token = request_token(game_id)
     if not token:
         raise BadRequest(f"game {game_id}: editing scores needs the scorekeeper's token "
                          f"(cookie mtrain_token_{game_id} or Authorization: Bearer)", 401)
