@@ -1,0 +1,101 @@
+"""Bots at the hub: tablesim's actions done the way the people round the table do them.
+
+A gesture is a finger or a marker on the sim backend's gpiozero mock pins
+(``hub.sim``), edge by edge with human timing, contact bounce and marker flicker
+(:mod:`tablesim.motions`); the real pin adapter posts each edge to the real loop
+and core. A new game, a blocked round and a round's tiles go in through the hub's
+game methods, as the scorepad's requests do. The soak (:mod:`hub.soak`) runs this on
+a fake clock; the demo (:mod:`hub.demo`) on the real one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hub.core.setup import parse_setup
+from tablesim import Action, Blocked, DoubleTruth, EnterScores, GameConfig, NewGame, Truth
+from tablesim.motions import BUTTON, Hand
+
+NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal")
+SETTLE_S = 0.15  # after a gesture's last edge: past the 30 ms bounce and 80 ms marker windows
+
+
+def setup_body(config: GameConfig, names: dict[int, str]) -> dict:
+    """The ``POST /api/games`` body for the simulator's set-up (players named by seat)."""
+    options = {"chickenfoot": config.chickenfoot, "partnerships": config.partnerships,
+               "double_blank": config.double_blank}
+    body = {"players": [names[s] for s in config.seats], "rules": config.rules,
+            "seats": list(config.seats), "mexican_slot": config.mexican_slot,
+            "set": config.set_max, "rounds": config.rounds,
+            "options": {k: v for k, v in options.items() if v}}
+    if config.first is not None:
+        body["first"] = config.first
+    return body
+
+
+class BotTable:
+    """Does tablesim's actions at ``hub``.
+
+    ``wait(seconds)`` passes the time between edges: the soak advances a fake clock,
+    the demo sleeps. Each edge is drained through the loop before the next.
+    """
+
+    def __init__(self, hub, hand: Hand, wait: Callable[[float], None]) -> None:
+        self.hub = hub
+        self.hand = hand
+        self.wait = wait
+        self.game_id: int | None = None
+        self.names: dict[int, str] = {}
+        self.edges = 0
+
+    def act(self, action: Action) -> dict | None:
+        """Do ``action``; after ``Blocked`` and ``EnterScores`` return the stored game."""
+        if isinstance(action, NewGame):
+            self.names = {s: NAMES[i] for i, s in enumerate(action.config.seats)}
+            body = setup_body(action.config, self.names)
+            self.game_id, _ = self.hub.new_game(parse_setup(body))
+            self.hand.markers.clear()
+            return None
+        assert self.game_id is not None, "a game starts with NewGame"
+        if isinstance(action, Blocked):
+            return self.hub.block_round(self.game_id, action.round)
+        if isinstance(action, EnterScores):
+            result = action.result
+            tiles = {self.names[s]: t for s, t in result.tile_names().items()}
+            return self.hub.score_round(self.game_id, result.round, tiles=tiles,
+                                        by="tablesim")
+        self._gesture(action)
+        return None
+
+    def _gesture(self, gesture) -> None:
+        sim, loop = self.hub.sim, self.hub.loop
+        for edge in self.hand.edges(gesture):
+            self.wait(edge.wait_s)
+            if edge.part == BUTTON:
+                sim.button(edge.slot, edge.level)
+            else:
+                sim.marker(edge.slot, edge.level)
+            loop.drain()
+            self.edges += 1
+        self.wait(SETTLE_S)
+        loop.drain()
+
+    def release_all(self) -> None:
+        """Lift every finger and marker (a demo stopped mid-gesture)."""
+        for slot in range(1, 9):
+            self.hub.sim.button(slot, False)
+            self.hub.sim.marker(slot, False)
+
+    def observed(self) -> Truth:
+        """The hub's snapshot read as a :class:`~tablesim.Truth` (names back to slots)."""
+        snap = self.hub.loop.snapshot
+        game = snap["game"] or {}
+        d = snap["double"]
+        slot_of = {name: slot for slot, name in self.names.items()}
+        return Truth(
+            turn=snap["turn"],
+            public=frozenset(s["slot"] for s in snap["slots"] if s["public"]),
+            double=None if d is None else DoubleTruth(d["slot"], d["covers_left"],
+                                                      d["responsible"]),
+            phase=game.get("phase"), round=game.get("round"), engine=game.get("engine"),
+            went_out=slot_of.get(snap["went_out"]) if snap["went_out"] else None)

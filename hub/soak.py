@@ -1,0 +1,412 @@
+"""The soak: tablesim's bots play whole games through the real hub, on virtual time.
+
+Every action is done at the hub as a table does it (:class:`hub.bot_table.BotTable`:
+the sim pins with human timing, bounce and flicker; the scorepad's calls for new
+games, blocked rounds and scores) on a :class:`~hub.clock.FakeClock`, so a 1.5 s
+hold costs no real 1.5 s. After each action the hub must show the simulator's truth
+(turn, public trains, the open double and who must cover it, phase, round, engine,
+who went out) and the gesture's sounds (a chicken, a choo, the fanfare, never a
+refusal), and after each round's tiles the store must hold the simulator's points.
+``mtrain-hub soak`` runs it and prints, for each mismatch, the command that replays
+its game. ``--jobs`` plays the games in that many processes, one hub each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import multiprocessing
+import random
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gpiozero.pins.mock import MockFactory
+
+from hub.bot_table import BotTable
+from hub.clock import FakeClock
+from hub.config import load
+from hub.sound import RecordingPlayer
+from tablesim import (
+    PROFILES,
+    Action,
+    Bot,
+    EnterScores,
+    FirstLegal,
+    GameConfig,
+    Hold,
+    LargestPips,
+    LongHold,
+    MarkerOff,
+    MarkerOn,
+    RandomLegal,
+    Tap,
+    Truth,
+    iter_actions,
+)
+from tablesim.motions import Hand, Pace
+
+SLOTS = range(1, 9)
+BOTS = ("mixed", "first", "largest", "random")
+CHECKED_SOUNDS = ("chicken", "choo", "out", "nope")
+Trace = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One soak game. Its seed fixes all but the player count and the run's options:
+    seats, the Mexican slot, the starter, the double-blank value, the deal, the bots
+    and the hand's timing. ``number`` is its place in the run."""
+
+    number: int
+    rules: str
+    players: int
+    seed: int
+    rounds: int | None = None
+    chickenfoot: bool = False
+    partnerships: bool = False
+    bots: str = "mixed"
+
+    def game(self) -> tuple[GameConfig, dict[int, Bot], Hand]:
+        """The simulator's set-up, one bot per seat, and the hand that plays them."""
+        rng = random.Random(self.seed)
+        seats = tuple(sorted(rng.sample(SLOTS, self.players)))
+        free = [s for s in SLOTS if s not in seats]
+        mexican = rng.choice(free) if free else None
+        first = rng.choice(seats) if rng.random() < 0.5 else None
+        config = GameConfig(
+            self.rules, seats, seed=rng.getrandbits(32), mexican_slot=mexican, first=first,
+            rounds=self.rounds, chickenfoot=self.chickenfoot, partnerships=self.partnerships,
+            double_blank=rng.choice((0, 25, 50)))
+        bots = {s: _bot(self.bots, rng) for s in seats}
+        return config, bots, Hand(random.Random(rng.getrandbits(64)))
+
+
+def _bot(kind: str, rng: random.Random) -> Bot:
+    if kind == "mixed":
+        kind = rng.choice(BOTS[1:])
+    if kind == "first":
+        return FirstLegal()
+    if kind == "largest":
+        return LargestPips()
+    return RandomLegal(rng.getrandbits(32))
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A soak run: ``games`` games of ``rules``, each with a player count in ``players``
+    and ``rounds`` rounds (None: the whole game)."""
+
+    rules: str
+    games: int
+    players: tuple[int, int] = (2, 8)
+    seed: int = 1
+    game_seed: int | None = None
+    rounds: int | None = None
+    chickenfoot: bool = False
+    partnerships: bool = False
+    bots: str = "mixed"
+
+    def plans(self) -> Iterator[Plan]:
+        """Each game's plan, from the run's seed (the first one's seed may be given)."""
+        rng = random.Random(self.seed)
+        low, high = self.players
+        counts = [n for n in range(low, high + 1) if not self.partnerships or n in (4, 6, 8)]
+        if not counts:
+            raise ValueError(f"partnerships: need 4, 6 or 8 players, not {low}..{high}")
+        for number in range(1, self.games + 1):
+            players, seed = rng.choice(counts), rng.getrandbits(32)
+            if number == 1 and self.game_seed is not None:
+                seed = self.game_seed
+            yield Plan(number, self.rules, players, seed, self.rounds, self.chickenfoot,
+                       self.partnerships, self.bots)
+
+    def replay(self, plan: Plan) -> str:
+        """The command that plays exactly ``plan``'s game again."""
+        words = ["mtrain-hub soak", f"--rules {self.rules}", "--games 1",
+                 f"--players {plan.players}..{plan.players}", f"--seed {self.seed}",
+                 f"--game-seed {plan.seed}"]
+        words += [f"--rounds {self.rounds}"] if self.rounds is not None else []
+        words += ["--chickenfoot"] * self.chickenfoot + ["--partnerships"] * self.partnerships
+        words += [f"--bots {self.bots}"] if self.bots != "mixed" else []
+        return " ".join(words)
+
+
+# --- the checks -------------------------------------------------------------------------
+
+
+def differences(expected: Truth, actual: Truth) -> list[str]:
+    """``field: expected X, hub Y`` for each field of the truth the hub gets wrong."""
+    return [f"{name}: expected {_show(getattr(expected, name))}, "
+            f"hub {_show(getattr(actual, name))}"
+            for name in Truth.__dataclass_fields__
+            if getattr(expected, name) != getattr(actual, name)]
+
+
+def _show(value: object) -> str:
+    if isinstance(value, frozenset):
+        return "{" + ", ".join(map(str, sorted(value))) + "}"
+    return repr(value)
+
+
+def expected_sounds(action: Action, before: Truth | None, mexican: int | None) -> Counter:
+    """The checked sounds a gesture makes: a chicken for a double played (none for a
+    dead double closed), a choo for a marker placed, the fanfare for going out; never
+    a ``nope``."""
+    heard: Counter = Counter()
+    if isinstance(action, Hold):
+        dead = before is not None and before.double is not None and (
+            before.double.slot == action.slot)
+        heard["chicken"] = 0 if dead else 1
+    elif isinstance(action, LongHold):
+        heard["out"] = 1
+    elif isinstance(action, MarkerOn) and action.slot != mexican:
+        heard["choo"] = 1
+    return heard
+
+
+def sound_differences(action: Action, before: Truth | None, mexican: int | None,
+                      played: list[str]) -> list[str]:
+    """How the sounds played during a gesture differ from :func:`expected_sounds`."""
+    heard = Counter(name for name in played if name in CHECKED_SOUNDS)
+    want = expected_sounds(action, before, mexican)
+    return [f"sound {name}: expected {want[name]}, hub played {heard[name]}"
+            for name in CHECKED_SOUNDS if heard[name] != want[name]]
+
+
+def score_differences(action: EnterScores, game: dict, names: dict[int, str]) -> list[str]:
+    """How the stored round differs from the simulator's result."""
+    result = action.result
+    stored = next((r for r in game["rounds"] if r["round"] == result.round), None)
+    if stored is None:
+        return [f"round {result.round}: not in the store"]
+    want = {
+        "points": {names[s]: p for s, p in result.points.items()},
+        "went_out": names[result.went_out] if result.went_out is not None else None,
+        "blocked": result.blocked,
+    }
+    return [f"scores {key}: expected {value!r}, store {stored[key]!r}"
+            for key, value in want.items() if stored[key] != value]
+
+
+# --- running ------------------------------------------------------------------------------
+
+
+@dataclass
+class Mismatch:
+    """The first step of a game where the hub and the simulator disagree."""
+
+    game: int
+    replay: str
+    step: int
+    action: str
+    round: int | None
+    problems: list[str]
+
+    def lines(self) -> list[str]:
+        """The mismatch, then the command that replays its game."""
+        return [f"MISMATCH game {self.game}, step {self.step} (round {self.round}) "
+                f"{self.action}: " + "; ".join(self.problems), f"  replay: {self.replay}"]
+
+
+@dataclass
+class Report:
+    """What a soak run played and found."""
+
+    spec: Spec
+    games: int = 0
+    actions: int = 0
+    edges: int = 0
+    seconds: float = 0.0
+    table_s: float = 0.0
+    jobs: int = 1
+    mismatches: list[Mismatch] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """One line: games, actions, pin edges, mismatches, time."""
+        s = self.spec
+        options = "".join([" chickenfoot"] * s.chickenfoot + [" partnerships"] * s.partnerships)
+        rounds = f", {s.rounds} rounds each" if s.rounds else ""
+        rate = self.actions / self.seconds if self.seconds else 0.0
+        return (f"soak {s.rules}{options}: {self.games} games ({s.players[0]}..{s.players[1]} "
+                f"players{rounds}, seed {s.seed}, bots {s.bots}), {self.actions} actions, "
+                f"{self.edges} pin edges, {len(self.mismatches)} mismatches; "
+                f"{self.seconds:.1f} s with {self.jobs} job(s) ({rate:.0f} actions/s; "
+                f"{self.table_s / 3600:.1f} h of table time)")
+
+    def add(self, other: Report) -> None:
+        """Fold in a worker's report."""
+        self.games += other.games
+        self.actions += other.actions
+        self.edges += other.edges
+        self.table_s += other.table_s
+        self.mismatches += other.mismatches
+
+
+def new_hub(state_dir: Path, overrides: dict | None = None):
+    """A hub on the sim backend with a fake clock, mock pins and a recording player,
+    started without its thread (the soak drains it). ``overrides``: config sections."""
+    from hub.app import Hub
+
+    sections = {"hub": {"backend": "sim", "state_dir": str(state_dir)},
+                "sound": {"enabled": False}}
+    for section, values in (overrides or {}).items():
+        sections.setdefault(section, {}).update(values)
+    config = load(None, sections)
+    hub = Hub(config, clock=FakeClock(), pin_factory=MockFactory(), sound=RecordingPlayer())
+    hub.start(threaded=False)
+    return hub
+
+
+def play_game(hub, spec: Spec, plan: Plan, report: Report, trace: Trace | None = None,
+              pace: Pace | None = None) -> Mismatch | None:
+    """Play ``plan``'s game at ``hub``, checking every step; the first mismatch, or None.
+
+    ``pace`` replaces the hand's default timing, bounce and flicker (tests).
+    """
+    config, bots, hand = plan.game()
+    if pace is not None:
+        hand.pace = pace
+    table = BotTable(hub, hand, hub.clock.advance)
+    before: Truth | None = None
+    start = hub.clock.now()
+    for step, (action, truth) in enumerate(iter_actions(config, bots)):
+        hub.sound.played.clear()
+        try:
+            game = table.act(action)
+            problems = differences(truth, table.observed())
+        except Exception as exc:  # the hub refused what the table did: a finding too
+            game, problems = None, [f"hub raised {exc!r}"]
+        if len(hub.loop.snapshot["doubles"]) > 1:
+            problems.append(f"doubles: the hub has {len(hub.loop.snapshot['doubles'])} open")
+        if not problems and isinstance(action, Tap | Hold | LongHold | MarkerOn | MarkerOff):
+            problems = sound_differences(action, before, config.mexican_slot, hub.sound.played)
+        if not problems and isinstance(action, EnterScores) and game is not None:
+            problems = score_differences(action, game, table.names)
+        report.actions += 1
+        if trace is not None:
+            trace(f"{step:5d} {action!r}\n      truth {truth}\n      hub   {table.observed()}")
+        if problems:
+            return Mismatch(plan.number, spec.replay(plan), step, repr(action), truth.round,
+                            problems)
+        before = truth
+    report.games += 1
+    report.edges += table.edges
+    report.table_s += hub.clock.now() - start
+    return None
+
+
+def play_plans(spec: Spec, plans: list[Plan], trace: Trace | None = None) -> Report:
+    """Play ``plans`` through one hub (a fresh one after a mismatch): one job's share."""
+    report = Report(spec)
+    with (tempfile.TemporaryDirectory(prefix="mtrain-soak-", dir=_fast_dir()) as tmp,
+          _quiet_hub(trace is not None)):
+        hubs = (new_hub(Path(tmp) / f"hub{n}") for n in range(1, len(plans) + 2))
+        hub = next(hubs)
+        try:
+            for plan in plans:
+                mismatch = play_game(hub, spec, plan, report, trace)
+                if mismatch is not None:
+                    report.mismatches.append(mismatch)
+                    hub.stop()
+                    hub = next(hubs)
+        finally:
+            hub.stop()
+    return report
+
+
+def run(spec: Spec, jobs: int = 1, trace: Trace | None = None) -> Report:
+    """Play the run's games, in ``jobs`` processes (one with ``trace``)."""
+    started = time.perf_counter()
+    plans = list(spec.plans())
+    jobs = max(1, min(jobs, len(plans))) if trace is None else 1
+    if jobs == 1:
+        report = play_plans(spec, plans, trace)
+    else:
+        report = Report(spec, jobs=jobs)
+        shares = [plans[i::jobs] for i in range(jobs)]
+        spawn = multiprocessing.get_context("spawn")  # no forking a process with threads
+        with ProcessPoolExecutor(jobs, mp_context=spawn) as pool:
+            for part in pool.map(play_plans, [spec] * jobs, shares):
+                report.add(part)
+        report.mismatches.sort(key=lambda m: m.game)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _fast_dir() -> str | None:
+    """A tmpfs for the store when there is one: the soak needs SQLite, not a disk."""
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() else None
+
+
+@contextlib.contextmanager
+def _quiet_hub(verbose: bool) -> Iterator[None]:
+    """Each hub says "backend: sim" at start; a soak may start many. Errors still show."""
+    logger = logging.getLogger("hub")
+    level = logger.level
+    if not verbose:
+        logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+# --- the command ------------------------------------------------------------------------
+
+
+def players_range(text: str) -> tuple[int, int]:
+    """``"2..8"`` (or ``"5"``) as (low, high), within 2..8."""
+    low, _, high = text.partition("..")
+    try:
+        bounds = (int(low), int(high or low))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected A..B, e.g. 2..8") from None
+    if not 2 <= bounds[0] <= bounds[1] <= 8:
+        raise argparse.ArgumentTypeError(f"{text!r}: players from 2 to 8, low to high")
+    return bounds
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``mtrain-hub soak`` options."""
+    parser.add_argument("--rules", choices=list(PROFILES), default="consensus")
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--players", type=players_range, default=(2, 8), metavar="A..B")
+    parser.add_argument("--seed", type=int, default=1, help="the run's seed")
+    parser.add_argument("--game-seed", type=int, help="the first game's seed (to replay it)")
+    parser.add_argument("--rounds", type=int, help="rounds per game (default: all)")
+    parser.add_argument("--chickenfoot", action="store_true")
+    parser.add_argument("--partnerships", action="store_true")
+    parser.add_argument("--bots", choices=BOTS, default="mixed")
+    parser.add_argument("--jobs", type=int, default=1, help="processes to play in")
+    parser.add_argument("--trace", action="store_true",
+                        help="print every action with the truth and the hub's state")
+
+
+def spec_of(args: argparse.Namespace) -> Spec:
+    """The run the parsed ``mtrain-hub soak`` options ask for."""
+    return Spec(args.rules, args.games, args.players, args.seed, args.game_seed, args.rounds,
+                args.chickenfoot, args.partnerships, args.bots)
+
+
+def command(args: argparse.Namespace) -> int:
+    """Run the soak; print the report; exit 1 on any mismatch (2 on bad options)."""
+    spec = spec_of(args)
+    try:
+        first = next(spec.plans())
+        first.game()
+    except (ValueError, StopIteration) as exc:
+        print(f"mtrain-hub soak: {exc or 'no games to play'}", file=sys.stderr)
+        return 2
+    report = run(spec, args.jobs, trace=print if args.trace else None)
+    print(report.summary())
+    for mismatch in report.mismatches:
+        print("\n".join(mismatch.lines()))
+    return 1 if report.mismatches else 0

@@ -1,0 +1,180 @@
+"""hub.soak: tablesim's games played through the real hub on virtual time, checked
+after every action; the in-suite soak of every profile (``make soak``: full size)."""
+
+import argparse
+import os
+from collections import Counter
+
+import pytest
+
+from hub.soak import (
+    Mismatch,
+    Plan,
+    Report,
+    Spec,
+    add_arguments,
+    command,
+    differences,
+    expected_sounds,
+    new_hub,
+    play_game,
+    run,
+    score_differences,
+    spec_of,
+)
+from tablesim import DoubleTruth, EnterScores, Hold, MarkerOn, RoundResult, Tap, Truth
+from tablesim.motions import Pace
+
+JOBS = min(2, os.cpu_count() or 1)
+
+
+@pytest.fixture
+def soak_hub(tmp_path):
+    hub = new_hub(tmp_path / "hub")
+    yield hub
+    hub.stop()
+
+
+def parse(words):
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return parser.parse_args(words)
+
+
+def test_a_game_through_the_hub_matches_the_simulator_at_every_step(soak_hub):
+    spec = Spec("consensus", 1, (5, 5), seed=3, rounds=2)
+    report = Report(spec)
+    assert play_game(soak_hub, spec, next(spec.plans()), report) is None
+    assert report.games == 1 and report.actions > 100 and report.edges > 2 * report.actions
+    assert report.table_s > report.actions  # about a second of table time per action
+    game = soak_hub.store.get_game(1)
+    assert len(game["rounds"]) == 2 and game["finished"]
+
+
+def test_bounce_and_flicker_on_every_gesture_change_nothing(soak_hub):
+    spec = Spec("triples", 1, (4, 4), seed=4, rounds=1)
+    pace = Pace(bounce=1.0, flicker=1.0)
+    assert play_game(soak_hub, spec, next(spec.plans()), Report(spec), pace=pace) is None
+
+
+def test_one_hub_plays_game_after_game(soak_hub):
+    spec = Spec("mexicantrainfun", 3, seed=5, rounds=1, chickenfoot=True)
+    report = Report(spec)
+    for plan in spec.plans():
+        assert play_game(soak_hub, spec, plan, report) is None
+    assert report.games == 3 and [g["id"] for g in soak_hub.store.list_games()] != []
+
+
+def test_a_hub_that_reads_gestures_differently_is_caught_with_its_replay(tmp_path):
+    # Taps of 0.2 s and more read as holds on this hub: the soak must say so.
+    hub = new_hub(tmp_path / "hub", {"gestures": {"tap_max_ms": 200}})
+    try:
+        spec = Spec("consensus", 1, (4, 4), seed=5, game_seed=777, rounds=1)
+        mismatch = play_game(hub, spec, next(spec.plans()), Report(spec))
+    finally:
+        hub.stop()
+    assert mismatch is not None and mismatch.game == 1 and mismatch.round == 1
+    assert mismatch.replay == (
+        "mtrain-hub soak --rules consensus --games 1 --players 4..4 --seed 5 "
+        "--game-seed 777 --rounds 1"
+    )
+    assert mismatch.problems and mismatch.action.startswith(("Tap", "Hold", "MarkerOn"))
+
+
+def test_replay_command_plays_exactly_the_same_game():
+    spec = Spec("aces", 30, (2, 8), seed=9, rounds=4, bots="random")
+    plan = list(spec.plans())[17]
+    words = spec.replay(plan).split()[2:]  # after "mtrain-hub soak"
+    again = next(spec_of(parse(words)).plans())
+    assert again == Plan(1, "aces", plan.players, plan.seed, 4, bots="random")
+    assert again.game()[0] == plan.game()[0]
+
+
+def test_plans_vary_players_and_partnerships_take_only_even_tables():
+    plans = list(Spec("consensus", 60, (2, 8), seed=1).plans())
+    assert {p.players for p in plans} == set(range(2, 9))
+    assert len({p.seed for p in plans}) == 60
+    even = Spec("consensus", 30, (2, 8), seed=1, partnerships=True).plans()
+    assert {p.players for p in even} == {4, 6, 8}
+    with pytest.raises(ValueError):
+        next(Spec("consensus", 1, (2, 3), partnerships=True).plans())
+
+
+def test_differences_name_each_wrong_field():
+    truth = Truth(3, frozenset({4, 8}), DoubleTruth(4, 1, 3), "play", 2, 11, None)
+    hub = Truth(4, frozenset({8}), DoubleTruth(4, 1, 4), "play", 2, 11, None)
+    assert differences(truth, truth) == []
+    assert differences(truth, hub) == [
+        "turn: expected 3, hub 4",
+        "public: expected {4, 8}, hub {8}",
+        "double: expected DoubleTruth(slot=4, covers_left=1, responsible=3), "
+        "hub DoubleTruth(slot=4, covers_left=1, responsible=4)",
+    ]
+
+
+def test_expected_sounds_no_chicken_for_closing_a_dead_double():
+    open_on_2 = Truth(1, frozenset(), DoubleTruth(2, 1, 1), "play", 1, 12, None)
+    assert expected_sounds(Hold(2), open_on_2, 8) == Counter(chicken=0)
+    assert expected_sounds(Hold(3), open_on_2, 8) == Counter(chicken=1)
+    assert expected_sounds(MarkerOn(2), None, 8) == Counter(choo=1)
+    assert expected_sounds(Tap(2), None, 8) == Counter()
+
+
+def test_score_differences_compare_points_went_out_and_blocked():
+    result = RoundResult(1, 12, 1, False, {1: (), 2: ((6, 5),)}, {1: 0, 2: 11})
+    names = {1: "Ann", 2: "Bob"}
+    stored = {"round": 1, "points": {"Ann": 0, "Bob": 11}, "went_out": "Ann", "blocked": False}
+    game = {"rounds": [stored]}
+    assert score_differences(EnterScores(result), game, names) == []
+    stored["points"] = {"Ann": 0, "Bob": 12}
+    assert score_differences(EnterScores(result), game, names) == [
+        "scores points: expected {'Ann': 0, 'Bob': 11}, store {'Ann': 0, 'Bob': 12}"
+    ]
+
+
+def test_command_prints_the_report_and_exits_0(capsys):
+    assert command(parse(["--rules", "aces", "--games", "2", "--rounds", "1"])) == 0
+    out = capsys.readouterr().out
+    assert "soak aces: 2 games" in out and "0 mismatches" in out
+
+
+def test_command_exits_1_and_prints_each_mismatch_with_its_replay(monkeypatch, capsys):
+    def found(spec, jobs, trace=None):
+        report = Report(spec)
+        report.mismatches.append(Mismatch(1, "mtrain-hub soak --game-seed 5", 7, "Tap(slot=2)",
+                                          1, ["turn: expected 3, hub 2"]))
+        return report
+
+    monkeypatch.setattr("hub.soak.run", found)
+    assert command(parse(["--games", "1"])) == 1
+    out = capsys.readouterr().out
+    assert "MISMATCH game 1, step 7 (round 1) Tap(slot=2): turn: expected 3, hub 2" in out
+    assert "  replay: mtrain-hub soak --game-seed 5" in out
+
+
+def test_command_refuses_options_the_profile_has_not(capsys):
+    assert command(parse(["--rules", "aces", "--chickenfoot"])) == 2
+    assert "chickenfoot" in capsys.readouterr().err
+
+
+# The in-suite soak: every profile, 2 to 8 players, and the option runs, at a size that
+# keeps it to a minute or two on two cores (games of 3 rounds; `make soak` plays
+# 1,000 whole games per run).
+SUITE = [
+    ("consensus", {}, 100),
+    ("aces", {}, 100),
+    ("mexicantrainfun", {}, 100),
+    ("triples", {}, 100),
+    ("mexicantrainfun", {"chickenfoot": True}, 40),
+    ("consensus", {"chickenfoot": True}, 40),
+    ("consensus", {"partnerships": True}, 40),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("rules", "options", "games"), SUITE)
+def test_soak(rules, options, games):
+    report = run(Spec(rules, games, (2, 8), seed=2026, rounds=3, **options), jobs=JOBS)
+    found = "\n".join(line for m in report.mismatches for line in m.lines())
+    assert report.mismatches == [], found
+    assert report.games == games and report.actions > games * 50
