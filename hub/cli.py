@@ -7,7 +7,7 @@ import logging
 import signal
 import sys
 
-from hub import export, sound_cli
+from hub import export, soak, sound_cli
 from hub.config import ConfigError, load
 
 
@@ -23,6 +23,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("-v", "--verbose", action="store_true")
     export.add_arguments(sub.add_parser("export", help="write a game's scores as CSV or JSON"))
     sound_cli.add_arguments(sub.add_parser("sounds", help="list the sounds or play one"))
+    soak.add_arguments(sub.add_parser(
+        "soak", help="play simulated games through the hub on virtual time and check it"))
     return parser
 
 
@@ -77,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         return export.command(args)
     if args.command == "sounds":
         return sound_cli.command(args)
+    if args.command == "soak":
+        return soak.command(args)
     return 2
 
 
