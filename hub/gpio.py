@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from gpiozero import Button, DigitalInputDevice
+from gpiozero import DigitalInputDevice
 from gpiozero.pins.mock import MockFactory
 
 from hub.core.events import ButtonChanged, Event, MarkerChanged
@@ -51,12 +51,15 @@ class SlotInputs:
                  post: Callable[[Event], None]) -> None:
         self._clock = clock
         self._post = post
-        self.buttons = [Button(pin, pull_up=True, pin_factory=factory) for pin in button_pins]
+        # DigitalInputDevice, not Button: Button's hold thread wakes ten times a second
+        # per button, and the core classifies holds itself from the edges' timestamps.
+        self.buttons = [DigitalInputDevice(pin, pull_up=True, pin_factory=factory)
+                        for pin in button_pins]
         self.markers = [DigitalInputDevice(pin, pull_up=True, pin_factory=factory)
                         for pin in marker_pins]
         for slot, (button, marker) in enumerate(zip(self.buttons, self.markers, strict=True), 1):
-            button.when_pressed = self._poster(ButtonChanged, slot, True)
-            button.when_released = self._poster(ButtonChanged, slot, False)
+            button.when_activated = self._poster(ButtonChanged, slot, True)
+            button.when_deactivated = self._poster(ButtonChanged, slot, False)
             marker.when_activated = self._poster(MarkerChanged, slot, True)
             marker.when_deactivated = self._poster(MarkerChanged, slot, False)
 
