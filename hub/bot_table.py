@@ -37,13 +37,18 @@ class BotTable:
     """Does tablesim's actions at ``hub``.
 
     ``wait(seconds)`` passes the time between edges: the soak advances a fake clock,
-    the demo sleeps. Each edge is drained through the loop before the next.
+    the demo sleeps. With ``drain_each_edge`` each edge goes through the loop before
+    the next (the soak drains the loop inline); else the loop's thread keeps up and
+    the table only waits for it at the end of a gesture, so a bounce burst keeps its
+    few milliseconds.
     """
 
-    def __init__(self, hub, hand: Hand, wait: Callable[[float], None]) -> None:
+    def __init__(self, hub, hand: Hand, wait: Callable[[float], None],
+                 drain_each_edge: bool = True) -> None:
         self.hub = hub
         self.hand = hand
         self.wait = wait
+        self.drain_each_edge = drain_each_edge
         self.game_id: int | None = None
         self.names: dict[int, str] = {}
         self.edges = 0
@@ -75,7 +80,8 @@ class BotTable:
                 sim.button(edge.slot, edge.level)
             else:
                 sim.marker(edge.slot, edge.level)
-            loop.drain()
+            if self.drain_each_edge:
+                loop.drain()
             self.edges += 1
         self.wait(SETTLE_S)
         loop.drain()

@@ -1,0 +1,103 @@
+"""hub.demo: bots playing through a running hub; the scorepad and sounds follow."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from hub.clock import FakeClock
+from hub.demo import Demo
+
+
+def test_bots_play_a_game_through_the_threaded_hub_and_the_scores_go_in(make_hub):
+    clock = FakeClock()
+    hub = make_hub(threaded=True, clock=clock)
+    demo = Demo(hub, "consensus", players=3, speed=1.0, seed=4, rounds=2, sleep=clock.advance)
+    assert demo.run(games=1) == 1
+    assert demo.disagreements == 0
+    game = hub.store.get_game(1)
+    assert game["finished"] and [r["round"] for r in game["rounds"]] == [1, 2]
+    assert all(r["finished"] for r in game["rounds"])
+    assert sum(game["totals"].values()) > 0
+    assert hub.loop.snapshot["game"]["phase"] == "finished"
+    played = set(hub.sound.played)
+    assert {"turn", "out"} <= played or {"turn"} <= played
+    assert clock.now() - 1000 > 60  # minutes of table time, no real waiting
+
+
+def test_speed_shortens_the_table_time(make_hub):
+    times = []
+    for speed in (1.0, 10.0):
+        clock = FakeClock()
+        hub = make_hub(threaded=True, clock=clock)
+        Demo(hub, "aces", 2, speed, seed=8, rounds=1, sleep=clock.advance).run(games=1)
+        times.append(clock.now() - 1000)
+        hub.stop()
+    assert times[1] < times[0] / 2
+
+
+def test_stop_ends_the_demo_at_the_next_action(make_hub):
+    clock = FakeClock()
+    hub = make_hub(threaded=True, clock=clock)
+    stop = threading.Event()
+    actions = []
+
+    def sleep(seconds):
+        clock.advance(seconds)
+        actions.append(seconds)
+        if len(actions) == 40:
+            stop.set()
+
+    demo = Demo(hub, "triples", 4, seed=2, sleep=sleep, stop=stop)
+    assert demo.run() == 0
+    assert not any(hub.sim._buttons[i].state is False for i in range(8))  # fingers lifted
+    assert hub.loop.snapshot["game"]["phase"] in ("first-turn", "play")
+
+
+def test_demo_needs_the_sim_backend(make_hub):
+    hub = make_hub()
+    hub.sim = None
+    with pytest.raises(ValueError, match="sim backend"):
+        Demo(hub)
+
+
+def get_json(url):
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return json.load(response)
+
+
+def test_mtrain_hub_demo_serves_the_scorepad_and_stops_cleanly_on_ctrl_c(tmp_path, free_port):
+    config = tmp_path / "hub.toml"
+    config.write_text("[sound]\nenabled = false\n")
+    cmd = [sys.executable, "-m", "hub.cli", "demo", "--config", str(config), "--port",
+           str(free_port), "--host", "127.0.0.1", "--speed", "20", "--seed", "3",
+           "--players", "3", "--state-dir", str(tmp_path / "state")]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        seen_turns = set()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and len(seen_turns) < 2:
+            try:
+                state = get_json(f"http://127.0.0.1:{free_port}/api/state")
+            except OSError:
+                time.sleep(0.2)
+                continue
+            if state["game"] is not None and state["turn"] is not None:
+                seen_turns.add(state["turn"])
+            time.sleep(0.1)
+        assert len(seen_turns) >= 2, "the bots did not play"
+        assert state["game"]["rules"] == "consensus"
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out
+    assert "demo stopped" in out and "Traceback" not in out
