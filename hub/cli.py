@@ -7,7 +7,7 @@ import logging
 import signal
 import sys
 
-from hub import export, soak, sound_cli
+from hub import demo, export, soak, sound_cli
 from hub.config import ConfigError, load
 
 
@@ -25,6 +25,8 @@ def _parser() -> argparse.ArgumentParser:
     sound_cli.add_arguments(sub.add_parser("sounds", help="list the sounds or play one"))
     soak.add_arguments(sub.add_parser(
         "soak", help="play simulated games through the hub on virtual time and check it"))
+    demo.add_arguments(sub.add_parser(
+        "demo", help="run the hub with bots playing at a human pace (no hardware needed)"))
     return parser
 
 
@@ -81,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         return sound_cli.command(args)
     if args.command == "soak":
         return soak.command(args)
+    if args.command == "demo":
+        return demo.command(args)
     return 2
 
 
