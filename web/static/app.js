@@ -63,7 +63,8 @@ let source = null, retry = null, hiddenAt = 0;
 function connect() {
   if (source) source.close();
   source = new EventSource("/api/events");
-  source.onopen = () => { $("banner").hidden = true; refresh(); };
+  // The stream starts with the state; scores changed while it was down are fetched.
+  source.onopen = () => { $("banner").hidden = true; if (S.game) loadGame(S.game.id, true); };
   source.onerror = () => {
     $("banner").hidden = false;
     if (source.readyState === EventSource.CLOSED) { clearTimeout(retry); retry = setTimeout(connect, 2000); }
@@ -76,7 +77,7 @@ async function refresh() {
   const r = await api("GET", "/api/state");
   if (!r.ok) { $("banner").hidden = false; return; }
   onState(r.data);
-  if (r.data.game) loadGame(r.data.game.id);
+  if (r.data.game) loadGame(r.data.game.id, true);
 }
 document.addEventListener("visibilitychange", () => {
   if (document.hidden) { hiddenAt = Date.now(); return; }
@@ -102,9 +103,13 @@ function onGame(game) {
   if (S.view === "scores") renderScores();
   if (S.view === "round" && !R.dirty) renderRound();
 }
-async function loadGame(id) {
+let loading = null;  // the game being fetched: one request at a time per game
+async function loadGame(id, again = false) {
+  if (loading === id && !again) return;
+  loading = id;
   const r = await api("GET", `/api/games/${id}`);
-  if (r.ok && gameId() === id) { onGame(r.data); S.game = r.data; renderTable(); renderHeader(); }
+  if (loading === id) loading = null;
+  if (r.ok && gameId() === id) { S.game = r.data; onGame(r.data); renderTable(); }
 }
 const SOUNDS = { choo: "Choo! A train went public", chicken: "Chicken! A double is open",
   nope: "Nope: not that train", out: "Out! The round is over", reminder: "Put your marker down" };
@@ -278,7 +283,7 @@ async function route() {
   try { await needViews(); } catch { $("banner").hidden = false; return; }
   ({ scores: () => openScores(arg), round: () => openRound(arg), new: openNew, games: openGames, join: openJoin })[S.view]();
 }
-window.addEventListener("hashchange", route);
+window.addEventListener("hashchange", () => (location.hash.startsWith("#claim=") ? claim().finally(route) : route()));
 
 // --- claiming the scorekeeper role (#claim=<id>:<token>) ------------------------------
 async function claim() {

@@ -181,7 +181,10 @@ function tilePicker(g, rnd) {
   if (!R.active || R.active === R.out) return '<p class="note">Tap a player to pick their tiles.</p>';
   const holder = {};
   for (const p of g.players) for (const t of R.tiles[p]) holder[t] = p;
-  let html = `<p class="note">Tap the tiles left in <strong>${esc(R.active)}</strong>'s hand (${handPips(R.active, g)} pips).</p><div class="dominoes" role="group" aria-label="Tiles of the set">`;
+  const chips = g.players.filter((p) => p !== R.out).map((p) =>
+    `<button type="button" data-pick="${g.players.indexOf(p)}" aria-pressed="${p === R.active}">${esc(short(p, 8))} ${handPips(p, g)}</button>`).join("");
+  let html = `<div class="chips" role="group" aria-label="Whose hand">${chips}</div>` +
+    `<p class="note">Tap the tiles left in <strong>${esc(R.active)}</strong>'s hand.</p><div class="dominoes" role="group" aria-label="Tiles of the set">`;
   for (let h = g.set; h >= 0; h--) for (let l = h; l >= 0; l--) {
     const t = `${h}-${l}`, who = holder[t], engine = h === l && h === rnd.engine;
     const mine = who === R.active, off = engine || (who && !mine);
@@ -443,6 +446,8 @@ async function loadSettings() {
   if (!r.ok) return;
   $("s-volume").value = r.data.volume; $("s-volume-out").textContent = Math.round(r.data.volume * 100) + "%";
   $("s-quiet").value = r.data.quiet; $("s-turn_chime").checked = !!r.data.turn_chime;
+  const sound = r.data.sound;
+  $("s-sound").textContent = sound && sound.available === false ? `The hub's speaker is not working: ${sound.reason || "no sound device"}.` : "";
 }
 $("s-volume").addEventListener("input", (e) => ($("s-volume-out").textContent = Math.round(e.target.value * 100) + "%"));
 $("settings").addEventListener("submit", async (e) => {
