@@ -1,0 +1,230 @@
+"""The scorepad's first load, and press-to-screen latency with 50 other phones listening.
+
+1. First load of the table view in headless Chromium (390×844) from ``mtrain-hub run``
+   with a game running: every request the page makes until the hub picture shows the
+   turn, its bytes as served (the hub does not compress) and gzipped (what a
+   compressing server would send), and the request count. The SSE stream never ends:
+   its bytes up to the end of its first event (the snapshot) are counted, read by a
+   raw client beside the page. Budget: under 60 KB uncompressed.
+2. Press to DOM: in the page, ``fetch`` POSTs ``/api/sim/slots/<n>/press`` (a tap by
+   the player whose turn it is) and a MutationObserver stops the clock when the hub
+   picture's ``data-turn`` changes. That update arrives only over the page's SSE
+   stream (the bench ignores the POST's answer). Measured with the page as the only
+   SSE client, then with 50 more (raw HTTP readers in this process), then alone again;
+   the baseline is both single-client runs together, so drift over the run shows.
+   Goal: p99 with 50 more clients within 2× the single-client p99.
+
+Usage: python bench/page.py [--presses 100] [--clients 50]
+(needs /usr/bin/chromium and the playwright package; never ``playwright install``)
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import socket
+import statistics
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from tests.http_client import HubProcess  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+BUDGET = 60 * 1024
+PLAYERS = ["Ann", "Bob", "Cid", "Dee"]
+
+# One press, timed in the page: resolves with milliseconds from the POST to the DOM.
+PRESS_JS = """async (slot) => {
+  const svg = document.getElementById("hub"), want = String(slot % 4 + 1);
+  let t0;
+  const shown = new Promise((resolve) => {
+    const watch = new MutationObserver(() => {
+      if (svg.dataset.turn === want) { watch.disconnect(); resolve(performance.now() - t0); }
+    });
+    watch.observe(svg, {attributes: true, attributeFilter: ["data-turn"]});
+  });
+  t0 = performance.now();
+  const posted = fetch(`/api/sim/slots/${slot}/press`, {method: "POST",
+    headers: {"Content-Type": "application/json"}, body: '{"hold_ms": 0}'});
+  const ms = await shown;
+  await posted;
+  return ms;
+}"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def percentile(values: list[float], p: float) -> float:
+    """The ``p``-th percentile (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def first_load(browser, base: str) -> list[dict]:
+    """Each request of the table view's first load: url, type, bytes, gzip bytes."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    seen: list = []
+    page.on("request", lambda request: seen.append(request))
+    page.goto(base + "/")
+    page.wait_for_selector("#hub[data-turn='1']", state="attached")
+    page.wait_for_function("document.getElementById('title').textContent.startsWith('Game')")
+    page.wait_for_timeout(500)  # anything late (the game JSON) lands in the list too
+    rows = []
+    for request in seen:
+        row = {"url": urlsplit(request.url).path, "type": request.resource_type,
+               "bytes": None, "gzip": None}
+        if request.resource_type == "eventsource":
+            body = first_event(urlsplit(base).port)
+            row["type"] += " (1st)"
+        else:
+            body = request.response().body()
+        row.update(bytes=len(body), gzip=len(gzip.compress(body, 6)))
+        rows.append(row)
+    context.close()
+    return rows
+
+
+def first_event(port: int) -> bytes:
+    """The SSE stream's body bytes up to the end of its first ``state`` event."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        seen = b""
+        while True:
+            seen += sock.recv(65536)
+            event = seen.find(b"event: state")
+            end = seen.find(b"\n\n", event) if event >= 0 else -1
+            if end >= 0:
+                break
+    return seen[seen.index(b"\r\n\r\n") + 4:end + 2]
+
+
+class Listeners:
+    """``count`` SSE clients reading ``/api/events`` in threads, discarding what comes."""
+
+    def __init__(self, port: int, count: int) -> None:
+        self.sockets = []
+        self.threads = []
+        ready = threading.Barrier(count + 1)
+        for _ in range(count):
+            sock = socket.create_connection(("127.0.0.1", port))
+            sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            thread = threading.Thread(target=self._read, args=(sock, ready), daemon=True)
+            thread.start()
+            self.sockets.append(sock)
+            self.threads.append(thread)
+        ready.wait(30)  # every client has its first state event
+
+    @staticmethod
+    def _read(sock: socket.socket, ready: threading.Barrier) -> None:
+        seen = b""
+        while b"event: state" not in seen:
+            seen += sock.recv(65536)
+        ready.wait(30)
+        try:
+            while sock.recv(65536):
+                pass
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        for sock in self.sockets:
+            sock.close()
+
+
+def presses(page, count: int) -> list[float]:
+    """Milliseconds from POST to DOM for ``count`` taps, round the table."""
+    turn = int(page.evaluate("document.getElementById('hub').dataset.turn"))
+    times = []
+    for _ in range(count):
+        times.append(page.evaluate(PRESS_JS, turn))
+        turn = turn % 4 + 1
+        page.wait_for_timeout(20)
+    return times
+
+
+def latencies(browser, hub: HubProcess, count: int, clients: int) -> dict[str, list[float]]:
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.goto(hub.base + "/")
+    page.wait_for_selector("#hub[data-turn]:not([data-turn=''])", state="attached")
+    presses(page, 10)  # warm up: JIT, connections
+    result = {"1 client (before)": presses(page, count)}
+    listeners = Listeners(hub.port, clients)
+    try:
+        result[f"{clients + 1} clients"] = presses(page, count)
+    finally:
+        listeners.close()
+    page.wait_for_timeout(500)
+    result["1 client (after)"] = presses(page, count)
+    context.close()
+    return result
+
+
+def print_load(rows: list[dict]) -> None:
+    print("first load of the table view (/), game running")
+    print(f"{'request':<22}{'type':<19}{'bytes':>9}{'gzip':>9}")
+    for row in rows:
+        print(f"{row['url']:<22}{row['type']:<19}{row['bytes']:>9}{row['gzip']:>9}")
+    total = sum(r["bytes"] for r in rows)
+    total_gz = sum(r["gzip"] for r in rows)
+    print(f"{'total, ' + str(len(rows)) + ' requests':<41}{total:>9}{total_gz:>9}")
+    print(f"budget 60 KB ({BUDGET} bytes) uncompressed: "
+          f"{'met' if total < BUDGET else 'NOT met'} ({total / BUDGET:.0%} of it; "
+          f"gzip {total_gz / total:.0%} of the bytes)")
+    print()
+
+
+def print_latency(runs: dict[str, list[float]], clients: int) -> None:
+    base = [t for name, ts in runs.items() if name.startswith("1 client") for t in ts]
+    b50, b99 = percentile(base, 50), percentile(base, 99)
+    print("press (POST /api/sim/.../press) to DOM update over SSE, milliseconds")
+    print(f"{'SSE clients':<26}{'n':>5}{'median':>9}{'p99':>9}{'max':>9}"
+          f"{'median/base':>13}{'p99/base':>10}")
+    for name, times in [*runs.items(), ("baseline: 1 client, both", base)]:
+        m, p = percentile(times, 50), percentile(times, 99)
+        print(f"{name:<26}{len(times):>5}{m:>9.1f}{p:>9.1f}{max(times):>9.1f}"
+              f"{m / b50:>13.2f}{p / b99:>10.2f}")
+    loaded = runs[f"{clients + 1} clients"]
+    ratio = percentile(loaded, 99) / b99
+    print(f"mean with {clients + 1} clients {statistics.mean(loaded):.1f} ms, "
+          f"alone {statistics.mean(base):.1f} ms")
+    print(f"goal p99 with {clients} more clients within 2x the single-client p99: "
+          f"{'met' if ratio <= 2 else 'NOT met'} ({ratio:.2f}x)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--presses", type=int, default=100)
+    parser.add_argument("--clients", type=int, default=50)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
+        hub = HubProcess(free_port(), Path(tmp) / "state")
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            hub.post("/api/games", {"players": PLAYERS, "first": 1})
+            rows = first_load(browser, hub.base)
+            runs = latencies(browser, hub, args.presses, args.clients)
+        finally:
+            browser.close()
+            hub.stop()
+    print_load(rows)
+    print_latency(runs, args.clients)
+
+
+if __name__ == "__main__":
+    main()
