@@ -15,7 +15,7 @@ function tokenFor(id) { return id ? tokens()[id] || null : null; }
 function setToken(id, token) {
   const all = tokens();
   if (token) all[id] = token; else delete all[id];
-  localStorage.setItem(KEY, JSON.stringify(all));
+  try { localStorage.setItem(KEY, JSON.stringify(all)); } catch { toast("This browser cannot keep the token (private mode?)"); }
 }
 const gameId = () => (S.snap && S.snap.game ? S.snap.game.id : S.game ? S.game.id : null);
 const keeper = (id = gameId()) => !!tokenFor(id);
@@ -211,7 +211,10 @@ function statusLine(snap) {
   const g = snap.game;
   if (!g) return "No game is running. Start one and seat the players on the hub.";
   const head = `Round ${g.round} of ${g.rounds} · engine ${g.engine}-${g.engine}`;
-  if (g.phase === "finished") return `${head} · the game is over`;
+  if (g.phase === "finished") {
+    const won = S.game && S.game.id === g.id && S.game.winner;
+    return `${head} · the game is over${won ? `: <strong>${esc(won)} won</strong>` : ""}`;
+  }
   if (g.phase === "round-over") {
     const who = snap.went_out ? `${esc(snap.went_out)} went out` : "the round is over";
     return `${head} · <strong>${who}</strong>: ${keeper() ? "enter the scores" : "the scorekeeper enters the scores"}`;

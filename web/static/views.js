@@ -42,10 +42,10 @@ function renderScores() {
   const state = g.finished ? "finished" : `round ${g.round} of ${g.round_count}`;
   let html = `<p class="note">Game ${g.id} · ${esc(g.rules)} · double-${g.set} · ${state}</p>`;
   if (g.finished) html += `<p class="winner">${g.winner ? `Winner: ${esc(g.winner)}` : `Tied for first: ${esc((g.winners || []).join(", "))}`}</p>`;
+  if (g.teams) html += '<h3>Teams</h3><table aria-label="Team standings"><tbody>' + (g.team_standings || []).map((t) =>
+    `<tr><td>${esc(t)}</td><td>${g.team_totals[t]}</td></tr>`).join("") + "</tbody></table><h3>Players</h3>";
   html += `<table class="standings" aria-label="Standings"><thead><tr><th>#</th><th>Player</th><th>Total</th></tr></thead><tbody>${rows}</tbody></table>` +
     '<p class="note">Lowest total wins. Equal totals: most zero-point rounds, then the lowest non-zero round.</p>';
-  if (g.teams) html += "<h3>Teams</h3><table><tbody>" + (g.team_standings || []).map((t) =>
-    `<tr><td>${esc(t)}</td><td>${g.team_totals[t]}</td></tr>`).join("") + "</tbody></table>";
   html += `<h3>Totals after each round</h3>${chartSvg(g)}<h3>Round by round</h3>${gridTable(g)}` +
     `<div class="links"><a class="btn" href="/api/games/${g.id}/export.csv" download>Download CSV</a>` +
     `<a class="btn" href="/api/games/${g.id}/export.json" download>Download JSON</a></div>`;
