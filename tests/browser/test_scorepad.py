@@ -313,3 +313,17 @@ def test_settings_panel_follows_the_hub(hub, phones):
     expect(phone.page.locator("#toast")).to_have_text("Settings saved")
     assert call(hub.base, "GET", "/api/settings")[1]["quiet"] == "mute"
     phone.shot("settings")
+
+
+def test_the_guard_sees_every_request(hub, phones):
+    """The harness itself: the live stream goes through the route guard, and a request
+    to another host is stopped and reported."""
+    phone = phones()
+    seen: list[str] = []
+    phone.page.on("request", lambda request: seen.append(request.url))
+    phone.open("/")
+    assert any(url.endswith("/api/events") for url in seen)
+    phone.allowed.append("ERR_FAILED")
+    answer = phone.page.evaluate("fetch('http://192.0.2.1/x').then(() => 'sent', () => 'stopped')")
+    assert answer == "stopped" and phone.foreign == ["http://192.0.2.1/x"]
+    phone.foreign.clear()
