@@ -12,7 +12,7 @@ RUNTIME_PACKAGES := alsa-utils libasound2-dev
 # ... and what the tests talk to: Chromium (scorepad), mosquitto (MQTT).
 TEST_PACKAGES := $(RUNTIME_PACKAGES) chromium mosquitto
 
-.PHONY: run test check lint typecheck bench clean runtime-packages test-packages
+.PHONY: run test check lint typecheck bench soak clean runtime-packages test-packages
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -69,6 +69,20 @@ typecheck: $(TEST_STAMP)
 
 bench: $(TEST_STAMP)
 	$(BIN)/python bench/press_to_effect.py
+
+# The full soak (docs/soak.md): 1,000 whole games per profile and option run, 2 to 8
+# players, through the real hub on virtual time; fails if any run finds a mismatch.
+SOAK_GAMES ?= 1000
+SOAK_SEED ?= 1
+SOAK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+SOAK_RUNS := aces mexicantrainfun consensus triples "mexicantrainfun --chickenfoot" \
+	"consensus --chickenfoot" "consensus --partnerships"
+
+soak: $(TEST_STAMP)
+	@status=0; for run in $(SOAK_RUNS); do \
+	  $(BIN)/mtrain-hub soak --rules $$run --games $(SOAK_GAMES) --players 2..8 \
+	    --seed $(SOAK_SEED) --jobs $(SOAK_JOBS) || status=1; \
+	done; exit $$status
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

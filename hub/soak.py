@@ -305,8 +305,8 @@ def play_game(hub, spec: Spec, plan: Plan, report: Report, trace: Trace | None =
 def play_plans(spec: Spec, plans: list[Plan], trace: Trace | None = None) -> Report:
     """Play ``plans`` through one hub (a fresh one after a mismatch): one job's share."""
     report = Report(spec)
-    with (tempfile.TemporaryDirectory(prefix="mtrain-soak-", dir=_fast_dir()) as tmp,
-          _quiet_hub(trace is not None)):
+    with (tempfile.TemporaryDirectory(prefix="mtrain-soak-", dir=fast_dir()) as tmp,
+          quiet_hub(trace is not None)):
         hubs = (new_hub(Path(tmp) / f"hub{n}") for n in range(1, len(plans) + 2))
         hub = next(hubs)
         try:
@@ -340,14 +340,14 @@ def run(spec: Spec, jobs: int = 1, trace: Trace | None = None) -> Report:
     return report
 
 
-def _fast_dir() -> str | None:
+def fast_dir() -> str | None:
     """A tmpfs for the store when there is one: the soak needs SQLite, not a disk."""
     shm = Path("/dev/shm")
     return str(shm) if shm.is_dir() else None
 
 
 @contextlib.contextmanager
-def _quiet_hub(verbose: bool) -> Iterator[None]:
+def quiet_hub(verbose: bool) -> Iterator[None]:
     """Each hub says "backend: sim" at start; a soak may start many. Errors still show."""
     logger = logging.getLogger("hub")
     level = logger.level

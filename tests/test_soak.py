@@ -157,24 +157,34 @@ def test_command_refuses_options_the_profile_has_not(capsys):
     assert "chickenfoot" in capsys.readouterr().err
 
 
-# The in-suite soak: every profile, 2 to 8 players, and the option runs, at a size that
-# keeps it to a minute or two on two cores (games of 3 rounds; `make soak` plays
-# 1,000 whole games per run).
-SUITE = [
-    ("consensus", {}, 100),
-    ("aces", {}, 100),
-    ("mexicantrainfun", {}, 100),
-    ("triples", {}, 100),
-    ("mexicantrainfun", {"chickenfoot": True}, 40),
-    ("consensus", {"chickenfoot": True}, 40),
-    ("consensus", {"partnerships": True}, 40),
+# The in-suite soak: every profile and option run, 2 to 8 players, 100 games of 3 rounds
+# each, and a few whole games per profile (engines down to 0), about a minute on two
+# cores. `make soak` plays 1,000 whole games per run.
+RUNS = [
+    ("consensus", {}),
+    ("aces", {}),
+    ("mexicantrainfun", {}),
+    ("triples", {}),
+    ("mexicantrainfun", {"chickenfoot": True}),
+    ("consensus", {"chickenfoot": True}),
+    ("consensus", {"partnerships": True}),
 ]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("rules", "options", "games"), SUITE)
-def test_soak(rules, options, games):
-    report = run(Spec(rules, games, (2, 8), seed=2026, rounds=3, **options), jobs=JOBS)
+@pytest.mark.parametrize(("rules", "options"), RUNS)
+def test_soak(rules, options):
+    check(Spec(rules, 100, (2, 8), seed=2026, rounds=3, **options))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules", [rules for rules, options in RUNS if not options])
+def test_soak_whole_games(rules):
+    check(Spec(rules, 8, (2, 8), seed=2027))
+
+
+def check(spec):
+    report = run(spec, jobs=JOBS)
     found = "\n".join(line for m in report.mismatches for line in m.lines())
     assert report.mismatches == [], found
-    assert report.games == games and report.actions > games * 50
+    assert report.games == spec.games and report.actions > spec.games * 50
