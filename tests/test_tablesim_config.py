@@ -91,3 +91,14 @@ def test_profiles_follow_docs_rules_table():
     assert PROFILES["consensus"].starter == "rotate"
     assert {p.after_double for p in PROFILES.values()} == {"again", "answer", "cover", "satisfy"}
     assert [p.first_turn for p in PROFILES.values()] == ["string", "single", "single", "string"]
+
+
+def test_deal_and_default_set_agree_with_the_scorers_deal_helper():
+    # Written apart from scorer/deal.py on purpose; both read docs/rules.md's rows.
+    from scorer.deal import default_set, tiles_each
+
+    for rules in PROFILES:
+        for players in range(2, 9):
+            config = GameConfig.for_players(rules, players)
+            assert config.hand_size == tiles_each(rules, players), (rules, players)
+            assert config.set_max == default_set(rules, players), (rules, players)
