@@ -9,6 +9,10 @@ Pure (standard library only, no threads, no clock; randomness only from
     config = GameConfig.for_players("consensus", 4, seed=7)
     for action, truth in iter_actions(config, RandomLegal(7)):
         ...
+
+:mod:`tablesim.motions` turns each gesture into the pin edges a hand makes (human
+timing, contact bounce, marker flicker); ``hub.soak`` and ``hub.demo`` play them at
+the hub.
 """
 
 from tablesim.actions import (
