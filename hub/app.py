@@ -182,7 +182,9 @@ class Hub:
             self._server_thread.start()
 
     def stop_server(self) -> None:
-        """Close the web server if it runs."""
+        """End the live streams, then close the web server if it runs (waitress waits
+        up to 5 s for request threads; an open SSE stream would hold it that long)."""
+        self.broadcaster.close()
         if self._server is not None:
             self._server.close()
             self._server = None

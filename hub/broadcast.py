@@ -45,10 +45,23 @@ class Broadcaster:
         self._lock = threading.Lock()
         self._size = queue_size
         self.callbacks: list = []
+        self.closed = False
+
+    def close(self) -> None:
+        """Tell every subscriber the hub is stopping (they get ``("closed", None)``)."""
+        with self._lock:
+            subs, self._subs = self._subs, []
+            self.closed = True
+        for sub in subs:
+            sub.offer(("closed", None))
 
     def subscribe(self) -> Subscription:
-        """A new subscription; call :meth:`unsubscribe` when done."""
+        """A new subscription; call :meth:`unsubscribe` when done. After :meth:`close`,
+        the subscription gets ``("closed", None)`` at once."""
         sub = Subscription(self._size)
+        if self.closed:
+            sub.offer(("closed", None))
+            return sub
         with self._lock:
             self._subs = [*self._subs, sub]
         return sub

@@ -58,8 +58,14 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"mtrain-hub: config error: {exc}", file=sys.stderr)
         return 2
-    # SIGTERM (systemd stop) unwinds like Ctrl-C: through ``finally`` and ``hub.stop()``.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    # SIGTERM (systemd stop) and Ctrl-C unwind through ``finally`` and ``hub.stop()``.
+    # The live streams end first: waitress's own shutdown then waits for no phone.
+    def stop(*_):
+        hub.broadcaster.close()
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     try:
         hub.start()
         hub.serve(config["web"]["host"], config["web"]["port"])

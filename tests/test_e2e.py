@@ -56,3 +56,16 @@ def test_bad_input_never_500(hub):
         assert 400 <= status < 500 and "error" in answer
     status, state = hub.get("/api/state")
     assert status == 200 and state["game"] is None
+
+
+def test_stop_is_quick_with_a_phone_watching(tmp_path, free_port):
+    import time
+    import urllib.request
+
+    process = HubProcess(free_port, tmp_path / "state")
+    stream = urllib.request.urlopen(process.base + "/api/events", timeout=10)
+    assert stream.readline().startswith(b"retry")
+    started = time.monotonic()
+    assert process.stop() == 0
+    assert time.monotonic() - started < 3.0
+    stream.close()

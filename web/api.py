@@ -80,6 +80,8 @@ def events():
                 item = sub.get(timeout=KEEPALIVE_S)
                 if item is None:
                     yield ": keepalive\n\n"
+                elif item[0] == "closed":  # the hub is stopping: end the stream
+                    return
                 elif item[0] in SSE_KINDS:
                     yield _sse(*item)
         finally:
