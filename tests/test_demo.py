@@ -60,6 +60,27 @@ def test_stop_ends_the_demo_at_the_next_action(make_hub):
     assert hub.loop.snapshot["game"]["phase"] in ("first-turn", "play")
 
 
+def test_someone_pressing_at_the_scorepad_makes_the_bots_deal_a_new_game(make_hub):
+    clock = FakeClock()
+    hub = make_hub(threaded=True, clock=clock)
+    calls = []
+
+    def sleep(seconds):
+        clock.advance(seconds)
+        calls.append(seconds)
+        if len(calls) == 30:
+            hub.sim.marker(7, True)  # a marker on the free slot 7, from the page
+        if demo.disagreements and hub.sim.marker_present(7):
+            hub.sim.marker(7, False)
+
+    demo = Demo(hub, "consensus", players=3, seed=6, rounds=1, sleep=sleep)
+    assert demo.run(games=1) == 1
+    assert demo.disagreements >= 1
+    games = hub.store.list_games()
+    assert len(games) >= 2 and hub.store.get_game(games[0]["id"])["finished"] != (
+        hub.store.get_game(games[-1]["id"])["finished"])
+
+
 def test_demo_needs_the_sim_backend(make_hub):
     hub = make_hub()
     hub.sim = None
