@@ -7,7 +7,8 @@ whole games) are played twice in this run, in one process:
    for each gesture (all the soak computes before it touches the hub);
 2. through the hub, as ``mtrain-hub soak`` plays them: every edge on gpiozero's mock
    pins, the real loop (drained inline on a fake clock), the pure core, the effect
-   dispatch, the SQLite store on a tmpfs, and the checks after every action.
+   dispatch, the SQLite store on a tmpfs, the checks after every action, and a
+   fresh hub for each game.
 
 The ratio of the two times is the hub's overhead per simulated action; "table
 hours per second" is how much play the soak gets through for each real second.
@@ -19,14 +20,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from hub.soak import Report, Spec, fast_dir, new_hub, play_game, quiet_hub  # noqa: E402
+from hub.soak import Report, Spec, play_plans  # noqa: E402
 from tablesim import PROFILES, Tap, iter_actions  # noqa: E402
 from tablesim.actions import Hold, LongHold, MarkerOff, MarkerOn  # noqa: E402
 
@@ -46,18 +46,13 @@ def simulator_alone(spec: Spec) -> tuple[int, float]:
 
 
 def through_the_hub(spec: Spec) -> Report:
-    """The same games through one hub, checked at every step, as the soak plays them."""
-    report = Report(spec)
-    with tempfile.TemporaryDirectory(dir=fast_dir()) as tmp, quiet_hub(False):
-        hub = new_hub(Path(tmp) / "hub")
-        started = time.perf_counter()
-        try:
-            for plan in spec.plans():
-                if play_game(hub, spec, plan, report) is not None:
-                    raise SystemExit(f"mismatch in game {plan.number}: run the soak")
-        finally:
-            report.seconds = time.perf_counter() - started
-            hub.stop()
+    """The same games through the hub, checked at every step, as the soak plays them
+    (one process, a fresh hub per game)."""
+    started = time.perf_counter()
+    report = play_plans(spec, list(spec.plans()))
+    report.seconds = time.perf_counter() - started
+    if report.mismatches:
+        raise SystemExit("a mismatch; replay it: " + report.mismatches[0].replay)
     return report
 
 

@@ -5,18 +5,33 @@ A gesture is a finger or a marker on the sim backend's gpiozero mock pins
 (:mod:`tablesim.motions`); the real pin adapter posts each edge to the real loop
 and core. A new game, a blocked round and a round's tiles go in through the hub's
 game methods, as the scorepad's requests do. The soak (:mod:`hub.soak`) runs this on
-a fake clock; the demo (:mod:`hub.demo`) on the real one.
+a fake clock; the demo (:mod:`hub.demo`) on the real one. The hub is read back as a
+tablesim ``Truth`` and compared with the simulator's, with the gesture's sounds and,
+after a round's tiles, the stored points.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 from hub.core.setup import parse_setup
-from tablesim import Action, Blocked, DoubleTruth, EnterScores, GameConfig, NewGame, Truth
+from tablesim import (
+    Action,
+    Blocked,
+    DoubleTruth,
+    EnterScores,
+    GameConfig,
+    Hold,
+    LongHold,
+    MarkerOn,
+    NewGame,
+    Truth,
+)
 from tablesim.motions import BUTTON, Hand
 
 NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal")
+CHECKED_SOUNDS = ("chicken", "choo", "out", "nope")
 SETTLE_S = 0.15  # after a gesture's last edge: past the 30 ms bounce and 80 ms marker windows
 
 
@@ -105,3 +120,57 @@ class BotTable:
                                                       d["responsible"]),
             phase=game.get("phase"), round=game.get("round"), engine=game.get("engine"),
             went_out=slot_of.get(snap["went_out"]) if snap["went_out"] else None)
+
+
+def differences(expected: Truth, actual: Truth) -> list[str]:
+    """``field: expected X, hub Y`` for each field of the truth the hub gets wrong."""
+    return [f"{name}: expected {_show(getattr(expected, name))}, "
+            f"hub {_show(getattr(actual, name))}"
+            for name in Truth.__dataclass_fields__
+            if getattr(expected, name) != getattr(actual, name)]
+
+
+def _show(value: object) -> str:
+    if isinstance(value, frozenset):
+        return "{" + ", ".join(map(str, sorted(value))) + "}"
+    return repr(value)
+
+
+def expected_sounds(action: Action, before: Truth | None, mexican: int | None) -> Counter:
+    """The checked sounds a gesture makes: a chicken for a double played (none for a
+    dead double closed), a choo for a marker placed, the fanfare for going out; never
+    a ``nope``."""
+    heard: Counter = Counter()
+    if isinstance(action, Hold):
+        dead = before is not None and before.double is not None and (
+            before.double.slot == action.slot)
+        heard["chicken"] = 0 if dead else 1
+    elif isinstance(action, LongHold):
+        heard["out"] = 1
+    elif isinstance(action, MarkerOn) and action.slot != mexican:
+        heard["choo"] = 1
+    return heard
+
+
+def sound_differences(action: Action, before: Truth | None, mexican: int | None,
+                      played: list[str]) -> list[str]:
+    """How the sounds played during a gesture differ from :func:`expected_sounds`."""
+    heard = Counter(name for name in played if name in CHECKED_SOUNDS)
+    want = expected_sounds(action, before, mexican)
+    return [f"sound {name}: expected {want[name]}, hub played {heard[name]}"
+            for name in CHECKED_SOUNDS if heard[name] != want[name]]
+
+
+def score_differences(action: EnterScores, game: dict, names: dict[int, str]) -> list[str]:
+    """How the stored round differs from the simulator's result."""
+    result = action.result
+    stored = next((r for r in game["rounds"] if r["round"] == result.round), None)
+    if stored is None:
+        return [f"round {result.round}: not in the store"]
+    want = {
+        "points": {names[s]: p for s, p in result.points.items()},
+        "went_out": names[result.went_out] if result.went_out is not None else None,
+        "blocked": result.blocked,
+    }
+    return [f"scores {key}: expected {value!r}, store {stored[key]!r}"
+            for key, value in want.items() if stored[key] != value]

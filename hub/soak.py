@@ -18,24 +18,28 @@ import contextlib
 import logging
 import multiprocessing
 import random
+import shutil
 import sys
 import tempfile
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpiozero.pins.mock import MockFactory
 
-from hub.bot_table import BotTable
+from hub.bot_table import (
+    BotTable,
+    differences,
+    score_differences,
+    sound_differences,
+)
 from hub.clock import FakeClock
 from hub.config import load
 from hub.sound import RecordingPlayer
 from tablesim import (
     PROFILES,
-    Action,
     Bot,
     EnterScores,
     FirstLegal,
@@ -54,7 +58,6 @@ from tablesim.motions import Hand, Pace
 
 SLOTS = range(1, 9)
 BOTS = ("mixed", "first", "largest", "random")
-CHECKED_SOUNDS = ("chicken", "choo", "out", "nope")
 Trace = Callable[[str], None]
 
 
@@ -136,63 +139,6 @@ class Spec:
         words += ["--chickenfoot"] * self.chickenfoot + ["--partnerships"] * self.partnerships
         words += [f"--bots {self.bots}"] if self.bots != "mixed" else []
         return " ".join(words)
-
-
-# --- the checks -------------------------------------------------------------------------
-
-
-def differences(expected: Truth, actual: Truth) -> list[str]:
-    """``field: expected X, hub Y`` for each field of the truth the hub gets wrong."""
-    return [f"{name}: expected {_show(getattr(expected, name))}, "
-            f"hub {_show(getattr(actual, name))}"
-            for name in Truth.__dataclass_fields__
-            if getattr(expected, name) != getattr(actual, name)]
-
-
-def _show(value: object) -> str:
-    if isinstance(value, frozenset):
-        return "{" + ", ".join(map(str, sorted(value))) + "}"
-    return repr(value)
-
-
-def expected_sounds(action: Action, before: Truth | None, mexican: int | None) -> Counter:
-    """The checked sounds a gesture makes: a chicken for a double played (none for a
-    dead double closed), a choo for a marker placed, the fanfare for going out; never
-    a ``nope``."""
-    heard: Counter = Counter()
-    if isinstance(action, Hold):
-        dead = before is not None and before.double is not None and (
-            before.double.slot == action.slot)
-        heard["chicken"] = 0 if dead else 1
-    elif isinstance(action, LongHold):
-        heard["out"] = 1
-    elif isinstance(action, MarkerOn) and action.slot != mexican:
-        heard["choo"] = 1
-    return heard
-
-
-def sound_differences(action: Action, before: Truth | None, mexican: int | None,
-                      played: list[str]) -> list[str]:
-    """How the sounds played during a gesture differ from :func:`expected_sounds`."""
-    heard = Counter(name for name in played if name in CHECKED_SOUNDS)
-    want = expected_sounds(action, before, mexican)
-    return [f"sound {name}: expected {want[name]}, hub played {heard[name]}"
-            for name in CHECKED_SOUNDS if heard[name] != want[name]]
-
-
-def score_differences(action: EnterScores, game: dict, names: dict[int, str]) -> list[str]:
-    """How the stored round differs from the simulator's result."""
-    result = action.result
-    stored = next((r for r in game["rounds"] if r["round"] == result.round), None)
-    if stored is None:
-        return [f"round {result.round}: not in the store"]
-    want = {
-        "points": {names[s]: p for s, p in result.points.items()},
-        "went_out": names[result.went_out] if result.went_out is not None else None,
-        "blocked": result.blocked,
-    }
-    return [f"scores {key}: expected {value!r}, store {stored[key]!r}"
-            for key, value in want.items() if stored[key] != value]
 
 
 # --- running ------------------------------------------------------------------------------
@@ -303,41 +249,71 @@ def play_game(hub, spec: Spec, plan: Plan, report: Report, trace: Trace | None =
 
 
 def play_plans(spec: Spec, plans: list[Plan], trace: Trace | None = None) -> Report:
-    """Play ``plans`` through one hub (a fresh one after a mismatch): one job's share."""
+    """Play ``plans``, each on a fresh hub (a hub costs about 10 ms), so a game plays
+    the same in a run and in its replay."""
     report = Report(spec)
     with (tempfile.TemporaryDirectory(prefix="mtrain-soak-", dir=fast_dir()) as tmp,
           quiet_hub(trace is not None)):
-        hubs = (new_hub(Path(tmp) / f"hub{n}") for n in range(1, len(plans) + 2))
-        hub = next(hubs)
-        try:
-            for plan in plans:
+        for plan in plans:
+            state_dir = Path(tmp) / f"game{plan.number}"
+            hub = new_hub(state_dir)
+            try:
                 mismatch = play_game(hub, spec, plan, report, trace)
-                if mismatch is not None:
-                    report.mismatches.append(mismatch)
-                    hub.stop()
-                    hub = next(hubs)
-        finally:
-            hub.stop()
+            finally:
+                hub.stop()
+                shutil.rmtree(state_dir, ignore_errors=True)
+            if mismatch is not None:
+                report.mismatches.append(mismatch)
     return report
 
 
-def run(spec: Spec, jobs: int = 1, trace: Trace | None = None) -> Report:
-    """Play the run's games, in ``jobs`` processes (one with ``trace``)."""
+Progress = Callable[[Report, int], None]
+
+
+def run(spec: Spec, jobs: int = 1, trace: Trace | None = None,
+        progress: Progress | None = None) -> Report:
+    """Play the run's games in ``jobs`` processes (one with ``trace``), a batch of games
+    at a time; ``progress(report, total)`` hears after each batch."""
     started = time.perf_counter()
     plans = list(spec.plans())
     jobs = max(1, min(jobs, len(plans))) if trace is None else 1
+    size = max(1, min(25, len(plans) // (jobs * 4)))
+    batches = [plans[i:i + size] for i in range(0, len(plans), size)]
+    report = Report(spec, jobs=jobs)
+
+    def done(part: Report) -> None:
+        report.add(part)
+        report.seconds = time.perf_counter() - started
+        if progress is not None:
+            progress(report, len(plans))
+
     if jobs == 1:
-        report = play_plans(spec, plans, trace)
+        for batch in batches:
+            done(play_plans(spec, batch, trace))
     else:
-        report = Report(spec, jobs=jobs)
-        shares = [plans[i::jobs] for i in range(jobs)]
         spawn = multiprocessing.get_context("spawn")  # no forking a process with threads
         with ProcessPoolExecutor(jobs, mp_context=spawn) as pool:
-            for part in pool.map(play_plans, [spec] * jobs, shares):
-                report.add(part)
-        report.mismatches.sort(key=lambda m: m.game)
+            for future in as_completed([pool.submit(play_plans, spec, b) for b in batches]):
+                done(future.result())
+    report.mismatches.sort(key=lambda m: m.game)
     report.seconds = time.perf_counter() - started
     return report
+
+
+class ProgressLine:
+    """Prints a run's progress to stderr at every tenth of its games."""
+
+    def __init__(self) -> None:
+        self.shown = 0
+
+    def __call__(self, report: Report, total: int) -> None:
+        played = report.games + len(report.mismatches)
+        tenth = played * 10 // total
+        if tenth > self.shown and played < total:
+            self.shown = tenth
+            print(f"  {report.spec.rules}: {played}/{total} games, {report.actions} actions, "
+                  f"{len(report.mismatches)} mismatches, {report.seconds:.0f} s",
+                  file=sys.stderr, flush=True)
 
 
 def fast_dir() -> str | None:
@@ -405,7 +381,8 @@ def command(args: argparse.Namespace) -> int:
     except (ValueError, StopIteration) as exc:
         print(f"mtrain-hub soak: {exc or 'no games to play'}", file=sys.stderr)
         return 2
-    report = run(spec, args.jobs, trace=print if args.trace else None)
+    report = run(spec, args.jobs, trace=print if args.trace else None,
+                 progress=ProgressLine())
     print(report.summary())
     for mismatch in report.mismatches:
         print("\n".join(mismatch.lines()))

@@ -3,26 +3,22 @@ after every action; the in-suite soak of every profile (``make soak``: full size
 
 import argparse
 import os
-from collections import Counter
 
 import pytest
 
 from hub.soak import (
     Mismatch,
     Plan,
+    ProgressLine,
     Report,
     Spec,
     add_arguments,
     command,
-    differences,
-    expected_sounds,
     new_hub,
     play_game,
     run,
-    score_differences,
     spec_of,
 )
-from tablesim import DoubleTruth, EnterScores, Hold, MarkerOn, RoundResult, Tap, Truth
 from tablesim.motions import Pace
 
 JOBS = min(2, os.cpu_count() or 1)
@@ -90,6 +86,25 @@ def test_replay_command_plays_exactly_the_same_game():
     assert again.game()[0] == plan.game()[0]
 
 
+def test_a_game_plays_the_same_in_a_run_and_in_its_replay():
+    spec = Spec("triples", 3, (2, 8), seed=4, rounds=1)
+    in_run, alone = [], []
+    run(spec, trace=in_run.append)
+    third = list(spec.plans())[2]
+    words = spec.replay(third).split()[2:]
+    run(spec_of(parse(words)), trace=alone.append)
+    starts = [i for i, line in enumerate(in_run) if line.lstrip().startswith("0 NewGame")]
+    assert len(starts) == 3 and in_run[starts[2]:] == alone
+
+
+def test_progress_hears_after_each_batch_in_every_job():
+    heard = []
+    report = run(Spec("aces", 6, (2, 3), seed=2, rounds=1), jobs=2,
+                 progress=lambda r, total: heard.append((r.games, total)))
+    assert report.games == 6 and report.jobs == 2
+    assert heard[-1] == (6, 6) and [g for g, _ in heard] == sorted(g for g, _ in heard)
+
+
 def test_plans_vary_players_and_partnerships_take_only_even_tables():
     plans = list(Spec("consensus", 60, (2, 8), seed=1).plans())
     assert {p.players for p in plans} == set(range(2, 9))
@@ -100,38 +115,6 @@ def test_plans_vary_players_and_partnerships_take_only_even_tables():
         next(Spec("consensus", 1, (2, 3), partnerships=True).plans())
 
 
-def test_differences_name_each_wrong_field():
-    truth = Truth(3, frozenset({4, 8}), DoubleTruth(4, 1, 3), "play", 2, 11, None)
-    hub = Truth(4, frozenset({8}), DoubleTruth(4, 1, 4), "play", 2, 11, None)
-    assert differences(truth, truth) == []
-    assert differences(truth, hub) == [
-        "turn: expected 3, hub 4",
-        "public: expected {4, 8}, hub {8}",
-        "double: expected DoubleTruth(slot=4, covers_left=1, responsible=3), "
-        "hub DoubleTruth(slot=4, covers_left=1, responsible=4)",
-    ]
-
-
-def test_expected_sounds_no_chicken_for_closing_a_dead_double():
-    open_on_2 = Truth(1, frozenset(), DoubleTruth(2, 1, 1), "play", 1, 12, None)
-    assert expected_sounds(Hold(2), open_on_2, 8) == Counter(chicken=0)
-    assert expected_sounds(Hold(3), open_on_2, 8) == Counter(chicken=1)
-    assert expected_sounds(MarkerOn(2), None, 8) == Counter(choo=1)
-    assert expected_sounds(Tap(2), None, 8) == Counter()
-
-
-def test_score_differences_compare_points_went_out_and_blocked():
-    result = RoundResult(1, 12, 1, False, {1: (), 2: ((6, 5),)}, {1: 0, 2: 11})
-    names = {1: "Ann", 2: "Bob"}
-    stored = {"round": 1, "points": {"Ann": 0, "Bob": 11}, "went_out": "Ann", "blocked": False}
-    game = {"rounds": [stored]}
-    assert score_differences(EnterScores(result), game, names) == []
-    stored["points"] = {"Ann": 0, "Bob": 12}
-    assert score_differences(EnterScores(result), game, names) == [
-        "scores points: expected {'Ann': 0, 'Bob': 11}, store {'Ann': 0, 'Bob': 12}"
-    ]
-
-
 def test_command_prints_the_report_and_exits_0(capsys):
     assert command(parse(["--rules", "aces", "--games", "2", "--rounds", "1"])) == 0
     out = capsys.readouterr().out
@@ -139,7 +122,7 @@ def test_command_prints_the_report_and_exits_0(capsys):
 
 
 def test_command_exits_1_and_prints_each_mismatch_with_its_replay(monkeypatch, capsys):
-    def found(spec, jobs, trace=None):
+    def found(spec, jobs, trace=None, progress=None):
         report = Report(spec)
         report.mismatches.append(Mismatch(1, "mtrain-hub soak --game-seed 5", 7, "Tap(slot=2)",
                                           1, ["turn: expected 3, hub 2"]))
@@ -188,3 +171,13 @@ def check(spec):
     found = "\n".join(line for m in report.mismatches for line in m.lines())
     assert report.mismatches == [], found
     assert report.games == spec.games and report.actions > spec.games * 50
+
+
+def test_progress_line_speaks_at_each_tenth(capsys):
+    line = ProgressLine()
+    report = Report(Spec("consensus", 100))
+    for games in range(1, 101):
+        report.games = games
+        line(report, 100)
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 9 and err[0].startswith("  consensus: 10/100 games")
