@@ -181,3 +181,10 @@ def test_progress_line_speaks_at_each_tenth(capsys):
         line(report, 100)
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 9 and err[0].startswith("  consensus: 10/100 games")
+
+
+def test_mtrain_hub_soak_subcommand(capsys):
+    from hub.cli import main
+
+    assert main(["soak", "--rules", "triples", "--games", "1", "--rounds", "1"]) == 0
+    assert "soak triples: 1 games" in capsys.readouterr().out
