@@ -73,11 +73,8 @@ def _check_pins(key: str, pins: list) -> None:
 
 def validate(config: dict) -> dict:
     """Check every section and key; return the config, or raise :class:`ConfigError`."""
+    _check_sections(config)
     for section, values in config.items():
-        if section not in DEFAULTS:
-            raise ConfigError(f"[{section}]: unknown section (allowed: {', '.join(DEFAULTS)})")
-        if not isinstance(values, dict):
-            raise ConfigError(f"[{section}]: expected a table of keys")
         for key, value in values.items():
             if key not in DEFAULTS[section]:
                 allowed = ", ".join(DEFAULTS[section])

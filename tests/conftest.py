@@ -11,9 +11,10 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from hub.app import Hub
-from hub.clock import FakeClock
+from hub.clock import FakeClock, SystemClock
 from hub.config import load
 from hub.sound import RecordingPlayer
+from web import create_app
 
 
 def need(tool: str) -> str:
@@ -55,6 +56,18 @@ def make_hub(tmp_path, mock_factory):
     yield build
     for hub in hubs:
         hub.stop()
+
+
+@pytest.fixture
+def live_hub(make_hub):
+    """A sim hub on the real clock with its loop thread running (for the web tests)."""
+    return make_hub(threaded=True, clock=SystemClock())
+
+
+@pytest.fixture
+def client(live_hub):
+    """A Flask test client of the web app serving ``live_hub``."""
+    return create_app(live_hub, {"TESTING": True}).test_client()
 
 
 @pytest.fixture

@@ -8,23 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from hub.clock import SystemClock
-from web import create_app, qr
+from web import qr
 
 STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 # What the table view loads before it shows the hub (views.js loads on another view).
 TABLE_FIRST_LOAD = ("index.html", "app.css", "app.js")
 BUDGET = 60 * 1024
 
-
-@pytest.fixture
-def hub(make_hub):
-    return make_hub(threaded=True, clock=SystemClock())
-
-
-@pytest.fixture
-def client(hub):
-    return create_app(hub, {"TESTING": True}).test_client()
 
 
 def test_the_page_and_its_files(client):

@@ -6,19 +6,8 @@ import json
 
 import pytest
 
-from hub.clock import SystemClock
 from hub.settings import Settings, SettingsError, check
 from web import create_app
-
-
-@pytest.fixture
-def hub(make_hub):
-    return make_hub(threaded=True, clock=SystemClock())
-
-
-@pytest.fixture
-def client(hub):
-    return create_app(hub, {"TESTING": True}).test_client()
 
 
 def test_defaults_come_from_the_config(make_hub):
@@ -27,26 +16,26 @@ def test_defaults_come_from_the_config(make_hub):
     assert hub.sound.volume == 0.5 and hub.sound.quiet == "turn-only"
 
 
-def test_change_is_applied_and_saved(client, hub, tmp_path):
+def test_change_is_applied_and_saved(client, live_hub, tmp_path):
     r = client.post("/api/settings", json={"volume": 0.3, "quiet": "mute"})
     assert r.status_code == 200
     assert r.get_json()["volume"] == 0.3 and r.get_json()["sound"]["available"]
-    assert hub.sound.volume == 0.3 and hub.sound.quiet == "mute"
-    saved = json.loads((hub.state_dir / "settings.json").read_text())
+    assert live_hub.sound.volume == 0.3 and live_hub.sound.quiet == "mute"
+    saved = json.loads((live_hub.state_dir / "settings.json").read_text())
     assert saved == {"volume": 0.3, "quiet": "mute", "turn_chime": True}
-    again = Settings(hub.state_dir / "settings.json", {"volume": 1, "quiet": "off",
+    again = Settings(live_hub.state_dir / "settings.json", {"volume": 1, "quiet": "off",
                                                         "turn_chime": True})
     assert again.values["quiet"] == "mute"
 
 
-def test_turn_chime_off_silences_only_the_chime(client, hub):
+def test_turn_chime_off_silences_only_the_chime(client, live_hub):
     client.post("/api/settings", json={"turn_chime": False})
     client.post("/api/games", json={"players": ["Ann", "Bob"], "first": 1})
     client.post("/api/sim/slots/1/press", json={})
     client.post("/api/sim/slots/3/press", json={})  # the Mexican slot... in first turn
-    assert "turn" not in hub.sound.played
+    assert "turn" not in live_hub.sound.played
     client.post("/api/sim/slots/2/marker", json={"present": True})
-    assert "choo" in hub.sound.played
+    assert "choo" in live_hub.sound.played
 
 
 @pytest.mark.parametrize("body, fragment", [
@@ -54,15 +43,15 @@ def test_turn_chime_off_silences_only_the_chime(client, hub):
     ({"quiet": "sometimes"}, "quiet"), ({"turn_chime": "yes"}, "turn_chime"),
     ({"bass": 3}, "bass"), ({}, "body"),
 ])
-def test_bad_settings(client, hub, body, fragment):
+def test_bad_settings(client, live_hub, body, fragment):
     r = client.post("/api/settings", json=body)
     assert r.status_code == 400 and fragment in r.get_json()["error"]
-    assert hub.settings.values["volume"] == 0.8
+    assert live_hub.settings.values["volume"] == 0.8
 
 
-def test_during_a_game_only_the_scorekeeper_changes_settings(client, hub):
+def test_during_a_game_only_the_scorekeeper_changes_settings(client, live_hub):
     token = client.post("/api/games", json={"players": ["Ann", "Bob"]}).get_json()["token"]
-    viewer = create_app(hub, {"TESTING": True}).test_client()  # no cookie
+    viewer = create_app(live_hub, {"TESTING": True}).test_client()  # no cookie
     assert viewer.post("/api/settings", json={"volume": 0.1}).status_code == 401
     r = viewer.post("/api/settings", json={"volume": 0.1},
                     headers={"Authorization": "Bearer wrong"})

@@ -4,20 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from hub.clock import SystemClock
 from web import create_app
 
 PLAYERS = ["Ann", "Bob", "Cid"]
 
-
-@pytest.fixture
-def hub(make_hub):
-    return make_hub(threaded=True, clock=SystemClock())
-
-
-@pytest.fixture
-def client(hub):
-    return create_app(hub, {"TESTING": True}).test_client()
 
 
 def test_state_before_a_game(client):
