@@ -107,7 +107,7 @@ class Demo:
                 log.debug("%r", action)
                 try:
                     game = table.act(action)
-                except Exception as exc:  # noqa: BLE001 - the store refused: play on anew
+                except Exception as exc:  # the store refused (a round scored from the page)
                     log.warning("the hub refused %r (%s); dealing a new game", action, exc)
                     return False
                 self._after(action, game, table)
