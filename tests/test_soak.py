@@ -155,7 +155,9 @@ RUNS = [
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("rules", "options"), RUNS)
+@pytest.mark.parametrize(
+    ("rules", "options"), RUNS, ids=["-".join([r, *o]) for r, o in RUNS]
+)
 def test_soak(rules, options):
     check(Spec(rules, 100, (2, 8), seed=2026, rounds=3, **options))
 
