@@ -61,20 +61,11 @@ class GameStarted:
 
 
 @dataclass(frozen=True)
-class GameResumed:
-    """A game in progress was reloaded after a restart, at ``round``."""
+class GameResumed(GameStarted):
+    """A game in progress was reloaded after a restart, at ``round`` (``round_over``:
+    its end was recorded but not yet scored)."""
 
-    game_id: int
-    rules: str
-    players: tuple[str, ...]
-    seats: tuple[int, ...]
-    mexican_slot: int | None
-    set_max: int
-    rounds: int
-    round: int
-    at: float
-    first: int | None = None
-    options: tuple[tuple[str, object], ...] = field(default=())
+    round: int = 1
     round_over: bool = False
 
 
