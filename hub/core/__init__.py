@@ -39,10 +39,13 @@ def apply(table: Table, event: Event) -> Result:
     before = table
     effects: list[Effect] = []
     at = event.at
-    table, effects = _tick(table, at)  # deadlines before this event fire first
+    if table.due is not None and table.due <= at:
+        table, effects = _tick(table, at)  # deadlines before this event fire first
     table, more = _apply(table, event)
     effects += more
     effects += _derived_effects(before, table, at)
+    if table.buttons is not before.buttons or table.markers is not before.markers:
+        table = evolve(table, due=_scan(table))
     return table, effects
 
 
@@ -91,15 +94,26 @@ def _gestures(table: Table, found: list[Gesture]) -> Result:
 
 def next_deadline(table: Table) -> float | None:
     """The earliest time the core needs a :class:`ClockTicked`, or None."""
+    return table.due
+
+
+def _scan(table: Table) -> float | None:
+    """The earliest deadline of the 16 inputs (inline: this runs on every input event)."""
     best = None
     for button in table.buttons:
-        due = gestures.button_deadline(button)
-        if due is not None and (best is None or due < best):
-            best = due
+        t = button.settle_at
+        if t is not None and (best is None or t < best):
+            best = t
+        if not button.consumed:
+            t = button.long_at
+            if t is not None and (best is None or t < best):
+                best = t
+    flicker = table.timings.flicker
     for marker in table.markers:
-        due = gestures.marker_deadline(marker, table.timings)
-        if due is not None and (best is None or due < best):
-            best = due
+        if marker.raw != marker.present:
+            t = marker.raw_at + flicker
+            if best is None or t < best:
+                best = t
     return best
 
 
@@ -107,7 +121,7 @@ def _tick(table: Table, at: float) -> Result:
     """Fire every deadline up to ``at`` in time order."""
     effects: list[Effect] = []
     for _ in range(64):
-        due = next_deadline(table)
+        due = table.due
         if due is None or due > at:
             break
         table, more = _fire(table, due)
@@ -129,6 +143,7 @@ def _fire(table: Table, due: float) -> Result:
             markers[i], g = gestures.marker_tick(slot, markers[i], due, timings)
             found += g
     table = evolve(table, buttons=tuple(buttons), markers=tuple(markers))
+    table = evolve(table, due=_scan(table))
     return _gestures(table, sorted(found, key=lambda g: g.at))
 
 

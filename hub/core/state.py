@@ -137,6 +137,7 @@ class Table:
     first_turns_left: int = 0
     went_out: int | None = None
     out_pending: int | None = None
+    due: float | None = None  # the inputs' next deadline, kept by ``hub.core.apply``
 
     def marker(self, slot: int) -> bool:
         """True while a marker (debounced) sits on ``slot``."""
