@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
+from bench.benchstats import percentile  # noqa: E402
 from tests.http_client import HubProcess  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -66,12 +67,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def percentile(values: list[float], p: float) -> float:
-    """The ``p``-th percentile (nearest rank)."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
 def first_load(browser, base: str) -> list[dict]:

@@ -34,16 +34,11 @@ sys.path.insert(0, str(ROOT))
 
 from gpiozero.pins.mock import MockFactory  # noqa: E402
 
+from bench.benchstats import percentile  # noqa: E402
 from hub.app import Hub  # noqa: E402
 from hub.config import load  # noqa: E402
 from hub.core.setup import parse_setup  # noqa: E402
 from hub.sound import RecordingPlayer  # noqa: E402
-
-
-def percentile(values: list[float], p: float) -> float:
-    """The ``p``-th percentile (nearest rank)."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
 def hub_latencies(presses: int, state_dir: str) -> list[float]:

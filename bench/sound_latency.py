@@ -40,15 +40,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from gpiozero import Button, Device  # noqa: E402
 from gpiozero.pins.mock import MockFactory  # noqa: E402
 
+from bench.benchstats import percentile  # noqa: E402
 from hub.alsa_player import AlsaPlayer  # noqa: E402
 
 PIN = 17
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    """Nearest-rank percentile."""
-    ranked = sorted(values)
-    return ranked[max(0, math.ceil(fraction * len(ranked)) - 1)]
 
 
 def measure_ours(
@@ -183,26 +178,26 @@ def print_table(ours: list[float], held: list[float], baseline: list[float],
     rows = [
         (
             "edge -> hub -> first PCM frame, median",
-            percentile(through_hub, 0.5),
-            percentile(baseline, 0.5),
+            percentile(through_hub, 50),
+            percentile(baseline, 50),
         ),
         (
             "edge -> hub -> first PCM frame, p99",
-            percentile(through_hub, 0.99),
-            percentile(baseline, 0.99),
+            percentile(through_hub, 99),
+            percentile(baseline, 99),
         ),
         (
             "edge -> first PCM frame to ALSA, median",
-            percentile(ours, 0.5),
-            percentile(baseline, 0.5),
+            percentile(ours, 50),
+            percentile(baseline, 50),
         ),
         (
             "edge -> first PCM frame to ALSA, p99",
-            percentile(ours, 0.99),
-            percentile(baseline, 0.99),
+            percentile(ours, 99),
+            percentile(baseline, 99),
         ),
-        ("caller thread blocked, median", percentile(held, 0.5), percentile(baseline, 0.5)),
-        ("caller thread blocked, p99", percentile(held, 0.99), percentile(baseline, 0.99)),
+        ("caller thread blocked, median", percentile(held, 50), percentile(baseline, 50)),
+        ("caller thread blocked, p99", percentile(held, 99), percentile(baseline, 99)),
     ]
     print(f"| {'figure':42} | {'ours':>10} | {'baseline':>10} | {'ratio':>8} |")
     print(f"|{'-' * 44}|{'-' * 12}|{'-' * 12}|{'-' * 10}|")
