@@ -38,7 +38,7 @@ from bench.benchstats import percentile  # noqa: E402
 from hub.app import Hub  # noqa: E402
 from hub.config import load  # noqa: E402
 from hub.core.setup import parse_setup  # noqa: E402
-from hub.sound import RecordingPlayer  # noqa: E402
+from hub.io.sound import RecordingPlayer  # noqa: E402
 
 
 def hub_latencies(presses: int, state_dir: str) -> list[float]:

@@ -26,9 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from hub.soak import Report, Spec, play_plans  # noqa: E402
 from tablesim import PROFILES, Tap, iter_actions  # noqa: E402
 from tablesim.actions import Hold, LongHold, MarkerOff, MarkerOn  # noqa: E402
+from tablesim.soak import Report, Spec, play_plans  # noqa: E402
 
 GESTURES = (Tap, Hold, LongHold, MarkerOn, MarkerOff)
 

@@ -1,7 +1,7 @@
 """Press-to-sound latency: a button edge to the sound's first PCM frame handed to ALSA.
 
 Ours: a gpiozero ``MockFactory`` pin is driven low under a ``Button(pin, pull_up=True)``;
-its ``when_pressed`` callback calls :meth:`hub.alsa_player.AlsaPlayer.play` directly
+its ``when_pressed`` callback calls :meth:`hub.io.alsa_player.AlsaPlayer.play` directly
 (the hub loop is not in this path yet: the callback stands in for the loop's effect
 dispatch). The clock stops in the player's ``on_sound_start`` hook, which the writer
 thread calls right before it writes the sound's first frames to the ALSA device.
@@ -41,7 +41,7 @@ from gpiozero import Button, Device  # noqa: E402
 from gpiozero.pins.mock import MockFactory  # noqa: E402
 
 from bench.benchstats import percentile  # noqa: E402
-from hub.alsa_player import AlsaPlayer  # noqa: E402
+from hub.io.alsa_player import AlsaPlayer  # noqa: E402
 
 PIN = 17
 

@@ -24,14 +24,14 @@ from hub.core.events import (
     RoundScored,
 )
 from hub.core.setup import GameSetup
-from hub.core.table import PLAYING
+from hub.core.turns import PLAYING
 from hub.dispatch import EffectDispatcher
 from hub.eventlog import EventLog
-from hub.gpio import SimPins, SlotInputs, is_raspberry_pi, make_factory
-from hub.leds import RecordingLeds
+from hub.io.leds import RecordingLeds
+from hub.io.pins import SimPins, SlotInputs, is_raspberry_pi, make_factory
+from hub.io.sound import DisabledPlayer
 from hub.loop import HubLoop
 from hub.settings import Settings
-from hub.sound import DisabledPlayer
 from scorer.games import KEEP
 from scorer.store import GameStore, new_token
 
@@ -97,7 +97,7 @@ class Hub:
         cfg = self.config["sound"]
         if not cfg["enabled"]:
             return DisabledPlayer("sound is disabled in the config ([sound] enabled = false)")
-        from hub.alsa_player import AlsaPlayer
+        from hub.io.alsa_player import AlsaPlayer
 
         clock = self.clock
         player = AlsaPlayer(

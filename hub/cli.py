@@ -3,15 +3,32 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import signal
 import sys
+from types import ModuleType
 
-from hub import demo, export, soak, sound_cli
 from hub.config import ConfigError, load
 
+# Subcommands other than ``run``: (module, help). Each module has ``add_arguments`` and
+# ``command``; it is imported only when its subcommand runs (``run`` never loads
+# ``tablesim``), and for ``--help``, where only its arguments are read.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "export": ("hub.export", "write a game's scores as CSV or JSON"),
+    "sounds": ("hub.sound_cli", "list the sounds or play one"),
+    "soak": ("tablesim.soak",
+             "play simulated games through the hub on virtual time and check it"),
+    "demo": ("tablesim.demo",
+             "run the hub with bots playing at a human pace (no hardware needed)"),
+}
 
-def _parser() -> argparse.ArgumentParser:
+
+def _module(name: str) -> ModuleType:
+    return importlib.import_module(SUBCOMMANDS[name][0])
+
+
+def _parser(command: str | None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mtrain-hub", description="The Mexican Train hub")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run the hub and serve the scorepad")
@@ -21,12 +38,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--port", type=int)
     run.add_argument("--state-dir")
     run.add_argument("-v", "--verbose", action="store_true")
-    export.add_arguments(sub.add_parser("export", help="write a game's scores as CSV or JSON"))
-    sound_cli.add_arguments(sub.add_parser("sounds", help="list the sounds or play one"))
-    soak.add_arguments(sub.add_parser(
-        "soak", help="play simulated games through the hub on virtual time and check it"))
-    demo.add_arguments(sub.add_parser(
-        "demo", help="run the hub with bots playing at a human pace (no hardware needed)"))
+    for name, (_, help_text) in SUBCOMMANDS.items():
+        sub_parser = sub.add_parser(name, help=help_text)
+        if name == command:
+            _module(name).add_arguments(sub_parser)
     return parser
 
 
@@ -78,19 +93,14 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script."""
-    args = _parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    args = _parser(words[0] if words else None).parse_args(words)
     level = logging.DEBUG if getattr(args, "verbose", False) else logging.INFO
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.command == "run":
         return run(args)
-    if args.command == "export":
-        return export.command(args)
-    if args.command == "sounds":
-        return sound_cli.command(args)
-    if args.command == "soak":
-        return soak.command(args)
-    if args.command == "demo":
-        return demo.command(args)
+    if args.command in SUBCOMMANDS:
+        return int(_module(args.command).command(args))
     return 2
 
 

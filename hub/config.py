@@ -11,8 +11,8 @@ import copy
 import tomllib
 from pathlib import Path
 
-from hub.core.rules import PROFILES
-from hub.sound import parse_quiet_hours
+from hub.core.profiles import PROFILES
+from hub.io.sound import parse_quiet_hours
 
 # The pin map (BCM numbers) of hardware/pinmap.md; I2S (18-21), I2C (2-3) and the
 # UART (14-15) stay free for the amplifier, sensors and the serial console.

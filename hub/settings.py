@@ -10,7 +10,7 @@ import logging
 import os
 from pathlib import Path
 
-from hub.sound import check_quiet_mode, check_volume
+from hub.io.sound import check_quiet_mode, check_volume
 
 log = logging.getLogger("hub.settings")
 

@@ -6,7 +6,7 @@ works; ``--list`` shows what there is to play.
 
 from __future__ import annotations
 
-from hub.alsa_player import AlsaPlayer
+from hub.io.alsa_player import AlsaPlayer
 from hub.sounds import load_sounds
 
 

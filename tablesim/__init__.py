@@ -11,7 +11,7 @@ Pure (standard library only, no threads, no clock; randomness only from
         ...
 
 :mod:`tablesim.motions` turns each gesture into the pin edges a hand makes (human
-timing, contact bounce, marker flicker); ``hub.soak`` and ``hub.demo`` play them at
+timing, contact bounce, marker flicker); ``tablesim.soak`` and ``tablesim.demo`` play them at
 the hub.
 """
 
@@ -32,10 +32,10 @@ from tablesim.actions import (
 )
 from tablesim.bots import Bot, FirstLegal, LargestPips, RandomLegal
 from tablesim.config import GameConfig
-from tablesim.game import Game, GameRecord, iter_actions, play_game, seat_bots
-from tablesim.profiles import PROFILES, Profile
+from tablesim.game import PlayedGame, SimGame, iter_actions, play_game, seat_bots
+from tablesim.profiles import PROFILES, OracleProfile
 from tablesim.round import Round
-from tablesim.table import COVER, Move, OpenDouble, Table
+from tablesim.table import COVER, Layout, Move, OpenDouble
 
 __all__ = [
     "COVER",
@@ -46,9 +46,9 @@ __all__ = [
     "DoubleTruth",
     "EnterScores",
     "FirstLegal",
-    "Game",
+    "SimGame",
     "GameConfig",
-    "GameRecord",
+    "PlayedGame",
     "Gesture",
     "Hold",
     "LargestPips",
@@ -58,11 +58,11 @@ __all__ = [
     "Move",
     "NewGame",
     "OpenDouble",
-    "Profile",
+    "OracleProfile",
     "RandomLegal",
     "Round",
     "RoundResult",
-    "Table",
+    "Layout",
     "Tap",
     "Truth",
     "iter_actions",

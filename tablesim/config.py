@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tablesim.profiles import PROFILES, Profile
+from tablesim.profiles import PROFILES, OracleProfile
 from tablesim.tiles import DOUBLE_BLANK_VALUES, MAX_SET, MIN_SET, set_size
 
 SLOTS = range(1, 9)
@@ -57,7 +57,7 @@ class GameConfig:
         return cls(rules, tuple(range(1, players + 1)), **options)  # type: ignore[arg-type]
 
     @property
-    def profile(self) -> Profile:
+    def profile(self) -> OracleProfile:
         """The rule profile played."""
         return PROFILES[self.rules]
 

@@ -51,7 +51,7 @@ Bots = Bot | Sequence[Bot] | Mapping[int, Bot] | None
 Step = tuple[Action, Truth]
 
 
-class Game:
+class SimGame:
     """A game played by bots; :meth:`steps` plays it, :attr:`results` fills as it goes."""
 
     def __init__(self, config: GameConfig, bots: Bots = None) -> None:
@@ -106,19 +106,19 @@ def seat_bots(seats: Sequence[int], bots: Bots) -> dict[int, Bot]:
 
 def iter_actions(config: GameConfig, bots: Bots = None) -> Iterator[Step]:
     """Play a whole game; yield ``(action, truth)`` pairs (see the module docstring)."""
-    return Game(config, bots).steps()
+    return SimGame(config, bots).steps()
 
 
 @dataclass(frozen=True)
-class GameRecord:
+class PlayedGame:
     """A played game: every step, and each round's result."""
 
     steps: tuple[Step, ...]
     results: tuple[RoundResult, ...]
 
 
-def play_game(config: GameConfig, bots: Bots = None) -> GameRecord:
+def play_game(config: GameConfig, bots: Bots = None) -> PlayedGame:
     """Play a whole game and keep everything."""
-    game = Game(config, bots)
+    game = SimGame(config, bots)
     steps = tuple(game.steps())
-    return GameRecord(steps, tuple(game.results))
+    return PlayedGame(steps, tuple(game.results))

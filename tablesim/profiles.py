@@ -1,7 +1,7 @@
 """The four rule profiles as the simulator plays them (``docs/rules.md``'s table).
 
 Only what changes the tile-level game is here: who starts, the first turn, what a
-double obliges, the deal and the default set. Kept apart from ``hub/core/rules.py`` on
+double obliges, the deal and the default set. Kept apart from ``hub/core/profiles.py`` on
 purpose: the simulator is the independent "truth" the hub is checked against.
 """
 
@@ -14,7 +14,7 @@ Rows = tuple[tuple[int, int, int], ...]
 
 
 @dataclass(frozen=True)
-class Profile:
+class OracleProfile:
     """One rule system.
 
     ``starter``: ``rotate``, ``engine-holder`` or ``engine-left``. ``first_turn``:
@@ -53,8 +53,8 @@ def _lookup(rows: Rows, players: int, name: str) -> int:
     raise ValueError(f"{players} players: the {name} profile is for 2 to 8 players")
 
 
-PROFILES: dict[str, Profile] = {
-    "aces": Profile(
+PROFILES: dict[str, OracleProfile] = {
+    "aces": OracleProfile(
         name="aces",
         starter="engine-left",
         first_turn="string",
@@ -65,7 +65,7 @@ PROFILES: dict[str, Profile] = {
         tiles_each=((2, 4, 15), (5, 6, 12), (7, 8, 10)),
         default_set=((2, 8, 12),),
     ),
-    "mexicantrainfun": Profile(
+    "mexicantrainfun": OracleProfile(
         name="mexicantrainfun",
         starter="engine-holder",
         first_turn="single",
@@ -76,7 +76,7 @@ PROFILES: dict[str, Profile] = {
         tiles_each=((2, 3, 8), (4, 6, 12), (7, 8, 10)),
         default_set=((2, 3, 9), (4, 8, 12)),
     ),
-    "consensus": Profile(
+    "consensus": OracleProfile(
         name="consensus",
         starter="rotate",
         first_turn="single",
@@ -87,7 +87,7 @@ PROFILES: dict[str, Profile] = {
         tiles_each=((2, 4, 15), (5, 6, 12), (7, 8, 11)),
         default_set=((2, 8, 12),),
     ),
-    "triples": Profile(
+    "triples": OracleProfile(
         name="triples",
         starter="engine-holder",
         first_turn="string",

@@ -26,7 +26,7 @@ from tablesim.actions import (
 )
 from tablesim.bots import Bot
 from tablesim.config import GameConfig
-from tablesim.table import Move, OpenDouble, Table, longest_string
+from tablesim.table import Layout, Move, OpenDouble, longest_string
 from tablesim.tiles import Tile, full_set, hand_points, is_double
 
 FIRST, PLAY, OVER = "first-turn", "play", "round-over"
@@ -71,7 +71,7 @@ class Round:
         starter.
         """
         made = cls(config, number, random.Random(0), bots)
-        made.table = Table(
+        made.table = Layout(
             made.engine,
             {s: list(hands[s]) for s in made.seats},
             list(reversed(boneyard)),
@@ -83,7 +83,7 @@ class Round:
 
     # -- set-up ---------------------------------------------------------------------
 
-    def _deal(self, rng: random.Random) -> Table:
+    def _deal(self, rng: random.Random) -> Layout:
         """Set the engine aside, shuffle the rest, deal each seat its hand."""
         assert self.config.set_max is not None
         tiles = [t for t in full_set(self.config.set_max) if t != (self.engine, self.engine)]
@@ -91,7 +91,7 @@ class Round:
         each = self.config.hand_size
         hands = {s: tiles[i * each : (i + 1) * each] for i, s in enumerate(self.seats)}
         boneyard = tiles[len(self.seats) * each :]
-        return Table(self.engine, hands, boneyard, self.config.mexican_slot)
+        return Layout(self.engine, hands, boneyard, self.config.mexican_slot)
 
     def _starter(self, rng: random.Random) -> tuple[int | None, int | None]:
         """(engine holder, starter): one of them is known at the round's start."""

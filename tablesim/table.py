@@ -51,7 +51,7 @@ class OpenDouble:
     covers_done: int = 0
 
 
-class Table:
+class Layout:
     """Hands, boneyard and trains of one round, with the legal placements of tiles."""
 
     def __init__(

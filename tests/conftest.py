@@ -13,7 +13,7 @@ from gpiozero.pins.mock import MockFactory
 from hub.app import Hub
 from hub.clock import FakeClock, SystemClock
 from hub.config import load
-from hub.sound import RecordingPlayer
+from hub.io.sound import RecordingPlayer
 from web import create_app
 
 

@@ -19,9 +19,10 @@ from datetime import datetime
 
 import pytest
 
-from hub import alsa_player, sound_cli
-from hub.alsa_player import AlsaPlayer
-from hub.sound import SOUND_NAMES
+from hub import sound_cli
+from hub.io import alsa_player
+from hub.io.alsa_player import AlsaPlayer
+from hub.io.sound import SOUND_NAMES
 
 PERIOD = 64
 SILENCE = bytes(PERIOD * 2)
@@ -123,7 +124,7 @@ def played(player: AlsaPlayer, device: FakeDevice, *names: str) -> list[int]:
 
 
 def sound_log(caplog) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "hub.sound" and r.levelno >= 30]
+    return [r.getMessage() for r in caplog.records if r.name == "hub.io.sound" and r.levelno >= 30]
 
 
 # -- playing -------------------------------------------------------------------------
@@ -266,7 +267,7 @@ def test_close_releases_the_device_and_stops_the_writer(make_player, device):
 
 
 def test_no_sound_card_is_reported_once_and_the_player_recovers(make_player, device, caplog):
-    caplog.set_level(logging.DEBUG, logger="hub.sound")
+    caplog.set_level(logging.DEBUG, logger="hub.io.sound")
     device.fail_open = True
     player = make_player()
     status = player.status()

@@ -1,16 +1,8 @@
-"""hub.bot_table: tablesim's actions done at the hub, and the hub read back as a truth."""
+"""tablesim.bot_table: tablesim's actions done at the hub, and the hub read back as a truth."""
 
 import random
 from collections import Counter
 
-from hub.bot_table import (
-    BotTable,
-    differences,
-    expected_sounds,
-    score_differences,
-    setup_body,
-    sound_differences,
-)
 from tablesim import (
     DoubleTruth,
     EnterScores,
@@ -22,6 +14,14 @@ from tablesim import (
     RoundResult,
     Tap,
     Truth,
+)
+from tablesim.bot_table import (
+    BotTable,
+    differences,
+    expected_sounds,
+    score_differences,
+    setup_body,
+    sound_differences,
 )
 from tablesim.motions import Hand, Pace
 

@@ -31,9 +31,9 @@ def test_run_refuses_the_unbuilt_serial_backend(tmp_path, capsys):
 
 
 def test_run_gpio_off_a_pi_says_to_use_sim(tmp_path, capsys, monkeypatch):
-    import hub.gpio
+    import hub.io.pins
 
-    if hub.gpio.is_raspberry_pi():
+    if hub.io.pins.is_raspberry_pi():
         pytest.skip("on a Raspberry Pi the gpio backend works")
     import warnings
 

@@ -1,4 +1,4 @@
-"""hub.demo: bots playing through a running hub; the scorepad and sounds follow."""
+"""tablesim.demo: bots playing through a running hub; the scorepad and sounds follow."""
 
 import json
 import os
@@ -12,7 +12,7 @@ import urllib.request
 import pytest
 
 from hub.clock import FakeClock
-from hub.demo import Demo
+from tablesim.demo import Demo
 
 
 def test_bots_play_a_game_through_the_threaded_hub_and_the_scores_go_in(make_hub):

@@ -1,4 +1,4 @@
-"""hub.soak: tablesim's games played through the real hub on virtual time, checked
+"""tablesim.soak: tablesim's games played through the real hub on virtual time, checked
 after every action; the in-suite soak of every profile (``make soak``: full size)."""
 
 import argparse
@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from hub.soak import (
+from tablesim.motions import Pace
+from tablesim.soak import (
     Mismatch,
     Plan,
     ProgressLine,
@@ -19,7 +20,6 @@ from hub.soak import (
     run,
     spec_of,
 )
-from tablesim.motions import Pace
 
 JOBS = min(2, os.cpu_count() or 1)
 
@@ -128,7 +128,7 @@ def test_command_exits_1_and_prints_each_mismatch_with_its_replay(monkeypatch, c
                                           1, ["turn: expected 3, hub 2"]))
         return report
 
-    monkeypatch.setattr("hub.soak.run", found)
+    monkeypatch.setattr("tablesim.soak.run", found)
     assert command(parse(["--games", "1"])) == 1
     out = capsys.readouterr().out
     assert "MISMATCH game 1, step 7 (round 1) Tap(slot=2): turn: expected 3, hub 2" in out

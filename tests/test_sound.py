@@ -7,7 +7,7 @@ from datetime import datetime, time
 
 import pytest
 
-from hub.sound import (
+from hub.io.sound import (
     FRAME_BYTES,
     MAX_VOICES,
     SOUND_NAMES,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.sound import SOUND_NAMES
+from hub.io.sound import SOUND_NAMES
 from hub.sounds import SOUNDS_DIR, load_sounds
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,6 +14,6 @@ def test_unit_execstart_parses():
     unit.read(Path(__file__).parent.parent / "systemd" / "mtrain-hub.service")
     argv = shlex.split(unit["Service"]["ExecStart"])
     assert argv[0].endswith("/mtrain-hub")
-    args = _parser().parse_args(argv[1:])
+    args = _parser(argv[1]).parse_args(argv[1:])
     assert args.command == "run" and args.state_dir == "/var/lib/mtrain-hub"
     assert unit["Service"]["StateDirectory"] == "mtrain-hub"

@@ -7,8 +7,7 @@ and the table rules applied; the loop thread is the only caller.
 
 from __future__ import annotations
 
-from hub.core import gestures
-from hub.core import table as rules_table
+from hub.core import gestures, turns
 from hub.core.effects import Effect, LogEntry, PlaySound, SetLed
 from hub.core.events import (
     ButtonChanged,
@@ -63,11 +62,11 @@ def _apply(table: Table, event: Event) -> Result:
     if isinstance(event, GameStarted | GameResumed):
         return _game(table, event)
     if isinstance(event, RoundScored):
-        return rules_table.next_round(table, event.at)
+        return turns.next_round(table, event.at)
     if isinstance(event, RoundBlocked):
-        if table.game is None or table.game.phase not in rules_table.PLAYING:
+        if table.game is None or table.game.phase not in turns.PLAYING:
             return table, []
-        return rules_table.round_over(table, None, event.at)
+        return turns.round_over(table, None, event.at)
     if isinstance(event, GameEnded):
         if table.game is None:
             return table, []
@@ -87,7 +86,7 @@ def _button(table: Table, event: ButtonChanged) -> Result:
 def _gestures(table: Table, found: list[Gesture]) -> Result:
     effects: list[Effect] = []
     for g in found:
-        table, more = rules_table.on_gesture(table, g)
+        table, more = turns.on_gesture(table, g)
         effects += more
     return table, effects
 
@@ -158,7 +157,7 @@ def _game(table: Table, ev: GameStarted | GameResumed) -> Result:
                 options=tuple(sorted(options.items())))
     log = LogEntry("game", ev.at, (("game", ev.game_id), ("rules", ev.rules),
                                    ("players", list(ev.players))))
-    table, effects = rules_table.start_round(table, game, ev.at)
+    table, effects = turns.start_round(table, game, ev.at)
     if isinstance(ev, GameResumed) and ev.round_over:
         table = evolve(table, game=evolve(game, phase="round-over"), turn=None)
     return table, [log, *effects]
@@ -166,10 +165,10 @@ def _game(table: Table, ev: GameStarted | GameResumed) -> Result:
 
 def led_states(table: Table) -> tuple[str, ...]:
     """What each slot's LED shows: the turn, an open double (blink), public (on), or off."""
-    double = rules_table.active_double(table)
+    double = turns.active_double(table)
     states = []
     for slot in SLOTS:
-        if table.game is None or table.game.phase not in rules_table.PLAYING:
+        if table.game is None or table.game.phase not in turns.PLAYING:
             states.append("on" if table.public(slot) else "off")
         elif slot == table.turn:
             states.append("turn")

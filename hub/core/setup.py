@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hub.core.rules import OPTION_VALUES, PROFILES
+from hub.core.profiles import OPTION_VALUES, PROFILES
 from scorer.deal import DealError, default_set
 
 SLOT_RANGE = range(1, 9)

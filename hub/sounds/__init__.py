@@ -11,7 +11,7 @@ import sys
 import wave
 from pathlib import Path
 
-from hub.sound import SOUND_NAMES
+from hub.io.sound import SOUND_NAMES
 
 RATE = 22050
 SOUNDS_DIR = Path(__file__).resolve().parent

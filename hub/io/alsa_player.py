@@ -1,7 +1,7 @@
 """The ALSA sound adapter: every sound in memory, one device held open, one writer thread.
 
 This is the only module that imports the ALSA library (pyalsaaudio, ``import
-alsaaudio``). :class:`AlsaPlayer` implements :class:`hub.sound.SoundPlayer`:
+alsaaudio``). :class:`AlsaPlayer` implements :class:`hub.io.sound.SoundPlayer`:
 
 - At start it reads every WAV under ``hub/sounds/`` into memory (22050 Hz, 16-bit
   mono) and opens the ALSA device by name (``default``, ``plughw:1``, ``null``, ...)
@@ -13,7 +13,7 @@ alsaaudio``). :class:`AlsaPlayer` implements :class:`hub.sound.SoundPlayer`:
   and then blocks on the event, so an idle hub costs no CPU (the stream underruns,
   which ALSA reports on the next write and the writer recovers from).
 - A missing card, a busy or vanished device, or a bad WAV never stops the hub:
-  :meth:`AlsaPlayer.status` says why, the ``hub.sound`` logger says so once per outage,
+  :meth:`AlsaPlayer.status` says why, the ``hub.io.sound`` logger says so once per outage,
   and the writer retries the device every ``retry_s`` seconds until it returns.
 """
 
@@ -33,7 +33,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
-from hub.sound import (
+from hub.io.sound import (
     FRAME_BYTES,
     Mixer,
     audible,
@@ -49,7 +49,7 @@ try:
 except ImportError:  # no wheel on this machine: the player reports it as a fault
     alsaaudio = None
 
-log = logging.getLogger("hub.sound")
+log = logging.getLogger("hub.io.sound")
 
 
 class PcmOutput(Protocol):

@@ -1,11 +1,11 @@
 """Bots at the hub: tablesim's actions done the way the people round the table do them.
 
-A gesture is a finger or a marker on the sim backend's gpiozero mock pins
+A gesture is a finger or a marker on the sim backend's simulated pins
 (``hub.sim``), edge by edge with human timing, contact bounce and marker flicker
 (:mod:`tablesim.motions`); the real pin adapter posts each edge to the real loop
 and core. A new game, a blocked round and a round's tiles go in through the hub's
-game methods, as the scorepad's requests do. The soak (:mod:`hub.soak`) runs this on
-a fake clock; the demo (:mod:`hub.demo`) on the real one. The hub is read back as a
+game methods, as the scorepad's requests do. The soak (:mod:`tablesim.soak`) runs this on
+a fake clock; the demo (:mod:`tablesim.demo`) on the real one. The hub is read back as a
 tablesim ``Truth`` and compared with the simulator's, with the gesture's sounds and,
 after a round's tiles, the stored points.
 """

@@ -3,7 +3,7 @@
 ``mtrain-hub demo`` starts the real hub (real clock, the loop on its thread, the web
 server, the sound player as configured) on the ``sim`` backend, and seats tablesim's
 bots round it. They press the simulated buttons and put markers on the simulated
-sensors (:class:`hub.bot_table.BotTable`), so the scorepad fills live, sounds and all;
+sensors (:class:`tablesim.bot_table.BotTable`), so the scorepad fills live, sounds and all;
 at each round's end the scorekeeper bot enters the hands (through the store and
 ``round_scored``, as the scorepad does), and phones see the scores. Game after game
 until Ctrl-C. The one command that shows the product without hardware.
@@ -24,7 +24,6 @@ import threading
 import time
 from collections.abc import Callable
 
-from hub.bot_table import BotTable
 from hub.config import ConfigError, load
 from tablesim import (
     PROFILES,
@@ -38,9 +37,10 @@ from tablesim import (
     RandomLegal,
     iter_actions,
 )
+from tablesim.bot_table import BotTable
 from tablesim.motions import Hand, Pace
 
-log = logging.getLogger("hub.demo")
+log = logging.getLogger("tablesim.demo")
 
 # Pauses at speed 1 (seconds) where the table talks rather than plays.
 COUNT_TILES_S = 6.0  # a round is over: hands are counted before the scores go in

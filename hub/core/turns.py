@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from hub.core.effects import Effect, LogEntry, PlaySound, RoundEnded
 from hub.core.events import Gesture, Held, LongHeld, MarkerPlaced, MarkerRemoved, Tapped
-from hub.core.rules import PROFILES, Profile
+from hub.core.profiles import PROFILES, Profile
 from hub.core.state import Double, Game, Table, evolve
 
 Result = tuple[Table, list[Effect]]

@@ -2,7 +2,7 @@
 
 The hub names sounds (``choo``, ``chicken``, ``turn``, ``turn_back``, ``nope``,
 ``reminder``, ``out``); an adapter turns a name into audio. The real adapter for ALSA
-lives in ``hub/alsa_player.py``; tests and the sim backend without a sound card use
+lives in ``hub/io/alsa_player.py``; tests and the sim backend without a sound card use
 :class:`RecordingPlayer`.
 
 This module also holds the rules every player shares: which sound wins when two
@@ -192,7 +192,7 @@ class Voice:
 class Mixer:
     """Sums the voices playing into fixed-size periods of 16-bit PCM.
 
-    A new sound that outranks every voice playing (by :data:`hub.sound.SOUND_PRIORITY`)
+    A new sound that outranks every voice playing (by :data:`hub.io.sound.SOUND_PRIORITY`)
     cuts them short; an equal or lower one is mixed in. A repeat of a sound already
     playing restarts it. A cut voice fades out over one period instead of stopping
     dead, so there is no click. Sums beyond 16 bits are clamped.

@@ -17,7 +17,7 @@ from gpiozero.pins.mock import MockFactory
 
 from hub.core.events import ButtonChanged, Event, MarkerChanged
 
-log = logging.getLogger("hub.gpio")
+log = logging.getLogger("hub.io.pins")
 
 
 def is_raspberry_pi() -> bool:

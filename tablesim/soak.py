@@ -1,6 +1,6 @@
 """The soak: tablesim's bots play whole games through the real hub, on virtual time.
 
-Every action is done at the hub as a table does it (:class:`hub.bot_table.BotTable`:
+Every action is done at the hub as a table does it (:class:`tablesim.bot_table.BotTable`:
 the sim pins with human timing, bounce and flicker; the scorepad's calls for new
 games, blocked rounds and scores) on a :class:`~hub.clock.FakeClock`, so a 1.5 s
 hold costs no real 1.5 s. After each action the hub must show the simulator's truth
@@ -27,17 +27,9 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gpiozero.pins.mock import MockFactory
-
-from hub.bot_table import (
-    BotTable,
-    differences,
-    score_differences,
-    sound_differences,
-)
 from hub.clock import FakeClock
 from hub.config import load
-from hub.sound import RecordingPlayer
+from hub.io.sound import RecordingPlayer
 from tablesim import (
     PROFILES,
     Bot,
@@ -53,6 +45,12 @@ from tablesim import (
     Tap,
     Truth,
     iter_actions,
+)
+from tablesim.bot_table import (
+    BotTable,
+    differences,
+    score_differences,
+    sound_differences,
 )
 from tablesim.motions import Hand, Pace
 
@@ -205,7 +203,7 @@ def new_hub(state_dir: Path, overrides: dict | None = None):
     for section, values in (overrides or {}).items():
         sections.setdefault(section, {}).update(values)
     config = load(None, sections)
-    hub = Hub(config, clock=FakeClock(), pin_factory=MockFactory(), sound=RecordingPlayer())
+    hub = Hub(config, clock=FakeClock(), sound=RecordingPlayer())
     hub.start(threaded=False)
     return hub
 

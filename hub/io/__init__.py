@@ -1,0 +1,1 @@
+"""Adapters: GPIO pins (the one gpiozero module), the sound player, the LED driver."""

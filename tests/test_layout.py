@@ -1,0 +1,61 @@
+"""The layout DESIGN.md draws: the product apart from its harnesses, one gpiozero module."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PRODUCT = ("hub", "scorer", "web", "firmware_bridge", "tablesim")
+
+# Runs the real CLI's ``run``; a thread waits until the hub answers, then reports
+# which harness modules the process has loaded.
+_PROBE = """
+import json, os, sys, threading, time, urllib.request
+from hub import cli
+port, state = sys.argv[1], sys.argv[2]
+
+def probe():
+    for _ in range(400):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=1).read()
+            break
+        except OSError:
+            time.sleep(0.05)
+    else:
+        os._exit(1)
+    loaded = sorted(m for m in sys.modules if m.split(".")[0] == "tablesim")
+    print(json.dumps(loaded), flush=True)
+    os._exit(0)
+
+threading.Thread(target=probe, daemon=True).start()
+cli.main(["run", "--backend", "sim", "--host", "127.0.0.1", "--port", port,
+          "--state-dir", state])
+"""
+
+
+def test_a_running_hub_loads_no_tablesim_module(tmp_path, free_port):
+    out = subprocess.run([sys.executable, "-c", _PROBE, str(free_port), str(tmp_path)],
+                         capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+def _imports_of(path: Path, library: str) -> bool:
+    pattern = re.compile(rf"^\s*(import {library}\b|from {library}\b)", re.M)
+    return bool(pattern.search(path.read_text()))
+
+
+def test_exactly_one_module_imports_gpiozero():
+    found = [p.relative_to(ROOT).as_posix() for d in PRODUCT
+             for p in sorted((ROOT / d).rglob("*.py")) if _imports_of(p, "gpiozero")]
+    assert found == ["hub/io/pins.py"]
+
+
+def test_the_harnesses_live_in_tablesim():
+    for name in ("soak", "bot_table", "demo"):
+        assert not (ROOT / "hub" / f"{name}.py").exists()
+        assert (ROOT / "tablesim" / f"{name}.py").exists()
