@@ -13,11 +13,13 @@ from pathlib import Path
 
 from hub.core.profiles import PROFILES
 from hub.io.sound import parse_quiet_hours
+from hub.pinmap import PinClash, check_pins
 
-# The pin map (BCM numbers) of hardware/pinmap.md; I2S (18-21), I2C (2-3) and the
-# UART (14-15) stay free for the amplifier, sensors and the serial console.
+# The pin map (BCM numbers) of hardware/pinmap.md; I2S (18-21), I2C (2-3), the UART
+# (14-15) and the ID EEPROM (0-1) stay free (hub.pinmap.RESERVED says why).
 DEFAULT_BUTTON_PINS = [4, 17, 27, 22, 5, 6, 13, 26]
 DEFAULT_MARKER_PINS = [23, 24, 25, 12, 16, 7, 8, 11]
+DEFAULT_CENTRE_PIN = 10
 
 DEFAULTS: dict[str, dict] = {
     "hub": {"backend": "auto", "hub_id": "mtrain", "state_dir": "state",
@@ -25,7 +27,8 @@ DEFAULTS: dict[str, dict] = {
     "web": {"host": "0.0.0.0", "port": 8080, "threads": 80},
     "gestures": {"tap_max_ms": 1000, "long_hold_ms": 3000, "bounce_ms": 30,
                  "flicker_ms": 80},
-    "pins": {"buttons": DEFAULT_BUTTON_PINS, "markers": DEFAULT_MARKER_PINS},
+    "pins": {"buttons": DEFAULT_BUTTON_PINS, "markers": DEFAULT_MARKER_PINS,
+             "centre": DEFAULT_CENTRE_PIN},
     "sound": {"enabled": True, "device": "default", "volume": 0.8, "quiet": "off",
               "quiet_hours": "", "quiet_hours_mode": "mute"},
     "mqtt": {"host": "", "port": 1883, "username": "", "password": "",
@@ -66,9 +69,15 @@ def _check_choice(key: str, value: object, allowed: tuple) -> None:
         raise ConfigError(f"{key}: {value!r} is not one of {', '.join(map(str, allowed))}")
 
 
-def _check_pins(key: str, pins: list) -> None:
-    if len(pins) != 8 or not all(isinstance(p, int) and 0 <= p <= 27 for p in pins):
-        raise ConfigError(f"{key}: expected 8 BCM pin numbers 0-27, got {pins!r}")
+def _check_pins(pins: dict) -> None:
+    for key in ("buttons", "markers"):
+        if len(pins[key]) != 8:
+            raise ConfigError(f"pins.{key}: expected 8 BCM pin numbers 0-27, "
+                              f"got {pins[key]!r}")
+    try:
+        check_pins(pins)
+    except PinClash as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def validate(config: dict) -> dict:
@@ -94,12 +103,7 @@ def _check_values(c: dict) -> None:
     _check_range("gestures.long_hold_ms", g["long_hold_ms"], g["tap_max_ms"] + 1, 20000)
     _check_range("gestures.bounce_ms", g["bounce_ms"], 0, 200)
     _check_range("gestures.flicker_ms", g["flicker_ms"], 0, 2000)
-    _check_pins("pins.buttons", c["pins"]["buttons"])
-    _check_pins("pins.markers", c["pins"]["markers"])
-    if set(c["pins"]["buttons"]) & set(c["pins"]["markers"]):
-        raise ConfigError("pins: a pin is used both as a button and as a marker sensor")
-    if len(set(c["pins"]["buttons"] + c["pins"]["markers"])) != 16:
-        raise ConfigError("pins: every button and marker sensor needs its own pin")
+    _check_pins(c["pins"])
     _check_range("sound.volume", c["sound"]["volume"], 0.0, 1.0)
     _check_choice("sound.quiet", c["sound"]["quiet"], QUIET_MODES)
     _check_choice("sound.quiet_hours_mode", c["sound"]["quiet_hours_mode"], QUIET_MODES)
