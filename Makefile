@@ -7,6 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
+LINTED := hub scorer web firmware_bridge tablesim tests bench tools
 # What the hub itself uses (ALSA headers to build pyalsaaudio, aplay for `null`) ...
 RUNTIME_PACKAGES := alsa-utils libasound2-dev
 # ... and what the tests talk to: Chromium (scorepad), mosquitto (MQTT).
@@ -51,18 +52,17 @@ run: runtime-packages
 	$(MAKE) $(RUN_STAMP)
 	$(BIN)/mtrain-hub run
 
+# The whole check: lint, strict types over all product code, then every test.
 test: test-packages
 	$(MAKE) $(TEST_STAMP)
-	$(BIN)/python -m pytest -q
-
-check: test-packages
-	$(MAKE) $(TEST_STAMP)
-	$(BIN)/ruff check hub scorer web firmware_bridge tablesim tests bench tools
+	$(BIN)/ruff check $(LINTED)
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
+check: test
+
 lint: $(TEST_STAMP)
-	$(BIN)/ruff check hub scorer web firmware_bridge tablesim tests bench tools
+	$(BIN)/ruff check $(LINTED)
 
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy

@@ -8,6 +8,7 @@ import logging
 import signal
 import sys
 from types import ModuleType
+from typing import Any
 
 from hub.config import ConfigError, load
 
@@ -45,9 +46,9 @@ def _parser(command: str | None) -> argparse.ArgumentParser:
     return parser
 
 
-def _overrides(args: argparse.Namespace) -> dict:
-    hub: dict = {}
-    web: dict = {}
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    hub: dict[str, Any] = {}
+    web: dict[str, Any] = {}
     if args.backend:
         hub["backend"] = args.backend
     if args.state_dir:
@@ -75,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     # SIGTERM (systemd stop) and Ctrl-C unwind through ``finally`` and ``hub.stop()``.
     # The live streams end first: waitress's own shutdown then waits for no phone.
-    def stop(*_):
+    def stop(*_: object) -> None:
         hub.broadcaster.close()
         sys.exit(0)
 

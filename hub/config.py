@@ -10,8 +10,10 @@ from __future__ import annotations
 import copy
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from hub.core.profiles import PROFILES
+from hub.core.state import Timings
 from hub.io.sound import parse_quiet_hours
 from hub.pinmap import PinClash, check_pins
 
@@ -21,7 +23,7 @@ DEFAULT_BUTTON_PINS = [4, 17, 27, 22, 5, 6, 13, 26]
 DEFAULT_MARKER_PINS = [23, 24, 25, 12, 16, 7, 8, 11]
 DEFAULT_CENTRE_PIN = 10
 
-DEFAULTS: dict[str, dict] = {
+DEFAULTS: dict[str, dict[str, Any]] = {
     "hub": {"backend": "auto", "hub_id": "mtrain", "state_dir": "state",
             "default_rules": "consensus"},
     "web": {"host": "0.0.0.0", "port": 8080, "threads": 80},
@@ -64,12 +66,12 @@ def _check_range(key: str, value: float, low: float, high: float) -> None:
         raise ConfigError(f"{key}: {value!r} is out of range ({low} to {high})")
 
 
-def _check_choice(key: str, value: object, allowed: tuple) -> None:
+def _check_choice(key: str, value: object, allowed: tuple[Any, ...]) -> None:
     if value not in allowed:
         raise ConfigError(f"{key}: {value!r} is not one of {', '.join(map(str, allowed))}")
 
 
-def _check_pins(pins: dict) -> None:
+def _check_pins(pins: dict[str, Any]) -> None:
     for key in ("buttons", "markers"):
         if len(pins[key]) != 8:
             raise ConfigError(f"pins.{key}: expected 8 BCM pin numbers 0-27, "
@@ -80,7 +82,7 @@ def _check_pins(pins: dict) -> None:
         raise ConfigError(str(exc)) from None
 
 
-def validate(config: dict) -> dict:
+def validate(config: dict[str, Any]) -> dict[str, Any]:
     """Check every section and key; return the config, or raise :class:`ConfigError`."""
     _check_sections(config)
     for section, values in config.items():
@@ -93,7 +95,7 @@ def validate(config: dict) -> dict:
     return config
 
 
-def _check_values(c: dict) -> None:
+def _check_values(c: dict[str, Any]) -> None:
     _check_choice("hub.backend", c["hub"]["backend"], BACKENDS)
     _check_choice("hub.default_rules", c["hub"]["default_rules"], tuple(PROFILES))
     _check_range("web.port", c["web"]["port"], 1, 65535)
@@ -115,7 +117,7 @@ def _check_values(c: dict) -> None:
     _check_range("mqtt.port", c["mqtt"]["port"], 1, 65535)
 
 
-def merged(overrides: dict) -> dict:
+def merged(overrides: dict[str, Any]) -> dict[str, Any]:
     """DEFAULTS with ``overrides`` (section → key → value) laid over them."""
     config = copy.deepcopy(DEFAULTS)
     for section, values in overrides.items():
@@ -126,9 +128,9 @@ def merged(overrides: dict) -> dict:
     return config
 
 
-def load(path: str | Path | None = None, overrides: dict | None = None) -> dict:
+def load(path: str | Path | None = None, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     """Read ``path`` (if any), lay ``overrides`` over it, validate, and return the config."""
-    from_file: dict = {}
+    from_file: dict[str, Any] = {}
     if path is not None:
         try:
             with open(path, "rb") as f:
@@ -144,7 +146,7 @@ def load(path: str | Path | None = None, overrides: dict | None = None) -> dict:
     return validate(config)
 
 
-def _check_sections(raw: dict) -> None:
+def _check_sections(raw: dict[str, Any]) -> None:
     for section, values in raw.items():
         if section not in DEFAULTS:
             raise ConfigError(f"[{section}]: unknown section (allowed: {', '.join(DEFAULTS)})")
@@ -152,9 +154,8 @@ def _check_sections(raw: dict) -> None:
             raise ConfigError(f"[{section}]: expected a table of keys, got {values!r}")
 
 
-def timings(config: dict):
+def timings(config: dict[str, Any]) -> Timings:
     """The core's gesture timings (seconds) from the config's milliseconds."""
-    from hub.core.state import Timings
 
     g = config["gestures"]
     return Timings(tap_max=g["tap_max_ms"] / 1000, long_hold=g["long_hold_ms"] / 1000,

@@ -14,6 +14,7 @@ import io
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from hub.config import ConfigError, load
 from scorer.store import GameStore, StoreError
@@ -28,7 +29,7 @@ def _cell(text: str) -> str:
     return f"'{text}" if text.startswith(_FORMULA_START) else text
 
 
-def game_csv(game: dict) -> str:
+def game_csv(game: dict[str, Any]) -> str:
     """The score sheet of ``game`` (a :meth:`GameStore.get_game` dict) as CSV text."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
@@ -43,17 +44,17 @@ def game_csv(game: dict) -> str:
     return out.getvalue()
 
 
-def game_json(game: dict) -> str:
+def game_json(game: dict[str, Any]) -> str:
     """``game`` as indented JSON text (reads back to the same dict)."""
     return json.dumps(game, indent=2, ensure_ascii=False) + "\n"
 
 
-def games_json(games: list[dict]) -> str:
+def games_json(games: list[dict[str, Any]]) -> str:
     """Several games as one JSON array."""
     return json.dumps(games, indent=2, ensure_ascii=False) + "\n"
 
 
-def render(game: dict, fmt: str) -> str:
+def render(game: dict[str, Any], fmt: str) -> str:
     """``game`` in ``fmt`` (``csv`` or ``json``)."""
     return game_csv(game) if fmt == "csv" else game_json(game)
 
@@ -92,7 +93,7 @@ def _state_dir(args: argparse.Namespace) -> Path:
 
 def _format(args: argparse.Namespace) -> str:
     if args.format:
-        return args.format
+        return str(args.format)
     suffix = Path(args.output).suffix.lstrip(".").lower() if args.output else ""
     return suffix if suffix in FORMATS else "csv"
 
@@ -104,7 +105,7 @@ def _write(text: str, output: str | None) -> None:
         Path(output).write_text(text, encoding="utf-8", newline="")
 
 
-def _export_all(store, fmt: str, output: str | None) -> int:
+def _export_all(store: GameStore, fmt: str, output: str | None) -> int:
     games = [store.get_game(entry["id"]) for entry in store.list_games()]
     if fmt == "json":
         _write(games_json(games), output)
@@ -118,7 +119,7 @@ def _export_all(store, fmt: str, output: str | None) -> int:
     return 0
 
 
-def _export_one(store, game_id: int | None, fmt: str, output: str | None) -> int:
+def _export_one(store: GameStore, game_id: int | None, fmt: str, output: str | None) -> int:
     if game_id is None:
         newest = store.list_games()
         if not newest:

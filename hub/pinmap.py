@@ -8,6 +8,7 @@ Standard library only.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 # BCM pins the hub never takes for a button or a sensor, and why.
 RESERVED: dict[int, str] = {
@@ -50,7 +51,7 @@ class PinUse:
         return f"BCM {self.pin}" + (f" (header pin {header})" if header else "")
 
 
-def pin_uses(pins: dict) -> list[PinUse]:
+def pin_uses(pins: dict[str, Any]) -> list[PinUse]:
     """Every input the ``[pins]`` section wires: slot buttons, marker sensors, the centre."""
     uses = [PinUse(f"pins.buttons[{i}]", f"slot {i + 1} button", pin)
             for i, pin in enumerate(pins.get("buttons", []))]
@@ -61,7 +62,7 @@ def pin_uses(pins: dict) -> list[PinUse]:
     return uses
 
 
-def check_pins(pins: dict) -> list[PinUse]:
+def check_pins(pins: dict[str, Any]) -> list[PinUse]:
     """The inputs of ``pins``, or :class:`PinClash` naming the first pin that cannot work.
 
     Refused: a pin outside the header's GPIO 0-27, one of :data:`RESERVED`, and a pin
@@ -83,7 +84,7 @@ def check_pins(pins: dict) -> list[PinUse]:
     return uses
 
 
-def free_pins(pins: dict) -> list[int]:
+def free_pins(pins: dict[str, Any]) -> list[int]:
     """BCM pins 0-27 that neither the config nor :data:`RESERVED` takes."""
     used = {use.pin for use in pin_uses(pins)}
     return [p for p in range(28) if p not in used and p not in RESERVED]

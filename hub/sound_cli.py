@@ -6,6 +6,8 @@ works; ``--list`` shows what there is to play.
 
 from __future__ import annotations
 
+import argparse
+
 from hub.io.alsa_player import AlsaPlayer
 from hub.sounds import load_sounds
 
@@ -50,7 +52,7 @@ def _raise_unless_available(player: AlsaPlayer, device: str) -> None:
         raise SoundError(f"ALSA device {device!r}: {status['reason']}")
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``sounds`` subcommand's options."""
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--list", action="store_true", help="list the sounds")
@@ -59,7 +61,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--volume", type=float, default=1.0, help="0.0 to 1.0")
 
 
-def command(args) -> int:
+def command(args: argparse.Namespace) -> int:
     """Run ``mtrain-hub sounds``: 0 on success, 1 when the sound could not be played."""
     import sys
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from hub.core.setup import parse_setup
 from tablesim import (
@@ -28,14 +29,19 @@ from tablesim import (
     NewGame,
     Truth,
 )
+from tablesim.actions import Gesture
 from tablesim.motions import BUTTON, Hand
+
+if TYPE_CHECKING:
+    from hub.app import Hub
+    from hub.io.pins import SimPins
 
 NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal")
 CHECKED_SOUNDS = ("chicken", "choo", "out", "nope")
 SETTLE_S = 0.15  # after a gesture's last edge: past the 30 ms bounce and 80 ms marker windows
 
 
-def setup_body(config: GameConfig, names: dict[int, str]) -> dict:
+def setup_body(config: GameConfig, names: dict[int, str]) -> dict[str, Any]:
     """The ``POST /api/games`` body for the simulator's set-up (players named by seat)."""
     options = {"chickenfoot": config.chickenfoot, "partnerships": config.partnerships,
                "double_blank": config.double_blank}
@@ -58,9 +64,12 @@ class BotTable:
     few milliseconds.
     """
 
-    def __init__(self, hub, hand: Hand, wait: Callable[[float], None],
+    def __init__(self, hub: Hub, hand: Hand, wait: Callable[[float], object],
                  drain_each_edge: bool = True) -> None:
+        if hub.sim is None:
+            raise ValueError("bots play on the sim backend (its pins are simulated)")
         self.hub = hub
+        self.sim: SimPins = hub.sim
         self.hand = hand
         self.wait = wait
         self.drain_each_edge = drain_each_edge
@@ -68,7 +77,7 @@ class BotTable:
         self.names: dict[int, str] = {}
         self.edges = 0
 
-    def act(self, action: Action) -> dict | None:
+    def act(self, action: Action) -> dict[str, Any] | None:
         """Do ``action``; after ``Blocked`` and ``EnterScores`` return the stored game."""
         if isinstance(action, NewGame):
             self.names = {s: NAMES[i] for i, s in enumerate(action.config.seats)}
@@ -78,17 +87,19 @@ class BotTable:
             return None
         assert self.game_id is not None, "a game starts with NewGame"
         if isinstance(action, Blocked):
-            return self.hub.block_round(self.game_id, action.round)
+            blocked: dict[str, Any] = self.hub.block_round(self.game_id, action.round)
+            return blocked
         if isinstance(action, EnterScores):
             result = action.result
             tiles = {self.names[s]: t for s, t in result.tile_names().items()}
-            return self.hub.score_round(self.game_id, result.round, tiles=tiles,
-                                        by="tablesim")
+            scored: dict[str, Any] = self.hub.score_round(
+                self.game_id, result.round, tiles=tiles, by="tablesim")
+            return scored
         self._gesture(action)
         return None
 
-    def _gesture(self, gesture) -> None:
-        sim, loop = self.hub.sim, self.hub.loop
+    def _gesture(self, gesture: Gesture) -> None:
+        sim, loop = self.sim, self.hub.loop
         for edge in self.hand.edges(gesture):
             self.wait(edge.wait_s)
             if edge.part == BUTTON:
@@ -104,13 +115,14 @@ class BotTable:
     def release_all(self) -> None:
         """Lift every finger and marker (a demo stopped mid-gesture)."""
         for slot in range(1, 9):
-            self.hub.sim.button(slot, False)
-            self.hub.sim.marker(slot, False)
+            self.sim.button(slot, False)
+            self.sim.marker(slot, False)
 
     def observed(self) -> Truth:
         """The hub's snapshot read as a :class:`~tablesim.Truth` (names back to slots)."""
         snap = self.hub.loop.snapshot
-        game = snap["game"] or {}
+        game: dict[str, Any] | None = snap["game"]
+        assert game is not None, "the table is observed once a game has started"
         d = snap["double"]
         slot_of = {name: slot for slot, name in self.names.items()}
         return Truth(
@@ -118,7 +130,7 @@ class BotTable:
             public=frozenset(s["slot"] for s in snap["slots"] if s["public"]),
             double=None if d is None else DoubleTruth(d["slot"], d["covers_left"],
                                                       d["responsible"]),
-            phase=game.get("phase"), round=game.get("round"), engine=game.get("engine"),
+            phase=game["phase"], round=game["round"], engine=game["engine"],
             went_out=slot_of.get(snap["went_out"]) if snap["went_out"] else None)
 
 
@@ -136,11 +148,11 @@ def _show(value: object) -> str:
     return repr(value)
 
 
-def expected_sounds(action: Action, before: Truth | None, mexican: int | None) -> Counter:
+def expected_sounds(action: Action, before: Truth | None, mexican: int | None) -> Counter[str]:
     """The checked sounds a gesture makes: a chicken for a double played (none for a
     dead double closed), a choo for a marker placed, the fanfare for going out; never
     a ``nope``."""
-    heard: Counter = Counter()
+    heard: Counter[str] = Counter()
     if isinstance(action, Hold):
         dead = before is not None and before.double is not None and (
             before.double.slot == action.slot)
@@ -161,7 +173,8 @@ def sound_differences(action: Action, before: Truth | None, mexican: int | None,
             for name in CHECKED_SOUNDS if heard[name] != want[name]]
 
 
-def score_differences(action: EnterScores, game: dict, names: dict[int, str]) -> list[str]:
+def score_differences(action: EnterScores, game: dict[str, Any],
+                      names: dict[int, str]) -> list[str]:
     """How the stored round differs from the simulator's result."""
     result = action.result
     stored = next((r for r in game["rounds"] if r["round"] == result.round), None)

@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from hub.config import ConfigError, load
 from tablesim import (
@@ -37,8 +38,12 @@ from tablesim import (
     RandomLegal,
     iter_actions,
 )
+from tablesim.actions import Action
 from tablesim.bot_table import BotTable
 from tablesim.motions import Hand, Pace
+
+if TYPE_CHECKING:
+    from hub.app import Hub
 
 log = logging.getLogger("tablesim.demo")
 
@@ -56,7 +61,7 @@ class Demo:
     ends the demo at the next action. ``rounds`` shortens each game.
     """
 
-    def __init__(self, hub, rules: str = "consensus", players: int = 4, speed: float = 1.0,
+    def __init__(self, hub: Hub, rules: str = "consensus", players: int = 4, speed: float = 1.0,
                  seed: int = 1, rounds: int | None = None,
                  sleep: Callable[[float], None] = time.sleep,
                  stop: threading.Event | None = None) -> None:
@@ -120,13 +125,13 @@ class Demo:
             table.release_all()
         return True
 
-    def _before(self, action) -> None:
+    def _before(self, action: Action) -> None:
         if isinstance(action, EnterScores):
             self._pause(COUNT_TILES_S)
         elif isinstance(action, Blocked):
             self._pause(BLOCKED_S)
 
-    def _after(self, action, game: dict | None, table: BotTable) -> None:
+    def _after(self, action: Action, game: dict[str, Any] | None, table: BotTable) -> None:
         if isinstance(action, NewGame):
             names = ", ".join(f"{n} (slot {s})" for s, n in table.names.items())
             log.info("game %s: %s, %s", table.game_id, action.config.rules, names)
@@ -186,7 +191,7 @@ def command(args: argparse.Namespace) -> int:
         return _serve_demo(config, args, seed)
 
 
-def _serve_demo(config: dict, args: argparse.Namespace, seed: int) -> int:
+def _serve_demo(config: dict[str, Any], args: argparse.Namespace, seed: int) -> int:
     from hub.app import Hub
 
     hub = Hub(config)

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from hub.clock import FakeClock
 from hub.config import load
@@ -53,6 +54,9 @@ from tablesim.bot_table import (
     sound_differences,
 )
 from tablesim.motions import Hand, Pace
+
+if TYPE_CHECKING:
+    from hub.app import Hub
 
 SLOTS = range(1, 9)
 BOTS = ("mixed", "first", "largest", "random")
@@ -193,12 +197,12 @@ class Report:
         self.mismatches += other.mismatches
 
 
-def new_hub(state_dir: Path, overrides: dict | None = None):
+def new_hub(state_dir: Path, overrides: dict[str, Any] | None = None) -> Hub:
     """A hub on the sim backend with a fake clock, mock pins and a recording player,
     started without its thread (the soak drains it). ``overrides``: config sections."""
     from hub.app import Hub
 
-    sections = {"hub": {"backend": "sim", "state_dir": str(state_dir)},
+    sections: dict[str, dict[str, Any]] = {"hub": {"backend": "sim", "state_dir": str(state_dir)},
                 "sound": {"enabled": False}}
     for section, values in (overrides or {}).items():
         sections.setdefault(section, {}).update(values)
@@ -208,7 +212,7 @@ def new_hub(state_dir: Path, overrides: dict | None = None):
     return hub
 
 
-def play_game(hub, spec: Spec, plan: Plan, report: Report, trace: Trace | None = None,
+def play_game(hub: Hub, spec: Spec, plan: Plan, report: Report, trace: Trace | None = None,
               pace: Pace | None = None) -> Mismatch | None:
     """Play ``plan``'s game at ``hub``, checking every step; the first mismatch, or None.
 
@@ -217,7 +221,9 @@ def play_game(hub, spec: Spec, plan: Plan, report: Report, trace: Trace | None =
     config, bots, hand = plan.game()
     if pace is not None:
         hand.pace = pace
-    table = BotTable(hub, hand, hub.clock.advance)
+    clock = hub.clock
+    assert isinstance(clock, FakeClock), "the soak plays on virtual time"
+    table = BotTable(hub, hand, clock.advance)
     before: Truth | None = None
     start = hub.clock.now()
     for step, (action, truth) in enumerate(iter_actions(config, bots)):

@@ -11,10 +11,12 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from typing import Any
 
 from gpiozero import DigitalInputDevice
 from gpiozero.pins.mock import MockFactory
 
+from hub.clock import Clock
 from hub.core.events import ButtonChanged, Event, MarkerChanged
 
 log = logging.getLogger("hub.io.pins")
@@ -29,7 +31,7 @@ def is_raspberry_pi() -> bool:
         return False
 
 
-def make_factory(backend: str):
+def make_factory(backend: str) -> Any:
     """The pin factory for ``backend``: MockFactory for ``sim``, lgpio (or default) for ``gpio``."""
     if backend == "sim":
         return MockFactory()
@@ -47,7 +49,7 @@ def make_factory(backend: str):
 class SlotInputs:
     """The 8 slot buttons and 8 marker sensors, posting raw edges to the hub loop."""
 
-    def __init__(self, factory, button_pins: list[int], marker_pins: list[int], clock,
+    def __init__(self, factory: Any, button_pins: list[int], marker_pins: list[int], clock: Clock,
                  post: Callable[[Event], None]) -> None:
         self._clock = clock
         self._post = post
@@ -63,7 +65,8 @@ class SlotInputs:
             marker.when_activated = self._poster(MarkerChanged, slot, True)
             marker.when_deactivated = self._poster(MarkerChanged, slot, False)
 
-    def _poster(self, kind, slot: int, level: bool) -> Callable[[], None]:
+    def _poster(self, kind: type[ButtonChanged] | type[MarkerChanged], slot: int,
+                level: bool) -> Callable[[], None]:
         clock, post = self._clock, self._post
 
         def callback() -> None:
@@ -92,7 +95,8 @@ class SimPins:
         pin = self._buttons[slot - 1]
         pin.drive_low() if pressed else pin.drive_high()
 
-    def press(self, slot: int, hold_s: float, sleep=time.sleep) -> None:
+    def press(self, slot: int, hold_s: float,
+              sleep: Callable[[float], None] = time.sleep) -> None:
         """Hold the button of ``slot`` for ``hold_s`` seconds, then release it."""
         self.button(slot, True)
         sleep(hold_s)

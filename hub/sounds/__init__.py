@@ -17,7 +17,7 @@ RATE = 22050
 SOUNDS_DIR = Path(__file__).resolve().parent
 
 
-def read_wav(path: Path) -> array.array:
+def read_wav(path: Path) -> array.array[int]:
     """The samples of a 22050 Hz 16-bit mono WAV, or ValueError/OSError saying why not."""
     try:
         with wave.open(str(path), "rb") as wav:
@@ -39,14 +39,14 @@ def read_wav(path: Path) -> array.array:
     return samples
 
 
-def load_sounds(directory: Path = SOUNDS_DIR) -> tuple[dict[str, array.array], dict[str, str]]:
+def load_sounds(directory: Path = SOUNDS_DIR) -> tuple[dict[str, array.array[int]], dict[str, str]]:
     """Every sound the hub knows plus any other ``*.wav`` in ``directory``.
 
     Returns (samples by name, reason by name for each one that could not be loaded).
     """
     names = dict.fromkeys(SOUND_NAMES)
     names.update(dict.fromkeys(sorted(path.stem for path in directory.glob("*.wav"))))
-    sounds: dict[str, array.array] = {}
+    sounds: dict[str, array.array[int]] = {}
     bad: dict[str, str] = {}
     for name in names:
         try:
