@@ -12,10 +12,10 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from hub.core.profiles import PROFILES
 from hub.core.state import Timings
 from hub.io.sound import parse_quiet_hours
 from hub.pinmap import PinClash, check_pins
+from scorer.profiles import PROFILES
 
 # The pin map (BCM numbers) of hardware/pinmap.md; I2S (18-21), I2C (2-3), the UART
 # (14-15) and the ID EEPROM (0-1) stay free (hub.pinmap.RESERVED says why).

@@ -40,6 +40,14 @@ from scorer.partnerships import (
     team_totals,
     teams,
 )
+from scorer.profiles import (
+    DOUBLE_BLANK_VALUES,
+    OPTIONS,
+    PROFILES,
+    SETS,
+    Option,
+    Profile,
+)
 from scorer.rounds import (
     RoundError,
     RoundOutcome,
@@ -50,7 +58,6 @@ from scorer.rounds import (
 )
 from scorer.standings import Ranking, Standing, ranking, standings
 from scorer.tiles import (
-    DOUBLE_BLANK_VALUES,
     MAX_SET,
     MIN_SET,
     Tile,
@@ -84,6 +91,11 @@ __all__ = [
     "tile_scores",
     "winner_of",
     "DOUBLE_BLANK_VALUES",
+    "OPTIONS",
+    "PROFILES",
+    "SETS",
+    "Option",
+    "Profile",
     "MAX_SET",
     "MIN_SET",
     "PROFILE_IDS",

@@ -1,13 +1,8 @@
 """The deal helper: which set a profile plays by default and how many tiles each player takes.
 
-The tables are those of ``docs/rules.md`` (the hub's reading of the seeds):
-
-| profile | players → tiles each | default set |
-|---|---|---|
-| ``aces`` | 2-4: 15, 5-6: 12, 7-8: 10 | double-12 |
-| ``mexicantrainfun`` | 2-3: 8, 4-6: 12, 7-8: 10, 9-14: 11 | 2-3: 9, 4-8: 12, 9-12: 15, 13-14: 18 |
-| ``consensus`` (Galt 1994) | 2-4: 15, 5-6: 12, 7-8: 11 | double-12 |
-| ``triples`` | 2-4: 15, 5-6: 12, 7-8: 11 | double-12 |
+The tables themselves are rule data and live in :mod:`scorer.profiles`
+(``Profile.tiles_each`` and ``Profile.default_set``, the rows of ``docs/rules.md``);
+this module looks them up and does the arithmetic.
 
 **The boneyard figure includes the engine.** ``boneyard = set size - players × tiles
 each``. The consensus seed's own example (Galt, 3 players, double-12: "the players
@@ -20,26 +15,20 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from scorer.profiles import PROFILE_IDS, PROFILES, Rows
 from scorer.tiles import check_set_max, set_size
 
-PROFILE_IDS = ("aces", "mexicantrainfun", "consensus", "triples")
-
-# (fewest players, most players, value): tiles each, or the default set's max.
-_Rows = tuple[tuple[int, int, int], ...]
-
-_TILES_EACH: dict[str, _Rows] = {
-    "aces": ((2, 4, 15), (5, 6, 12), (7, 8, 10)),
-    "mexicantrainfun": ((2, 3, 8), (4, 6, 12), (7, 8, 10), (9, 14, 11)),
-    "consensus": ((2, 4, 15), (5, 6, 12), (7, 8, 11)),
-    "triples": ((2, 4, 15), (5, 6, 12), (7, 8, 11)),
-}
-
-_DEFAULT_SET: dict[str, _Rows] = {
-    "aces": ((2, 8, 12),),
-    "mexicantrainfun": ((2, 3, 9), (4, 8, 12), (9, 12, 15), (13, 14, 18)),
-    "consensus": ((2, 8, 12),),
-    "triples": ((2, 8, 12),),
-}
+__all__ = [
+    "PROFILE_IDS",
+    "Deal",
+    "DealError",
+    "check_players",
+    "check_profile",
+    "deal",
+    "default_set",
+    "player_range",
+    "tiles_each",
+]
 
 
 class DealError(ValueError):
@@ -64,15 +53,14 @@ def check_profile(profile: str) -> str:
 
 def player_range(profile: str) -> tuple[int, int]:
     """The fewest and most players ``profile`` supports (e.g. ``(2, 8)``)."""
-    rows = _TILES_EACH[check_profile(profile)]
+    rows = PROFILES[check_profile(profile)].tiles_each
     return rows[0][0], rows[-1][1]
 
 
-def _lookup(table: dict[str, _Rows], profile: str, players: int) -> int:
-    check_profile(profile)
+def _lookup(rows: Rows, profile: str, players: int) -> int:
     if isinstance(players, bool) or not isinstance(players, int):
         raise DealError(f"players {players!r}: must be a whole number")
-    for fewest, most, value in table[profile]:
+    for fewest, most, value in rows:
         if fewest <= players <= most:
             return value
     fewest, most = player_range(profile)
@@ -81,19 +69,19 @@ def _lookup(table: dict[str, _Rows], profile: str, players: int) -> int:
 
 def check_players(profile: str, players: int) -> int:
     """Return ``players`` if ``profile`` supports that many players, else raise."""
-    _lookup(_TILES_EACH, profile, players)
+    _lookup(PROFILES[check_profile(profile)].tiles_each, profile, players)
     return players
 
 
 def tiles_each(profile: str, players: int) -> int:
     """How many tiles each player draws under ``profile`` with ``players`` players."""
-    return _lookup(_TILES_EACH, profile, players)
+    return _lookup(PROFILES[check_profile(profile)].tiles_each, profile, players)
 
 
 def default_set(profile: str, players: int) -> int:
     """The set (its max pips) ``profile`` plays with ``players`` players by default."""
     check_players(profile, players)
-    return _lookup(_DEFAULT_SET, profile, players)
+    return _lookup(PROFILES[profile].default_set, profile, players)
 
 
 def deal(profile: str, players: int, set_max: int | None = None) -> Deal:

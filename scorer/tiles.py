@@ -2,7 +2,8 @@
 
 A set "double-N" holds every tile ``a-b`` with ``0 <= b <= a <= N``: ``(N+1)(N+2)/2``
 tiles (28 for double-6, 91 for double-12, 190 for double-18). The hub supports
-double-6 to double-18.
+double-6 to double-18 (a new game picks one of the sets that are made:
+:data:`scorer.profiles.SETS`; a stored game's set is scored whatever it is).
 
 A tile is written ``"6-5"``; ``"5-6"`` is the same tile. The canonical form puts the
 higher end first (``"6-5"``, ``"12-0"``, ``"0-0"``).
@@ -16,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-MIN_SET = 6
-MAX_SET = 18
-DOUBLE_BLANK_VALUES = (0, 25, 50)
+from scorer.profiles import DOUBLE_BLANK_VALUES, SETS
+
+MIN_SET = SETS[0]
+MAX_SET = SETS[-1]
 
 
 class TileError(ValueError):

@@ -1,7 +1,7 @@
 """The four rule profiles as the simulator plays them (``docs/rules.md``'s table).
 
 Only what changes the tile-level game is here: who starts, the first turn, what a
-double obliges, the deal and the default set. Kept apart from ``hub/core/profiles.py`` on
+double obliges, the deal and the default set. Kept apart from ``scorer/profiles.py`` on
 purpose: the simulator is the independent "truth" the hub is checked against.
 """
 

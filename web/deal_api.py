@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
-from hub.core.setup import SETS
 from scorer.deal import PROFILE_IDS, DealError, deal, default_set, player_range
+from scorer.profiles import SETS
 
 bp = Blueprint("deal_api", __name__, url_prefix="/api")
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hub.core.profiles import OPTION_VALUES, PROFILES
 from scorer.deal import DealError, default_set
+from scorer.profiles import OPTIONS, PROFILES
 
 SLOT_RANGE = range(1, 9)
 SETS = (6, 9, 12, 15, 18)
@@ -96,11 +96,12 @@ def _options(body: dict[str, object], rules: str, count: int) -> tuple[tuple[str
     if not isinstance(options, dict):
         raise SetupError("options: expected an object")
     for key, value in options.items():
-        if key not in OPTION_VALUES:
+        if key not in OPTIONS:
             raise SetupError(f"options.{key}: unknown option (allowed: "
-                             f"{', '.join(OPTION_VALUES)})")
-        if value not in OPTION_VALUES[key] or type(value) is not type(OPTION_VALUES[key][0]):
-            allowed = ", ".join(str(v).lower() for v in OPTION_VALUES[key])
+                             f"{', '.join(OPTIONS)})")
+        values = OPTIONS[key].values
+        if value not in values or type(value) is not type(values[0]):
+            allowed = ", ".join(str(v).lower() for v in values)
             raise SetupError(f"options.{key}: {value!r} is not one of {allowed}")
     profile = PROFILES[rules]
     if options.get("chickenfoot") and not profile.chickenfoot_allowed:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from hub.core.effects import Effect, LogEntry, PlaySound, RoundEnded
 from hub.core.events import Gesture, Held, LongHeld, MarkerPlaced, MarkerRemoved, Tapped
-from hub.core.profiles import PROFILES, Profile
 from hub.core.state import Double, Game, Table, evolve
+from scorer.profiles import PROFILES, Profile
 
 Result = tuple[Table, list[Effect]]
 PLAYING = ("first-turn", "play")

@@ -1,0 +1,174 @@
+"""The rule data, in one place: profiles, deal tables, default sets, sets and options.
+
+Everything a rule system fixes lives here (``docs/rules.md`` says why each value is
+what it is): :data:`PROFILES` (how the table plays, how many tiles each player draws,
+which set is the default, which options are offered), :data:`SETS` (the domino sets a
+new game may use) and :data:`OPTIONS` (each game option with its allowed values).
+The hub's core (:mod:`hub.core.turns`), the new-game check (:mod:`scorer.setup`), the
+deal helper (:mod:`scorer.deal`), the store and ``GET /api/rules`` all read it from
+here; nothing else keeps a copy (``tablesim`` keeps an independent oracle that a test
+holds against this data, field by field).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# (fewest players, most players, value): tiles each, or the default set's max pips.
+Rows = tuple[tuple[int, int, int], ...]
+
+# The domino sets a new game may use, by their highest double: the sets that are made
+# and that the seeds' deal tables name (double-6, -9, -12, -15, -18).
+SETS: tuple[int, ...] = (6, 9, 12, 15, 18)
+
+# The hub has 8 slots: a game seats 2 to 8 players whatever the profile's deal table.
+HUB_PLAYERS: tuple[int, int] = (2, 8)
+
+# What the 0-0 tile may score (the ``double_blank`` option).
+DOUBLE_BLANK_VALUES: tuple[int, ...] = (0, 25, 50)
+
+
+@dataclass(frozen=True)
+class Option:
+    """A game option: the values it accepts (the first is the default) and its label.
+
+    ``players``: the player counts it needs, or ``None`` for any.
+    """
+
+    id: str
+    values: tuple[bool | int, ...]
+    label: str
+    players: tuple[int, ...] | None = None
+
+    @property
+    def default(self) -> bool | int:
+        """The value a game has when the option is not given."""
+        return self.values[0]
+
+
+OPTIONS: dict[str, Option] = {
+    option.id: option
+    for option in (
+        Option("chickenfoot", (False, True),
+               "Chickenfoot: a double needs three covers"),
+        Option("partnerships", (False, True),
+               "Partnerships: partners sit opposite and score as a team", (4, 6, 8)),
+        Option("double_blank", DOUBLE_BLANK_VALUES, "The double blank scores"),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One rule system: how the hub keeps the table, and the deal.
+
+    ``starter``: ``rotate`` (a designated player, one seat clockwise each round),
+    ``engine-holder`` (whoever places the engine starts) or ``engine-left`` (the
+    player clockwise of whoever placed it).
+    ``after_double``: ``again`` (same player plays again, nothing owed), ``answer``
+    (own double must be answered; followers who fail pass without a marker),
+    ``cover`` (every player who fails marks public), ``satisfy`` (cover on the
+    double or on any public train).
+    ``options``: the ids of :data:`OPTIONS` a game under this profile may set.
+    ``tiles_each`` and ``default_set``: the seed's deal table and default set by
+    player count (rows may go beyond the hub's 8 players: the seed's figures).
+    """
+
+    id: str
+    name: str
+    starter: str
+    first_turn: str
+    public_in_first_turn: bool
+    after_double: str
+    fail_reminder: bool
+    out_waits_first_turns: bool
+    double_waits_in_first_turn: bool
+    options: tuple[str, ...]
+    tiles_each: Rows
+    default_set: Rows
+    players: tuple[int, int] = field(default=HUB_PLAYERS)
+
+    @property
+    def chickenfoot_allowed(self) -> bool:
+        """True when a game may play doubles with three covers."""
+        return "chickenfoot" in self.options
+
+    @property
+    def partnerships_allowed(self) -> bool:
+        """True when a game may be played in partnerships."""
+        return "partnerships" in self.options
+
+    def covers(self, options: dict[str, object]) -> int:
+        """Covers a double needs under this profile with these game options."""
+        if self.chickenfoot_allowed and options.get("chickenfoot"):
+            return 3
+        return 1
+
+    @property
+    def tracks_doubles(self) -> bool:
+        """True when a played double stays open until covered."""
+        return self.after_double != "again"
+
+
+PROFILES: dict[str, Profile] = {
+    "aces": Profile(
+        id="aces",
+        name="Aces (traditional)",
+        starter="engine-left",
+        first_turn="string",
+        public_in_first_turn=True,
+        after_double="again",
+        fail_reminder=False,
+        out_waits_first_turns=True,
+        double_waits_in_first_turn=False,
+        options=("double_blank",),
+        tiles_each=((2, 4, 15), (5, 6, 12), (7, 8, 10)),
+        default_set=((2, 8, 12),),
+    ),
+    "mexicantrainfun": Profile(
+        id="mexicantrainfun",
+        name="MexicanTrainFun (tournament)",
+        starter="engine-holder",
+        first_turn="single",
+        public_in_first_turn=True,
+        after_double="answer",
+        fail_reminder=False,
+        out_waits_first_turns=False,
+        double_waits_in_first_turn=False,
+        options=("chickenfoot", "double_blank"),
+        tiles_each=((2, 3, 8), (4, 6, 12), (7, 8, 10), (9, 14, 11)),
+        default_set=((2, 3, 9), (4, 8, 12), (9, 12, 15), (13, 14, 18)),
+    ),
+    "consensus": Profile(
+        id="consensus",
+        name="Consensus (Galt, 1994)",
+        starter="rotate",
+        first_turn="single",
+        public_in_first_turn=True,
+        after_double="cover",
+        fail_reminder=True,
+        out_waits_first_turns=False,
+        double_waits_in_first_turn=False,
+        options=("chickenfoot", "partnerships", "double_blank"),
+        tiles_each=((2, 4, 15), (5, 6, 12), (7, 8, 11)),
+        default_set=((2, 8, 12),),
+    ),
+    "triples": Profile(
+        id="triples",
+        name="Triples (video rules)",
+        starter="engine-holder",
+        first_turn="string",
+        public_in_first_turn=False,
+        after_double="satisfy",
+        fail_reminder=True,
+        out_waits_first_turns=False,
+        double_waits_in_first_turn=True,
+        options=("double_blank",),
+        tiles_each=((2, 4, 15), (5, 6, 12), (7, 8, 11)),
+        default_set=((2, 8, 12),),
+    ),
+}
+
+PROFILE_IDS: tuple[str, ...] = tuple(PROFILES)
+
+DEFAULT_RULES = "consensus"

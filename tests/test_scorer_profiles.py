@@ -1,0 +1,44 @@
+"""Tests for scorer.profiles: the one home of the rule data is consistent with itself."""
+
+from __future__ import annotations
+
+import pytest
+
+from scorer.profiles import HUB_PLAYERS, OPTIONS, PROFILE_IDS, PROFILES, SETS, Rows
+
+
+def _covered(rows: Rows) -> list[int]:
+    return [n for fewest, most, _ in rows for n in range(fewest, most + 1)]
+
+
+def test_the_four_profiles_in_their_order() -> None:
+    assert PROFILE_IDS == ("aces", "mexicantrainfun", "consensus", "triples")
+    assert all(PROFILES[key].id == key for key in PROFILES)
+
+
+@pytest.mark.parametrize("rules", PROFILE_IDS)
+def test_deal_rows_run_without_gaps_over_every_seatable_count(rules: str) -> None:
+    profile = PROFILES[rules]
+    for rows in (profile.tiles_each, profile.default_set):
+        covered = _covered(rows)
+        assert covered == list(range(covered[0], covered[-1] + 1))
+        assert set(range(HUB_PLAYERS[0], HUB_PLAYERS[1] + 1)) <= set(covered)
+    assert {value for _, _, value in profile.default_set} <= set(SETS)
+
+
+@pytest.mark.parametrize("rules", PROFILE_IDS)
+def test_a_profile_offers_only_known_options(rules: str) -> None:
+    assert set(PROFILES[rules].options) <= set(OPTIONS)
+    assert "double_blank" in PROFILES[rules].options
+
+
+def test_option_defaults_are_off() -> None:
+    assert {key: option.default for key, option in OPTIONS.items()} == {
+        "chickenfoot": False, "partnerships": False, "double_blank": 0}
+
+
+def test_chickenfoot_and_partnerships_follow_the_options() -> None:
+    assert [p.chickenfoot_allowed for p in PROFILES.values()] == [False, True, True, False]
+    assert [p.partnerships_allowed for p in PROFILES.values()] == [False, False, True, False]
+    assert PROFILES["consensus"].covers({"chickenfoot": True}) == 3
+    assert PROFILES["aces"].covers({"chickenfoot": True}) == 1
