@@ -9,6 +9,7 @@ import sys
 import threading
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hub import core
 from hub.broadcast import Broadcaster
@@ -32,8 +33,12 @@ from hub.io.pins import SimPins, SlotInputs, is_raspberry_pi, make_factory
 from hub.io.sound import DisabledPlayer
 from hub.loop import HubLoop
 from hub.settings import Settings
+from hub.store_writer import StoreWriter
 from scorer.games import KEEP
 from scorer.store import GameStore, new_token
+
+if TYPE_CHECKING:
+    from hub.service import HubWebService
 
 log = logging.getLogger("hub")
 
@@ -75,6 +80,7 @@ class Hub:
         self.sound = sound if sound is not None else self._sound_player()
         self.leds = leds if leds is not None else RecordingLeds()
         self.store = store if store is not None else self._open_store()
+        self.writer = StoreWriter()  # SQLite writes the loop orders run on its thread
         self.dispatcher = EffectDispatcher(self.sound, self.leds, self.eventlog,
                                            self.broadcaster, self._round_ended)
         self.loop = HubLoop(core.new_table(timings(config)), self.clock, self.dispatcher,
@@ -141,6 +147,7 @@ class Hub:
             # A press must reach the sound thread quickly even while the loop thread
             # finishes the rest of the event: hand the GIL over every 0.5 ms, not 5 ms.
             sys.setswitchinterval(0.0005)
+            self.writer.start()
             self.loop.start()
         self.loop.post(MarkersRead(self.inputs.read_markers(), self.clock.now()))
         self._resume()
@@ -155,6 +162,7 @@ class Hub:
                 self.loop.stop()
             finally:
                 try:
+                    self.writer.stop()  # after the loop: it may still order writes
                     self.inputs.close()
                 finally:
                     try:
@@ -168,7 +176,7 @@ class Hub:
 
         from web import create_app
 
-        app = create_app(self)
+        app = create_app(self.web_service())
         self._server = create_server(app, host=host, port=port,
                                      threads=self.config["web"]["threads"],
                                      channel_timeout=3600, ident="mtrain-hub")
@@ -180,6 +188,12 @@ class Hub:
             self._server_thread = threading.Thread(target=self._server.run, daemon=True,
                                                    name="web")
             self._server_thread.start()
+
+    def web_service(self) -> HubWebService:
+        """The hub as the web layer sees it (:class:`web.service.HubService`)."""
+        from hub.service import HubWebService
+
+        return HubWebService(self)
 
     def stop_server(self) -> None:
         """End the live streams, then close the web server if it runs (waitress waits
@@ -199,11 +213,10 @@ class Hub:
             setup.players, setup.rules, token=token, seats=setup.seats,
             mexican_slot=setup.mexican_slot, first=setup.first, set_max=setup.set_max,
             rounds=setup.rounds, options=options)
-        self.loop.post(GameStarted(
+        self.loop.submit(GameStarted(
             game_id=game_id, rules=setup.rules, players=setup.players, seats=setup.seats,
             mexican_slot=setup.mexican_slot, set_max=setup.set_max, rounds=setup.rounds,
-            at=self.clock.now(), first=setup.first, options=setup.options))
-        self.loop.drain()
+            at=self.clock.now(), first=setup.first, options=setup.options)).result(5.0)
         return game_id, token
 
     def round_scored(self, game: dict) -> None:
@@ -232,6 +245,7 @@ class Hub:
 
         Raises the store's ``StoreError`` (``GameNotFound``) and then changes nothing.
         """
+        self.writer.flush()  # a round the table just ended is in the store first
         game = self.store.record_round(game_id, round, points, tiles=tiles,
                                        went_out=went_out, by=by)
         scored = next(r for r in game["rounds"] if r["round"] == round)
@@ -243,14 +257,15 @@ class Hub:
     def block_round(self, game_id: int, round: int) -> dict:
         """Nobody can play: end ``round`` as blocked (on the table too, if it is being
         played there). Returns the game; raises the store's ``StoreError``."""
+        self.writer.flush()
         with self._rounds_lock:
             self.store.get_game(game_id)  # GameNotFound before touching the table
             table = self.loop.table
             if (table.game is not None and table.game.id == game_id
                     and table.game.round == round and table.game.phase in PLAYING):
                 # The loop ends the round; its RoundEnded effect records it (_round_ended).
-                self.loop.post(RoundBlocked(self.clock.now()))
-                self.loop.drain()
+                self.loop.submit(RoundBlocked(self.clock.now())).result(5.0)
+                self.writer.flush()
             game = self.store.get_game(game_id)
             if not any(r["round"] == round and r["blocked"] for r in game["rounds"]):
                 game = self.store.set_blocked(game_id, round)
@@ -260,12 +275,12 @@ class Hub:
 
     def end_game(self, game_id: int) -> dict:
         """Stop a game early (after its last scored round); the table shows it finished."""
+        self.writer.flush()
         with self._rounds_lock:
             game = self.store.finish_game(game_id)
             table = self.loop.table
             if table.game is not None and table.game.id == game_id:
-                self.loop.post(GameEnded(self.clock.now()))
-                self.loop.drain()
+                self.loop.submit(GameEnded(self.clock.now())).result(5.0)
             self._log("game-ended", game=game_id, winner=game["winner"])
             self.broadcaster.publish("game", game)
         return game
@@ -289,6 +304,10 @@ class Hub:
         log.info("resumed game %s at round %s", game["id"], game["round"])
 
     def _round_ended(self, effect: RoundEnded) -> None:
+        """The table ended a round: record it on the writer thread, never the loop's."""
+        self.writer.submit(lambda: self._record_round_end(effect))
+
+    def _record_round_end(self, effect: RoundEnded) -> None:
         if effect.went_out is not None:
             game = self.store.set_went_out(effect.game_id, effect.round, effect.went_out)
         else:

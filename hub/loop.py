@@ -11,6 +11,7 @@ import logging
 import queue
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 
 from hub import core
 from hub.core.effects import Effect
@@ -29,6 +30,14 @@ class _Call:
         self.fn = fn
         self.done = threading.Event()
         self.result: object = None
+
+
+class _Submitted:
+    """An event whose poster waits for it: ``future`` gets the snapshot after it."""
+
+    def __init__(self, event: Event) -> None:
+        self.event = event
+        self.future: Future[dict] = Future()
 
 
 class HubLoop:
@@ -61,6 +70,22 @@ class HubLoop:
         """Queue an event for the loop thread; never blocks."""
         self._queue.put(event)
 
+    def submit(self, event: Event) -> Future[dict]:
+        """Queue ``event``; the future resolves with the snapshot once the loop has
+        applied it and dispatched its effects. Without a loop thread the event (and
+        everything queued before it) is processed before this returns."""
+        item = _Submitted(event)
+        self._queue.put(item)
+        if self._thread is None:
+            self.drain()
+        return item.future
+
+    def settled(self, timeout: float = 5.0) -> dict:
+        """Wait until everything queued so far (and every deadline due) is processed;
+        the snapshot then. Waits on the caller's thread, never the loop's."""
+        self.drain(timeout)
+        return self.snapshot
+
     def start(self) -> None:
         """Start the loop thread."""
         self._thread = threading.Thread(target=self._run, name="hub-loop", daemon=True)
@@ -83,10 +108,10 @@ class HubLoop:
             raise TimeoutError("hub loop did not answer")
         return item.result
 
-    def drain(self) -> None:
+    def drain(self, timeout: float = 5.0) -> None:
         """Process everything queued (and every deadline due) before returning."""
         if self._thread is not None:
-            self.call(lambda table: None)
+            self.call(lambda table: None, timeout)
             return
         while True:
             try:
@@ -125,6 +150,10 @@ class HubLoop:
             except Exception as exc:  # the caller gets the error, the loop goes on
                 item.result = exc
             item.done.set()
+            return
+        if isinstance(item, _Submitted):
+            self._apply(item.event)
+            item.future.set_result(self.snapshot)
             return
         self._apply(item)  # type: ignore[arg-type]
 

@@ -67,7 +67,7 @@ def live_hub(make_hub):
 @pytest.fixture
 def client(live_hub):
     """A Flask test client of the web app serving ``live_hub``."""
-    return create_app(live_hub, {"TESTING": True}).test_client()
+    return create_app(live_hub.web_service(), {"TESTING": True}).test_client()
 
 
 @pytest.fixture

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from unittest.mock import Mock
-
 import pytest
 
 from web import create_app
+from web.fake_service import FakeHubService
 
 
 @pytest.fixture
 def client():
-    return create_app(Mock(), {"TESTING": True}).test_client()
+    return create_app(FakeHubService(), {"TESTING": True}).test_client()
 
 
 @pytest.mark.parametrize("query, answer", [

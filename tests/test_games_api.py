@@ -24,7 +24,7 @@ def hub(make_hub):
 
 @pytest.fixture
 def app(hub):
-    return create_app(hub, {"TESTING": True})
+    return create_app(hub.web_service(), {"TESTING": True})
 
 
 @pytest.fixture
@@ -87,7 +87,7 @@ def test_a_game_shows_rounds_totals_standings_and_never_its_token(client, game):
 
 def test_points_finish_the_round_and_the_table_moves_to_the_next_engine(client, hub, game):
     game_id, _ = game
-    sub = hub.broadcaster.subscribe()
+    sub = hub.broadcaster.subscribe({"game"})
     r = score(client, game_id, 1, {"points": {"Ann": 0, "Bob": 12, "Cid": 30}})
     assert r.status_code == 200
     view = r.get_json()
@@ -97,7 +97,7 @@ def test_points_finish_the_round_and_the_table_moves_to_the_next_engine(client, 
     assert view["standings"] == ["Ann", "Bob", "Cid"]
     state = table(client)
     assert (state["round"], state["engine"], state["phase"]) == (2, 11, "first-turn")
-    news = [sub.get(timeout=1) for _ in range(sub.queue.qsize())]
+    news = [sub.get(timeout=1) for _ in range(sub.pending)]
     games = [payload for kind, payload in news if kind == "game"]
     assert games and games[-1]["round"] == 2
     log = client.get("/api/log?limit=20").get_json()

@@ -59,7 +59,7 @@ def hub(tmp_path, mock_factory):
 
 
 def test_pulling_the_sound_card_keeps_the_game_going(hub):
-    client = create_app(hub, {"TESTING": True}).test_client()
+    client = create_app(hub.web_service(), {"TESTING": True}).test_client()
     assert client.get("/api/state").get_json()["sound"] == {"available": True, "reason": None}
     client.post("/api/games", json={"players": ["Ann", "Bob", "Cid"], "first": 1})
     client.post("/api/sim/slots/1/press", json={})

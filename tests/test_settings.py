@@ -51,7 +51,7 @@ def test_bad_settings(client, live_hub, body, fragment):
 
 def test_during_a_game_only_the_scorekeeper_changes_settings(client, live_hub):
     token = client.post("/api/games", json={"players": ["Ann", "Bob"]}).get_json()["token"]
-    viewer = create_app(live_hub, {"TESTING": True}).test_client()  # no cookie
+    viewer = create_app(live_hub.web_service(), {"TESTING": True}).test_client()  # no cookie
     assert viewer.post("/api/settings", json={"volume": 0.1}).status_code == 401
     r = viewer.post("/api/settings", json={"volume": 0.1},
                     headers={"Authorization": "Bearer wrong"})

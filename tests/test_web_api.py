@@ -109,7 +109,7 @@ def test_unknown_route_and_method_are_json(client):
 
 def test_sim_calls_refused_on_gpio_backend(make_hub):
     hub = make_hub(threaded=True, backend="gpio")
-    client = create_app(hub, {"TESTING": True}).test_client()
+    client = create_app(hub.web_service(), {"TESTING": True}).test_client()
     r = client.post("/api/sim/slots/1/press", json={})
     assert r.status_code == 404 and "gpio backend" in r.get_json()["error"]
     assert client.get("/api/state").get_json()["backend"] == "gpio"

@@ -1,13 +1,15 @@
-"""The JSON API of DESIGN.md: state, events (SSE), log, sim inputs, games."""
+"""The JSON API of DESIGN.md: state, events (SSE), log, sim inputs, games, settings."""
 
 from __future__ import annotations
 
 import json
-import time
+from collections.abc import Iterator
+from typing import Any, cast
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from hub.core.setup import SetupError, parse_setup
+from web.errors import abort
+from web.service import HubService
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -15,25 +17,12 @@ SSE_KINDS = ("state", "sound", "game")
 KEEPALIVE_S = 15.0
 
 
-class BadRequest(Exception):
-    """A request the contract does not allow: answered 4xx with its message."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
+def hub_service() -> HubService:
+    """The hub this app serves, as the narrow interface of :mod:`web.service`."""
+    return cast("HubService", current_app.extensions["hub_service"])
 
 
-@bp.errorhandler(BadRequest)
-def bad_request(exc: BadRequest):
-    return jsonify(error=str(exc)), exc.status
-
-
-def hub():
-    """The hub this app serves."""
-    return current_app.extensions["hub"]
-
-
-def json_body() -> dict:
+def json_body() -> dict[str, Any]:
     """The request's JSON object, or a 400 naming what is wrong with it."""
     raw = request.get_data(cache=True)
     if not raw.strip():
@@ -41,27 +30,29 @@ def json_body() -> dict:
     try:
         body = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
-        raise BadRequest("body: not valid JSON") from None
+        abort(400, "body: not valid JSON")
     if not isinstance(body, dict):
-        raise BadRequest("body: expected a JSON object")
+        abort(400, "body: expected a JSON object")
     return body
 
 
 @bp.get("/state")
-def state():
-    return jsonify(hub().loop.snapshot)
+def state() -> Response:
+    """The hub snapshot."""
+    return jsonify(hub_service().snapshot())
 
 
 @bp.get("/log")
-def event_log():
+def event_log() -> Response:
+    """The newest hub events, oldest first."""
     raw = request.args.get("limit", "100")
     try:
         limit = int(raw)
     except ValueError:
-        raise BadRequest(f"limit: {raw!r} is not a whole number") from None
+        abort(400, f"limit: {raw!r} is not a whole number", "limit")
     if not 1 <= limit <= 2000:
-        raise BadRequest("limit: must be between 1 and 2000")
-    return jsonify(hub().eventlog.recent(limit))
+        abort(400, "limit: must be between 1 and 2000", "limit")
+    return jsonify(hub_service().recent_log(limit))
 
 
 def _sse(kind: str, payload: object) -> str:
@@ -69,78 +60,61 @@ def _sse(kind: str, payload: object) -> str:
 
 
 @bp.get("/events")
-def events():
-    the_hub = hub()
-    sub = the_hub.broadcaster.subscribe()
+def events() -> Response:
+    """Server-Sent Events: the snapshot first, then ``state``, ``sound`` and ``game``."""
+    service = hub_service()
+    sub = service.subscribe(SSE_KINDS)
 
-    def stream():
+    def stream() -> Iterator[str]:
         try:
-            yield "retry: 2000\n\n" + _sse("state", the_hub.loop.snapshot)
+            yield "retry: 2000\n\n" + _sse("state", service.snapshot())
             while True:
                 item = sub.get(timeout=KEEPALIVE_S)
                 if item is None:
                     yield ": keepalive\n\n"
                 elif item[0] == "closed":  # the hub is stopping: end the stream
                     return
-                elif item[0] in SSE_KINDS:
+                else:
                     yield _sse(*item)
         finally:
-            the_hub.broadcaster.unsubscribe(sub)
+            service.unsubscribe(sub)
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return Response(stream(), mimetype="text/event-stream", headers=headers)
 
 
-def _sim_slot(n: int):
-    the_hub = hub()
-    if the_hub.sim is None:
-        raise BadRequest(f"the {the_hub.backend} backend has no simulated pins", 404)
-    if not 1 <= n <= 8:
-        raise BadRequest(f"slot {n}: there are slots 1 to 8", 404)
-    return the_hub
+def _only(body: dict[str, Any], allowed: str) -> None:
+    unknown = sorted(set(body) - {allowed})
+    if unknown:
+        abort(400, f"{unknown[0]}: unknown field (allowed: {allowed})", unknown[0])
 
 
 @bp.post("/sim/slots/<int(signed=True):n>/press")
-def sim_press(n: int):
-    the_hub = _sim_slot(n)
+def sim_press(n: int) -> Response:
+    """Press a simulated slot button for ``hold_ms``; the snapshot after."""
     body = json_body()
     hold_ms = body.get("hold_ms", 0)
     if not isinstance(hold_ms, int) or isinstance(hold_ms, bool) or not 0 <= hold_ms <= 10000:
-        raise BadRequest("hold_ms: expected a whole number of milliseconds, 0 to 10000")
-    unknown = set(body) - {"hold_ms"}
-    if unknown:
-        raise BadRequest(f"{sorted(unknown)[0]}: unknown field (allowed: hold_ms)")
-    the_hub.sim.press(n, hold_ms / 1000)
-    bounce = the_hub.loop.table.timings.bounce
-    time.sleep(bounce)  # let the debounce window close so the snapshot is settled
-    the_hub.loop.drain()
-    return jsonify(the_hub.loop.snapshot)
+        abort(400, "hold_ms: expected a whole number of milliseconds, 0 to 10000", "hold_ms")
+    _only(body, "hold_ms")
+    return jsonify(hub_service().sim_press(n, hold_ms / 1000))
 
 
 @bp.post("/sim/slots/<int(signed=True):n>/marker")
-def sim_marker(n: int):
-    the_hub = _sim_slot(n)
+def sim_marker(n: int) -> Response:
+    """Put a simulated marker on or off; the snapshot after."""
     body = json_body()
     present = body.get("present")
     if not isinstance(present, bool):
-        raise BadRequest("present: expected true or false")
-    unknown = set(body) - {"present"}
-    if unknown:
-        raise BadRequest(f"{sorted(unknown)[0]}: unknown field (allowed: present)")
-    the_hub.sim.marker(n, present)
-    time.sleep(the_hub.loop.table.timings.flicker + 0.005)
-    the_hub.loop.drain()
-    return jsonify(the_hub.loop.snapshot)
+        abort(400, "present: expected true or false", "present")
+    _only(body, "present")
+    return jsonify(hub_service().sim_marker(n, present))
 
 
 @bp.post("/games")
-def create_game():
-    the_hub = hub()
-    try:
-        setup = parse_setup(json_body(), the_hub.config["hub"]["default_rules"])
-        game_id, token = the_hub.new_game(setup)
-    except (SetupError, ValueError) as exc:
-        raise BadRequest(str(exc)) from None
+def create_game() -> Response:
+    """Start a new game; answers its id and the scorekeeper token (also a cookie)."""
+    game_id, token = hub_service().new_game(json_body())
     response = jsonify(id=game_id, token=token)
     response.status_code = 201
     response.set_cookie(f"mtrain_token_{game_id}", token, samesite="Strict", httponly=True,
@@ -156,27 +130,27 @@ def request_token(game_id: int) -> str | None:
     return request.cookies.get(f"mtrain_token_{game_id}")
 
 
+def authorise(game_id: int, missing: str, wrong: str) -> None:
+    """401 with ``missing`` without a token, 403 with ``wrong`` for another game's."""
+    token = request_token(game_id)
+    if not token:
+        abort(401, missing)
+    if not hub_service().check_token(game_id, token):
+        abort(403, wrong)
+
+
 @bp.get("/settings")
-def get_settings():
-    the_hub = hub()
-    return jsonify({**the_hub.settings.values, "sound": the_hub.sound.status()})
+def get_settings() -> Response:
+    """Volume, quiet mode, turn chime, and the sound player's status."""
+    return jsonify(hub_service().settings())
 
 
 @bp.post("/settings")
-def change_settings():
+def change_settings() -> Response:
     """Change volume, quiet mode or the turn chime: while a game runs, its scorekeeper only."""
-    from hub.settings import SettingsError, check
-
-    the_hub = hub()
-    game = the_hub.loop.table.game
-    if game is not None and game.phase != "finished":
-        token = request_token(game.id)
-        if not token:
-            raise BadRequest("token: the scorekeeper's token is needed while a game runs", 401)
-        if not the_hub.store.check_token(game.id, token):
-            raise BadRequest("token: not this game's scorekeeper token", 403)
-    try:
-        values = the_hub.apply_settings(check(json_body()))
-    except SettingsError as exc:
-        raise BadRequest(str(exc)) from None
-    return jsonify({**values, "sound": the_hub.sound.status()})
+    service = hub_service()
+    game_id = service.running_game()
+    if game_id is not None:
+        authorise(game_id, "token: the scorekeeper's token is needed while a game runs",
+                  "token: not this game's scorekeeper token")
+    return jsonify(service.change_settings(json_body()))

@@ -7,10 +7,12 @@ Answers ``{"rules", "players", "set", "default_set", "rounds", "tiles_each",
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, Response, jsonify, request
 
 from scorer.deal import PROFILE_IDS, DealError, deal, default_set, player_range
 from scorer.profiles import SETS
+from web.errors import abort
+from web.service import field_of
 
 bp = Blueprint("deal_api", __name__, url_prefix="/api")
 
@@ -41,17 +43,17 @@ def _query() -> tuple[str, int, int | None]:
 
 
 @bp.get("/deal")
-def deal_helper():
+def deal_helper() -> Response:
     """How many tiles each player draws and how many stay in the boneyard."""
     try:
         rules, players, set_max = _query()
     except DealError as exc:
-        return jsonify(error=str(exc)), 400
+        abort(400, str(exc), field_of(exc))
     usual = default_set(rules, players)
     chosen = usual if set_max is None else set_max
     try:
         dealt = deal(rules, players, chosen)
     except DealError as exc:  # a set too small for the hands
-        return jsonify(error=f"set: {exc}"), 400
+        abort(400, f"set: {exc}", "set")
     return jsonify(rules=rules, players=players, set=chosen, default_set=usual,
                    rounds=chosen + 1, tiles_each=dealt.tiles_each, boneyard=dealt.boneyard)

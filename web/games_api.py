@@ -10,12 +10,14 @@ transaction per edit). ``docs/api.md`` lists every call, answer and error.
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, Response, jsonify
 
 from hub import export
 from scorer.games import KEEP
-from scorer.store import GameNotFound, StoreError
-from web.api import BadRequest, hub, json_body, request_token
+from web.api import authorise, hub_service, json_body
+from web.errors import abort
 
 bp = Blueprint("games", __name__, url_prefix="/api/games")
 
@@ -23,88 +25,70 @@ MAX_ID = 2**63 - 1  # SQLite's largest integer: a larger id names no game
 SCORE_FIELDS = ("points", "tiles", "went_out")
 
 
-@bp.errorhandler(BadRequest)
-def bad_request(exc: BadRequest):
-    response = jsonify(error=str(exc))
-    if exc.status == 401:
-        response.headers["WWW-Authenticate"] = 'Bearer realm="mtrain-hub"'
-    return response, exc.status
-
-
-@bp.errorhandler(GameNotFound)
-def game_not_found(exc: GameNotFound):
-    return jsonify(error=str(exc)), 404
-
-
-@bp.errorhandler(StoreError)
-def store_refused(exc: StoreError):
-    return jsonify(error=str(exc)), 400
-
-
 # --- helpers --------------------------------------------------------------------------
 
 
-def _game(game_id: int) -> dict:
+def _game(game_id: int) -> dict[str, Any]:
     """The stored game, or a 404."""
     if game_id > MAX_ID:
-        raise BadRequest(f"game {game_id}: no such game", 404)
-    return hub().store.get_game(game_id)
+        abort(404, f"game {game_id}: no such game")
+    return hub_service().get_game(game_id)
 
 
-def _round(game: dict, number: int) -> dict:
+def _round(game: dict[str, Any], number: int) -> dict[str, Any]:
     """Round ``number`` of ``game``: 404 outside the game, 409 if not played yet."""
     for rnd in game["rounds"]:
         if rnd["round"] == number:
-            return rnd
+            return dict(rnd)
     if not 1 <= number <= game["round_count"]:
-        raise BadRequest(f"round {number}: game {game['id']} has rounds 1 to "
-                         f"{game['round_count']}", 404)
-    raise BadRequest(f"round {number}: not played yet (game {game['id']} is at round "
-                     f"{game['round']})", 409)
+        abort(404, f"round {number}: game {game['id']} has rounds 1 to {game['round_count']}")
+    abort(409, f"round {number}: not played yet (game {game['id']} is at round "
+               f"{game['round']})")
 
 
 def _authorise(game_id: int) -> None:
     """401 without a token, 403 with the wrong one (reads need none)."""
-    token = request_token(game_id)
-    if not token:
-        raise BadRequest(f"game {game_id}: editing scores needs the scorekeeper's token "
-                         f"(cookie mtrain_token_{game_id} or Authorization: Bearer)", 401)
-    if not hub().store.check_token(game_id, token):
-        raise BadRequest(f"game {game_id}: that is not this game's scorekeeper token", 403)
+    authorise(game_id,
+              f"game {game_id}: editing scores needs the scorekeeper's token "
+              f"(cookie mtrain_token_{game_id} or Authorization: Bearer)",
+              f"game {game_id}: that is not this game's scorekeeper token")
 
 
-def _no_fields(body: dict, allowed: tuple[str, ...] = ()) -> None:
+def _no_fields(body: dict[str, Any], allowed: tuple[str, ...] = ()) -> None:
     unknown = sorted(set(body) - set(allowed))
     if unknown:
         allowed_text = ", ".join(allowed) or "none"
-        raise BadRequest(f"{unknown[0]}: unknown field (allowed: {allowed_text})")
+        abort(400, f"{unknown[0]}: unknown field (allowed: {allowed_text})", unknown[0])
 
 
-def _check_tiles(tiles: object) -> dict:
+def _check_tiles(tiles: object) -> dict[str, Any]:
     """Shape only (an object of lists of text); the store checks the tiles themselves."""
     if not isinstance(tiles, dict):
-        raise BadRequest('tiles: expected an object like {"Ann": ["6-5", "0-0"]}')
+        abort(400, 'tiles: expected an object like {"Ann": ["6-5", "0-0"]}', "tiles")
     for name, hand in tiles.items():
         if not isinstance(hand, list):
-            raise BadRequest(f"tiles: {name}'s hand must be a list of tiles like \"6-5\"")
+            abort(400, f"tiles: {name}'s hand must be a list of tiles like \"6-5\"",
+                  f"tiles.{name}")
         for tile in hand:
             if not isinstance(tile, str):
-                raise BadRequest(f"tiles: {tile!r} in {name}'s hand is not a tile like \"6-5\"")
+                abort(400, f"tiles: {tile!r} in {name}'s hand is not a tile like \"6-5\"",
+                      f"tiles.{name}")
     return dict(tiles)
 
 
-def _score_request(body: dict, rnd: dict) -> dict:
-    """The keyword arguments of ``Hub.score_round`` for a scores body."""
+def _score_request(body: dict[str, Any], rnd: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of ``HubService.score_round`` for a scores body."""
     _no_fields(body, SCORE_FIELDS)
     if ("points" in body) == ("tiles" in body):
-        raise BadRequest('give either "points" ({name: n}) or "tiles" ({name: ["6-5", …]}), '
-                         + ("not both" if "points" in body else "one of them"))
+        abort(400, 'give either "points" ({name: n}) or "tiles" ({name: ["6-5", …]}), '
+              + ("not both" if "points" in body else "one of them"))
     went_out = body.get("went_out", KEEP)
     if went_out is not KEEP and went_out is not None and not isinstance(went_out, str):
-        raise BadRequest("went_out: expected a player's name, or null for a blocked round")
+        abort(400, "went_out: expected a player's name, or null for a blocked round",
+              "went_out")
     if "points" in body:
         if not isinstance(body["points"], dict):
-            raise BadRequest('points: expected an object like {"Ann": 12, "Bob": 0}')
+            abort(400, 'points: expected an object like {"Ann": 12, "Bob": 0}', "points")
         return {"points": body["points"], "went_out": went_out}
     tiles = _check_tiles(body["tiles"])
     out = rnd["went_out"] if went_out is KEEP else went_out
@@ -123,28 +107,28 @@ def _download(text: str, game_id: int, fmt: str, mimetype: str) -> Response:
 
 
 @bp.get("")
-def list_games():
-    return jsonify(hub().store.list_games())
+def list_games() -> Response:
+    return jsonify(hub_service().list_games())
 
 
 @bp.get("/<int:game_id>")
-def get_game(game_id: int):
+def get_game(game_id: int) -> Response:
     return jsonify(_game(game_id))
 
 
 @bp.get("/<int:game_id>/rounds/<int:number>/history")
-def round_history(game_id: int, number: int):
+def round_history(game_id: int, number: int) -> Response:
     _round(_game(game_id), number)
-    return jsonify(hub().store.round_history(game_id, number))
+    return jsonify(hub_service().round_history(game_id, number))
 
 
 @bp.get("/<int:game_id>/export.csv")
-def export_csv(game_id: int):
+def export_csv(game_id: int) -> Response:
     return _download(export.game_csv(_game(game_id)), game_id, "csv", "text/csv")
 
 
 @bp.get("/<int:game_id>/export.json")
-def export_json(game_id: int):
+def export_json(game_id: int) -> Response:
     return _download(export.game_json(_game(game_id)), game_id, "json", "application/json")
 
 
@@ -152,31 +136,31 @@ def export_json(game_id: int):
 
 
 @bp.post("/<int:game_id>/rounds/<int:number>/scores")
-def score_round(game_id: int, number: int):
+def score_round(game_id: int, number: int) -> Response:
     game = _game(game_id)
     _authorise(game_id)
     request_kwargs = _score_request(json_body(), _round(game, number))
-    return jsonify(hub().score_round(game_id, number, **request_kwargs))
+    return jsonify(hub_service().score_round(game_id, number, **request_kwargs))
 
 
 @bp.post("/<int:game_id>/rounds/<int:number>/blocked")
-def block_round(game_id: int, number: int):
+def block_round(game_id: int, number: int) -> Response:
     game = _game(game_id)
     _authorise(game_id)
     _no_fields(json_body())
     if _round(game, number)["finished"]:
-        raise BadRequest(f"round {number} is already scored: correct its scores instead "
-                         f'(with "went_out": null for a blocked round)', 409)
-    return jsonify(hub().block_round(game_id, number))
+        abort(409, f"round {number} is already scored: correct its scores instead "
+                   f'(with "went_out": null for a blocked round)')
+    return jsonify(hub_service().block_round(game_id, number))
 
 
 @bp.post("/<int:game_id>/finish")
-def finish_game(game_id: int):
+def finish_game(game_id: int) -> Response:
     game = _game(game_id)
     _authorise(game_id)
     _no_fields(json_body())
     if game["finished"]:
-        raise BadRequest(f"game {game_id} is already finished", 409)
+        abort(409, f"game {game_id} is already finished")
     if not any(rnd["finished"] for rnd in game["rounds"]):
-        raise BadRequest(f"game {game_id}: no round has been scored yet, nothing to keep", 409)
-    return jsonify(hub().end_game(game_id))
+        abort(409, f"game {game_id}: no round has been scored yet, nothing to keep")
+    return jsonify(hub_service().end_game(game_id))

@@ -10,10 +10,13 @@ that hands the scorekeeper role to another phone.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from web import deal_api, qr
+from web.api import hub_service
+from web.errors import abort
 
 bp = Blueprint("pages", __name__)
 # The new-game form's deal helper (/api/deal) comes with the pages that use it.
@@ -22,24 +25,20 @@ bp.register_blueprint(deal_api.bp)
 NO_STORE = {"Cache-Control": "no-store"}
 
 
-def _error(message: str, status: int = 400):
-    return jsonify(error=message), status
-
-
 def _url() -> str:
     port = int(request.environ.get("SERVER_PORT") or 80)
     return qr.hub_url(request.headers.get("Host"), port, qr.lan_ip())
 
 
 @bp.get("/")
-def index():
+def index() -> Any:
     response = current_app.send_static_file("index.html")
     response.headers["Cache-Control"] = "no-cache"
     return response
 
 
 @bp.get("/join.svg")
-def join_svg():
+def join_svg() -> Any:
     """A QR code of the scorepad's address, for phones joining the table."""
     url = _url()
     svg = qr.qr_svg(url, f"Scan to open the scorepad: {url}")
@@ -47,36 +46,33 @@ def join_svg():
 
 
 @bp.get("/api/join")
-def join():
+def join() -> Any:
     """``{"url": …}``: the address other phones open (the one the QR code holds)."""
     return jsonify(url=_url()), 200, NO_STORE
 
 
 def _handover_body() -> tuple[int, str]:
     try:
-        body = json.loads(request.get_data() or b"{}")
+        body: Any = json.loads(request.get_data() or b"{}")
     except (ValueError, UnicodeDecodeError):
-        raise ValueError("body: not valid JSON") from None
+        abort(400, "body: not valid JSON")
     if not isinstance(body, dict):
-        raise ValueError("body: expected a JSON object")
+        abort(400, "body: expected a JSON object")
     game, token = body.get("game"), body.get("token")
     if not isinstance(game, int) or isinstance(game, bool) or game < 1:
-        raise ValueError("game: expected a game id")
+        abort(400, "game: expected a game id", "game")
     if not isinstance(token, str) or not token.strip():
-        raise ValueError("token: expected the scorekeeper's token")
+        abort(400, "token: expected the scorekeeper's token", "token")
     return game, token.strip()
 
 
 @bp.post("/api/join/handover")
-def handover():
+def handover() -> Any:
     """``{"game": id, "token": t}`` → ``{"url", "svg"}``: the link that makes another
     phone the scorekeeper. 403 unless ``t`` is the game's token (also a token check)."""
-    try:
-        game, token = _handover_body()
-    except ValueError as exc:
-        return _error(str(exc.args[0]))
-    if not current_app.extensions["hub"].store.check_token(game, token):
-        return _error(f"token: not the scorekeeper's token of game {game}", 403)
+    game, token = _handover_body()
+    if not hub_service().check_token(game, token):
+        abort(403, f"token: not the scorekeeper's token of game {game}", "token")
     url = f"{_url()}#claim={game}:{token}"
     svg = qr.qr_svg(url, f"Scan to keep the score of game {game}")
     return jsonify(url=url, svg=svg), 200, NO_STORE

@@ -1,0 +1,152 @@
+"""The hub as the web layer sees it: :class:`HubWebService` implements
+:class:`web.service.HubService` on top of the composition root's parts.
+
+Every method runs on the requesting thread (a waitress worker). It may wait (for the
+loop to apply an event, for the store writer to finish), sleep (a simulated press)
+or write to SQLite: none of that happens on the loop thread. The validators' errors
+become :class:`web.service.Refused` here, so the web layer needs to know no hub type.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from hub.broadcast import Subscription
+from hub.core.setup import SetupError, parse_setup
+from hub.settings import SettingsError, check
+from scorer.store import GameNotFound, StoreError
+from web.service import Refused
+
+if TYPE_CHECKING:
+    from hub.app import Hub
+
+# What each validator's refusal is answered with; anything else raised is a bug (500).
+REFUSALS: tuple[tuple[type[Exception], int], ...] = (
+    (GameNotFound, 404), (StoreError, 400), (SetupError, 400), (SettingsError, 400))
+SETTLE_S = 0.005  # beyond the debounce window, so the settled snapshot shows the press
+
+
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """Turn a validator's error into :class:`Refused` with its status and field."""
+    try:
+        yield
+    except tuple(kind for kind, _ in REFUSALS) as exc:
+        status = next(code for kind, code in REFUSALS if isinstance(exc, kind))
+        raise Refused.because(exc, status) from exc
+
+
+class HubWebService:
+    """What a request may ask of ``hub`` (see :class:`web.service.HubService`)."""
+
+    def __init__(self, hub: Hub, sleep: Callable[[float], None] = time.sleep) -> None:
+        self._hub = hub
+        self._sleep = sleep
+
+    @property
+    def backend(self) -> str:
+        """The input backend."""
+        return self._hub.backend
+
+    def snapshot(self) -> dict[str, Any]:
+        """The current snapshot (swapped atomically by the loop: no lock, no wait)."""
+        return self._hub.loop.snapshot
+
+    def recent_log(self, limit: int) -> list[dict[str, Any]]:
+        """The newest ``limit`` log entries, oldest first."""
+        return self._hub.eventlog.recent(limit)
+
+    def subscribe(self, kinds: Iterable[str]) -> Subscription:
+        """A subscription to the broadcaster's news of ``kinds``."""
+        return self._hub.broadcaster.subscribe(kinds)
+
+    def unsubscribe(self, subscription: Any) -> None:
+        """Stop a subscription."""
+        self._hub.broadcaster.unsubscribe(subscription)
+
+    # --- the simulated pins ---------------------------------------------------------
+
+    def _sim(self, slot: int) -> Any:
+        sim = self._hub.sim
+        if sim is None:
+            raise Refused(404, f"the {self._hub.backend} backend has no simulated pins")
+        if not 1 <= slot <= 8:
+            raise Refused(404, f"slot {slot}: there are slots 1 to 8")
+        return sim
+
+    def sim_press(self, slot: int, hold_s: float) -> dict[str, Any]:
+        """Hold the simulated button, release it, and wait (on this thread) until the
+        debounce window has closed and the loop has handled the press."""
+        self._sim(slot).press(slot, hold_s, sleep=self._sleep)
+        self._sleep(self._hub.loop.table.timings.bounce + SETTLE_S)
+        return self._hub.loop.settled()
+
+    def sim_marker(self, slot: int, present: bool) -> dict[str, Any]:
+        """Move the simulated marker; the snapshot once its flicker window is over."""
+        self._sim(slot).marker(slot, present)
+        self._sleep(self._hub.loop.table.timings.flicker + SETTLE_S)
+        return self._hub.loop.settled()
+
+    # --- games ----------------------------------------------------------------------
+
+    def new_game(self, body: object) -> tuple[int, str]:
+        """Check the body, store the game, and start it on the table."""
+        with _refusals():
+            setup = parse_setup(body, self._hub.config["hub"]["default_rules"])
+            return self._hub.new_game(setup)
+
+    def running_game(self) -> int | None:
+        """The game on the table, unless it is finished."""
+        game = self._hub.loop.table.game
+        return None if game is None or game.phase == "finished" else game.id
+
+    def check_token(self, game_id: int, token: str) -> bool:
+        """Whether ``token`` is the game's scorekeeper token."""
+        return self._hub.store.check_token(game_id, token)
+
+    def list_games(self) -> list[dict[str, Any]]:
+        """Every stored game (after the writes the loop ordered so far)."""
+        self._hub.writer.flush()
+        return self._hub.store.list_games()
+
+    def get_game(self, game_id: int) -> dict[str, Any]:
+        """One stored game (404 when there is none)."""
+        self._hub.writer.flush()
+        with _refusals():
+            return self._hub.store.get_game(game_id)
+
+    def round_history(self, game_id: int, number: int) -> list[dict[str, Any]]:
+        """The edits of one round's scores."""
+        self._hub.writer.flush()
+        with _refusals():
+            return self._hub.store.round_history(game_id, number)
+
+    def score_round(self, game_id: int, number: int, **scores: Any) -> dict[str, Any]:
+        """Record or correct a round's scores; the table follows."""
+        with _refusals():
+            return self._hub.score_round(game_id, number, **scores)
+
+    def block_round(self, game_id: int, number: int) -> dict[str, Any]:
+        """End a round as blocked."""
+        with _refusals():
+            return self._hub.block_round(game_id, number)
+
+    def end_game(self, game_id: int) -> dict[str, Any]:
+        """Finish a game early."""
+        with _refusals():
+            return self._hub.end_game(game_id)
+
+    # --- settings -------------------------------------------------------------------
+
+    def settings(self) -> dict[str, Any]:
+        """The settings and the sound player's status."""
+        return {**self._hub.settings.values, "sound": self._hub.sound.status()}
+
+    def change_settings(self, changes: object) -> dict[str, Any]:
+        """Check, save (fsync, on this thread) and apply a settings change."""
+        with _refusals():
+            values = self._hub.apply_settings(check(changes))
+        return {**values, "sound": self._hub.sound.status()}

@@ -1,0 +1,187 @@
+"""The fake hub for web tests: :class:`FakeHubService` implements
+:class:`web.service.HubService` in memory, without a loop, pins or SQLite.
+
+It keeps what the web layer can observe (a snapshot, a log, games with tokens,
+settings) and records what it was asked (:attr:`FakeHubService.calls`), so a test
+can check a handler's behaviour alone. ``fail`` makes one method raise, to see how
+the web layer answers a hub that refuses or breaks.
+"""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Iterable
+from typing import Any
+
+from web.service import Refused
+
+SLOTS = range(1, 9)
+
+
+class FakeSubscription:
+    """A subscription fed by :meth:`FakeHubService.publish`."""
+
+    def __init__(self, kinds: Iterable[str]) -> None:
+        self.kinds = frozenset(kinds)
+        self.items: queue.SimpleQueue[tuple[str, object]] = queue.SimpleQueue()
+
+    def get(self, timeout: float | None = None) -> tuple[str, object] | None:
+        """The next item, or None after ``timeout``."""
+        try:
+            return self.items.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+
+class FakeHubService:
+    """An in-memory hub on the ``sim`` backend (see the module doc)."""
+
+    def __init__(self, backend: str = "sim") -> None:
+        self._backend = backend
+        self.state: dict[str, Any] = {
+            "backend": backend, "game": None, "turn": None, "double": None,
+            "slots": [{"slot": s, "owner": None, "public": False, "marker": False}
+                      for s in SLOTS]}
+        self.log: list[dict[str, Any]] = []
+        self.games: dict[int, dict[str, Any]] = {}
+        self.tokens: dict[int, str] = {}
+        self.values: dict[str, Any] = {"volume": 0.8, "quiet": "off", "turn_chime": True}
+        self.subscriptions: list[FakeSubscription] = []
+        self.calls: list[tuple[str, tuple[Any, ...]]] = []
+        self.fail: dict[str, Exception] = {}
+
+    def _call(self, name: str, *args: Any) -> None:
+        self.calls.append((name, args))
+        if name in self.fail:
+            raise self.fail[name]
+
+    def publish(self, kind: str, payload: object) -> None:
+        """Send news to every subscription that wants ``kind``."""
+        for sub in self.subscriptions:
+            if kind in sub.kinds:
+                sub.items.put((kind, payload))
+
+    @property
+    def backend(self) -> str:
+        """The backend named at construction."""
+        return self._backend
+
+    def snapshot(self) -> dict[str, Any]:
+        """The fake snapshot."""
+        self._call("snapshot")
+        return self.state
+
+    def recent_log(self, limit: int) -> list[dict[str, Any]]:
+        """The last ``limit`` log entries."""
+        self._call("recent_log", limit)
+        return self.log[-limit:]
+
+    def subscribe(self, kinds: Iterable[str]) -> FakeSubscription:
+        """A new subscription to ``kinds``."""
+        sub = FakeSubscription(kinds)
+        self.subscriptions.append(sub)
+        return sub
+
+    def unsubscribe(self, subscription: Any) -> None:
+        """Forget ``subscription``."""
+        self.subscriptions = [s for s in self.subscriptions if s is not subscription]
+
+    def _slot(self, slot: int) -> dict[str, Any]:
+        if self._backend != "sim":
+            raise Refused(404, f"the {self._backend} backend has no simulated pins")
+        if slot not in SLOTS:
+            raise Refused(404, f"slot {slot}: there are slots 1 to 8")
+        return dict(self.state["slots"][slot - 1])
+
+    def sim_press(self, slot: int, hold_s: float) -> dict[str, Any]:
+        """Record the press; log it as a tap."""
+        self._call("sim_press", slot, hold_s)
+        self._slot(slot)
+        self.log.append({"kind": "tap", "slot": slot})
+        return self.state
+
+    def sim_marker(self, slot: int, present: bool) -> dict[str, Any]:
+        """Set the slot's marker (and public train) in the snapshot."""
+        self._call("sim_marker", slot, present)
+        entry = self._slot(slot) | {"marker": present, "public": present}
+        self.state["slots"][slot - 1] = entry
+        return self.state
+
+    def new_game(self, body: object) -> tuple[int, str]:
+        """Store a game of ``body["players"]`` (only that much is checked)."""
+        self._call("new_game", body)
+        players = body.get("players") if isinstance(body, dict) else None
+        if not isinstance(players, list) or len(players) < 2:
+            raise Refused(400, "players: expected a list of 2 to 8 names", "players")
+        game_id = len(self.games) + 1
+        self.games[game_id] = {"id": game_id, "players": players, "round": 1,
+                               "round_count": 13, "finished": False, "winner": None,
+                               "rounds": [{"round": 1, "engine": 12, "points": {},
+                                           "went_out": None, "blocked": False,
+                                           "finished": False}]}
+        self.tokens[game_id] = f"token-{game_id}"
+        self.state["game"] = {"id": game_id, "phase": "first-turn"}
+        return game_id, self.tokens[game_id]
+
+    def running_game(self) -> int | None:
+        """The newest game unless finished."""
+        if not self.games:
+            return None
+        newest = max(self.games)
+        return None if self.games[newest]["finished"] else newest
+
+    def check_token(self, game_id: int, token: str) -> bool:
+        """Whether ``token`` is the game's."""
+        return self.tokens.get(game_id) == token
+
+    def settings(self) -> dict[str, Any]:
+        """The settings and a silent player's status."""
+        return {**self.values, "sound": {"available": False, "reason": "fake"}}
+
+    def change_settings(self, changes: object) -> dict[str, Any]:
+        """Apply known keys; refuse anything else naming the key."""
+        self._call("change_settings", changes)
+        if not isinstance(changes, dict) or not changes:
+            raise Refused(400, "body: expected an object with any of volume, quiet, turn_chime")
+        for key in changes:
+            if key not in self.values:
+                raise Refused(400, f"{key}: unknown setting", key)
+        self.values.update(changes)
+        return self.settings()
+
+    def list_games(self) -> list[dict[str, Any]]:
+        """Every game, newest first."""
+        return [self.games[i] for i in sorted(self.games, reverse=True)]
+
+    def get_game(self, game_id: int) -> dict[str, Any]:
+        """One game, or refused 404."""
+        self._call("get_game", game_id)
+        if game_id not in self.games:
+            raise Refused(404, f"game {game_id}: no such game")
+        return self.games[game_id]
+
+    def round_history(self, game_id: int, number: int) -> list[dict[str, Any]]:
+        """No edits are kept by the fake."""
+        self.get_game(game_id)
+        return []
+
+    def score_round(self, game_id: int, number: int, **scores: Any) -> dict[str, Any]:
+        """Record the points of a round as given."""
+        self._call("score_round", game_id, number, scores)
+        game = self.get_game(game_id)
+        game["rounds"][number - 1].update(points=scores.get("points") or {}, finished=True)
+        return game
+
+    def block_round(self, game_id: int, number: int) -> dict[str, Any]:
+        """Mark the round blocked."""
+        self._call("block_round", game_id, number)
+        game = self.get_game(game_id)
+        game["rounds"][number - 1].update(blocked=True, finished=True)
+        return game
+
+    def end_game(self, game_id: int) -> dict[str, Any]:
+        """Mark the game finished."""
+        self._call("end_game", game_id)
+        game = self.get_game(game_id)
+        game["finished"] = True
+        return game

@@ -1,0 +1,127 @@
+"""What the web layer needs from the hub: one narrow interface, declared here.
+
+The composition root (:class:`hub.app.Hub`) builds an object with these methods and
+hands it to :func:`web.create_app`; request handlers use nothing else, so ``web/``
+never imports the hub's runtime and never reaches into the loop or the store.
+:class:`web.fake_service.FakeHubService` is the fake the web tests use.
+
+This module imports no Flask, so the hub side may import :class:`Refused` cheaply.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+# Fields of the request bodies, for validators whose errors carry no ``field`` yet but
+# whose message starts with it (``"players: each name must appear once"``).
+BODY_FIELDS = frozenset({
+    "players", "rules", "seats", "mexican_slot", "first", "set", "rounds", "options",
+    "points", "tiles", "went_out", "volume", "quiet", "turn_chime", "hold_ms", "present",
+    "game", "token"})
+_LEADING_FIELD = re.compile(r"([a-z_]+)(\.[^\s:]+)?: ")
+
+
+class Refused(Exception):
+    """The hub refuses a request: bad input, a conflict, no such thing, no right to it.
+
+    ``status`` is the HTTP status to answer with, ``field`` the request body's field at
+    fault (dotted path, e.g. ``options.chickenfoot``) when exactly one is. The web
+    layer turns it into ``{"error": message, "field": field}`` (see ``web/errors.py``).
+    """
+
+    def __init__(self, status: int, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.field = field
+
+    @classmethod
+    def because(cls, exc: Exception, status: int = 400) -> Refused:
+        """A refusal carrying a validator's error: its message, and its ``field``
+        attribute or else the body field its message starts with."""
+        return cls(status, str(exc), field_of(exc))
+
+
+def field_of(exc: Exception) -> str | None:
+    """The request body field a validator's error names, or None."""
+    field = getattr(exc, "field", None)
+    if isinstance(field, str) or field is None and hasattr(exc, "field"):
+        return field
+    message = str(exc)
+    match = _LEADING_FIELD.match(message)
+    if match is None:
+        return None
+    unknown = message[match.end():].startswith(("unknown field", "unknown option"))
+    if match.group(1) not in BODY_FIELDS and not unknown:
+        return None
+    return match.group(1) + (match.group(2) or "")
+
+
+class Subscription(Protocol):
+    """One listener's queue of hub news (``(kind, payload)`` pairs)."""
+
+    def get(self, timeout: float | None = None) -> tuple[str, object] | None:
+        """The next item, or None after ``timeout`` seconds; ``("closed", None)`` at stop."""
+
+
+class HubService(Protocol):
+    """Everything a request may ask of the hub. Refusals raise :class:`Refused`."""
+
+    @property
+    def backend(self) -> str:
+        """The input backend: ``sim``, ``gpio`` or ``serial``."""
+
+    def snapshot(self) -> dict[str, Any]:
+        """The current hub snapshot (``GET /api/state``); never blocks."""
+
+    def recent_log(self, limit: int) -> list[dict[str, Any]]:
+        """The newest ``limit`` hub events, oldest first."""
+
+    def subscribe(self, kinds: Iterable[str]) -> Subscription:
+        """Hear of news of ``kinds`` (``state``, ``sound``, ``game``, ``event``) from now on."""
+
+    def unsubscribe(self, subscription: Subscription) -> None:
+        """Stop hearing news on ``subscription``."""
+
+    def sim_press(self, slot: int, hold_s: float) -> dict[str, Any]:
+        """Press simulated slot ``slot`` for ``hold_s`` seconds; the snapshot once the
+        hub has handled it. Refused (404) off the sim backend."""
+
+    def sim_marker(self, slot: int, present: bool) -> dict[str, Any]:
+        """Put a marker on (or take it off) simulated slot ``slot``; the snapshot after."""
+
+    def new_game(self, body: object) -> tuple[int, str]:
+        """Check a ``POST /api/games`` body, store the game, start round 1 on the table;
+        return ``(id, token)`` once the table shows it."""
+
+    def running_game(self) -> int | None:
+        """The id of the game on the table unless it is finished, else None."""
+
+    def check_token(self, game_id: int, token: str) -> bool:
+        """Whether ``token`` is game ``game_id``'s scorekeeper token."""
+
+    def settings(self) -> dict[str, Any]:
+        """The settings (volume, quiet, turn chime) and ``sound``: the player's status."""
+
+    def change_settings(self, changes: object) -> dict[str, Any]:
+        """Check, save and apply a settings change; the settings after it."""
+
+    def list_games(self) -> list[dict[str, Any]]:
+        """Every stored game, newest first."""
+
+    def get_game(self, game_id: int) -> dict[str, Any]:
+        """One game (refused 404 when there is none)."""
+
+    def round_history(self, game_id: int, number: int) -> list[dict[str, Any]]:
+        """Every edit of one round's scores, oldest first."""
+
+    def score_round(self, game_id: int, number: int, **scores: Any) -> dict[str, Any]:
+        """Record or correct a round's ``points`` or ``tiles`` (and ``went_out``); the game."""
+
+    def block_round(self, game_id: int, number: int) -> dict[str, Any]:
+        """End round ``number`` as blocked; the game."""
+
+    def end_game(self, game_id: int) -> dict[str, Any]:
+        """Finish a game early, after its last scored round; the game."""
