@@ -52,11 +52,13 @@ def resolve_backend(configured: str) -> str:
 
 class Hub:
     """Everything the hub is, wired together. Pass fakes in to test any part alone;
-    ``sound_options`` go to the ALSA player (a fake ``open_device``, ``retry_s``, hooks).
+    ``sound_options`` go to the ALSA player (a fake ``open_device``, ``retry_s``, hooks);
+    ``mqtt_link`` builds the broker link (tests pass the fake; default: paho).
     """
 
     def __init__(self, config: dict, *, clock=None, pin_factory=None, sound=None,
-                 leds=None, store=None, sound_options: dict | None = None) -> None:
+                 leds=None, store=None, sound_options: dict | None = None,
+                 mqtt_link=None) -> None:
         self.config = config
         self.backend = resolve_backend(config["hub"]["backend"])
         if self.backend == "serial":
@@ -93,6 +95,7 @@ class Hub:
                                  self.loop.post)
         self.sim = (SimPins(self.factory, pins["buttons"], pins["markers"])
                     if self.backend == "sim" else None)
+        self.mqtt = self._mqtt_publisher(mqtt_link)
         self._server = None
         self._server_thread: threading.Thread | None = None
         # Keeps the table in step with the store when score requests race each other.
@@ -125,7 +128,24 @@ class Hub:
         self.sound.set_volume(float(values["volume"]))
         self.sound.set_quiet(values["quiet"])
         self.dispatcher.turn_chime = values["turn_chime"]
+        self.broadcaster.publish("settings", dict(values))
         return values
+
+    def _mqtt_publisher(self, link_factory=None):
+        """The MQTT publisher when the config names a broker (else None: MQTT is off)."""
+        from hub.broker import settings as mqtt_settings
+
+        if not mqtt_settings.enabled(self.config):
+            self.loop.set_extra("mqtt", {"enabled": False, "connected": False, "dropped": 0})
+            return None
+        from hub.broker.build import publisher
+
+        try:
+            mqtt = publisher(self, mqtt_settings.settings(self.config), link_factory)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        self.broadcaster.callbacks.append(mqtt.offer)
+        return mqtt
 
     def _open_store(self) -> GameStore:
         return GameStore(self.state_dir / "games.db")
@@ -152,11 +172,15 @@ class Hub:
         self.loop.post(MarkersRead(self.inputs.read_markers(), self.clock.now()))
         self._resume()
         self.loop.drain()
+        if self.mqtt is not None:
+            self.mqtt.start()
 
     def stop(self) -> None:
         """Stop in reverse order; each step runs even if an earlier one failed."""
         try:
             self.stop_server()
+            if self.mqtt is not None:
+                self.mqtt.stop()
         finally:
             try:
                 self.loop.stop()

@@ -22,6 +22,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
              "play simulated games through the hub on virtual time and check it"),
     "demo": ("tablesim.demo",
              "run the hub with bots playing at a human pace (no hardware needed)"),
+    "board": ("hub.broker.board_cli",
+              "serve a tournament board of every hub on an MQTT broker"),
 }
 
 
@@ -38,6 +40,9 @@ def _parser(command: str | None) -> argparse.ArgumentParser:
     run.add_argument("--host")
     run.add_argument("--port", type=int)
     run.add_argument("--state-dir")
+    run.add_argument("--mqtt", metavar="URL",
+                     help="publish to this MQTT broker, e.g. mqtt://localhost:1883")
+    run.add_argument("--hub-id", metavar="NAME", help="this hub's name on MQTT (mtrain/NAME/)")
     run.add_argument("-v", "--verbose", action="store_true")
     for name, (_, help_text) in SUBCOMMANDS.items():
         sub_parser = sub.add_parser(name, help=help_text)
@@ -53,11 +58,14 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
         hub["backend"] = args.backend
     if args.state_dir:
         hub["state_dir"] = args.state_dir
+    if args.hub_id:
+        hub["hub_id"] = args.hub_id
     if args.host:
         web["host"] = args.host
     if args.port is not None:
         web["port"] = args.port
-    return {"hub": hub, "web": web}
+    mqtt = {"url": args.mqtt} if args.mqtt else {}
+    return {"hub": hub, "web": web, "mqtt": mqtt}
 
 
 def run(args: argparse.Namespace) -> int:

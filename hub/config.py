@@ -33,8 +33,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
              "centre": DEFAULT_CENTRE_PIN},
     "sound": {"enabled": True, "device": "default", "volume": 0.8, "quiet": "off",
               "quiet_hours": "", "quiet_hours_mode": "mute"},
-    "mqtt": {"host": "", "port": 1883, "username": "", "password": "",
-             "discovery_prefix": "homeassistant"},
+    # MQTT is off unless ``url`` or ``host`` names a broker (docs/mqtt.md).
+    "mqtt": {"url": "", "host": "", "port": 1883, "base_topic": "mtrain", "keepalive": 60,
+             "username": "", "password_file": "", "tls": False, "ca_file": "",
+             "commands": False, "discovery": True, "discovery_prefix": "homeassistant",
+             "scorepad_url": "", "outbox": 256},
     "serial": {"port": "", "baud": 115200},
 }
 
@@ -87,6 +90,9 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
     _check_sections(config)
     for section, values in config.items():
         for key, value in values.items():
+            if (section, key) == ("mqtt", "password"):
+                raise ConfigError("mqtt.password: keep the password out of the config: put it "
+                                  "in a file only the hub can read, named by mqtt.password_file")
             if key not in DEFAULTS[section]:
                 allowed = ", ".join(DEFAULTS[section])
                 raise ConfigError(f"{section}.{key}: unknown key (allowed: {allowed})")
@@ -114,7 +120,16 @@ def _check_values(c: dict[str, Any]) -> None:
             parse_quiet_hours(c["sound"]["quiet_hours"])
         except ValueError as exc:
             raise ConfigError(f"sound.quiet_hours: {exc}") from None
-    _check_range("mqtt.port", c["mqtt"]["port"], 1, 65535)
+    _check_mqtt(c)
+
+
+def _check_mqtt(c: dict) -> None:
+    from hub.broker.settings import check_mqtt
+
+    try:
+        check_mqtt(c["hub"]["hub_id"], c["mqtt"])
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def merged(overrides: dict[str, Any]) -> dict[str, Any]:

@@ -76,3 +76,15 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+@pytest.fixture
+def mosquitto(tmp_path):
+    """A real mosquitto on a free loopback port (skipped without it; fails under CI)."""
+    from tests.mqtt_helpers import Mosquitto, mosquitto_path
+
+    if mosquitto_path() is None:
+        need("mosquitto")
+    broker = Mosquitto(tmp_path / "mosquitto")
+    yield broker
+    broker.stop()
