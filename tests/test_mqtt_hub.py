@@ -104,3 +104,44 @@ def test_retained_state_is_right_after_a_reconnect(mqtt_hub, listen, mosquitto):
     assert state["slots"] == hub.loop.snapshot["slots"]
     assert listener.latest[f"{ROOT}/status"] == b"online"
     assert listener.json(f"{ROOT}/game")["players"] == ["Ann", "Bob", "Cy"]
+
+
+def test_discovery_is_retained_valid_and_resent_when_home_assistant_starts(
+        mqtt_hub, listen):
+    from tests.ha_discovery_schema import problems
+
+    hub = mqtt_hub()
+    ha = listen(("homeassistant/#",))
+    ha.wait_for(lambda: len([t for t in ha.latest if t.endswith("/config")]) >= 44)
+    configs = {t: p for t, p in ha.latest.items() if t.endswith("/config")}
+    for topic, raw in configs.items():
+        if raw:
+            assert problems(topic, json.loads(raw)) == [], topic
+    assert sum(1 for raw in configs.values() if not raw) == 4  # commands off: no controls
+    seen = len(ha.messages)
+    ha.link.publish("homeassistant/status", "online", qos=1)
+    ha.wait_for(lambda: len(ha.messages) >= seen + 44)
+    assert hub.mqtt.status()["connected"] is True
+
+
+def test_commands_from_the_broker(mqtt_hub, listen):
+    from hub.core import events
+
+    hub = mqtt_hub(commands=True)
+    listener = listen()
+    listener.wait_for(lambda: listener.latest.get(f"{ROOT}/status") == b"online")
+    listener.link.publish(f"{ROOT}/cmd/volume", "0.3")
+    listener.wait_for(lambda: (listener.json(f"{ROOT}/settings") or {}).get("volume") == 0.3)
+    assert hub.settings.values["volume"] == 0.3
+    listener.link.publish(f"{ROOT}/cmd/settings", '{"volume": 7}')  # refused: logged
+    listener.link.publish(f"{ROOT}/cmd/quiet", "mute")
+    listener.wait_for(lambda: (listener.json(f"{ROOT}/settings") or {}).get("quiet") == "mute")
+    assert hub.settings.values["volume"] == 0.3
+    start_game(hub)
+    listener.link.publish(f"{ROOT}/cmd/sim/slot/1/press", '{"hold_ms": 0}')
+    listener.wait_for(lambda: any(json.loads(p) == {**json.loads(p), "kind": "tap", "slot": 1}
+                                  for p in listener.on(f"{ROOT}/event")))
+    if hasattr(events, "UndoRequested"):
+        listener.link.publish(f"{ROOT}/cmd/undo", "PRESS")
+        listener.wait_for(lambda: any(json.loads(p)["kind"] in ("undo", "undone")
+                                      for p in listener.on(f"{ROOT}/event")))

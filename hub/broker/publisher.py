@@ -138,13 +138,15 @@ class MqttPublisher:
             self.outbox.wake.wait(STATUS_EVERY_S)
             self.outbox.wake.clear()
             try:
-                self._step()
+                self.pump()
             except Exception:  # a bug here must not end the thread: log it, carry on
                 log.exception("mqtt: publishing failed")
             if self._stopping:
                 return
 
-    def _step(self) -> None:
+    def pump(self) -> None:
+        """One round of work: commands in, then (when connected) everything waiting out.
+        The publisher thread calls it; tests call it directly."""
         self._run_commands()
         if self.link.connected:
             if self._resync:

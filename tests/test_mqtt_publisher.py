@@ -1,0 +1,189 @@
+"""The publisher against its fake link: the outbox, what goes on which topic, commands."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hub.broker.commands import HubCommands
+from hub.broker.publisher import MqttPublisher
+from hub.broker.settings import MqttSettings
+from hub.io.mqtt import LinkHandlers, RecordingLink, Will
+
+GAME = {"id": 4, "round": 1, "engine": 12, "phase": "play"}
+
+
+def snapshot(turn=1, public=(), game=GAME):
+    return {"game": game, "turn": turn,
+            "slots": [{"slot": s, "owner": None, "public": s in public, "marker": False}
+                      for s in range(1, 9)]}
+
+
+class World:
+    """The publisher with a fake link and a record of what it was told."""
+
+    def __init__(self, **settings):
+        self.statuses: list[dict] = []
+        self.applied: list[dict] = []
+        self.posted: list[object] = []
+        self.link: RecordingLink | None = None
+        commands = HubCommands(self.applied.append, self.posted.append, lambda: 1.0, None)
+        self.settings = MqttSettings(host="127.0.0.1", port=1883, hub_id="h",
+                                     **{"outbox": 16, **settings})
+        self.publisher = MqttPublisher(
+            self.settings, self._link, snapshot=snapshot,
+            load_game=lambda game_id: {"id": game_id, "standings": ["Ann"]},
+            settings_now=lambda: {"volume": 0.8, "quiet": "off", "turn_chime": True},
+            on_status=self.statuses.append, commands=commands, version="1.2.3")
+
+    def _link(self, handlers: LinkHandlers, will: Will, subscriptions):
+        self.will, self.subscriptions = will, subscriptions
+        self.link = RecordingLink(handlers)
+        return self.link
+
+    def sent(self, topic):
+        return [payload for t, payload, _ in self.link.sent if t == topic]
+
+    def retained(self, topic):
+        return [payload for t, payload, retain in self.link.sent if t == topic and retain]
+
+
+@pytest.fixture
+def world():
+    return World()
+
+
+def test_the_last_will_and_the_subscriptions(world):
+    assert world.will == Will("mtrain/h/status", "offline")
+    assert world.subscriptions == ("homeassistant/status",)  # commands are off
+    assert World(commands=True).subscriptions == ("homeassistant/status", "mtrain/h/cmd/#")
+
+
+def test_on_connect_it_says_online_and_publishes_everything(world):
+    world.link.connect()
+    world.publisher.pump()
+    assert world.retained("mtrain/h/status") == ["online"]
+    assert json.loads(world.retained("mtrain/h/state")[-1])["turn"] == 1
+    assert world.retained("mtrain/h/slot/1/public") == ["OFF"]
+    assert json.loads(world.retained("mtrain/h/game")[-1]) == {"id": 4, "standings": ["Ann"]}
+    assert json.loads(world.retained("mtrain/h/settings")[-1])["volume"] == 0.8
+    assert any(t.startswith("homeassistant/") for t, _, _ in world.link.sent)
+    assert world.statuses[-1] == {"enabled": True, "connected": True, "dropped": 0}
+
+
+def test_slots_are_published_when_they_change(world):
+    world.link.connect()
+    world.publisher.pump()
+    world.link.sent.clear()
+    world.publisher.offer("state", snapshot(turn=2, public={3}))
+    world.publisher.pump()
+    assert world.retained("mtrain/h/slot/3/public") == ["ON"]
+    assert world.sent("mtrain/h/slot/1/public") == []
+    assert world.sent("mtrain/h/game") == []  # the same game: not loaded again
+
+
+def test_offline_the_state_is_the_latest_and_the_oldest_events_are_dropped(world):
+    for turn in range(1, 40):
+        world.publisher.offer("state", snapshot(turn=turn))
+        world.publisher.offer("event", {"kind": "tap", "slot": 1, "n": turn})
+    world.publisher.pump()
+    assert world.link.sent == []
+    assert world.publisher.outbox.dropped == 39 - 16
+    assert world.statuses[-1] == {"enabled": True, "connected": False, "dropped": 23}
+    world.link.connect()
+    world.publisher.pump()
+    states = [json.loads(p) for p in world.retained("mtrain/h/state")]
+    assert [s["turn"] for s in states] == [39]  # the latest, not the ones before it
+    events = [json.loads(p)["n"] for p in world.sent("mtrain/h/event")]
+    assert events == list(range(24, 40))  # the newest 16, in order
+
+
+def test_gestures_go_to_the_action_topics(world):
+    world.link.connect()
+    world.publisher.pump()
+    for kind, slot in (("tap", 2), ("hold", 3), ("long-hold", 4), ("tap", 0), ("turn", 5)):
+        world.publisher.offer("event", {"kind": kind, "slot": slot})
+    world.publisher.pump()
+    assert world.sent("mtrain/h/slot/2/action") == ["tap"]
+    assert world.sent("mtrain/h/slot/3/action") == ["hold"]
+    assert world.sent("mtrain/h/slot/4/action") == ["long_hold"]
+    assert world.sent("mtrain/h/centre/action") == ["tap"]
+    assert world.sent("mtrain/h/slot/5/action") == []
+    assert not any(retain for t, _, retain in world.link.sent if t.endswith("/event"))
+
+
+def test_home_assistant_online_resends_discovery(world):
+    world.link.connect()
+    world.publisher.pump()
+    world.link.sent.clear()
+    world.link.handlers.message("homeassistant/status", b"offline")
+    world.publisher.pump()
+    assert world.link.sent == []
+    world.link.handlers.message("homeassistant/status", b"online")
+    world.publisher.pump()
+    configs = [t for t, _, retain in world.link.sent if t.startswith("homeassistant/")]
+    assert len(configs) > 30 and world.retained("mtrain/h/state")
+
+
+def test_a_new_game_loads_the_game(world):
+    world.link.connect()
+    world.publisher.pump()
+    world.publisher.offer("state", snapshot(game={**GAME, "id": 5}))
+    world.publisher.pump()
+    assert json.loads(world.retained("mtrain/h/game")[-1])["id"] == 5
+    world.publisher.offer("state", snapshot(game=None))
+    world.publisher.pump()
+    assert world.retained("mtrain/h/game")[-1] == "null"
+
+
+@pytest.mark.parametrize(("topic", "payload", "applied"), [
+    ("settings", b'{"volume": 0.5, "quiet": "mute"}', {"volume": 0.5, "quiet": "mute"}),
+    ("volume", b"0.25", {"volume": 0.25}),
+    ("quiet", b"turn-only", {"quiet": "turn-only"}),
+    ("turn_chime", b"OFF", {"turn_chime": False}),
+])
+def test_commands_change_settings(topic, payload, applied):
+    world = World(commands=True)
+    world.link.connect()
+    world.link.handlers.message(f"mtrain/h/cmd/{topic}", payload)
+    world.publisher.pump()
+    assert world.applied == [applied]
+
+
+@pytest.mark.parametrize(("topic", "payload", "why"), [
+    ("settings", b"{not json", "not valid JSON"),
+    ("settings", b'{"volume": 3}', "volume"),
+    ("settings", b'{"colour": "red"}', "unknown setting"),
+    ("settings", b"[]", "expected an object"),
+    ("volume", b"loud", "volume"),
+    ("quiet", b"sometimes", "quiet"),
+    ("turn_chime", b"maybe", "expected ON or OFF"),
+    ("reboot", b"", "unknown command"),
+    ("sim/slot/9/press", b"", "slots 1 to 8"),
+    ("sim/slot/2/press", b'{"hold_ms": -1}', "hold_ms"),
+    ("sim/slot/2/press", b"\xff\xfe", "not valid JSON"),
+    ("sim/slot/2/marker", b'{"present": "yes"}', "present"),
+    ("sim/slot/2/press", b"{}", "backend sim only"),
+])
+def test_a_bad_command_is_logged_and_changes_nothing(topic, payload, why, caplog):
+    world = World(commands=True)
+    world.link.connect()
+    world.link.handlers.message(f"mtrain/h/cmd/{topic}", payload)
+    world.publisher.pump()
+    assert world.applied == [] and world.posted == []
+    assert why in caplog.text and "ignored" in caplog.text
+
+
+def test_commands_are_ignored_when_off(world):
+    world.link.connect()
+    world.link.handlers.message("mtrain/h/cmd/volume", b"0.1")
+    world.publisher.pump()
+    assert world.applied == []
+
+
+def test_stop_says_offline(world):
+    world.link.connect()
+    world.publisher.start()
+    world.publisher.stop()
+    assert world.link.farewell == Will("mtrain/h/status", "offline")
