@@ -123,7 +123,7 @@ def _check_values(c: dict[str, Any]) -> None:
     _check_mqtt(c)
 
 
-def _check_mqtt(c: dict) -> None:
+def _check_mqtt(c: dict[str, Any]) -> None:
     from hub.broker.settings import check_mqtt
 
     try:
