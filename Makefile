@@ -10,10 +10,11 @@ TEST_STAMP := $(VENV)/.installed-test
 LINTED := hub scorer web firmware_bridge tablesim tests bench tools
 # What the hub itself uses (ALSA headers to build pyalsaaudio, aplay for `null`) ...
 RUNTIME_PACKAGES := alsa-utils libasound2-dev
-# ... and what the tests talk to: Chromium (scorepad), mosquitto (MQTT).
-TEST_PACKAGES := $(RUNTIME_PACKAGES) chromium mosquitto
+# ... and what the tests talk to: Chromium (scorepad), mosquitto (MQTT), OpenSCAD (enclosure).
+TEST_PACKAGES := $(RUNTIME_PACKAGES) chromium mosquitto openscad
 
-.PHONY: run test check lint typecheck bench soak clean runtime-packages test-packages
+.PHONY: run test check lint typecheck bench soak clean runtime-packages test-packages \
+	hardware stl
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -83,6 +84,21 @@ soak: $(TEST_STAMP)
 	  $(BIN)/mtrain-hub soak --rules $$run --games $(SOAK_GAMES) --players 2..8 \
 	    --seed $(SOAK_SEED) --jobs $(SOAK_JOBS) || status=1; \
 	done; exit $$status
+
+# Every generated file in hardware/: the wiring diagrams (from the config's pin map)
+# and the BOM tables in the build guide (from hardware/bom.csv). Standard library only.
+hardware:
+	$(PY) tools/make_wiring.py
+	$(PY) tools/make_bom.py
+
+# The enclosure's printable parts (hardware/README.md, step 2), into build/stl/.
+DOMINO_SET ?= 12
+stl:
+	mkdir -p build/stl
+	for part in top base marker; do \
+	  openscad -D "part=\"$$part\"" -D domino_set=$(DOMINO_SET) \
+	    -o build/stl/hub-$$part.stl hardware/enclosure/hub.scad || exit 1; \
+	done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

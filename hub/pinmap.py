@@ -31,6 +31,31 @@ HEADER: dict[int, int | str] = {
 }
 BCM_TO_HEADER: dict[int, int] = {bcm: pin for pin, bcm in HEADER.items() if isinstance(bcm, int)}
 
+# The Pi's other connections in the default build (hardware/pinmap.md).
+AMPLIFIER_PINS: dict[str, int] = {"BCLK": 18, "LRC": 19, "DIN": 21}
+
+# The Pico's 40 pins: physical pin -> GP number, or the name of a power/control pin.
+PICO_HEADER: dict[int, int | str] = {
+    1: 0, 2: 1, 3: "GND", 4: 2, 5: 3, 6: 4, 7: 5, 8: "GND", 9: 6, 10: 7, 11: 8, 12: 9,
+    13: "GND", 14: 10, 15: 11, 16: 12, 17: 13, 18: "GND", 19: 14, 20: 15, 21: 16, 22: 17,
+    23: "GND", 24: 18, 25: 19, 26: 20, 27: 21, 28: "GND", 29: 22, 30: "RUN", 31: 26,
+    32: 27, 33: "GND", 34: 28, 35: "ADC_VREF", 36: "3V3(OUT)", 37: "3V3_EN", 38: "GND",
+    39: "VSYS", 40: "VBUS",
+}
+GP_TO_PICO_PIN: dict[int, int] = {gp: pin for pin, gp in PICO_HEADER.items()
+                                  if isinstance(gp, int)}
+
+# The Pico's pins as its firmware uses them (firmware_bridge/firmware/): the ring's data
+# line in every build; the inputs in the "hub box on USB" build, where the Pico reads
+# everything (same order and active level as the Pi's).
+PICO_PINS: dict[str, list[int] | int] = {
+    "ring": 22,
+    "buttons": [2, 3, 4, 5, 6, 7, 8, 9],
+    "markers": [10, 11, 12, 13, 14, 15, 16, 17],
+    "centre": 18,
+}
+RING_PIXELS = 24  # 3 per slot, slot 1's first pixel at the ring's data input
+
 
 class PinClash(ValueError):
     """A pin that cannot be used as asked; the message names the key, the pin and why."""
