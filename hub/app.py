@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -194,8 +195,13 @@ class Hub:
                     finally:
                         self.store.close()
 
-    def serve(self, host: str, port: int, block: bool = True) -> None:
-        """Serve the web app with waitress (in this thread when ``block``)."""
+    def serve(self, host: str, port: int, block: bool = True,
+              on_listening: Callable[[str, int], None] | None = None) -> None:
+        """Serve the web app with waitress (in this thread when ``block``).
+
+        ``on_listening(host, port)`` runs once the socket listens, before the first
+        request is served (the service says READY there); without it a line is logged.
+        """
         from waitress import create_server
 
         from web import create_app
@@ -204,8 +210,11 @@ class Hub:
         self._server = create_server(app, host=host, port=port,
                                      threads=self.config["web"]["threads"],
                                      channel_timeout=3600, ident="mtrain-hub")
-        log.info("scorepad at http://%s:%s/", "localhost" if host == "0.0.0.0" else host,
-                 self._server.effective_port)
+        if on_listening is not None:
+            on_listening(host, self._server.effective_port)
+        else:
+            log.info("scorepad at http://%s:%s/",
+                     "localhost" if host == "0.0.0.0" else host, self._server.effective_port)
         if block:
             self._server.run()
         else:

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
 import signal
+import sqlite3
 import sys
 from types import ModuleType
 from typing import Any
 
+from hub import logs
 from hub.config import ConfigError, load
+from hub.notify import Notifier
+from scorer.store import StoreError
+
+# Exit statuses of ``mtrain-hub run`` (the unit's ``RestartPreventExitStatus=2 3``:
+# restarting cannot mend a bad config or a damaged store, so systemd does not try).
+EXIT_OK = 0
+EXIT_CONFIG = 2  # the config is not valid; the message names the key
+EXIT_STORAGE = 3  # the game store is damaged or unusable; its files are kept
 
 # Subcommands other than ``run``: (module, help). Each module has ``add_arguments`` and
 # ``command``; it is imported only when its subcommand runs (``run`` never loads
@@ -68,44 +77,65 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     return {"hub": hub, "web": web, "mqtt": mqtt}
 
 
-def run(args: argparse.Namespace) -> int:
-    """Build the hub from the config and serve until SIGINT/SIGTERM."""
+def _refuse(notifier: Notifier, message: str, status: int) -> int:
+    """Start-up failed: say why on stderr (the journal), to systemd, and exit ``status``."""
+    logs.print_error(f"mtrain-hub: {message}")
+    notifier.failed(message, status)
+    return status
+
+
+def _build(args: argparse.Namespace, notifier: Notifier) -> tuple[Any, dict] | int:
+    """The config and the hub, or the exit status that says why there is none."""
     from hub.app import Hub
 
     try:
         config = load(args.config, _overrides(args))
+        return Hub(config), config
     except ConfigError as exc:
-        print(f"mtrain-hub: config error: {exc}", file=sys.stderr)
-        return 2
-    try:
-        hub = Hub(config)
-    except ConfigError as exc:
-        print(f"mtrain-hub: config error: {exc}", file=sys.stderr)
-        return 2
+        return _refuse(notifier, f"config error: {exc}", EXIT_CONFIG)
+    except (StoreError, sqlite3.DatabaseError, OSError) as exc:
+        return _refuse(notifier, f"storage damaged or unusable: {exc}. The files are "
+                       "kept as they are; see docs/deploy.md, 'Backups'", EXIT_STORAGE)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the hub from the config and serve until SIGINT/SIGTERM."""
+    from hub.supervision import Supervision
+
+    notifier = Notifier()
+    built = _build(args, notifier)
+    if isinstance(built, int):
+        return built
+    hub, config = built
+    supervision = Supervision(hub, notifier)
+
     # SIGTERM (systemd stop) and Ctrl-C unwind through ``finally`` and ``hub.stop()``.
     # The live streams end first: waitress's own shutdown then waits for no phone.
     def stop(*_: object) -> None:
+        supervision.stopping()
         hub.broadcaster.close()
-        sys.exit(0)
+        sys.exit(EXIT_OK)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     try:
         hub.start()
-        hub.serve(config["web"]["host"], config["web"]["port"])
+        supervision.start()
+        hub.serve(config["web"]["host"], config["web"]["port"],
+                  on_listening=supervision.listening)
     except (KeyboardInterrupt, SystemExit):
         pass
     finally:
+        supervision.stop()
         hub.stop()
-    return 0
+    return EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script."""
     words = sys.argv[1:] if argv is None else argv
     args = _parser(words[0] if words else None).parse_args(words)
-    level = logging.DEBUG if getattr(args, "verbose", False) else logging.INFO
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logs.configure(verbose=getattr(args, "verbose", False))
     if args.command == "run":
         return run(args)
     if args.command in SUBCOMMANDS:

@@ -1,0 +1,170 @@
+"""sd_notify for real: ``mtrain-hub run`` talks to a datagram socket the test binds.
+
+The hub runs as its unit runs it (``NOTIFY_SOCKET``, ``WATCHDOG_USEC``, no new
+privileges, no writable-and-executable memory) and must say ``READY=1`` with a
+``STATUS=`` line, ping ``WATCHDOG=1`` every half period, stop pinging while its loop
+thread is frozen (``SIGUSR2``, the sim backend's test hook) and resume after.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hub.notify import Notifier, WatchdogFeeder
+
+PERIOD_S = 0.4  # WATCHDOG_USEC: pings every 0.2 s
+MTRAIN_HUB = Path(sys.executable).with_name("mtrain-hub")
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_MDWE = 65  # Linux 6.3+: what MemoryDenyWriteExecute= enforces with seccomp
+
+
+def _confine() -> None:
+    """In the child: what NoNewPrivileges= and MemoryDenyWriteExecute= impose."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    libc.prctl(PR_SET_MDWE, 1, 0, 0, 0)  # older kernels refuse: then only NNP applies
+
+
+class Listener:
+    """The test's side of NOTIFY_SOCKET: every datagram, with the time it came."""
+
+    def __init__(self, path: Path) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(str(path))
+        self.process: subprocess.Popen[str] | None = None
+
+    def next(self, timeout: float) -> str | None:
+        """The next datagram, or None when none comes within ``timeout`` s."""
+        self.sock.settimeout(timeout)
+        try:
+            return self.sock.recv(4096).decode()
+        except TimeoutError:
+            return None
+
+    def until(self, wanted: str, timeout: float) -> list[str]:
+        """Every datagram up to the first containing ``wanted`` (fails after ``timeout``)."""
+        seen: list[str] = []
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            message = self.next(min(0.5, end - time.monotonic()))
+            if message is None:
+                if self.process is not None and self.process.poll() is not None:
+                    break  # the hub is gone: nothing more will come
+                continue
+            seen.append(message)
+            if wanted in message.splitlines():
+                return seen
+        raise AssertionError(f"no {wanted!r} within {timeout} s; got {seen!r}")
+
+    def pings_within(self, seconds: float) -> int:
+        """How many WATCHDOG=1 arrive in the next ``seconds``."""
+        count = 0
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            message = self.next(left)
+            if message is not None and "WATCHDOG=1" in message.splitlines():
+                count += 1
+        return count
+
+
+@pytest.fixture
+def hub_process(tmp_path, free_port):
+    listener = Listener(tmp_path / "notify.sock")
+    config = tmp_path / "hub.toml"
+    config.write_text('[sound]\ndevice = "null"\n')
+    # stderr is a file standing in for the journal's stream: JOURNAL_STREAM names it.
+    journal = (tmp_path / "journal").open("w+")
+    info = os.fstat(journal.fileno())
+    env = {**os.environ, "NOTIFY_SOCKET": str(tmp_path / "notify.sock"),
+           "WATCHDOG_USEC": str(int(PERIOD_S * 1e6)),
+           "JOURNAL_STREAM": f"{info.st_dev}:{info.st_ino}"}
+    env.pop("WATCHDOG_PID", None)
+    process = subprocess.Popen(
+        [str(MTRAIN_HUB), "run", "--backend", "sim", "--host", "127.0.0.1",
+         "--port", str(free_port),
+         "--state-dir", str(tmp_path / "state"), "--config", str(config)],
+        env=env, stdout=subprocess.DEVNULL, stderr=journal, text=True,
+        preexec_fn=_confine)
+    listener.process = process
+    yield process, listener, tmp_path / "journal"
+    if process.poll() is None:
+        process.kill()
+    process.wait(timeout=10)
+    listener.sock.close()
+    journal.close()
+
+
+def test_ready_status_watchdog_and_a_frozen_loop(hub_process):
+    process, listener, journal = hub_process
+    seen = listener.until("READY=1", timeout=30)
+    ready = seen[-1].splitlines()
+    status = next(line for line in ready if line.startswith("STATUS="))
+    assert "backend sim" in status and "scorepad on http://127.0.0.1:" in status
+    assert any(line.startswith("STATUS=starting") for m in seen for line in m.splitlines())
+    assert listener.pings_within(1.2) >= 3  # every 0.2 s
+
+    process.send_signal(signal.SIGUSR2)  # freeze the loop thread
+    listener.pings_within(0.5)  # a ping already on its way may still come
+    assert listener.pings_within(1.5) == 0, "the watchdog was fed by a frozen loop"
+
+    process.send_signal(signal.SIGUSR2)  # thaw
+    assert listener.pings_within(1.2) >= 2
+
+    process.send_signal(signal.SIGTERM)
+    listener.until("STOPPING=1", timeout=10)
+    assert process.wait(timeout=15) == 0, journal.read_text()
+    lines = journal.read_text().splitlines()
+    # The journal's form: a syslog priority first, no timestamp (journald adds its own).
+    assert lines and all(line[:3] in {"<3>", "<4>", "<6>", "<7>"} for line in lines), lines
+    assert any(line.startswith("<4>hub.notify: the hub loop has not answered") for line in lines)
+    assert any(line.startswith("<4>hub.notify: SIGUSR2: freezing") for line in lines)
+    start_lines = [line for line in lines if ": backend sim;" in line]
+    assert len(start_lines) == 1, lines
+    assert start_lines[0].startswith("<6>hub: mtrain-hub ") and "mqtt off" in start_lines[0]
+
+
+def test_no_socket_no_messages_no_watchdog():
+    notifier = Notifier({})
+    assert not notifier.enabled and notifier.watchdog_s is None
+    notifier.ready("fine")  # nothing to send to, nothing raised
+    feeder = WatchdogFeeder(notifier, lambda fn, timeout: fn(None))
+    assert feeder.interval_s is None
+    feeder.start()
+    feeder.stop()
+
+
+def test_environment_is_read_like_sd_notify():
+    abstract = Notifier({"NOTIFY_SOCKET": "@hub/notify", "WATCHDOG_USEC": "20000000"})
+    assert abstract.address == b"\0hub/notify" and abstract.watchdog_s == 20.0
+    other_pid = Notifier({"NOTIFY_SOCKET": "/run/x", "WATCHDOG_USEC": "20000000",
+                          "WATCHDOG_PID": str(os.getpid() + 1)})
+    assert other_pid.watchdog_s is None
+    assert Notifier({"NOTIFY_SOCKET": "relative"}).address is None
+    assert Notifier({"NOTIFY_SOCKET": "/run/x", "WATCHDOG_USEC": "soon"}).watchdog_s is None
+
+
+def test_a_vanished_socket_never_raises(tmp_path):
+    notifier = Notifier({"NOTIFY_SOCKET": str(tmp_path / "gone.sock")})
+    notifier.ready("serving")
+    notifier.watchdog()
+    notifier.close()
+
+
+def test_abstract_socket_receives(tmp_path):
+    name = f"mtrain-test-{os.getpid()}"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(b"\0" + name.encode())
+        sock.settimeout(5)
+        notifier = Notifier({"NOTIFY_SOCKET": "@" + name})
+        notifier.status("two\nlines")
+        assert sock.recv(100) == b"STATUS=two lines"
+        notifier.close()

@@ -1,0 +1,65 @@
+"""``mtrain-hub run`` as a service: exit statuses, the start line, journal-level logs."""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+
+from hub import logs
+from hub.cli import EXIT_CONFIG, EXIT_STORAGE, main
+from hub.supervision import start_line
+
+
+def test_exit_statuses_are_the_units(tmp_path, capsys):
+    assert (EXIT_CONFIG, EXIT_STORAGE) == (2, 3)  # RestartPreventExitStatus=2 3
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[web]\nport = 0\n")
+    assert main(["run", "--config", str(bad), "--state-dir", str(tmp_path)]) == EXIT_CONFIG
+    assert "config error: web.port" in capsys.readouterr().err
+
+
+def test_a_damaged_store_exits_3_and_keeps_the_file(tmp_path, capsys):
+    damaged = b"this was a game store once" * 100
+    (tmp_path / "games.db").write_bytes(damaged)
+    argv = ["run", "--backend", "sim", "--state-dir", str(tmp_path), "--port", "1"]
+    config = tmp_path / "quiet.toml"
+    config.write_text("[sound]\nenabled = false\n")
+    assert main([*argv, "--config", str(config)]) == EXIT_STORAGE
+    err = capsys.readouterr().err
+    assert "storage damaged or unusable" in err and "not a database" in err
+    assert (tmp_path / "games.db").read_bytes() == damaged
+
+
+def test_start_line_names_version_backend_devices_broker_address(make_hub):
+    hub = make_hub()
+    line = start_line(hub, "0.0.0.0", 80)
+    assert line.startswith("mtrain-hub ")
+    for part in ("backend sim", "sound", "serial none", "leds", "mqtt off",
+                 "scorepad on http://0.0.0.0:80/"):
+        assert part in line, line
+    hub.config["mqtt"]["host"] = "broker.lan"
+    assert "mqtt broker.lan:1883" in start_line(hub, "127.0.0.1", 8080)
+
+
+def test_journal_lines_carry_the_priority_on_every_line():
+    formatter = logs.JournalFormatter()
+    record = logging.LogRecord("hub", logging.WARNING, __file__, 1, "a\nb", None, None)
+    assert formatter.format(record) == "<4>hub: a\n<4>b"
+    assert [logs.priority(level) for level in (5, 10, 20, 25, 30, 40, 50)] == \
+        [7, 7, 6, 6, 4, 3, 2]
+
+
+def test_journal_stream_must_name_stderr(tmp_path):
+    with (tmp_path / "stream").open("w") as stream:
+        info = os.fstat(stream.fileno())
+        assert logs.under_journal(stream, {"JOURNAL_STREAM": f"{info.st_dev}:{info.st_ino}"})
+        assert not logs.under_journal(stream, {"JOURNAL_STREAM": f"{info.st_dev}:1"})
+        assert not logs.under_journal(stream, {"JOURNAL_STREAM": "nonsense"})
+        assert not logs.under_journal(stream, {})
+        logs.print_error("no\nway", stream,
+                         {"JOURNAL_STREAM": f"{info.st_dev}:{info.st_ino}"})
+    assert (tmp_path / "stream").read_text() == "<3>no\n<3>way\n"
+    terminal = io.StringIO()
+    logs.print_error("plain", terminal, {})
+    assert terminal.getvalue() == "plain\n"
