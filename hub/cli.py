@@ -84,7 +84,7 @@ def _refuse(notifier: Notifier, message: str, status: int) -> int:
     return status
 
 
-def _build(args: argparse.Namespace, notifier: Notifier) -> tuple[Any, dict] | int:
+def _build(args: argparse.Namespace, notifier: Notifier) -> tuple[Any, dict[str, Any]] | int:
     """The config and the hub, or the exit status that says why there is none."""
     from hub.app import Hub
 
