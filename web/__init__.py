@@ -23,9 +23,9 @@ def create_app(service: HubService, test_config: dict[str, Any] | None = None) -
     """Build the app serving ``service`` (the composition root hands in the hub's)."""
     from flask import Flask
 
-    from web import api, errors, games_api, pages
+    from web import api, errors, games_api, pages, static_files
 
-    app = Flask(__name__, static_folder="static", static_url_path="/static")
+    app = Flask(__name__, static_folder=None)
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, JSON_SORT_KEYS=False)
     if test_config:
         app.config.update(test_config)
@@ -33,5 +33,6 @@ def create_app(service: HubService, test_config: dict[str, Any] | None = None) -
     app.register_blueprint(api.bp)
     app.register_blueprint(games_api.bp)
     app.register_blueprint(pages.bp)
+    static_files.install(app)
     errors.install(app, MAX_BODY)
     return app

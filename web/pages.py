@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Response, jsonify, request
 
-from web import deal_api, qr
+from web import deal_api, qr, static_files
 from web.api import hub_service
 from web.errors import abort
 
@@ -32,9 +32,7 @@ def _url() -> str:
 
 @bp.get("/")
 def index() -> Any:
-    response = current_app.send_static_file("index.html")
-    response.headers["Cache-Control"] = "no-cache"
-    return response
+    return static_files.send("index.html")
 
 
 @bp.get("/join.svg")

@@ -1,0 +1,61 @@
+// What every part of the scorepad shares: the page state, the hub's answers, the
+// scorekeeper tokens, the toast, and the hooks that let a module follow the hub:
+//   on("state", (snap) => …)   every snapshot (SSE, a sim press, a refresh)
+//   on("game", (game) => …)    every change of the running game's scores
+//   on("sound", (sound) => …)  every sound the hub plays
+//   on("view", (name) => …)    every change of view
+export const $ = (id) => document.getElementById(id);
+export const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+export const short = (name, n = 9) => (name.length > n ? name.slice(0, n - 1) + "…" : name);
+
+// snap: /api/state; game: the running game (/api/games/<id>); shown: the game on the
+// scores view; view: the route; sim: the virtual hub is on; sheet: its slot, or null.
+export const S = { snap: null, game: null, shown: null, view: "table", sim: false, sheet: null };
+
+const hooks = { state: [], game: [], sound: [], view: [] };
+export function on(kind, fn) { hooks[kind].push(fn); }
+export function emit(kind, data) { for (const fn of hooks[kind]) fn(data); }
+export function newState(snap) { S.snap = snap; emit("state", snap); }
+
+// --- tokens: {gameId: token} in localStorage -------------------------------------------
+const KEY = "mtrain.tokens";
+function tokens() { try { return JSON.parse(localStorage.getItem(KEY)) || {}; } catch { return {}; } }
+export function tokenFor(id) { return id ? tokens()[id] || null : null; }
+export function setToken(id, token) {
+  const all = tokens();
+  if (token) all[id] = token; else delete all[id];
+  try { localStorage.setItem(KEY, JSON.stringify(all)); } catch { toast("This browser cannot keep the token (private mode?)"); }
+}
+export const gameId = () => (S.snap && S.snap.game ? S.snap.game.id : S.game ? S.game.id : null);
+export const keeper = (id = gameId()) => !!tokenFor(id);
+
+// --- HTTP: {ok, status, data}; an error's data is {error, field?} --------------------
+export async function api(method, path, body, id) {
+  const headers = {};
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (tokenFor(id)) headers.Authorization = "Bearer " + tokenFor(id);
+  let res;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    return { ok: false, status: 0, data: { error: "the hub did not answer (is this phone on its Wi-Fi?)" } };
+  }
+  let data = null;
+  try { data = await res.json(); } catch { data = null; }
+  if (!res.ok && !(data && data.error)) data = { error: `the hub answered ${res.status}` };
+  return { ok: res.ok, status: res.status, data };
+}
+
+let toastTimer;
+export function toast(text) {
+  $("toast").textContent = text;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => ($("toast").textContent = ""), 2600);
+}
+
+// An element of the page for an add-on: found by id, or made inside `where` at the end.
+export function place(where, id, tag = "span") {
+  let el = $(id);
+  if (!el) { el = document.createElement(tag); el.id = id; $(where).append(el); }
+  return el;
+}

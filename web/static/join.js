@@ -1,0 +1,42 @@
+// The join view: the hub's address as a QR code, handing the scorekeeping over, and
+// the hub's settings (volume, quiet mode, turn chime).
+import { $, S, api, gameId, keeper, setToken, toast, tokenFor } from "./core.js";
+import { renderHeader } from "./app.js";
+import { clearErrors, showError } from "./form.js";
+
+export async function open() {
+  if (!$("join-qr").getAttribute("src")) $("join-qr").src = "/join.svg";
+  const r = await api("GET", "/api/join");
+  $("join-url").textContent = r.ok ? r.data.url : "";
+  $("handover").hidden = !keeper();
+  $("handover-qr").replaceChildren(); $("handover-url").textContent = "";
+  loadSettings();
+}
+$("show-handover").addEventListener("click", async () => {
+  const id = gameId(), r = await api("POST", "/api/join/handover", { game: id, token: tokenFor(id) });
+  if (!r.ok) { $("handover-url").textContent = r.data.error; return; }
+  $("handover-qr").innerHTML = r.data.svg.replace("<svg ", '<svg role="img" aria-label="QR code that hands over the scorekeeping" class="qr" ');
+  $("handover-url").textContent = r.data.url;
+});
+$("forget").addEventListener("click", () => { setToken(gameId(), null); renderHeader(); open(); toast("This phone only views now"); });
+
+async function loadSettings() {
+  const r = await api("GET", "/api/settings"), form = $("settings");
+  form.hidden = !r.ok;
+  if (!r.ok) return;
+  $("s-volume").value = r.data.volume; $("s-volume-out").textContent = Math.round(r.data.volume * 100) + "%";
+  $("s-quiet").value = r.data.quiet; $("s-turn_chime").checked = !!r.data.turn_chime;
+  const sound = r.data.sound;
+  $("s-sound").textContent = sound && sound.available === false ? `The hub's speaker is not working: ${sound.reason || "no sound device"}.` : "";
+}
+$("s-volume").addEventListener("input", (e) => ($("s-volume-out").textContent = Math.round(e.target.value * 100) + "%"));
+$("settings").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const form = $("settings");
+  clearErrors(form);
+  const body = { volume: +$("s-volume").value, quiet: $("s-quiet").value, turn_chime: $("s-turn_chime").checked };
+  const g = S.snap && S.snap.game, r = await api("POST", "/api/settings", body, g ? g.id : null);
+  if (r.ok) return toast("Settings saved");
+  if (r.status === 401 || r.status === 403) $("e-settings").textContent = "While a game runs, only its scorekeeper changes the settings.";
+  else showError(form, r.data, "e-settings");
+});

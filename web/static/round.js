@@ -1,0 +1,211 @@
+// The round view: entering a round's scores by points (a number pad) or by the tiles
+// left in each hand, correcting an earlier round, marking a blocked round, and the
+// round's change history. The form is patched in place: a tap on a tile or a key keeps
+// focus where it is, and the history is fetched only when the round or its scores change.
+import { $, S, api, esc, gameId, keeper, on, short, toast } from "./core.js";
+import { patch } from "./patch.js";
+import { onGame } from "./app.js";
+
+// errors: {p<i> | went_out | round: message}, shown by render().
+const R = { key: "", round: 0, mode: "points", points: {}, tiles: {}, active: null, out: "", outSet: false, dirty: false, errors: {} };
+const curGame = () => (S.game && S.game.id === gameId() ? S.game : null);
+
+export function open(arg) {
+  const g = curGame();
+  if (!g) { $("round-changes").hidden = true; return patch($("round"), '<p class="note">No game is running.</p>'); }
+  const open = g.rounds.find((r) => !r.finished), last = g.rounds[g.rounds.length - 1];
+  const n = arg ? +arg : open ? open.round : last ? last.round : 1;
+  if (R.key !== `${g.id}/${n}`) reset(g, n);
+  render();
+  loadHistory(g);
+}
+function hubOut(g, n) {
+  const s = S.snap;
+  return s && s.game && s.game.id === g.id && s.game.round === n && s.went_out ? s.went_out : "";
+}
+function reset(g, n) {
+  const rnd = g.rounds.find((r) => r.round === n) || { finished: false, points: {} };
+  Object.assign(R, { key: `${g.id}/${n}`, round: n, mode: "points", points: {}, tiles: {}, dirty: false, outSet: false, errors: {} });
+  for (const p of g.players) { R.points[p] = rnd.finished ? String(rnd.points[p] ?? "") : ""; R.tiles[p] = new Set(); }
+  R.out = rnd.went_out || hubOut(g, n);
+  R.active = g.players.find((p) => p !== R.out) || null;
+}
+on("state", () => {
+  const g = curGame();
+  if (S.view !== "round" || !g || R.outSet || R.key !== `${g.id}/${R.round}`) return;
+  const out = hubOut(g, R.round);
+  if (out && out !== R.out) { R.out = out; if (R.active === out) R.active = g.players.find((p) => p !== out); render(); }
+});
+on("game", () => {
+  const g = curGame();
+  if (S.view !== "round" || !g) return;
+  if (!R.dirty) render();
+  loadHistory(g);
+});
+
+const pipsOf = (t, blank) => { const [h, l] = t.split("-").map(Number); return h + l === 0 ? blank : h + l; };
+function handPips(p, g) { let sum = 0; for (const t of R.tiles[p]) sum += pipsOf(t, g.options.double_blank || 0); return sum; }
+function valueOf(p, g) { return p === R.out ? "0" : R.mode === "tiles" ? String(handPips(p, g)) : R.points[p]; }
+const errAttrs = (key) => (R.errors[key] ? ` aria-invalid="true" aria-describedby="e-${key}"` : "");
+const errBox = (key, cls = "err") => `<p class="${cls}" id="e-${key}">${esc(R.errors[key] || "")}</p>`;
+
+function render() {
+  const g = curGame(), box = $("round");
+  if (!g || S.view !== "round") return;
+  const rnd = g.rounds.find((r) => r.round === R.round);
+  $("round-changes").hidden = !rnd;
+  if (!rnd) return patch(box, `<p class="err">Round ${R.round} has not been played yet.</p>`);
+  const picker = `<label for="r-round">Round</label><select id="r-round">${g.rounds.map((r) =>
+    `<option value="${r.round}"${r.round === R.round ? " selected" : ""}>Round ${r.round} · engine ${r.engine} · ${r.finished ? "scored" : "now"}</option>`).join("")}</select>`;
+  if (!keeper(g.id)) return patch(box, picker + '<p class="note">Only the scorekeeper\'s phone enters scores. The scorekeeper can hand the role over from the Join page.</p>');
+  patch(box, picker + outPicker(g) +
+    `<div class="seg" role="radiogroup" aria-label="Count by"><label><input type="radio" name="mode" value="points"${R.mode === "points" ? " checked" : ""}> Points</label>` +
+    `<label><input type="radio" name="mode" value="tiles"${R.mode === "tiles" ? " checked" : ""}> Tiles left</label></div>` +
+    `<ul class="hands" aria-label="Hands">${g.players.map((p, i) => handRow(g, p, i)).join("")}</ul>` +
+    (R.mode === "points" ? padHtml() : tilePicker(g, rnd)) + errBox("round") +
+    `<div><button type="button" id="r-save" class="primary wide">${rnd.finished ? `Save the correction of round ${R.round}` : `Save round ${R.round}`}</button></div>` +
+    (!rnd.finished && !rnd.went_out && !rnd.blocked ? '<button type="button" id="r-blocked" class="wide">Nobody can play: the round is blocked</button>' : ""));
+}
+function outPicker(g) {
+  return `<label for="r-out">Went out</label><select id="r-out"${errAttrs("went_out")}><option value="">Nobody: the round was blocked</option>${g.players.map((p) =>
+    `<option${p === R.out ? " selected" : ""}>${esc(p)}</option>`).join("")}</select>${errBox("went_out")}`;
+}
+function handRow(g, p, i) {
+  const out = p === R.out, tiles = [...R.tiles[p]];
+  return `<li class="hand${p === R.active ? " active" : ""}" data-i="${i}" data-key="h${i}"><button type="button" class="who" data-pick="${i}">${esc(p)}${out ? " · went out" : ""}</button>` +
+    `<input id="p${i}" aria-label="${esc(p)}'s points" inputmode="none" autocomplete="off" value="${esc(valueOf(p, g))}"${out || R.mode === "tiles" ? " readonly" : ""}${errAttrs("p" + i)}>` +
+    (R.mode === "tiles" && !out ? `<span class="tiles">${tiles.length ? esc(tiles.join("  ")) : "no tiles picked"}</span>` : "") +
+    errBox("p" + i) + "</li>";
+}
+function padHtml() {
+  const keys = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "Next"];
+  const label = { "⌫": "Delete a digit", Next: "Next player" };
+  return `<div class="dock"><div class="pad" role="group" aria-label="Number pad for ${esc(R.active || "")}">${keys.map((k) =>
+    `<button type="button" data-key="${k}"${label[k] ? ` aria-label="${label[k]}"` : ""}>${k}</button>`).join("")}</div></div>`;
+}
+function tilePicker(g, rnd) {
+  if (!R.active || R.active === R.out) return '<p class="note">Tap a player to pick their tiles.</p>';
+  const holder = {};
+  for (const p of g.players) for (const t of R.tiles[p]) holder[t] = p;
+  const chips = g.players.filter((p) => p !== R.out).map((p) =>
+    `<button type="button" data-pick="${g.players.indexOf(p)}" aria-pressed="${p === R.active}">${esc(short(p, 8))} ${handPips(p, g)}</button>`).join("");
+  let html = `<div class="chips" role="group" aria-label="Whose hand">${chips}</div>` +
+    `<p class="note">Tap the tiles left in <strong>${esc(R.active)}</strong>'s hand.</p><div class="dominoes" role="group" aria-label="Tiles of the set">`;
+  for (let h = g.set; h >= 0; h--) for (let l = h; l >= 0; l--) {
+    const t = `${h}-${l}`, who = holder[t], engine = h === l && h === rnd.engine;
+    const mine = who === R.active, off = engine || (who && !mine);
+    const what = engine ? ", the engine" : off ? `, in ${who}'s hand` : "";
+    html += `<button type="button" class="dom${engine ? " engine" : off ? " taken" : ""}" data-tile="${t}" aria-pressed="${mine}"` +
+      `${off ? " disabled" : ""} aria-label="${t}${esc(what)}"><span>${h}</span><span>${l}</span></button>`;
+  }
+  return html + "</div>";
+}
+
+let historyFor = "";  // the latest history request: an older answer is dropped
+async function loadHistory(g) {
+  const want = (historyFor = `${g.id}/${R.round}`);
+  const r = await api("GET", `/api/games/${g.id}/rounds/${R.round}/history`);
+  if (historyFor !== want) return;
+  if (!r.ok) return patch($("r-history"), "");
+  patch($("r-history"), r.data.map((e) => `<li>${esc(e.player)}: ${e.old == null ? "" : `${e.old} → `}${e.new} <small>(${esc(e.by)}, ${esc((e.at || "").slice(11, 16))})</small></li>`).join("") ||
+    "<li>No scores yet.</li>");
+}
+
+function setActive(p) { R.active = p; render(); }
+$("round").addEventListener("input", (e) => {
+  const g = curGame(), m = /^p(\d+)$/.exec(e.target.id || "");
+  if (e.target.id === "r-round") location.hash = `#/round/${e.target.value}`;
+  else if (e.target.id === "r-out") {
+    R.out = e.target.value; R.outSet = R.dirty = true;
+    if (R.active === R.out) R.active = g.players.find((p) => p !== R.out);
+    render();
+  } else if (e.target.name === "mode") { R.mode = e.target.value; render(); }
+  else if (m) { R.points[g.players[+m[1]]] = e.target.value.replace(/\D/g, "").slice(0, 4); R.dirty = true; }
+});
+$("round").addEventListener("click", (e) => {
+  const g = curGame(), b = e.target.closest("button, input");
+  if (!g || !b) return;
+  if (b.dataset.pick || b.matches("input[id^=p]")) {
+    const p = g.players[+(b.dataset.pick ?? b.id.slice(1))];
+    if (p !== R.out && p !== R.active) setActive(p);
+  } else if (b.dataset.key) padKey(g, b.dataset.key);
+  else if (b.dataset.tile) {
+    const hand = R.tiles[R.active];
+    if (hand.has(b.dataset.tile)) hand.delete(b.dataset.tile); else hand.add(b.dataset.tile);
+    R.dirty = true; render();
+  } else if (b.id === "r-save") save(g);
+  else if (b.id === "r-blocked") block(g);
+});
+function padKey(g, key) {
+  const p = R.active;
+  if (!p) return;
+  if (key === "Next") {
+    const order = g.players.filter((x) => x !== R.out);
+    return setActive(order[(order.indexOf(p) + 1) % order.length]);
+  }
+  const v = R.points[p];
+  R.points[p] = key === "⌫" ? v.slice(0, -1) : (v === "0" ? "" : v).concat(key).slice(0, 4);
+  R.dirty = true;
+  render();
+}
+
+function body(g) {
+  const out = { went_out: R.out || null };
+  if (R.mode === "tiles") {
+    out.tiles = {};
+    for (const p of g.players) out.tiles[p] = p === R.out ? [] : [...R.tiles[p]];
+  } else {
+    out.points = {};
+    g.players.forEach((p, i) => {
+      const v = valueOf(p, g);
+      if (!/^\d+$/.test(v)) R.errors["p" + i] = `${p}: type the points left in the hand (0 if none)`;
+      out.points[p] = +v;
+    });
+  }
+  return out;
+}
+async function save(g) {
+  R.errors = {};
+  const sent = body(g);
+  if (Object.keys(R.errors).length) return render();
+  const button = $("r-save");
+  button.disabled = true;
+  const r = await api("POST", `/api/games/${g.id}/rounds/${R.round}/scores`, sent, g.id);
+  button.disabled = false;
+  if (!r.ok) return failed(g, r);
+  const n = R.round;
+  R.key = "";
+  onGame(r.data);
+  toast(`Round ${n} saved`);
+  location.hash = "#/scores";
+}
+// Where an error goes: its field's hand ("points.Ann", "tiles.Ann"), "Went out", or the
+// box over the save button.
+function errorKey(g, field) {
+  if (field === "went_out") return "went_out";
+  const m = /^(?:points|tiles)\.(.+)$/.exec(field || "");
+  const i = m ? g.players.indexOf(m[1]) : -1;
+  return i >= 0 ? "p" + i : "round";
+}
+function failed(g, r) {
+  const auth = r.status === 401 || r.status === 403;
+  const key = auth ? "round" : errorKey(g, r.data.field || legacyField(g, r.data.error));
+  R.errors = { [key]: auth ? "This phone is not the scorekeeper: " + r.data.error : r.data.error };
+  render();
+  const where = $(key === "round" ? "e-round" : key === "went_out" ? "r-out" : key);
+  if (where) where.scrollIntoView({ block: "center" });
+}
+// TEMPORARY, until the API's errors carry their `field` key (issue 9 item 4).
+function legacyField(g, message) {
+  if (/^went[ _]out/i.test(message)) return "went_out";
+  let at = -1, who = "";
+  for (const p of g.players) { const k = message.indexOf(p); if (k >= 0 && (at < 0 || k < at)) { at = k; who = p; } }
+  return who ? "points." + who : "";
+}
+async function block(g) {
+  const r = await api("POST", `/api/games/${g.id}/rounds/${R.round}/blocked`, {}, g.id);
+  if (!r.ok) { R.errors = { round: r.data.error }; return render(); }
+  R.out = ""; R.outSet = true;
+  onGame(r.data);
+  render();
+}

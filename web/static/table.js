@@ -1,0 +1,167 @@
+// The table view: the hub as an SVG picture, patched in place on every snapshot (a slot
+// that has focus keeps it), and the virtual hub of the sim backend, a <dialog>.
+import { $, S, api, esc, keeper, newState, on, short, toast } from "./core.js";
+import { patch } from "./patch.js";
+
+// Add-ons draw into the picture: each layer is (snap) => SVG markup, drawn over the rim
+// and under the slots (e.g. the LED ring's pixels). Push one from a module.
+export const layers = [];
+
+const RIM = 146;
+function slotXY(n) {
+  const a = ((n - 1) * Math.PI) / 4 - Math.PI / 2;
+  return [Math.round(RIM * Math.cos(a)), Math.round(RIM * Math.sin(a))];
+}
+
+function slotSvg(s) {
+  const [x, y] = slotXY(s.slot);
+  const role = s.button ? 'role="button" tabindex="0"' : 'role="img"';
+  const tags = s.tags.slice(0, 2).map((t, i) => `<text class="tag" y="${12 + i * 14}">${esc(t)}</text>`).join("");
+  return `<g class="slot ${s.cls.join(" ")}" data-slot="${s.slot}" data-key="slot${s.slot}" transform="translate(${x},${y})" ${role} aria-label="${esc(s.label)}">` +
+    '<circle class="ring" r="53"/><circle class="ring2" r="50"/><circle class="disc" r="45"/>' +
+    `<text class="num" y="-29">${s.slot}</text><text class="name" y="-9">${esc(short(s.name))}</text>${tags}` +
+    (s.marker ? '<g class="marker"><rect x="-13" y="35" width="26" height="8" rx="2"/></g>' : "") +
+    (s.badge ? `<g class="badge"><circle cx="34" cy="-34" r="13"/><text x="34" y="-34">${esc(s.badge)}</text></g>` : "") +
+    "</g>";
+}
+
+// slots: [{slot, cls, name, tags, label, badge, marker, button}]; centre and extra: SVG.
+export function hubSvg(slots, centre, extra = "") {
+  const parts = ['<circle class="rim" r="78"/>', extra];
+  for (const s of slots) {
+    const [x, y] = slotXY(s.slot);
+    const cls = s.cls.includes("public") ? "track public" : "track";
+    parts.push(`<line class="${cls}" x1="${x * 0.55}" y1="${y * 0.55}" x2="${x * 0.7}" y2="${y * 0.7}"/>`);
+  }
+  parts.push(`<g class="centre">${centre}</g>`, ...slots.map(slotSvg));
+  return parts.join("");
+}
+
+export function slotFromEvent(e) { const g = e.target.closest && e.target.closest(".slot"); return g ? +g.dataset.slot : 0; }
+
+function engineSvg(engine, above, below) {
+  return `<g class="engine"><rect x="-46" y="-22" width="92" height="44" rx="8"/><line x1="0" y1="-16" x2="0" y2="16"/>` +
+    `<text x="-23">${engine}</text><text x="23">${engine}</text></g>` +
+    `<text class="center-note" y="-38">${esc(above)}</text><text class="center-note" y="38">${esc(below)}</text>`;
+}
+export const nameOf = (snap, slot) => {
+  const s = snap.slots.find((x) => x.slot === slot);
+  return s && s.owner ? (s.owner === "mexican" ? "the Mexican Train" : s.owner) : `slot ${slot}`;
+};
+const doublesOf = (snap) => snap.doubles || (snap.double ? [snap.double] : []);
+
+function tableSlot(snap, s, doubles) {
+  const cls = [], tags = [], said = [];
+  const mex = s.owner === "mexican";
+  cls.push(mex ? "mexican" : s.owner ? "player" : "empty");
+  if (s.public) { cls.push("public"); if (!mex) tags.push("public"); said.push("public train"); }
+  if (mex) tags.push("train");
+  if (s.marker) said.push("marker down");
+  if (snap.turn === s.slot) { cls.push("turn"); tags.unshift("TURN"); said.push("their turn"); }
+  const open = doubles.find((d) => d.slot === s.slot);
+  if (open) { cls.push("double"); said.push(`a double is open here, ${open.covers_left} cover${open.covers_left === 1 ? "" : "s"} left`); }
+  const owes = doubles.find((d) => d.responsible === s.slot);
+  if (owes) { cls.push("cover"); tags.splice(snap.turn === s.slot ? 1 : 0, 0, "must cover"); said.push(`must cover the double on ${nameOf(snap, owes.slot)}`); }
+  const sim = S.sim && snap.backend === "sim";
+  if (sim) cls.push("tappable");
+  if (S.sheet === s.slot) cls.push("selected");
+  const label = `Slot ${s.slot}: ${mex ? "the Mexican Train" : s.owner || "empty"}${said.length ? ", " + said.join(", ") : ""}`;
+  return { slot: s.slot, cls, name: mex ? "Mexican" : s.owner || "empty", tags, label, marker: s.marker,
+    badge: open ? (open.covers_left > 1 ? `D${open.covers_left}` : "D") : "", button: sim };
+}
+
+export function renderTable() {
+  const snap = S.snap;
+  if (!snap) return;
+  const g = snap.game, svg = $("hub"), doubles = doublesOf(snap);
+  const centre = g ? engineSvg(g.engine, `round ${g.round}/${g.rounds}`, g.phase.replace("-", " "))
+    : '<text class="center-note">no game yet</text>';
+  const extra = layers.map((layer) => layer(snap)).join("");
+  patch(svg, hubSvg(snap.slots.map((s) => tableSlot(snap, s, doubles)), centre, extra));
+  svg.dataset.turn = snap.turn ?? "";
+  svg.dataset.doubles = doubles.map((d) => `${d.slot}:${d.responsible}`).join(",");
+  svg.dataset.public = snap.slots.filter((s) => s.public).map((s) => s.slot).join(",");
+  patch($("status"), statusLine(snap));
+  $("double-note").textContent = doubles.map((d) =>
+    `Double on ${nameOf(snap, d.slot)}: ${d.waiting ? "waits for its player's next turn" : nameOf(snap, d.responsible) + " must cover"}` +
+    (d.covers_left > 1 ? ` (${d.covers_left} covers left)` : "")).join(" · ");
+  const over = g && g.phase === "round-over", done = !g || g.phase === "finished";
+  $("go-round").hidden = !(over && keeper());
+  $("go-round").textContent = `Enter round ${g ? g.round : ""} scores`;
+  $("go-new").hidden = !done;
+  $("sim").hidden = snap.backend !== "sim";
+  if (S.sheet) renderSheet();
+}
+
+function statusLine(snap) {
+  const g = snap.game;
+  if (!g) return "No game is running. Start one and seat the players on the hub.";
+  const head = `Round ${g.round} of ${g.rounds} · engine ${g.engine}-${g.engine}`;
+  if (g.phase === "finished") {
+    const won = S.game && S.game.id === g.id && S.game.winner;
+    return `${head} · the game is over${won ? `: <strong>${esc(won)} won</strong>` : ""}`;
+  }
+  if (g.phase === "round-over") {
+    const who = snap.went_out ? `${esc(snap.went_out)} went out` : "the round is over";
+    return `${head} · <strong>${who}</strong>: ${keeper() ? "enter the scores" : "the scorekeeper enters the scores"}`;
+  }
+  if (snap.turn == null) return `${head} · whoever holds the ${g.engine}-${g.engine} plays it and taps their slot`;
+  const first = g.phase === "first-turn" ? " · first turns" : "";
+  return `${head}${first} · <strong>${esc(nameOf(snap, snap.turn))}'s turn</strong>`;
+}
+
+// --- the virtual hub (sim backend): a non-modal <dialog> over the tabs -----------------
+// Non-modal so the picture stays live and another slot can be tapped; focus moves to
+// its first button, Escape closes it, and focus goes back to the slot that opened it.
+const sheet = $("sheet");
+let opener = null;
+$("sim-on").addEventListener("change", (e) => { S.sim = e.target.checked; if (!S.sim) closeSheet(); renderTable(); });
+$("hub").addEventListener("click", (e) => { const n = slotFromEvent(e); if (n && S.sim) openSheet(n, e.target.closest(".slot")); });
+$("hub").addEventListener("keydown", (e) => {
+  if ((e.key === "Enter" || e.key === " ") && slotFromEvent(e) && S.sim) { e.preventDefault(); openSheet(slotFromEvent(e), e.target.closest(".slot")); }
+});
+function openSheet(n, from) {
+  S.sheet = n; opener = from;
+  renderTable();
+  if (!sheet.open) sheet.show();
+  document.body.classList.add("sheet-open");
+  sheet.querySelector("[data-press]").focus();
+}
+export function closeSheet() { if (sheet.open) sheet.close(); }
+sheet.addEventListener("close", () => {
+  S.sheet = null;
+  document.body.classList.remove("sheet-open");
+  renderTable();
+  if (opener && opener.isConnected && S.view === "table") opener.focus();
+  opener = null;
+});
+document.addEventListener("keydown", (e) => { if (e.key === "Escape" && sheet.open) { e.preventDefault(); closeSheet(); } });
+$("sheet-close").addEventListener("click", closeSheet);
+function renderSheet() {
+  const s = S.snap.slots.find((x) => x.slot === S.sheet);
+  $("sheet-title").textContent = `Slot ${S.sheet} · ${nameOf(S.snap, S.sheet)}`;
+  $("sheet-marker").textContent = s.marker ? "Take the marker off" : "Put the marker on";
+}
+async function simAct(path, body, button) {
+  const buttons = sheet.querySelectorAll("button");
+  buttons.forEach((b) => (b.disabled = true));
+  const label = button.textContent;
+  if (body.hold_ms) button.textContent = "Holding…";
+  const r = await api("POST", `/api/sim/slots/${S.sheet}/${path}`, body);
+  button.textContent = label;
+  buttons.forEach((b) => (b.disabled = false));
+  if (!r.ok) return toast(r.data.error);
+  newState(r.data);
+  if (sheet.open && !sheet.contains(document.activeElement)) button.focus();
+}
+sheet.addEventListener("click", (e) => {
+  const b = e.target.closest("button");
+  if (!b || b.id === "sheet-close") return;
+  if (b.id === "sheet-marker") {
+    const s = S.snap.slots.find((x) => x.slot === S.sheet);
+    simAct("marker", { present: !s.marker }, b);
+  } else simAct("press", { hold_ms: +b.dataset.press }, b);
+});
+
+on("state", renderTable);
+on("view", (view) => { if (view !== "table") closeSheet(); });
