@@ -1,0 +1,197 @@
+"""The tournament board's model: every table (hub) seen on the broker, and the
+tournament's standings across them (docs/mqtt.md, "The tournament board").
+
+It reads what the hubs publish: ``<base>/<hub_id>/status``, ``state`` and ``game``.
+A table that goes offline stays on the board, marked offline. Each change bumps a
+version; a reader asks for everything changed since the version it last saw
+(:meth:`Board.changes_since`), so a slow phone gets the newest tables in one go
+instead of a backlog, and a busy board never queues without bound.
+
+Standings across tables: cumulative points, lowest first (the game's own scoring,
+summed over every scored round); ties broken by more rounds won (went out first),
+then shared; players whose table has scored no round yet come last, unplaced. Beside
+each total stand the rounds scored, so a table that is behind reads as such; see
+docs/mqtt.md for why.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger("hub.board")
+
+
+@dataclass
+class Table:
+    """What the board knows of one hub."""
+
+    hub_id: str
+    online: bool | None = None
+    state: dict[str, Any] | None = None
+    game: dict[str, Any] | None = None
+    version: int = 0
+    seen: float = 0.0
+
+
+@dataclass
+class Changes:
+    """The tables changed since a version, and the standings if they changed."""
+
+    version: int
+    connected: bool
+    tables: list[dict[str, Any]] = field(default_factory=list)
+    standings: list[dict[str, Any]] | None = None
+
+
+def _owner(state: dict[str, Any], slot: object) -> str | None:
+    for entry in state.get("slots") or []:
+        if isinstance(entry, dict) and entry.get("slot") == slot:
+            owner = entry.get("owner")
+            return owner if isinstance(owner, str) else None
+    return None
+
+
+def summary(table: Table) -> dict[str, Any]:
+    """One table as the board page shows it."""
+    state, game = table.state or {}, table.game or {}
+    on_table = state.get("game") if isinstance(state.get("game"), dict) else {}
+    totals = game.get("totals") or {}
+    standings = game.get("standings") or []
+    players = [{"name": name, "total": totals.get(name),
+                "place": standings.index(name) + 1 if name in standings else None}
+               for name in (game.get("players") or on_table.get("players") or [])]
+    turn = state.get("turn")
+    return {
+        "hub_id": table.hub_id, "online": table.online, "version": table.version,
+        "game_id": on_table.get("id", game.get("id")),
+        "round": on_table.get("round", game.get("round")),
+        "rounds": on_table.get("rounds", game.get("round_count")),
+        "engine": on_table.get("engine", game.get("engine")),
+        "phase": on_table.get("phase") or ("finished" if game.get("finished") else None),
+        "turn": _owner(state, turn) if turn else None, "turn_slot": turn,
+        "players": players, "standings": standings, "winner": game.get("winner"),
+        "rounds_scored": len(_scored(game)),
+    }
+
+
+def _scored(game: dict[str, Any]) -> list[dict[str, Any]]:
+    rounds = game.get("rounds") or []
+    return [r for r in rounds if isinstance(r, dict) and isinstance(r.get("points"), dict)
+            and r["points"]]
+
+
+def standings(tables: list[Table]) -> list[dict[str, Any]]:
+    """Every player at every table, ranked by cumulative points (see the module doc)."""
+    rows = []
+    for table in tables:
+        game = table.game or {}
+        scored = _scored(game)
+        for name in game.get("players") or []:
+            points = sum(int(r["points"].get(name, 0)) for r in scored)
+            won = sum(1 for r in scored if r.get("went_out") == name)
+            rows.append({"name": name, "hub_id": table.hub_id, "points": points,
+                         "rounds": len(scored), "won": won, "online": table.online})
+    # A player whose table has scored nothing yet is not level with the leaders: unplaced.
+    rows.sort(key=lambda r: (r["rounds"] == 0, r["points"], -r["won"], r["name"], r["hub_id"]))
+    place, previous = 0, None
+    for i, row in enumerate(rows, 1):
+        key = (row["points"], row["won"])
+        if key != previous:
+            place, previous = i, key
+        row["place"] = place if row["rounds"] else None
+    return rows
+
+
+class Board:
+    """Every table seen on the broker under ``base`` (thread-safe; see the module doc)."""
+
+    def __init__(self, base: str = "mtrain", clock: Callable[[], float] | None = None) -> None:
+        import time
+
+        self.base = base
+        self.connected = False
+        self._clock = clock or time.monotonic
+        self._tables: dict[str, Table] = {}
+        self._version = 0
+        self._standings: list[dict[str, Any]] = []
+        self._standings_version = 0
+        self._cond = threading.Condition()
+
+    def subscriptions(self) -> tuple[str, ...]:
+        """The topics the board listens to."""
+        return tuple(f"{self.base}/+/{leaf}" for leaf in ("status", "state", "game"))
+
+    def message(self, topic: str, payload: bytes) -> None:
+        """A message from the broker (the link's thread): update that table."""
+        prefix = f"{self.base}/"
+        if not topic.startswith(prefix) or topic.count("/") != self.base.count("/") + 2:
+            return
+        hub_id, leaf = topic[len(prefix):].split("/")
+        if leaf not in ("status", "state", "game"):
+            return
+        try:
+            value = self._parse(leaf, payload)
+        except ValueError as exc:
+            log.warning("board: %s: %s; ignored", topic, exc)
+            return
+        with self._cond:
+            table = self._tables.setdefault(hub_id, Table(hub_id))
+            if leaf == "status":
+                table.online = value == "online"
+            elif leaf == "state":
+                table.state = value
+            else:
+                table.game = value
+            self._version += 1
+            table.version, table.seen = self._version, self._clock()
+            if leaf == "game" or (leaf == "status" and self._standings):
+                self._standings = standings(list(self._tables.values()))
+                self._standings_version = self._version
+            self._cond.notify_all()
+
+    @staticmethod
+    def _parse(leaf: str, payload: bytes) -> Any:
+        try:
+            text = payload.decode()
+        except UnicodeDecodeError:
+            raise ValueError("not UTF-8") from None
+        if leaf == "status":
+            if text not in ("online", "offline"):
+                raise ValueError(f"expected online or offline, got {text[:40]!r}")
+            return text
+        try:
+            value = json.loads(text or "null")
+        except ValueError:
+            raise ValueError("not valid JSON") from None
+        if value is not None and not isinstance(value, dict):
+            raise ValueError("expected a JSON object")
+        return value
+
+    def set_connected(self, connected: bool) -> None:
+        """The board's own link to the broker came or went."""
+        with self._cond:
+            self.connected = connected
+            self._version += 1
+            self._cond.notify_all()
+
+    def view(self) -> dict[str, Any]:
+        """The whole board: every table, the standings, and the board's version."""
+        with self._cond:
+            tables = sorted(self._tables.values(), key=lambda t: t.hub_id)
+            return {"version": self._version, "connected": self.connected,
+                    "tables": [summary(t) for t in tables], "standings": self._standings}
+
+    def changes_since(self, version: int, timeout: float) -> Changes | None:
+        """Wait up to ``timeout`` s for a change after ``version``; None if nothing came."""
+        with self._cond:
+            if not self._cond.wait_for(lambda: self._version > version, timeout):
+                return None
+            changed = sorted((t for t in self._tables.values() if t.version > version),
+                             key=lambda t: t.hub_id)
+            return Changes(self._version, self.connected, [summary(t) for t in changed],
+                           self._standings if self._standings_version > version else None)

@@ -1,0 +1,106 @@
+"""The tournament board in headless Chromium: three simulated hubs (``mtrain-hub run
+--backend sim --mqtt``) and ``mtrain-hub board`` on one real mosquitto."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.browser.conftest import PHONE, Phone
+from tests.http_client import HubProcess, call
+from tests.mqtt_helpers import free_port
+
+pytestmark = pytest.mark.browser
+
+
+class BoardProcess:
+    """``mtrain-hub board`` as a subprocess on 127.0.0.1."""
+
+    def __init__(self, url: str, port: int, log_path) -> None:
+        self.base = f"http://127.0.0.1:{port}"
+        self.log = open(log_path, "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "hub.cli", "board", "--mqtt", url, "--host", "127.0.0.1",
+             "--port", str(port)], stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"board exited with {self.proc.returncode}")
+            try:
+                call(self.base, "GET", "/api/board")
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise TimeoutError("board did not start")
+
+    def stop(self) -> int:
+        self.proc.send_signal(signal.SIGTERM)
+        code = self.proc.wait(20)
+        self.log.close()
+        return code
+
+
+@pytest.fixture
+def tournament(tmp_path, mosquitto):
+    hubs = {name: HubProcess(free_port(), tmp_path / name, "--mqtt", mosquitto.url,
+                             "--hub-id", name) for name in ("t1", "t2", "t3")}
+    board = BoardProcess(mosquitto.url, free_port(), tmp_path / "board.log")
+    yield hubs, board
+    assert board.stop() == 0
+    for hub in hubs.values():
+        hub.stop(signal.SIGKILL)
+
+
+def test_the_board_follows_every_table(chromium, tournament):
+    hubs, board = tournament
+    tokens = {}
+    seats = {"t1": ["Ann", "Bob"], "t2": ["Cy", "Di", "Ed"], "t3": ["Flo", "Gus"]}
+    for name, players in seats.items():
+        status, created = hubs[name].post("/api/games", {"players": players, "first": 1})
+        assert status == 201
+        tokens[name] = created
+    context = chromium.new_context(viewport=PHONE, device_scale_factor=1)
+    phone = Phone(context, board.base)
+    page = phone.page
+    try:
+        page.goto(board.base + "/")
+        page.wait_for_selector("article.card[data-hub='t3']")
+        assert page.locator("article.card").count() == 3
+        t2 = page.locator("article.card[data-hub='t2']")
+        assert "Round 1 of 13" in t2.locator(".meta").inner_text()
+        # A turn played at table 2 shows on the board, live.
+        status, snapshot = hubs["t2"].post("/api/sim/slots/1/press", {"hold_ms": 0})
+        assert status == 200
+        whose = {s["slot"]: s["owner"] for s in snapshot["slots"]}[snapshot["turn"]]
+        page.wait_for_function(
+            "([hub, who]) => document.querySelector(`article[data-hub='${hub}'] .turn`)"
+            ".textContent.startsWith(who)", arg=["t2", whose])
+        # Scores at two tables make the tournament standings, lowest first.
+        for name, points in (("t1", {"Ann": 0, "Bob": 30}), ("t3", {"Flo": 5, "Gus": 0})):
+            game = tokens[name]
+            status, _ = hubs[name].post(f"/api/games/{game['id']}/rounds/1/scores",
+                                        {"points": points}, token=game["token"])
+            assert status == 200, _
+        page.wait_for_selector("#standings tr[data-player='Bob']")
+        rows = page.locator("#standings tbody tr")
+        assert rows.nth(0).get_attribute("data-player") in ("Ann", "Gus")
+        assert rows.nth(2).get_attribute("data-player") == "Flo"
+        assert rows.count() == 7 and rows.nth(3).get_attribute("data-player") == "Bob"
+        assert page.locator("#provisional").is_visible()  # t2 scored no round yet
+        assert page.locator("#link").inner_text() == "Live"
+        # A table whose hub dies is shown offline, not dropped.
+        hubs["t3"].stop(signal.SIGKILL)
+        page.wait_for_selector("article.card[data-hub='t3'][data-online='false']")
+        assert page.locator("article.card").count() == 3
+        page.wait_for_selector("#standings tr.offline[data-player='Flo']")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= PHONE["width"]  # no sideways scrolling on a phone
+        phone.shot("board")
+    finally:
+        context.close()
+    assert not phone.foreign, phone.foreign
+    assert not phone.errors, phone.errors

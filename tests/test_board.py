@@ -1,0 +1,134 @@
+"""The tournament board's model and web side, and ``mtrain-hub board`` on a real broker."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from hub.broker.board import Board, standings, summary
+from web.board import create_board_app
+
+
+def game(players, rounds, winner=None):
+    return {"id": 1, "players": players, "round": len(rounds) + 1, "round_count": 13,
+            "engine": 12 - len(rounds), "finished": False,
+            "rounds": [{"round": i + 1, "points": pts, "went_out": out}
+                       for i, (pts, out) in enumerate(rounds)],
+            "totals": {p: sum(r[0].get(p, 0) for r in rounds) for p in players},
+            "standings": sorted(players, key=lambda p: sum(r[0].get(p, 0) for r in rounds)),
+            "winner": winner}
+
+
+def state(turn, players):
+    return {"game": {"id": 1, "round": 2, "rounds": 13, "engine": 11, "phase": "play",
+                     "players": players},
+            "turn": turn, "slots": [{"slot": i + 1, "owner": p} for i, p in enumerate(players)]}
+
+
+def feed(board, hub_id, leaf, payload):
+    raw = payload if isinstance(payload, bytes) else (
+        payload.encode() if isinstance(payload, str) else json.dumps(payload).encode())
+    board.message(f"mtrain/{hub_id}/{leaf}", raw)
+
+
+def test_tables_and_their_turns():
+    board = Board()
+    feed(board, "t1", "status", "online")
+    feed(board, "t1", "state", state(2, ["Ann", "Bob"]))
+    feed(board, "t1", "game", game(["Ann", "Bob"], [({"Ann": 0, "Bob": 12}, "Ann")]))
+    view = board.view()
+    (table,) = view["tables"]
+    assert table["hub_id"] == "t1" and table["online"] is True
+    assert table["turn"] == "Bob" and table["round"] == 2 and table["engine"] == 11
+    assert [p["name"] for p in table["players"]] == ["Ann", "Bob"]
+    assert table["players"][1]["total"] == 12
+
+
+def test_offline_tables_stay_on_the_board():
+    board = Board()
+    feed(board, "t1", "status", "online")
+    feed(board, "t1", "game", game(["Ann"], [({"Ann": 5}, None)]))
+    feed(board, "t1", "status", "offline")
+    (table,) = board.view()["tables"]
+    assert table["online"] is False
+    assert board.view()["standings"][0]["online"] is False
+
+
+def test_standings_across_tables_lowest_first_ties_to_more_rounds_won():
+    t1 = game(["Ann", "Bob"], [({"Ann": 0, "Bob": 20}, "Ann"), ({"Ann": 10, "Bob": 0}, "Bob")])
+    t2 = game(["Cy", "Di"], [({"Cy": 10, "Di": 0}, "Di"), ({"Cy": 0, "Di": 40}, "Cy")])
+    from hub.broker.board import Table
+
+    rows = standings([Table("t1", True, game=t1), Table("t2", True, game=t2)])
+    assert [(r["name"], r["points"], r["won"], r["place"]) for r in rows] == [
+        ("Ann", 10, 1, 1), ("Cy", 10, 1, 1), ("Bob", 20, 1, 3), ("Di", 40, 1, 4)]
+    t3 = game(["Ed"], [({"Ed": 10}, "Ed"), ({"Ed": 0}, "Ed")])
+    rows = standings([Table("t1", True, game=t1), Table("t3", True, game=t3)])
+    assert rows[0]["name"] == "Ed" and rows[0]["place"] == 1 and rows[1]["place"] == 2
+
+
+@pytest.mark.parametrize(("leaf", "payload"), [
+    ("state", b"{nope"), ("state", b"[1, 2]"), ("status", b"maybe"), ("game", b"\xff"),
+])
+def test_bad_payloads_are_logged_and_ignored(leaf, payload, caplog):
+    board = Board()
+    feed(board, "t1", leaf, payload)
+    assert board.view()["tables"] == [] and "ignored" in caplog.text
+
+
+def test_other_topics_are_ignored():
+    board = Board()
+    board.message("mtrain/t1/event", b"{}")
+    board.message("mtrain/t1/slot/1/public", b"ON")
+    board.message("other/t1/state", b"{}")
+    assert board.view()["tables"] == []
+
+
+def test_changes_since_coalesces():
+    board = Board()
+    version = board.view()["version"]
+    assert board.changes_since(version, 0.01) is None
+    for turn in (1, 2, 1):
+        feed(board, "t1", "state", state(turn, ["Ann", "Bob"]))
+    feed(board, "t2", "status", "online")
+    changes = board.changes_since(version, 0.01)
+    assert [t["hub_id"] for t in changes.tables] == ["t1", "t2"]
+    assert changes.tables[0]["turn"] == "Ann" and changes.standings is None
+
+
+def test_the_page_and_its_stream():
+    board = Board()
+    feed(board, "t1", "game", game(["Ann"], []))
+    stopping = threading.Event()
+    client = create_board_app(board, stopping).test_client()
+    with client.get("/") as page:
+        assert page.status_code == 200 and b"Tournament board" in page.data
+        assert "default-src 'self'" in page.headers["Content-Security-Policy"]
+    with client.get("/static/board.js") as script:
+        assert script.status_code == 200
+    assert client.get("/api/board").get_json()["tables"][0]["hub_id"] == "t1"
+    response = client.get("/api/board/events", buffered=False)
+    chunks = response.response
+    first = next(chunks).decode()
+    assert "event: board" in first
+    feed(board, "t2", "status", "online")
+    update = next(chunks).decode()
+    assert "event: tables" in update and '"hub_id":"t2"' in update
+    stopping.set()
+    response.close()
+
+
+def test_summary_of_an_unknown_table():
+    from hub.broker.board import Table
+
+    assert summary(Table("t9"))["round"] is None
+
+
+def test_players_of_tables_with_no_round_scored_are_unplaced():
+    from hub.broker.board import Table
+
+    rows = standings([Table("t1", True, game=game(["Ann"], [({"Ann": 9}, None)])),
+                      Table("t2", True, game=game(["Bo"], []))])
+    assert [(r["name"], r["place"]) for r in rows] == [("Ann", 1), ("Bo", None)]

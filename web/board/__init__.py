@@ -1,0 +1,101 @@
+"""The tournament board's web side: one page, its JSON, and live updates over SSE.
+
+``mtrain-hub board`` hands in the board (anything with ``view`` and
+``changes_since``, see :class:`BoardSource`); nothing here imports the hub's runtime.
+The page needs no other host (no CDN), works on a phone and updates live.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from flask import Flask, Response
+
+KEEPALIVE_S = 15.0
+HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
+                               "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+class BoardChanges(Protocol):
+    """Tables changed since a version (see ``hub.broker.board.Changes``)."""
+
+    version: int
+    connected: bool
+    tables: list[dict[str, Any]]
+    standings: list[dict[str, Any]] | None
+
+
+class BoardSource(Protocol):
+    """What the board page reads."""
+
+    def view(self) -> dict[str, Any]:
+        """Every table, the standings and the version."""
+        ...
+
+    def changes_since(self, version: int, timeout: float) -> BoardChanges | None:
+        """What changed after ``version`` (waits up to ``timeout`` s), or None."""
+        ...
+
+
+def _sse(kind: str, payload: object) -> str:
+    return f"event: {kind}\ndata: {json.dumps(payload, separators=(',', ':'))}\n\n"
+
+
+def create_board_app(board: BoardSource, stopping: Any = None) -> Flask:
+    """The board's Flask app. ``stopping`` (a ``threading.Event``) ends live streams."""
+    from flask import Flask, jsonify, send_from_directory
+
+    app = Flask(__name__, static_folder="static", static_url_path="/static")
+
+    @app.after_request
+    def secure(response: Response) -> Response:
+        response.headers.update(HEADERS)
+        return response
+
+    @app.get("/")
+    def page() -> Response:
+        response = send_from_directory(app.static_folder or "static", "board.html")
+        response.headers["Cache-Control"] = "no-cache"
+        return response
+
+    @app.get("/api/board")
+    def board_json() -> Response:
+        return jsonify(board.view())
+
+    @app.get("/api/board/events")
+    def events() -> Response:
+        return app.response_class(_stream(board, stopping), mimetype="text/event-stream",
+                                  headers={"Cache-Control": "no-cache",
+                                           "X-Accel-Buffering": "no"})
+
+    return app
+
+
+def _stream(board: BoardSource, stopping: Any) -> Iterator[str]:
+    view = board.view()
+    version = int(view["version"])
+    yield "retry: 2000\n\n" + _sse("board", view)
+    quiet = 0.0
+    while stopping is None or not stopping.is_set():
+        changes = board.changes_since(version, 1.0)
+        if changes is None:
+            quiet += 1.0
+            if quiet >= KEEPALIVE_S:  # tells a proxy (and a dead phone) we are here
+                quiet = 0.0
+                yield ": keepalive\n\n"
+            continue
+        quiet = 0.0
+        version = changes.version
+        update: dict[str, Any] = {"version": version, "tables": changes.tables,
+                                  "connected": changes.connected}
+        if changes.standings is not None:
+            update["standings"] = changes.standings
+        yield _sse("tables", update)

@@ -1,0 +1,117 @@
+// The tournament board: every table on the broker and the standings across them,
+// live over Server-Sent Events (no other host is ever asked for anything).
+"use strict";
+
+const tables = new Map();
+let standings = [];
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (key === "class") node.className = value;
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) {
+    if (child !== null && child !== undefined) node.append(child);
+  }
+  return node;
+}
+
+function tableName(id) {
+  return "Table " + id;
+}
+
+function meta(t) {
+  if (t.round === null || t.round === undefined) return "No game";
+  const parts = ["Round " + t.round + (t.rounds ? " of " + t.rounds : "")];
+  if (t.engine !== null && t.engine !== undefined) parts.push("engine double-" + t.engine);
+  if (t.phase) parts.push(t.phase.replace("-", " "));
+  return parts.join(" · ");
+}
+
+function card(t) {
+  const offline = t.online === false;
+  const badge = el("span", {class: "badge " + (offline ? "off" : "on")},
+    offline ? "offline" : "online");
+  const players = el("ol", {});
+  const order = t.standings && t.standings.length ? t.standings
+    : t.players.map((p) => p.name);
+  const byName = new Map(t.players.map((p) => [p.name, p]));
+  for (const name of order) {
+    const p = byName.get(name) || {name, total: null};
+    const li = el("li", {class: name === t.turn ? "now" : ""}, el("span", {}, name),
+      el("span", {class: "num"}, p.total === null || p.total === undefined ? "" : String(p.total)));
+    players.append(li);
+  }
+  let turn = "";
+  if (t.winner) turn = "Winner: " + t.winner;
+  else if (t.turn) turn = t.turn + "’s turn";
+  return el("article", {class: "card" + (offline ? " offline" : ""), "data-hub": t.hub_id,
+                        "data-online": String(!offline)},
+    el("h3", {}, el("span", {}, tableName(t.hub_id)), badge),
+    el("p", {class: "meta"}, meta(t)),
+    el("p", {class: "turn"}, turn),
+    players);
+}
+
+function renderTables() {
+  const box = document.getElementById("tables");
+  const sorted = [...tables.values()].sort((a, b) => a.hub_id.localeCompare(b.hub_id));
+  box.replaceChildren(...sorted.map(card));
+  document.getElementById("no-tables").hidden = sorted.length > 0;
+  const offline = sorted.filter((t) => t.online === false).length;
+  document.getElementById("count").textContent = sorted.length
+    ? "(" + sorted.length + (offline ? ", " + offline + " offline" : "") + ")" : "";
+}
+
+function renderStandings() {
+  const body = document.querySelector("#standings tbody");
+  body.replaceChildren(...standings.map((r) => el("tr",
+    {class: r.online === false ? "offline" : "", "data-player": r.name, "data-hub": r.hub_id},
+    el("td", {}, r.place === null ? "–" : String(r.place)), el("td", {}, r.name),
+    el("td", {}, r.hub_id, r.online === false ? el("small", {}, " offline") : null),
+    el("td", {class: "num"}, String(r.points)), el("td", {class: "num"}, String(r.rounds)),
+    el("td", {class: "num"}, String(r.won)))));
+  document.getElementById("no-standings").hidden = standings.length > 0;
+  document.getElementById("standings").hidden = standings.length === 0;
+  const rounds = new Set(standings.map((r) => r.rounds));
+  rounds.delete(0);
+  if (standings.some((r) => r.rounds === 0) && rounds.size) rounds.add(0);
+  document.getElementById("provisional").hidden = rounds.size < 2;
+}
+
+function setLink(connected) {
+  const badge = document.getElementById("link");
+  badge.className = "badge " + (connected ? "on" : "off");
+  badge.textContent = connected ? "Live" : "Broker unreachable";
+}
+
+function connect() {
+  const source = new EventSource("/api/board/events");
+  source.addEventListener("board", (e) => {
+    const view = JSON.parse(e.data);
+    tables.clear();
+    for (const t of view.tables) tables.set(t.hub_id, t);
+    standings = view.standings;
+    setLink(view.connected);
+    renderTables();
+    renderStandings();
+  });
+  source.addEventListener("tables", (e) => {
+    const update = JSON.parse(e.data);
+    for (const t of update.tables) tables.set(t.hub_id, t);
+    setLink(update.connected);
+    if (update.tables.length) renderTables();
+    if (update.standings) {
+      standings = update.standings;
+      renderStandings();
+    }
+  });
+  source.onerror = () => {
+    const badge = document.getElementById("link");
+    badge.className = "badge off";
+    badge.textContent = "Reconnecting…";
+  };
+}
+
+connect();
