@@ -59,7 +59,8 @@ def _owner(state: dict[str, Any], slot: object) -> str | None:
 def summary(table: Table) -> dict[str, Any]:
     """One table as the board page shows it."""
     state, game = table.state or {}, table.game or {}
-    on_table = state.get("game") if isinstance(state.get("game"), dict) else {}
+    raw = state.get("game")
+    on_table: dict[str, Any] = raw if isinstance(raw, dict) else {}
     totals = game.get("totals") or {}
     standings = game.get("standings") or []
     players = [{"name": name, "total": totals.get(name),

@@ -61,7 +61,7 @@ def connect(board: Board, broker: Broker, client_id: str = "") -> PahoLink:
 
 def command(args: argparse.Namespace) -> int:
     """Serve the board until SIGINT/SIGTERM."""
-    from waitress import create_server
+    from waitress import create_server  # type: ignore[import-untyped]
 
     from web.board import create_board_app
 
