@@ -37,8 +37,8 @@ from gpiozero.pins.mock import MockFactory  # noqa: E402
 from bench.benchstats import percentile  # noqa: E402
 from hub.app import Hub  # noqa: E402
 from hub.config import load  # noqa: E402
-from hub.core.setup import parse_setup  # noqa: E402
 from hub.io.sound import RecordingPlayer  # noqa: E402
+from scorer.setup import check_setup  # noqa: E402
 
 
 def hub_latencies(presses: int, state_dir: str) -> list[float]:
@@ -56,7 +56,7 @@ def hub_latencies(presses: int, state_dir: str) -> list[float]:
                          "gestures": {"bounce_ms": 1}})
     hub = Hub(config, pin_factory=MockFactory(), sound=sound)
     hub.start()
-    hub.new_game(parse_setup({"players": ["Ann", "Bob"], "first": 1}))
+    hub.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
     latencies = []
     try:
         for i in range(presses):

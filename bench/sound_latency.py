@@ -95,7 +95,7 @@ def measure_hub(device: str, presses: int) -> list[float]:
 
     from hub.app import Hub
     from hub.config import load
-    from hub.core.setup import parse_setup
+    from scorer.setup import check_setup
 
     first_frame = threading.Event()
     stamps: dict[str, float] = {}
@@ -111,7 +111,7 @@ def measure_hub(device: str, presses: int) -> list[float]:
         hub = Hub(config, pin_factory=MockFactory(),
                   sound_options={"on_sound_start": sound_started})
         hub.start()
-        hub.new_game(parse_setup({"players": ["Ann", "Bob"], "first": 1}))
+        hub.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
         hub.sound.wait_idle()
         latencies = []
         try:

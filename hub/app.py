@@ -25,7 +25,6 @@ from hub.core.events import (
     RoundBlocked,
     RoundScored,
 )
-from hub.core.setup import GameSetup
 from hub.core.turns import PLAYING
 from hub.dispatch import EffectDispatcher
 from hub.eventlog import EventLog
@@ -36,6 +35,7 @@ from hub.loop import HubLoop
 from hub.settings import Settings
 from hub.store_writer import StoreWriter
 from scorer.games import KEEP
+from scorer.setup import GameSetup
 from scorer.store import GameStore, new_token
 
 if TYPE_CHECKING:
@@ -241,11 +241,7 @@ class Hub:
     def new_game(self, setup: GameSetup) -> tuple[int, str]:
         """Store a new game and start its round 1 on the table; returns (id, token)."""
         token = new_token()
-        options = dict(setup.options)
-        game_id = self.store.create_game(
-            setup.players, setup.rules, token=token, seats=setup.seats,
-            mexican_slot=setup.mexican_slot, first=setup.first, set_max=setup.set_max,
-            rounds=setup.rounds, options=options)
+        game_id = self.store.create_game(setup, token=token)
         self.loop.submit(GameStarted(
             game_id=game_id, rules=setup.rules, players=setup.players, seats=setup.seats,
             mexican_slot=setup.mexican_slot, set_max=setup.set_max, rounds=setup.rounds,

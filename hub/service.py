@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from hub.broadcast import Subscription
-from hub.core.setup import SetupError, parse_setup
 from hub.settings import SettingsError, check
+from scorer.setup import SetupError, check_setup
 from scorer.store import GameNotFound, StoreError
 from web.service import Refused
 
@@ -95,7 +95,7 @@ class HubWebService:
     def new_game(self, body: object) -> tuple[int, str]:
         """Check the body, store the game, and start it on the table."""
         with _refusals():
-            setup = parse_setup(body, self._hub.config["hub"]["default_rules"])
+            setup = check_setup(body, self._hub.config["hub"]["default_rules"])
             return self._hub.new_game(setup)
 
     def running_game(self) -> int | None:

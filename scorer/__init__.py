@@ -19,11 +19,9 @@ from scorer.games import (
     KEEP,
     GameError,
     GameRecord,
-    GameSetup,
     Keep,
     RoundChange,
     RoundRecord,
-    check_setup,
     check_went_out,
     game_view,
     plan_finish,
@@ -56,6 +54,7 @@ from scorer.rounds import (
     round_schedule,
     totals,
 )
+from scorer.setup import GameSetup, SetupError, check_setup
 from scorer.standings import Ranking, Standing, ranking, standings
 from scorer.tiles import (
     MAX_SET,
@@ -80,6 +79,7 @@ __all__ = [
     "GameError",
     "GameRecord",
     "GameSetup",
+    "SetupError",
     "Keep",
     "RoundChange",
     "RoundRecord",

@@ -1,27 +1,23 @@
 """A game's record and the decisions on it, kept apart from SQLite (pure).
 
 :mod:`scorer.store` loads a :class:`GameRecord` from the database, asks this module
-what a change means (:func:`check_setup`, :func:`plan_round`, :func:`check_went_out`,
-:func:`plan_finish`), writes the answer, and shows the game with :func:`game_view`.
-Every refusal is a :class:`GameError` (a ``ValueError``) raised before anything is
-written.
+what a change means (:func:`plan_round`, :func:`check_went_out`, :func:`plan_finish`),
+writes the answer, and shows the game with :func:`game_view`. Every refusal is a
+:class:`GameError` (a ``ValueError``) raised before anything is written. A new game is
+checked by :func:`scorer.setup.check_setup`.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Any
 
-from scorer.deal import check_players, check_profile, default_set
 from scorer.partnerships import partnership_points, team_ranking, team_totals, teams
 from scorer.rounds import check_round_points, round_schedule, totals
 from scorer.standings import ranking, standings
-from scorer.tiles import check_double_blank, check_set_max, hands_points, max_hand_points
-
-SLOTS = range(1, 9)
+from scorer.tiles import hands_points, max_hand_points
 
 
 class GameError(ValueError):
@@ -101,95 +97,6 @@ class GameRecord:
         raise GameError(
             f"round {number} has not been played yet in game {self.id} (the last round is {last})"
         )
-
-
-@dataclass(frozen=True)
-class GameSetup:
-    """A checked new game: names and slots in seat order, the set, the engines."""
-
-    players: list[str]
-    seats: list[int | None]
-    set_max: int
-    engines: tuple[int, ...]
-    options: dict[str, Any]
-
-
-def _check_names(players: object) -> list[str]:
-    if isinstance(players, str) or not isinstance(players, Sequence):
-        raise GameError("players: must be a list of names")
-    for name in players:
-        if not isinstance(name, str) or not name.strip():
-            raise GameError(f"player {name!r}: a name must be non-empty text")
-    if len(set(players)) != len(players):
-        raise GameError("players: each name must appear once")
-    return list(players)
-
-
-def _check_slot(slot: object) -> None:
-    if slot is not None and (isinstance(slot, bool) or slot not in SLOTS):
-        raise GameError(f"slot {slot!r}: slots are 1 to 8")
-
-
-def _check_slots(count: int, seats: object, mexican: object, first: object) -> list[int | None]:
-    if seats is None:
-        if first is not None:
-            raise GameError("first: naming a first slot needs seats")
-        return [None] * count
-    if isinstance(seats, str) or not isinstance(seats, Sequence) or len(seats) != count:
-        raise GameError(f"seats: must list one slot for each of the {count} players")
-    for slot in [*seats, mexican, first]:
-        _check_slot(slot)
-    taken = [s for s in seats if s is not None]
-    if len(set(taken)) != len(taken) or (mexican is not None and mexican in taken):
-        raise GameError("seats: each slot can hold one player or the Mexican Train")
-    if first is not None and first not in taken:
-        raise GameError(f"first: slot {first} has no player")
-    return list(seats)
-
-
-def _check_options(rules: str, count: int, options: object) -> dict[str, Any]:
-    options = {} if options is None else options
-    if not isinstance(options, Mapping):
-        raise GameError("options: must be an object")
-    check_double_blank(options.get("double_blank", 0))
-    if options.get("partnerships"):
-        if rules != "consensus":
-            raise GameError(f"partnerships: an option of the consensus rules, not {rules}")
-        teams([str(n) for n in range(count)])
-    try:  # stored as JSON text
-        json.dumps(options)
-    except (TypeError, ValueError) as error:
-        raise GameError(f"options: not JSON ({error})") from None
-    return dict(options)
-
-
-def check_setup(
-    players: object,
-    rules: str,
-    seats: object = None,
-    mexican_slot: object = None,
-    first: object = None,
-    set_max: int | None = None,
-    rounds: int | None = None,
-    options: object = None,
-) -> GameSetup:
-    """Check a new game's set-up and fill in the defaults.
-
-    ``players``: names in seat order (clockwise), unique, 2 or more as the profile
-    allows; ``rules``: a profile id (``aces``, ``mexicantrainfun``, ``consensus``,
-    ``triples``); ``seats``: each player's hub slot (1-8), or ``None``; ``mexican_slot``:
-    the Mexican Train's slot; ``first``: round 1's starting slot (needs seats);
-    ``set_max``: default the profile's set for this many players; ``rounds``: a
-    shorter series, default ``set_max + 1``; ``options``: ``double_blank`` (0, 25,
-    50), ``partnerships`` (consensus, 4/6/8 players), others kept as given.
-    """
-    names = _check_names(players)
-    check_players(check_profile(rules), len(names))
-    slots = _check_slots(len(names), seats, mexican_slot, first)
-    _check_slot(mexican_slot)
-    set_max = default_set(rules, len(names)) if set_max is None else check_set_max(set_max)
-    engines = round_schedule(set_max, rounds)
-    return GameSetup(names, slots, set_max, engines, _check_options(rules, len(names), options))
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from typing import Any
 from scorer import games
 from scorer.games import KEEP, GameRecord, RoundChange, RoundRecord, WentOut
 from scorer.schema import MIGRATIONS
+from scorer.setup import GameSetup
 
 
 class StoreError(ValueError):
@@ -208,37 +209,21 @@ class GameStore:
             broken = conn.execute("PRAGMA foreign_key_check").fetchall()
         return [tuple(r) for r in check] == [("ok",)] and not broken
 
-    def create_game(
-        self,
-        players: Sequence[str],
-        rules: str,
-        *,
-        token: str,
-        seats: Sequence[int | None] | None = None,
-        mexican_slot: int | None = None,
-        first: int | None = None,
-        set_max: int | None = None,
-        rounds: int | None = None,
-        options: Mapping[str, Any] | None = None,
-        at: str | None = None,
-    ) -> int:
-        """Create a game, start its round 1, and return its id.
-
-        The set-up is checked as :func:`scorer.games.check_setup` describes; ``token``
-        (see :func:`new_token`) authorises score edits (:meth:`check_token`).
+    def create_game(self, setup: GameSetup, *, token: str, at: str | None = None) -> int:
+        """Store a checked new game (:func:`scorer.setup.check_setup`), start its round 1,
+        and return its id. ``token`` (see :func:`new_token`) authorises score edits
+        (:meth:`check_token`).
         """
         stamp = self._stamp(at)
         if not isinstance(token, str) or not token:
             raise StoreError("token: must be non-empty text")
+        options = json.dumps(dict(setup.options))
         with self._write() as conn:
-            setup = games.check_setup(
-                players, rules, seats, mexican_slot, first, set_max, rounds, options
-            )
-            row = (stamp, rules, setup.set_max, len(setup.engines), json.dumps(setup.options))
             game_id = conn.execute(
                 "INSERT INTO games (created_at, rules, set_max, rounds, options, token,"
                 " mexican_slot, first_slot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (*row, token, mexican_slot, first),
+                (stamp, setup.rules, setup.set_max, setup.rounds, options, token,
+                 setup.mexican_slot, setup.first),
             ).lastrowid
             seated = enumerate(zip(setup.players, setup.seats, strict=True))
             conn.executemany(

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from hub.core.setup import parse_setup
+from scorer.setup import check_setup
 from tablesim import (
     Action,
     Blocked,
@@ -82,7 +82,7 @@ class BotTable:
         if isinstance(action, NewGame):
             self.names = {s: NAMES[i] for i, s in enumerate(action.config.seats)}
             body = setup_body(action.config, self.names)
-            self.game_id, _ = self.hub.new_game(parse_setup(body))
+            self.game_id, _ = self.hub.new_game(check_setup(body))
             self.hand.markers.clear()
             return None
         assert self.game_id is not None, "a game starts with NewGame"

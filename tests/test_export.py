@@ -12,6 +12,7 @@ import pytest
 
 from hub import export
 from hub.cli import main
+from scorer.setup import check_setup
 from scorer.store import GameStore
 
 PLAYERS = ["Ann", "Bob", "=Cid"]  # a name a spreadsheet would take for a formula
@@ -24,10 +25,11 @@ def state_dir(tmp_path):
     folder = tmp_path / "state"
     folder.mkdir()
     store = GameStore(folder / "games.db")
-    first = store.create_game(PLAYERS, "consensus", token="t1", set_max=6, rounds=3)
+    first = store.create_game(check_setup({"players": PLAYERS, "set": 6, "rounds": 3}),
+                              token="t1")
     store.record_round(first, 1, {"Ann": 0, "Bob": 12, "=Cid": 30}, went_out="Ann")
     store.record_round(first, 2, {"Ann": 7, "Bob": 3, "=Cid": 0}, went_out=None)
-    store.create_game(["Dee", "Eve"], "consensus", token="t2")
+    store.create_game(check_setup({"players": ["Dee", "Eve"]}), token="t2")
     store.close()
     return folder
 

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from hub.clock import SystemClock
-from hub.core.setup import parse_setup
+from scorer.setup import check_setup
 from tests.mqtt_helpers import Listener
 
 ROOT = "mtrain/t1"
@@ -39,7 +39,7 @@ def mqtt_hub(make_hub, mosquitto):
 
 
 def start_game(hub, players=("Ann", "Bob", "Cy")):
-    return hub.new_game(parse_setup({"players": list(players)}, "consensus"))
+    return hub.new_game(check_setup({"players": list(players)}, "consensus"))
 
 
 def press(hub, slot, hold_s=0.0):

@@ -1,4 +1,4 @@
-"""Tests for scorer.games: set-up checks, round plans and the game view (no SQLite)."""
+"""Tests for scorer.games: round plans and the game view (no SQLite)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from scorer.games import (
     GameError,
     GameRecord,
     RoundRecord,
-    check_setup,
     check_went_out,
     game_view,
     plan_finish,
@@ -40,18 +39,6 @@ def record(rounds: list[RoundRecord], **kwargs: object) -> GameRecord:
 
 def scored(number: int, points: dict[str, int], went_out: str | None = None) -> RoundRecord:
     return RoundRecord(number, 13 - number, went_out, went_out is None, True, points)
-
-
-def test_setup_fills_in_the_profile_defaults() -> None:
-    setup = check_setup(["Ann", "Bo"], "mexicantrainfun")
-    assert (setup.set_max, len(setup.engines), setup.seats) == (9, 10, [None, None])
-    setup = check_setup(PLAYERS, "consensus", seats=[1, 2, 3], first=2, rounds=3)
-    assert setup.engines == (12, 11, 10)
-
-
-def test_setup_refuses_unknown_rules() -> None:
-    with pytest.raises(ValueError, match="unknown profile"):
-        check_setup(PLAYERS, "dominoes")
 
 
 def test_planning_the_current_round_starts_the_next() -> None:

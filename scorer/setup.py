@@ -1,0 +1,208 @@
+"""The one check of a new game's set-up: players, rules, seats, Mexican slot, set, rounds, options.
+
+:func:`check_setup` takes the JSON body of ``POST /api/games`` and returns a
+:class:`GameSetup`, or raises :class:`SetupError` whose ``field`` names the part of the
+body at fault (``players``, ``options.chickenfoot``, …). Every value it accepts comes
+from :mod:`scorer.profiles`; ``docs/rules.md`` ("A new game") says why each limit is
+what it is. The hub, the store and the bot table all start games through it: a game is
+checked once, here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from scorer.deal import default_set
+from scorer.profiles import DEFAULT_RULES, HUB_PLAYERS, OPTIONS, PROFILES, SETS
+from scorer.rounds import round_schedule
+
+SLOTS = range(1, 9)
+MAX_NAME = 24
+FIELDS = ("players", "rules", "seats", "mexican_slot", "first", "set", "rounds", "options")
+
+
+class SetupError(ValueError):
+    """A set-up that cannot start a game; ``field`` names the body's field at fault.
+
+    The message starts with that field (``"players: two players have the same name"``).
+    """
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def _refuse(field: str, why: str) -> SetupError:
+    return SetupError(f"{field}: {why}", field)
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """A checked new game: names and slots in seat order, every default filled in.
+
+    ``options`` holds the options as given (sorted pairs, so the set-up is hashable);
+    an option left out has its default (:data:`scorer.profiles.OPTIONS`).
+    """
+
+    players: tuple[str, ...]
+    rules: str
+    seats: tuple[int, ...]
+    mexican_slot: int | None
+    first: int | None
+    set_max: int
+    rounds: int
+    options: tuple[tuple[str, bool | int], ...] = ()
+
+    @property
+    def engines(self) -> tuple[int, ...]:
+        """Each round's engine, first round first (``set_max`` down, ``rounds`` of them)."""
+        return round_schedule(self.set_max, self.rounds)
+
+
+def _whole(body: Mapping[str, object], key: str) -> int | None:
+    value = body.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _refuse(key, f"expected a whole number, got {value!r}")
+    return value
+
+
+def _name(name: object) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise _refuse("players", f"{name!r} is not a name")
+    name = name.strip()
+    if len(name) > MAX_NAME:
+        raise _refuse("players", f"{name!r} is longer than {MAX_NAME} characters")
+    if name.casefold() == "mexican":
+        raise _refuse("players", f"{name!r} names the Mexican Train, not a player")
+    return name
+
+
+def _players(body: Mapping[str, object]) -> tuple[str, ...]:
+    players = body.get("players")
+    if not isinstance(players, list) or not players:
+        raise _refuse("players", "expected a list of names")
+    names = tuple(_name(name) for name in players)
+    folded = [name.casefold() for name in names]
+    for i, name in enumerate(folded):
+        if name in folded[:i]:
+            twin = names[folded.index(name)]
+            raise _refuse("players", f"{twin!r} and {names[i]!r} are the same name")
+    fewest, most = HUB_PLAYERS
+    if not fewest <= len(names) <= most:
+        raise _refuse("players", f"the hub seats {fewest} to {most} players, got {len(names)}")
+    return names
+
+
+def _rules(body: Mapping[str, object], default_rules: str) -> str:
+    rules = body.get("rules", default_rules)
+    if not isinstance(rules, str) or rules not in PROFILES:
+        raise _refuse("rules", f"{rules!r} is not one of {', '.join(PROFILES)}")
+    return rules
+
+
+def _seats(body: Mapping[str, object], count: int) -> tuple[int, ...]:
+    seats = body.get("seats")
+    if seats is None:
+        return tuple(range(1, count + 1))
+    if not isinstance(seats, list) or len(seats) != count:
+        raise _refuse("seats", f"expected {count} slot numbers, one per player")
+    for slot in seats:
+        if not isinstance(slot, int) or isinstance(slot, bool) or slot not in SLOTS:
+            raise _refuse("seats", f"{slot!r} is not a slot (1 to 8)")
+    if len(set(seats)) != count:
+        raise _refuse("seats", "two players on the same slot")
+    return tuple(seats)
+
+
+def _mexican(body: Mapping[str, object], seats: tuple[int, ...]) -> int | None:
+    if "mexican_slot" in body and body["mexican_slot"] is None:
+        return None  # asked for: no slot (the centre button stands for the train)
+    slot = _whole(body, "mexican_slot")
+    if slot is None:
+        free = [s for s in SLOTS if s not in seats]
+        return free[0] if free else None
+    if slot not in SLOTS:
+        raise _refuse("mexican_slot", f"{slot} is not a slot (1 to 8)")
+    if slot in seats:
+        raise _refuse("mexican_slot", f"slot {slot} is a player's seat")
+    return slot
+
+
+def _set(body: Mapping[str, object], rules: str, count: int) -> int:
+    set_max = _whole(body, "set")
+    if set_max is None:
+        return default_set(rules, count)
+    if set_max not in SETS:
+        raise _refuse("set", f"{set_max} is not a domino set ({', '.join(map(str, SETS))})")
+    return set_max
+
+
+def _rounds(body: Mapping[str, object], set_max: int) -> int:
+    rounds = _whole(body, "rounds")
+    if rounds is None:
+        return set_max + 1
+    if not 1 <= rounds <= set_max + 1:
+        raise _refuse("rounds", f"{rounds} is not between 1 and {set_max + 1}")
+    return rounds
+
+
+def _option(key: str, value: object, rules: str, count: int) -> bool | int:
+    field = f"options.{key}"
+    option = OPTIONS.get(key)
+    if option is None:
+        raise _refuse(field, f"unknown option (allowed: {', '.join(OPTIONS)})")
+    if type(value) is not type(option.default) or value not in option.values:
+        allowed = ", ".join(str(v).lower() for v in option.values)
+        raise _refuse(field, f"{value!r} is not one of {allowed}")
+    assert isinstance(value, bool | int)
+    offered = PROFILES[rules].options
+    if key not in offered and value != option.default:
+        raise _refuse(field, f"not part of the {rules} rules (they offer: {', '.join(offered)})")
+    if option.players is not None and value != option.default and count not in option.players:
+        *most, last = map(str, option.players)
+        raise _refuse(field, f"needs {', '.join(most)} or {last} players, not {count}")
+    return value
+
+
+Options = tuple[tuple[str, bool | int], ...]
+
+
+def _options(body: Mapping[str, object], rules: str, count: int) -> Options:
+    options = body.get("options")
+    if options is None:
+        return ()
+    if not isinstance(options, dict):
+        raise _refuse("options", "expected an object")
+    return tuple(sorted((key, _option(key, value, rules, count)) for key, value in options.items()))
+
+
+def check_setup(body: object, default_rules: str = DEFAULT_RULES) -> GameSetup:
+    """Check a ``POST /api/games`` body; raise :class:`SetupError` naming the field at fault.
+
+    Keys: ``players`` (2 to 8 names in seat order, clockwise; trimmed, at most 24
+    characters, unique ignoring case, not "Mexican"), ``rules`` (a profile id, default
+    ``default_rules``), ``seats`` (each player's slot 1-8, default 1, 2, …),
+    ``mexican_slot`` (a free slot, default the lowest free one; ``null``: none),
+    ``first`` (round 1's starting slot), ``set`` (one of :data:`SETS`, default the
+    profile's set for that many players), ``rounds`` (1 to set + 1, default set + 1)
+    and ``options`` (the profile's options with their allowed values).
+    """
+    if not isinstance(body, dict):
+        raise SetupError("body: expected a JSON object")
+    unknown = sorted(set(body) - set(FIELDS))
+    if unknown:
+        raise _refuse(unknown[0], f"unknown field (allowed: {', '.join(sorted(FIELDS))})")
+    players = _players(body)
+    rules = _rules(body, default_rules)
+    seats = _seats(body, len(players))
+    mexican = _mexican(body, seats)
+    first = _whole(body, "first")
+    if first is not None and first not in seats:
+        raise _refuse("first", f"slot {first} has no player")
+    set_max = _set(body, rules, len(players))
+    rounds = _rounds(body, set_max)
+    options = _options(body, rules, len(players))
+    return GameSetup(players, rules, seats, mexican, first, set_max, rounds, options)
