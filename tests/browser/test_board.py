@@ -55,7 +55,7 @@ def tournament(tmp_path, mosquitto):
         hub.stop(signal.SIGKILL)
 
 
-def test_the_board_follows_every_table(chromium, tournament):
+def test_the_board_follows_every_table(chromium, tournament, mosquitto):
     hubs, board = tournament
     tokens = {}
     seats = {"t1": ["Ann", "Bob"], "t2": ["Cy", "Di", "Ed"], "t3": ["Flo", "Gus"]}
@@ -100,6 +100,19 @@ def test_the_board_follows_every_table(chromium, tournament):
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= PHONE["width"]  # no sideways scrolling on a phone
         phone.shot("board")
+        # Each hub's own scorepad says it reaches the broker.
+        scorepad = Phone(chromium.new_context(viewport=PHONE), hubs["t1"].base)
+        scorepad.open()
+        scorepad.page.wait_for_selector("#mqtt[data-connected='true']")
+        assert "connected" in scorepad.page.locator("#mqtt").inner_text()
+        # The broker dies: the board and the scorepad both say so.
+        mosquitto.kill()
+        scorepad.page.wait_for_selector("#mqtt[data-connected='false']")
+        page.wait_for_function("document.getElementById('link').textContent"
+                               " === 'Broker unreachable'")
+        assert page.locator("article.card").count() == 3
+        scorepad.context.close()
+        assert not scorepad.errors and not scorepad.foreign
     finally:
         context.close()
     assert not phone.foreign, phone.foreign
