@@ -27,6 +27,8 @@ EXIT_STORAGE = 3  # the game store is damaged or unusable; its files are kept
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "export": ("hub.export", "write a game's scores as CSV or JSON"),
     "sounds": ("hub.sound_cli", "list the sounds or play one"),
+    "migrate": ("hub.migrate",
+                "bring the game store's schema up to date (the installer runs it)"),
     "soak": ("tablesim.soak",
              "play simulated games through the hub on virtual time and check it"),
     "demo": ("tablesim.demo",
