@@ -10,10 +10,11 @@ TEST_STAMP := $(VENV)/.installed-test
 LINTED := hub scorer web firmware_bridge tablesim tests bench tools
 # What the hub itself uses (ALSA headers to build pyalsaaudio, aplay for `null`) ...
 RUNTIME_PACKAGES := alsa-utils libasound2-dev
-# ... and what the tests talk to: Chromium (scorepad), mosquitto (MQTT), OpenSCAD (enclosure).
-TEST_PACKAGES := $(RUNTIME_PACKAGES) chromium mosquitto openscad
+# ... and what the tests talk to: Chromium (scorepad), mosquitto (MQTT), OpenSCAD (enclosure),
+# shellcheck and systemd-analyze (the installer and the unit).
+TEST_PACKAGES := $(RUNTIME_PACKAGES) chromium mosquitto openscad shellcheck systemd
 
-.PHONY: run test check lint typecheck bench soak clean runtime-packages test-packages \
+.PHONY: run test check lint typecheck bench soak clean runtime-packages test-packages install \
 	hardware stl
 
 $(BIN)/python:
@@ -48,6 +49,11 @@ runtime-packages:
 
 test-packages:
 	$(call apt_install,$(TEST_PACKAGES))
+
+# The hub as a service on a Raspberry Pi (as root): docs/deploy.md. INSTALL_ARGS, e.g.
+# `sudo make install INSTALL_ARGS=--i2s-amp`, go to systemd/install.sh.
+install:
+	systemd/install.sh $(INSTALL_ARGS)
 
 run: runtime-packages
 	$(MAKE) $(RUN_STAMP)
