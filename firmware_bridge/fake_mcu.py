@@ -1,0 +1,283 @@
+"""The fake microcontroller: the real firmware (``firmware/mcu.py``) under CPython on a
+pty, its pins driven by commands. ``mtrain-hub fake-mcu`` runs it from standard input;
+tests and the bench drive :class:`FakeMcu` directly.
+
+The pty's path is reached through a symlink that stays put across ``unplug`` and
+``replug`` (as ``/dev/serial/by-id/...`` does for a real board): unplugging closes
+the pty, so the hub's reads fail as they do when a USB cable is pulled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import select
+import sys
+import tempfile
+import threading
+import time
+import tty
+from collections.abc import Callable
+
+from firmware_bridge.fakeboard import Machine, NeoPixelModule, Ticks
+from firmware_bridge.firmware import proto
+from firmware_bridge.firmware.board import BUTTON_PINS, CENTRE_PIN, MARKER_PINS, Board
+from firmware_bridge.firmware.mcu import Firmware
+
+Pixels = list[tuple[int, int, int, int]]
+
+
+class PtyPort:
+    """The microcontroller's end of the USB serial link: a pty master, non-blocking."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def read(self) -> bytes:
+        """Whatever the hub sent, or b''."""
+        try:
+            return os.read(self.fd, 4096)
+        except (BlockingIOError, OSError):
+            return b""
+
+    def write(self, data: bytes) -> None:
+        """Send to the hub; dropped when nobody reads (as a full USB buffer drops)."""
+        try:
+            os.write(self.fd, data)
+        except (BlockingIOError, OSError):
+            pass
+
+
+class _Firmware(Firmware):
+    """The firmware, telling the fake about every LED frame it takes."""
+
+    on_leds: Callable[[Pixels], None] | None = None
+
+    def take_leds(self, seq: int, payload: bytes) -> None:
+        before = self.errors
+        super().take_leds(seq, payload)
+        if self.errors == before and self.on_leds is not None:
+            self.on_leds(list(self.pixels))
+
+
+class FakeMcu:
+    """A hub box on a pty at :attr:`path`; ``on_leds(pixels)`` hears each LED frame."""
+
+    def __init__(self, link: str | None = None, on_leds: Callable[[Pixels], None] | None = None,
+                 pixels: int = 24) -> None:
+        self.path = link or os.path.join(tempfile.mkdtemp(prefix="mtrain-"), "fake-mcu")
+        self.on_leds = on_leds
+        self.pixel_count = pixels
+        self.frames: list[Pixels] = []
+        self.machine = Machine()
+        self._lock = threading.RLock()
+        self._wake_r, self._wake_w = os.pipe()
+        self._stall_until = 0.0
+        self._running = True
+        self._master = -1
+        self._slave = -1
+        self.plugged = False
+        self.replug()
+        self.firmware = self._boot()
+        self._thread = threading.Thread(target=self._run, name="fake-mcu", daemon=True)
+        self._thread.start()
+
+    # --- the board's life -------------------------------------------------------------
+
+    def _boot(self) -> _Firmware:
+        # A fresh clock 5 s before its wrap, so every run crosses it.
+        board = Board(self.machine, NeoPixelModule, Ticks(start_us=(1 << 30) - 5_000_000),
+                      self.pixel_count)
+        firmware = _Firmware(board, PtyPort(self._master), random.getrandbits(16))
+        firmware.on_leds = self._leds
+        return firmware
+
+    def _leds(self, pixels: Pixels) -> None:
+        self.frames.append(pixels)
+        del self.frames[:-100]
+        if self.on_leds is not None:
+            self.on_leds(pixels)
+
+    def _run(self) -> None:
+        while self._running:
+            if time.monotonic() < self._stall_until:
+                select.select([self._wake_r], [], [], self._stall_until - time.monotonic())
+                continue
+            with self._lock:
+                if self.plugged:
+                    self.firmware.poll()
+                master = self._master
+            fds = [self._wake_r] + ([master] if master >= 0 else [])
+            ready, _, _ = select.select(fds, [], [], 0.005)
+            if self._wake_r in ready:
+                os.read(self._wake_r, 512)
+
+    def _wake(self) -> None:
+        os.write(self._wake_w, b".")
+
+    # --- commands ---------------------------------------------------------------------
+
+    def button(self, index: int, pressed: bool) -> None:
+        """Press or release the centre button (0) or slot ``index``'s button."""
+        number = CENTRE_PIN if index == 0 else BUTTON_PINS[index - 1]
+        self.machine.pins[number].level = 0 if pressed else 1
+        self._wake()
+
+    def press(self, slot: int, hold_ms: float) -> None:
+        """Hold slot ``slot``'s button (0: the centre) for ``hold_ms``, then let go."""
+        self.button(slot, True)
+        time.sleep(hold_ms / 1000)
+        self.button(slot, False)
+
+    def marker(self, slot: int, present: bool) -> None:
+        """Put a marker on slot ``slot`` or take it off."""
+        self.machine.pins[MARKER_PINS[slot - 1]].level = 0 if present else 1
+        self._wake()
+
+    def unplug(self) -> None:
+        """Pull the cable: the pty goes away and the hub's reads fail."""
+        with self._lock:
+            if not self.plugged:
+                return
+            self.plugged = False
+            for fd in (self._master, self._slave):
+                os.close(fd)
+            self._master = self._slave = -1
+            try:
+                os.unlink(self.path)
+            except FileNotFoundError:
+                pass
+
+    def replug(self) -> None:
+        """Plug the cable back in: a new pty behind the same path, and the board boots."""
+        with self._lock:
+            if self.plugged:
+                return
+            self._master, self._slave = os.openpty()
+            tty.setraw(self._slave)  # no echo of our own frames before the hub opens it
+            os.set_blocking(self._master, False)
+            tmp = self.path + ".new"
+            os.symlink(os.ttyname(self._slave), tmp)
+            os.replace(tmp, self.path)
+            self.plugged = True
+            if hasattr(self, "firmware"):  # powered by USB: plugging in boots it
+                self.firmware = self._boot()
+        self._wake()
+
+    def garbage(self, count: int) -> None:
+        """Send ``count`` random bytes between two frames."""
+        with self._lock:
+            self.firmware.port.write(os.urandom(count))
+
+    def reset(self) -> None:
+        """Reset the board in the middle of sending a frame: half a frame, then it boots."""
+        with self._lock:
+            frame = proto.encode(self.firmware.seq, proto.MCU_HEARTBEAT, bytes(6))
+            self.firmware.port.write(frame[: len(frame) // 2])
+            self.firmware = self._boot()
+        self._wake()
+
+    def stall(self, seconds: float) -> None:
+        """Hang for ``seconds``: no scans, no heartbeat, nothing read or sent."""
+        with self._lock:
+            self._stall_until = time.monotonic() + seconds
+        self._wake()
+
+    def close(self) -> None:
+        """Stop the board and remove its pty."""
+        self._running = False
+        self._wake()
+        self._thread.join(5)
+        self.unplug()
+        os.close(self._wake_r)
+        os.close(self._wake_w)
+
+
+# --- ``mtrain-hub fake-mcu`` ----------------------------------------------------------
+
+HELP = """commands (one a line): press SLOT HOLD_MS | centre HOLD_MS | marker SLOT 0|1 |
+unplug | replug | garbage N | reset | stall SECONDS   (SLOT is 1-8)"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``fake-mcu [--link PATH] [--pixels N]``."""
+    parser.description = ("Run the hub box's firmware under CPython on a pty. Prints the "
+                          "pty's path first, then 'leds' and one colour per pixel for "
+                          "every LED frame. " + HELP)
+    parser.add_argument("--link", help="the stable path to the pty (a symlink; default: "
+                                       "a new temporary directory)")
+    parser.add_argument("--pixels", type=int, default=24, help="LEDs on the ring")
+
+
+def leds_line(pixels: Pixels) -> str:
+    """``leds`` and each pixel's colour as 6 hex digits."""
+    return "leds " + " ".join("%02x%02x%02x" % p[:3] for p in pixels)
+
+
+def _number(word: str, low: float, high: float, what: str) -> float:
+    try:
+        value = float(word)
+    except ValueError:
+        raise ValueError(f"{what}: expected a number, got {word!r}") from None
+    if not low <= value <= high:
+        raise ValueError(f"{what}: {word} is out of range ({low:g} to {high:g})")
+    return value
+
+
+def execute(mcu: FakeMcu, line: str) -> None:
+    """Carry out one command line; raise ValueError naming what is wrong."""
+    words = line.split()
+    if not words:
+        return
+    name, args = words[0], words[1:]
+    arity = {"press": 2, "centre": 1, "marker": 2, "unplug": 0, "replug": 0,
+             "garbage": 1, "reset": 0, "stall": 1}
+    if name not in arity:
+        raise ValueError(f"unknown command {name!r}; {HELP}")
+    if len(args) != arity[name]:
+        raise ValueError(f"{name}: expected {arity[name]} argument(s); {HELP}")
+    if name == "press":
+        slot = int(_number(args[0], 1, 8, "SLOT"))
+        mcu.press(slot, _number(args[1], 0, 60_000, "HOLD_MS"))
+    elif name == "centre":
+        mcu.press(0, _number(args[0], 0, 60_000, "HOLD_MS"))
+    elif name == "marker":
+        slot = int(_number(args[0], 1, 8, "SLOT"))
+        if args[1] not in ("0", "1"):
+            raise ValueError(f"marker: expected 0 or 1, got {args[1]!r}")
+        mcu.marker(slot, args[1] == "1")
+    elif name == "garbage":
+        mcu.garbage(int(_number(args[0], 0, 100_000, "N")))
+    elif name == "stall":
+        mcu.stall(_number(args[0], 0, 3600, "SECONDS"))
+    else:
+        getattr(mcu, name)()
+
+
+def command(args: argparse.Namespace) -> int:
+    """Run the fake microcontroller until standard input ends."""
+    lock = threading.Lock()
+
+    def show(pixels: Pixels) -> None:
+        with lock:
+            print(leds_line(pixels), flush=True)
+
+    if not 1 <= args.pixels <= (proto.MAX_PAYLOAD - 1) // 4:
+        print(f"fake-mcu: --pixels: expected 1 to {(proto.MAX_PAYLOAD - 1) // 4}",
+              file=sys.stderr)
+        return 2
+    mcu = FakeMcu(args.link, on_leds=show, pixels=args.pixels)
+    try:
+        with lock:
+            print(mcu.path, flush=True)
+        for line in sys.stdin:
+            try:
+                execute(mcu, line)
+            except ValueError as exc:
+                print(f"fake-mcu: {exc}", file=sys.stderr, flush=True)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        mcu.close()
+    return 0
