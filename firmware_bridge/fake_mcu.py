@@ -25,7 +25,7 @@ from firmware_bridge.firmware import proto
 from firmware_bridge.firmware.board import BUTTON_PINS, CENTRE_PIN, MARKER_PINS, Board
 from firmware_bridge.firmware.mcu import Firmware
 
-Pixels = list[tuple[int, int, int, int]]
+Pixels = list[tuple[int, ...]]
 
 
 class PtyPort:
@@ -212,7 +212,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def leds_line(pixels: Pixels) -> str:
     """``leds`` and each pixel's colour as 6 hex digits."""
-    return "leds " + " ".join("%02x%02x%02x" % p[:3] for p in pixels)
+    return "leds " + " ".join(f"{p[0]:02x}{p[1]:02x}{p[2]:02x}" for p in pixels)
 
 
 def _number(word: str, low: float, high: float, what: str) -> float:

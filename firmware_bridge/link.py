@@ -56,7 +56,7 @@ class SerialLink:
 
     def __init__(self, port: str, baud: int, now: Callable[[], float],
                  post: Callable[[Event], None], *, inputs: bool = True,
-                 on_status: Callable[[dict], None] | None = None,
+                 on_status: Callable[[dict[str, object]], None] | None = None,
                  leds: Callable[[int], bytes] | None = None,
                  retry: tuple[float, float] = (0.1, 2.0)) -> None:
         self.port_setting = port
@@ -84,7 +84,7 @@ class SerialLink:
         """True while a handshaken microcontroller answers."""
         return self.session.ready
 
-    def status(self) -> dict:
+    def status(self) -> dict[str, object]:
         """For the snapshot: ``{"connected": bool, "port": path or None}``."""
         return {"connected": self.session.ready, "port": self.path or self.port_setting or None}
 

@@ -7,6 +7,11 @@ GP10-GP17, the centre button on GP18, the WS2812 ring's data in on GP22. Buttons
 hall switches are wired from the pin to ground with the internal pull-up: active low.
 """
 
+try:
+    from typing import Any
+except ImportError:  # MicroPython never evaluates annotations
+    pass
+
 BUTTON_PINS = (2, 3, 4, 5, 6, 7, 8, 9)
 MARKER_PINS = (10, 11, 12, 13, 14, 15, 16, 17)
 CENTRE_PIN = 18
@@ -17,7 +22,7 @@ PIXELS = 24
 class Board:
     """Inputs (index 0: the centre button; 1-8: slots), the ring and the µs clock."""
 
-    def __init__(self, machine, neopixel, time, pixels: int = PIXELS) -> None:
+    def __init__(self, machine: Any, neopixel: Any, time: Any, pixels: int = PIXELS) -> None:
         pin = machine.Pin
         self.buttons = [pin(n, pin.IN, pin.PULL_UP) for n in (CENTRE_PIN,) + BUTTON_PINS]
         self.markers = [pin(n, pin.IN, pin.PULL_UP) for n in MARKER_PINS]
@@ -49,7 +54,7 @@ class Board:
                 bits |= 2 << i
         return bits
 
-    def show(self, colours: list) -> None:
+    def show(self, colours: "list[tuple[int, int, int]]") -> None:
         """Write one ``(r, g, b)`` per pixel to the ring."""
         ring = self.ring
         for i in range(self.pixels):

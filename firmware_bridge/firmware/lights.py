@@ -12,7 +12,7 @@ CHASE_STEP_MS = 60
 CHASE_TAIL = 4
 
 
-def scale(rgb: tuple, level: int) -> tuple:
+def scale(rgb: "tuple[int, int, int]", level: int) -> "tuple[int, int, int]":
     """``rgb`` at ``level``/255."""
     return ((rgb[0] * level) // 255, (rgb[1] * level) // 255, (rgb[2] * level) // 255)
 
@@ -33,7 +33,7 @@ def level(effect: int, index: int, count: int, ms: int) -> int:
     return 255
 
 
-def frame(pixels: list, ms: int) -> list:
+def frame(pixels: "list[tuple[int, ...]]", ms: int) -> "list[tuple[int, int, int]]":
     """Every pixel's colour now, from ``pixels`` (each ``(r, g, b, effect)``)."""
     count = len(pixels)
     out = []
@@ -43,7 +43,7 @@ def frame(pixels: list, ms: int) -> list:
     return out
 
 
-def animated(pixels: list) -> bool:
+def animated(pixels: "list[tuple[int, ...]]") -> bool:
     """True when some pixel changes over time."""
     for p in pixels:
         if p[3] != STEADY and (p[0] or p[1] or p[2]):

@@ -3,17 +3,16 @@ board as ``main.py`` with the other files of this folder (hardware/flashing.md).
 The USB serial port is the REPL's: Ctrl-C is switched off so binary frames pass.
 """
 
-import sys
-
-import machine
-import micropython
-import neopixel
 import random
 import select
+import sys
 import time
 
 import board
+import machine
 import mcu
+import micropython
+import neopixel
 
 
 class UsbPort:

@@ -6,11 +6,16 @@ microcontroller runs the same class under CPython.
 
 import struct
 
+try:
+    from typing import Any
+except ImportError:  # MicroPython never evaluates annotations
+    pass
+
 try:  # a package under CPython (the hub, the fake microcontroller)
     from . import lights, proto
 except ImportError:  # flat files on the Pico
-    import lights  # type: ignore[no-redef]
-    import proto  # type: ignore[no-redef]
+    import lights  # type: ignore[no-redef,import-not-found]
+    import proto  # type: ignore[no-redef,import-not-found]
 
 NAME = b"mtrain-pico 1.0"
 HEARTBEAT_US = 200_000
@@ -23,7 +28,7 @@ class Firmware:
     """One microcontroller: ``board`` (see board.py) and ``port`` (``read()`` returns
     the bytes waiting, maybe none; ``write(data)``). Call :meth:`poll` in a loop."""
 
-    def __init__(self, board, port, boot_id: int = 0) -> None:
+    def __init__(self, board: Any, port: Any, boot_id: int = 0) -> None:
         self.board = board
         self.port = port
         self.boot_id = boot_id & 0xFFFF
@@ -35,11 +40,11 @@ class Firmware:
         self.now_us = 0
         self.buttons = board.button_levels()
         self.markers = board.marker_levels()
-        self.pixels = [IDLE] * board.pixels
+        self.pixels: list[tuple[int, ...]] = [IDLE] * board.pixels
         self.host_at = -HOST_LOST_US
         self.next_beat = 0
         self.next_frame = 0
-        self.shown: list = []
+        self.shown: list[tuple[int, int, int]] = []
         self.send_identify()
         self.send_snapshot()
 

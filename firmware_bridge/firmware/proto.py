@@ -13,7 +13,7 @@ import struct
 try:
     from binascii import crc32 as _crc32
 except ImportError:  # a MicroPython build without binascii.crc32
-    _crc32 = None
+    _crc32 = None  # type: ignore[assignment]
 
 VERSION = 1
 SYNC = 0x7E
@@ -53,10 +53,10 @@ BREATHE = 1
 BLINK = 2
 CHASE = 3
 
-_TABLE = []
+_TABLE: "list[int]" = []
 
 
-def _table():
+def _table() -> "list[int]":
     if not _TABLE:
         for n in range(256):
             c = n
@@ -66,23 +66,23 @@ def _table():
     return _TABLE
 
 
-def crc32_slow(data):
+def crc32_slow(data: bytes) -> int:
     """CRC-32 (the zlib one) in plain Python: for a firmware without binascii.crc32."""
     table = _table()
     c = 0xFFFFFFFF
     for b in data:
         c = table[(c ^ b) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
+    return int(c ^ 0xFFFFFFFF)
 
 
-def crc32(data):
+def crc32(data: bytes) -> int:
     """CRC-32 of ``data`` (polynomial 0x04C11DB7 reflected, as zlib)."""
     if _crc32 is not None:
-        return _crc32(data) & 0xFFFFFFFF
+        return int(_crc32(data)) & 0xFFFFFFFF
     return crc32_slow(data)
 
 
-def encode(seq, kind, payload=b""):
+def encode(seq: int, kind: int, payload: bytes = b"") -> bytes:
     """One frame: sequence number ``seq`` (mod 256), type ``kind``, ``payload`` bytes."""
     if len(payload) > MAX_PAYLOAD:
         raise ValueError("payload too long")
@@ -96,18 +96,18 @@ class Decoder:
     ``dropped`` counts bytes thrown away (garbage, broken frames).
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.buf = b""
         self.dropped = 0
 
-    def reset(self):
+    def reset(self) -> None:
         """Forget any partial frame (after a reconnect)."""
         self.buf = b""
 
-    def feed(self, data):
+    def feed(self, data: bytes) -> "list[tuple[int, int, bytes]]":
         """Take ``data``; return the list of complete, valid frames in it (in order)."""
         buf = self.buf + bytes(data)
-        frames = []
+        frames: list[tuple[int, int, bytes]] = []
         while buf:
             start = buf.find(b"\x7e")
             if start < 0:
@@ -140,7 +140,7 @@ class Decoder:
         return frames
 
 
-def _size(buf, at):
+def _size(buf: bytes, at: int) -> int:
     """The whole frame's size if ``buf[at]`` starts a plausible frame; 0 if too few
     bytes to tell, -1 if the length byte rules it out."""
     if len(buf) < at + 2:
@@ -151,7 +151,7 @@ def _size(buf, at):
     return length + OVERHEAD
 
 
-def _check(buf, at, size):
+def _check(buf: bytes, at: int, size: int) -> "tuple[int, int, bytes] | None":
     body = buf[at + 1:at + size - 4]
     (crc,) = struct.unpack("<I", buf[at + size - 4:at + size])
     if crc32(body) != crc:
@@ -159,7 +159,7 @@ def _check(buf, at, size):
     return (body[1], body[2], body[3:])
 
 
-def _later_frame(buf):
+def _later_frame(buf: bytes) -> int:
     """Where a complete, valid frame starts after position 0, or -1."""
     at = buf.find(b"\x7e", 1)
     while at > 0:
@@ -170,6 +170,6 @@ def _later_frame(buf):
     return -1
 
 
-def pack_time(us):
+def pack_time(us: int) -> bytes:
     """A microsecond timestamp as the 4 bytes frames carry (mod 2**32)."""
     return struct.pack("<I", us & 0xFFFFFFFF)
