@@ -28,9 +28,11 @@ from hub.core.events import (
 from hub.core.turns import PLAYING
 from hub.dispatch import EffectDispatcher
 from hub.eventlog import EventLog
-from hub.io.leds import RecordingLeds
+from hub.io.leds import RecordingLeds, SerialLeds
+from hub.io.leds import payload as ring_payload
+from hub.io.lights import RingLights
 from hub.io.pins import SimPins, SlotInputs, is_raspberry_pi, make_factory
-from hub.io.sound import DisabledPlayer
+from hub.io.sound import DisabledPlayer, parse_quiet_hours
 from hub.loop import HubLoop
 from hub.settings import Settings
 from hub.store_writer import StoreWriter
@@ -62,12 +64,10 @@ class Hub:
                  mqtt_link=None) -> None:
         self.config = config
         self.backend = resolve_backend(config["hub"]["backend"])
-        if self.backend == "serial":
-            raise ConfigError("hub.backend: 'serial' (the firmware bridge) is not built yet; "
-                              "use sim or gpio")
         self.clock = clock or SystemClock()
         try:
-            self.factory = pin_factory or make_factory(self.backend)
+            self.factory = pin_factory or make_factory(
+                "sim" if self.backend == "serial" else self.backend)  # serial: no pins used
         except Exception as exc:  # gpiozero's BadPinFactory and friends: not a Pi
             raise ConfigError(f"hub.backend: {self.backend}: no GPIO pins here ({exc}); "
                               "use --backend sim off a Raspberry Pi") from None
@@ -77,14 +77,22 @@ class Hub:
         self.state_dir.mkdir(parents=True, exist_ok=True)
         self.settings = Settings(self.state_dir / "settings.json", {
             "volume": config["sound"]["volume"], "quiet": config["sound"]["quiet"],
-            "turn_chime": True})
+            "turn_chime": True, "brightness": config["leds"]["brightness"]})
         self._loop_ready = False
         self._sound_options = sound_options or {}
         self.sound = sound if sound is not None else self._sound_player()
-        self.leds = leds if leds is not None else RecordingLeds()
+        self.link = self._serial_link()  # the hub box's microcontroller, if any
+        self.leds = leds if leds is not None else (
+            SerialLeds(self.link) if self.link is not None else RecordingLeds())
+        self.lights = RingLights(
+            self.leds, pixels=config["leds"]["pixels"], brightness=config["leds"]["brightness"],
+            quiet_hours=parse_quiet_hours(config["sound"]["quiet_hours"])
+            if config["sound"]["quiet_hours"] else None,
+            wall=lambda: datetime.fromtimestamp(self.clock.wall()),
+            publish=lambda ring: self._loop_ready and self.loop.set_extra("ring", ring))
         self.store = store if store is not None else self._open_store()
         self.writer = StoreWriter()  # SQLite writes the loop orders run on its thread
-        self.dispatcher = EffectDispatcher(self.sound, self.leds, self.eventlog,
+        self.dispatcher = EffectDispatcher(self.sound, self.lights, self.eventlog,
                                            self.broadcaster, self._round_ended)
         self.loop = HubLoop(core.new_table(timings(config)), self.clock, self.dispatcher,
                             self.backend, on_state=self._state_changed)
@@ -92,8 +100,10 @@ class Hub:
         self.loop.set_extra("sound", self.sound.status())
         self.apply_settings({})
         pins = config["pins"]
-        self.inputs = SlotInputs(self.factory, pins["buttons"], pins["markers"], self.clock,
-                                 self.loop.post)
+        self.inputs = self.link if self.backend == "serial" else SlotInputs(
+            self.factory, pins["buttons"], pins["markers"], self.clock, self.loop.post)
+        if self.link is not None:
+            self.loop.set_extra("serial", self.link.status())
         self.sim = (SimPins(self.factory, pins["buttons"], pins["markers"])
                     if self.backend == "sim" else None)
         self.mqtt = self._mqtt_publisher(mqtt_link)
@@ -129,6 +139,7 @@ class Hub:
         self.sound.set_volume(float(values["volume"]))
         self.sound.set_quiet(values["quiet"])
         self.dispatcher.turn_chime = values["turn_chime"]
+        self.lights.set_brightness(float(values["brightness"]))
         self.broadcaster.publish("settings", dict(values))
         return values
 
@@ -147,6 +158,24 @@ class Hub:
             raise ConfigError(str(exc)) from None
         self.broadcaster.callbacks.append(mqtt.offer)
         return mqtt
+
+    def _serial_link(self):
+        """The serial link when ``--backend serial`` or ``[serial] port`` names a hub box
+        (then its ring shows the lights, whatever the inputs are); else None."""
+        cfg = self.config["serial"]
+        if self.backend != "serial" and not cfg["port"]:
+            return None
+        from firmware_bridge.link import SerialLink
+
+        def status(value: dict) -> None:
+            if self._loop_ready:
+                self.loop.set_extra("serial", value)
+                self.lights.connection_changed()
+
+        return SerialLink(cfg["port"], cfg["baud"], self.clock.now,
+                          lambda event: self.loop.post(event),
+                          inputs=self.backend == "serial", on_status=status,
+                          leds=lambda count: ring_payload(self.lights.pixels(count)))
 
     def _open_store(self) -> GameStore:
         return GameStore(self.state_dir / "games.db")
@@ -175,6 +204,8 @@ class Hub:
         self.loop.drain()
         if self.mqtt is not None:
             self.mqtt.start()
+        if self.link is not None:
+            self.link.start()
 
     def stop(self) -> None:
         """Stop in reverse order; each step runs even if an earlier one failed."""
@@ -189,6 +220,8 @@ class Hub:
                 try:
                     self.writer.stop()  # after the loop: it may still order writes
                     self.inputs.close()
+                    if self.link is not None and self.link is not self.inputs:
+                        self.link.close()
                 finally:
                     try:
                         self.sound.close()
@@ -344,4 +377,5 @@ class Hub:
         self.broadcaster.publish("game", game)  # phones ask for the hands
 
     def _state_changed(self, snapshot: dict) -> None:
+        self.lights.table_changed(snapshot)
         self.broadcaster.publish("state", snapshot)

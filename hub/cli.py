@@ -31,6 +31,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
                 "bring the game store's schema up to date (the installer runs it)"),
     "soak": ("tablesim.soak",
              "play simulated games through the hub on virtual time and check it"),
+    "fake-mcu": ("firmware_bridge.fake_mcu",
+                 "run the hub box's firmware on a pty, as a fake microcontroller"),
     "demo": ("tablesim.demo",
              "run the hub with bots playing at a human pace (no hardware needed)"),
     "board": ("hub.broker.board_cli",
@@ -54,6 +56,8 @@ def _parser(command: str | None) -> argparse.ArgumentParser:
     run.add_argument("--mqtt", metavar="URL",
                      help="publish to this MQTT broker, e.g. mqtt://localhost:1883")
     run.add_argument("--hub-id", metavar="NAME", help="this hub's name on MQTT (mtrain/NAME/)")
+    run.add_argument("--serial-port", metavar="PATH",
+                     help="the hub box's serial device (default: found by its USB id)")
     run.add_argument("-v", "--verbose", action="store_true")
     for name, (_, help_text) in SUBCOMMANDS.items():
         sub_parser = sub.add_parser(name, help=help_text)
@@ -76,7 +80,8 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     if args.port is not None:
         web["port"] = args.port
     mqtt = {"url": args.mqtt} if args.mqtt else {}
-    return {"hub": hub, "web": web, "mqtt": mqtt}
+    serial = {"port": args.serial_port} if args.serial_port else {}
+    return {"hub": hub, "web": web, "mqtt": mqtt, "serial": serial}
 
 
 def _refuse(notifier: Notifier, message: str, status: int) -> int:

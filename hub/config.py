@@ -39,6 +39,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
              "commands": False, "discovery": True, "discovery_prefix": "homeassistant",
              "scorepad_url": "", "outbox": 256},
     "serial": {"port": "", "baud": 115200},
+    "leds": {"pixels": 24, "brightness": 0.6},
 }
 
 BACKENDS = ("auto", "sim", "gpio", "serial")
@@ -121,6 +122,9 @@ def _check_values(c: dict[str, Any]) -> None:
         except ValueError as exc:
             raise ConfigError(f"sound.quiet_hours: {exc}") from None
     _check_mqtt(c)
+    _check_serial(c["serial"])
+    _check_range("leds.pixels", c["leds"]["pixels"], 8, 48)
+    _check_range("leds.brightness", c["leds"]["brightness"], 0.0, 1.0)
 
 
 def _check_mqtt(c: dict[str, Any]) -> None:
@@ -130,6 +134,18 @@ def _check_mqtt(c: dict[str, Any]) -> None:
         check_mqtt(c["hub"]["hub_id"], c["mqtt"])
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
+
+
+BAUDS = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600)
+
+
+def _check_serial(serial: dict[str, Any]) -> None:
+    port = serial["port"]
+    if port and not port.startswith("/"):
+        raise ConfigError(f"serial.port: expected a device path such as /dev/ttyACM0 or "
+                          f"/dev/serial/by-id/..., got {port!r} (empty: find the hub box "
+                          "by its USB id)")
+    _check_choice("serial.baud", serial["baud"], BAUDS)
 
 
 def merged(overrides: dict[str, Any]) -> dict[str, Any]:

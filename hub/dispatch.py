@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import time
 
-from hub.core.effects import Effect, LogEntry, PlaySound, RoundEnded, SetLed
+from hub.core.effects import Effect, LogEntry, PlaySound, RoundEnded
 
 log = logging.getLogger("hub.dispatch")
 
@@ -34,6 +34,7 @@ class EffectDispatcher:
             time.sleep(0)
         for effect in effects:
             self._safely(self._one, effect)
+        self._safely(self.leds.take, effects)  # the ring: a refused press flashes
 
     def _wanted(self, effect: Effect) -> bool:
         """False for the turn chime when the table switched it off."""
@@ -51,8 +52,6 @@ class EffectDispatcher:
             entry = self.eventlog.append("sound", name=effect.name)
             self.broadcaster.publish("sound", {"name": effect.name})
             self.broadcaster.publish("event", entry)
-        elif isinstance(effect, SetLed):
-            self.leds.set(effect.slot, effect.state)
         elif isinstance(effect, LogEntry):
             entry = self.eventlog.append(effect.kind, effect.at, **dict(effect.fields))
             self.broadcaster.publish("event", entry)

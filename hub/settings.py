@@ -1,6 +1,6 @@
-"""Settings a person changes at the table (volume, quiet mode, turn chime), kept across
-restarts in ``settings.json`` under the state directory. The config file gives the
-starting values; a change made from a phone wins over them from then on.
+"""Settings a person changes at the table (volume, quiet mode, turn chime, the ring's
+brightness), kept across restarts in ``settings.json`` under the state directory. The
+config file gives the starting values; a change made from a phone wins over them.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from hub.io.sound import check_quiet_mode, check_volume
 
 log = logging.getLogger("hub.settings")
 
-KEYS = ("volume", "quiet", "turn_chime")
+KEYS = ("volume", "quiet", "turn_chime", "brightness")
 
 
 class SettingsError(ValueError):
@@ -29,7 +29,7 @@ def check(changes: object) -> dict:
         if key not in KEYS:
             raise SettingsError(f"{key}: unknown setting (allowed: {', '.join(KEYS)})")
         try:
-            if key == "volume":
+            if key in ("volume", "brightness"):
                 if isinstance(value, bool) or not isinstance(value, int | float):
                     raise ValueError(f"expected a number from 0 to 1, got {value!r}")
                 check_volume(float(value))
@@ -49,7 +49,7 @@ class Settings:
 
     def __init__(self, path: Path, defaults: dict) -> None:
         self.path = path
-        self.values = {k: defaults[k] for k in KEYS}
+        self.values = {k: defaults[k] for k in KEYS if k in defaults}
         self.values.update(self._read())
 
     def _read(self) -> dict:

@@ -25,9 +25,10 @@ def test_sounds_play_unknown_sound(capsys):
     assert "no sound 'moo'" in capsys.readouterr().err
 
 
-def test_run_refuses_the_unbuilt_serial_backend(tmp_path, capsys):
-    assert main(["run", "--backend", "serial", "--state-dir", str(tmp_path)]) == 2
-    assert "serial" in capsys.readouterr().err
+def test_run_serial_refuses_a_port_that_is_no_path(tmp_path, capsys):
+    assert main(["run", "--backend", "serial", "--serial-port", "COM3",
+                 "--state-dir", str(tmp_path)]) == 2
+    assert "serial.port: expected a device path" in capsys.readouterr().err
 
 
 def test_run_gpio_off_a_pi_says_to_use_sim(tmp_path, capsys, monkeypatch):

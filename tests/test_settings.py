@@ -12,7 +12,8 @@ from web import create_app
 
 def test_defaults_come_from_the_config(make_hub):
     hub = make_hub(sound={"volume": 0.5, "quiet": "turn-only"})
-    assert hub.settings.values == {"volume": 0.5, "quiet": "turn-only", "turn_chime": True}
+    assert hub.settings.values == {"volume": 0.5, "quiet": "turn-only", "turn_chime": True,
+                                   "brightness": 0.6}
     assert hub.sound.volume == 0.5 and hub.sound.quiet == "turn-only"
 
 
@@ -22,7 +23,7 @@ def test_change_is_applied_and_saved(client, live_hub, tmp_path):
     assert r.get_json()["volume"] == 0.3 and r.get_json()["sound"]["available"]
     assert live_hub.sound.volume == 0.3 and live_hub.sound.quiet == "mute"
     saved = json.loads((live_hub.state_dir / "settings.json").read_text())
-    assert saved == {"volume": 0.3, "quiet": "mute", "turn_chime": True}
+    assert saved == {"volume": 0.3, "quiet": "mute", "turn_chime": True, "brightness": 0.6}
     again = Settings(live_hub.state_dir / "settings.json", {"volume": 1, "quiet": "off",
                                                         "turn_chime": True})
     assert again.values["quiet"] == "mute"

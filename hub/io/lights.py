@@ -163,8 +163,9 @@ class RingLights:
         with self._lock:
             pixels = self.pixels()
             self.driver.show(pixels)
-            shown: dict[str, object] = {"connected": self.driver.connected(), "pixels": hex_colours(pixels),
-                     "effects": [EFFECTS[p[3]] for p in pixels]}
+            shown: dict[str, object] = {
+                "connected": self.driver.connected(), "pixels": hex_colours(pixels),
+                "effects": [EFFECTS[p[3]] for p in pixels]}
             if shown != self._published and self.publish is not None:
                 self._published = shown
                 self.publish(shown)
