@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from scorer.setup import check_setup
 from scorer.store import GameStore
 from tests.conftest import need
 
@@ -164,7 +165,8 @@ def test_systemd_analyze_verify_passes_on_the_unit_as_installed(pi):
 
 def _a_game(state: Path) -> int:
     store = GameStore(state / "games.db")
-    game_id = store.create_game(["Ann", "Bob"], "consensus", token="t" * 24)
+    game_id = store.create_game(check_setup({"players": ["Ann", "Bob"], "rules": "consensus"}),
+                             token="t" * 24)
     store.close()
     return game_id
 

@@ -6,6 +6,7 @@ import sqlite3
 
 from hub.cli import EXIT_CONFIG, EXIT_STORAGE, main
 from scorer.schema import MIGRATIONS
+from scorer.setup import check_setup
 from scorer.store import GameStore
 
 LATEST = len(MIGRATIONS)
@@ -19,7 +20,8 @@ def test_no_games_yet(tmp_path, capsys):
 
 def test_up_to_date_store_is_left_alone(tmp_path, capsys):
     store = GameStore(tmp_path / "games.db")
-    game_id = store.create_game(["Ann", "Bob"], "consensus", token="t" * 24)
+    game_id = store.create_game(check_setup({"players": ["Ann", "Bob"], "rules": "consensus"}),
+                             token="t" * 24)
     store.close()
     assert main(["migrate", "--state-dir", str(tmp_path)]) == 0
     assert f"schema {LATEST}, up to date" in capsys.readouterr().out
