@@ -18,7 +18,15 @@ from scorer.tiles import check_set_max
 
 
 class RoundError(ValueError):
-    """Round points or a schedule that cannot be accepted; the message says why."""
+    """Round points or a schedule that cannot be accepted; the message says why.
+
+    ``field``, when given, is the request body path at fault (``points.Ann``).
+    """
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        if field is not None:
+            self.field = field
 
 
 def round_schedule(set_max: int, rounds: int | None = None) -> tuple[int, ...]:
@@ -63,23 +71,24 @@ class RoundOutcome:
 def _check_names(points: Mapping[str, int], players: Sequence[str]) -> None:
     unknown = [name for name in points if name not in players]
     if unknown:
-        raise RoundError(f"unknown player {unknown[0]!r}: the players are {', '.join(players)}")
+        raise RoundError(f"unknown player {unknown[0]!r}: the players are {', '.join(players)}",
+                         "points")
     missing = [name for name in players if name not in points]
     if missing:
         raise RoundError(
-            f"no points for {missing[0]}: every player needs a score (0 for whoever went out)"
-        )
+            f"no points for {missing[0]}: every player needs a score (0 for whoever went out)",
+            f"points.{missing[0]}")
 
 
 def _check_points(name: str, value: object, max_points: int | None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RoundError(f"{name}'s points {value!r}: must be a whole number")
+        raise RoundError(f"{name}'s points {value!r}: must be a whole number", f"points.{name}")
     if value < 0:
-        raise RoundError(f"{name}'s points {value}: cannot be negative")
+        raise RoundError(f"{name}'s points {value}: cannot be negative", f"points.{name}")
     if max_points is not None and value > max_points:
         raise RoundError(
-            f"{name}'s points {value}: more than any hand can hold this round ({max_points})"
-        )
+            f"{name}'s points {value}: more than any hand can hold this round ({max_points})",
+            f"points.{name}")
     return value
 
 
@@ -101,9 +110,10 @@ def check_round_points(
     checked = {name: _check_points(name, points[name], max_points) for name in players}
     if went_out is not None:
         if went_out not in players:
-            raise RoundError(f"went out: {went_out!r} is not a player in this game")
+            raise RoundError(f"went out: {went_out!r} is not a player in this game", "went_out")
         if checked[went_out] != 0:
-            raise RoundError(f"{went_out} went out, so scores 0, not {checked[went_out]}")
+            raise RoundError(f"{went_out} went out, so scores 0, not {checked[went_out]}",
+                             f"points.{went_out}")
     return checked
 
 

@@ -32,7 +32,15 @@ from scorer.setup import GameSetup
 
 
 class StoreError(ValueError):
-    """Input the store refuses (nothing was changed); the message says what and why."""
+    """Input the store refuses (nothing was changed); the message says what and why.
+
+    ``field``, when given, is the request body path at fault (``points.Ann``).
+    """
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        if field is not None:
+            self.field = field
 
 
 class GameNotFound(StoreError):
@@ -108,7 +116,8 @@ def _as_store_error() -> Iterator[None]:
     except StoreError:
         raise
     except ValueError as error:
-        raise StoreError(str(error)) from error
+        # The request body field at fault, when the scorer named one, for the web layer.
+        raise StoreError(str(error), getattr(error, "field", None)) from error
 
 
 class GameStore:

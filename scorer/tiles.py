@@ -24,7 +24,15 @@ MAX_SET = SETS[-1]
 
 
 class TileError(ValueError):
-    """A tile, a hand or a set that cannot be scored; the message says which and why."""
+    """A tile, a hand or a set that cannot be scored; the message says which and why.
+
+    ``field``, when given, is the request body path at fault (``tiles.Ann``).
+    """
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        if field is not None:
+            self.field = field
 
 
 @dataclass(frozen=True, order=True)
@@ -133,6 +141,10 @@ def _whose(player: str | None) -> str:
     return f" in {player}'s hand" if player is not None else ""
 
 
+def _hand(player: str | None) -> str | None:
+    return f"tiles.{player}" if player is not None else None
+
+
 def parse_hand(
     tiles: Iterable[str | Tile],
     set_max: int,
@@ -145,18 +157,19 @@ def parse_hand(
     pips) is refused because the engine sits in the hub, not in anyone's hand.
     """
     if isinstance(tiles, str):
-        raise TileError(f"hand{_whose(player)}: must be a list of tiles, not the text {tiles!r}")
+        raise TileError(f"hand{_whose(player)}: must be a list of tiles, not the text {tiles!r}",
+                        _hand(player))
     seen: set[Tile] = set()
     hand: list[Tile] = []
     for text in tiles:
         try:
             tile = parse_tile(text, set_max)
         except TileError as error:
-            raise TileError(f"{error}{_whose(player)}") from None
+            raise TileError(f"{error}{_whose(player)}", _hand(player)) from None
         if tile in seen:
-            raise TileError(f"tile {tile} appears twice{_whose(player)}")
+            raise TileError(f"tile {tile} appears twice{_whose(player)}", _hand(player))
         if engine is not None and tile == Tile(engine, engine):
-            raise TileError(f"tile {tile}{_whose(player)} is this round's engine")
+            raise TileError(f"tile {tile}{_whose(player)} is this round's engine", _hand(player))
         seen.add(tile)
         hand.append(tile)
     return tuple(hand)
@@ -192,7 +205,8 @@ def hands_points(
         hand = parse_hand(tiles, set_max, player, engine)
         for tile in hand:
             if tile in holder:
-                raise TileError(f"tile {tile} is in both {holder[tile]}'s and {player}'s hand")
+                raise TileError(f"tile {tile} is in both {holder[tile]}'s and {player}'s hand",
+                                _hand(player))
             holder[tile] = player
         points[player] = sum(tile_points(tile, double_blank) for tile in hand)
     return points

@@ -366,3 +366,20 @@ def test_blocked_and_finish_take_no_fields(client, game):
         assert r.status_code == 400 and "force: unknown field" in r.get_json()["error"]
     assert table(client)["phase"] == "first-turn"
     assert not client.get(f"/api/games/{game_id}").get_json()["rounds"][0]["blocked"]
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"points": {"Ann": 9999, "Bob": 1, "Cid": 0}}, "points.Ann"),
+    ({"points": {"Ann": 0, "Bob": -1, "Cid": 0}}, "points.Bob"),
+    ({"points": {"Ann": 0, "Bob": 1}}, "points.Cid"),
+    ({"points": {"Ann": 4, "Bob": 1, "Cid": 0}, "went_out": "Ann"}, "points.Ann"),
+    ({"points": {"Ann": 0, "Bob": 1, "Cid": 0}, "went_out": "Zed"}, "went_out"),
+    ({"tiles": {"Ann": ["6-5"], "Bob": ["6-5"], "Cid": []}, "went_out": "Cid"}, "tiles.Bob"),
+    ({"tiles": {"Ann": ["6-5", "5-6"], "Bob": [], "Cid": []}, "went_out": "Bob"}, "tiles.Ann"),
+    ({"tiles": {"Ann": ["12-12"], "Bob": [], "Cid": []}, "went_out": "Bob"}, "tiles.Ann"),
+    ({"tiles": {"Ann": ["13-1"], "Bob": [], "Cid": []}, "went_out": "Bob"}, "tiles.Ann"),
+])
+def test_a_refused_score_names_its_field(client, game, body, field):
+    """The page puts the message under that player's hand (contracts.md item 1)."""
+    r = score(client, game[0], 1, body)
+    assert r.status_code == 400 and r.get_json()["field"] == field, r.get_json()

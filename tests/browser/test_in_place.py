@@ -151,3 +151,4 @@ def test_a_reload_fetches_nothing_unchanged(hub, chromium):
         assert all(url.startswith(hub.base) for url in seen), seen
     finally:
         context.close()
+

@@ -219,6 +219,7 @@ def test_bad_input_gets_a_message_next_to_the_field(hub, phones):
     page.click("#r-save")  # 9999 is more than a hand holds: refused by the hub
     expect(page.locator("#e-p0")).to_contain_text("Ann's points 9999")
     expect(page.locator("#p0")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#p0")).to_have_attribute("aria-describedby", "e-p0")
     phone.shot("round-error")
     _, game = hub.get("/api/games/1")
     assert game["rounds"] == [{"round": 1, "engine": 12, "points": {}, "went_out": None,

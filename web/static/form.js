@@ -9,13 +9,8 @@ const names = (el, attr) => (el.getAttribute(attr) || "").split(" ");
 const having = (form, attr, field) => [...form.querySelectorAll(`[${attr}]`)].filter((el) => names(el, attr).includes(field));
 
 export function showError(form, err, fallback) {
-  let field = err.field || legacyField(err.error), inputs = [];
-  while (field) {
-    inputs = having(form, "data-field", field);
-    if (inputs.length) break;
-    field = field.includes(".") ? field.slice(0, field.lastIndexOf(".")) : "";
-  }
-  const box = (field && having(form, "data-errors", field)[0]) || $(fallback);
+  const inputs = nearest(err.field, (f) => having(form, "data-field", f)) || [];
+  const box = (nearest(err.field, (f) => having(form, "data-errors", f)) || [$(fallback)])[0];
   box.textContent = err.error;
   for (const el of inputs) {
     el.setAttribute("aria-invalid", "true");
@@ -23,15 +18,16 @@ export function showError(form, err, fallback) {
   }
   (inputs[0] || box).scrollIntoView({ block: "center" });
 }
+// find(field), else find(its parent path), …: the first that finds something.
+function nearest(field, find) {
+  for (let f = field || ""; f; f = f.includes(".") ? f.slice(0, f.lastIndexOf(".")) : "") {
+    const found = find(f);
+    if (found.length) return found;
+  }
+  return null;
+}
 
 export function clearErrors(form) {
   form.querySelectorAll(".err").forEach((e) => (e.textContent = ""));
   form.querySelectorAll("[aria-invalid]").forEach((e) => { e.removeAttribute("aria-invalid"); e.removeAttribute("aria-describedby"); });
-}
-
-// TEMPORARY, until the API's errors carry their `field` key everywhere (issue 9 item 4):
-// the field named before the first colon. Removed when that lands.
-function legacyField(message) {
-  const m = /^([\w.]+): /.exec(message || "");
-  return m ? m[1] : "";
 }

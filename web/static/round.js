@@ -189,18 +189,11 @@ function errorKey(g, field) {
 }
 function failed(g, r) {
   const auth = r.status === 401 || r.status === 403;
-  const key = auth ? "round" : errorKey(g, r.data.field || legacyField(g, r.data.error));
+  const key = auth ? "round" : errorKey(g, r.data.field);
   R.errors = { [key]: auth ? "This phone is not the scorekeeper: " + r.data.error : r.data.error };
   render();
   const where = $(key === "round" ? "e-round" : key === "went_out" ? "r-out" : key);
   if (where) where.scrollIntoView({ block: "center" });
-}
-// TEMPORARY, until the API's errors carry their `field` key (issue 9 item 4).
-function legacyField(g, message) {
-  if (/^went[ _]out/i.test(message)) return "went_out";
-  let at = -1, who = "";
-  for (const p of g.players) { const k = message.indexOf(p); if (k >= 0 && (at < 0 || k < at)) { at = k; who = p; } }
-  return who ? "points." + who : "";
 }
 async function block(g) {
   const r = await api("POST", `/api/games/${g.id}/rounds/${R.round}/blocked`, {}, g.id);
