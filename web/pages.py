@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request
 
 from web import deal_api, qr, static_files
 from web.api import hub_service
@@ -27,7 +27,9 @@ NO_STORE = {"Cache-Control": "no-store"}
 
 def _url() -> str:
     port = int(request.environ.get("SERVER_PORT") or 80)
-    return qr.hub_url(request.headers.get("Host"), port, qr.lan_ip())
+    lan = qr.lan_ip()
+    local_name = current_app.extensions.setdefault("mtrain_local_name", qr.LocalName())
+    return qr.hub_url(request.headers.get("Host"), port, lan, local_name.get(lan))
 
 
 @bp.get("/")

@@ -3,7 +3,10 @@
 Phones at the table scan it to open the scorepad; nothing leaves the local network.
 The address is the one the scanning phone's neighbour used (the request's ``Host``
 header), except when that is a loopback name (a browser on the Pi itself), which no
-other phone could reach: then the Pi's LAN address takes its place.
+other phone could reach: then the Pi's LAN address takes its place. When the hub's
+mDNS name (``mtrain.local``, announced by avahi; see docs/deploy.md) resolves to the
+hub itself, it replaces an address in the code: easier to read, and it survives a
+new DHCP lease.
 """
 
 from __future__ import annotations
@@ -12,6 +15,9 @@ import io
 import ipaddress
 import re
 import socket
+import threading
+import time
+from collections.abc import Callable
 
 import segno
 
@@ -44,20 +50,90 @@ def lan_ip() -> str | None:
     return None if address.startswith("127.") or address == "0.0.0.0" else address
 
 
-def hub_url(host_header: str | None, server_port: int, lan_address: str | None) -> str:
+def _is_address(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name.strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
+def hub_url(host_header: str | None, server_port: int, lan_address: str | None,
+            mdns_name: str | None = None) -> str:
     """The scorepad's address for other phones, e.g. ``http://192.168.1.20:8080/``.
 
     ``host_header`` is the request's ``Host``; ``server_port`` the port the hub
-    listens on; ``lan_address`` what :func:`lan_ip` found (replaces a loopback host).
+    listens on; ``lan_address`` what :func:`lan_ip` found (replaces a loopback host);
+    ``mdns_name`` what :meth:`LocalName.get` found (replaces an address or a loopback
+    name; a name the phone used, such as a DNS name, is kept).
     """
     match = _HOST.match((host_header or "").strip())
     name = match["name"] if match else None
     port = int(match["port"]) if match and match["port"] else None
-    if name is None:
-        name, port = lan_address or "localhost", server_port
-    elif is_loopback(name) and lan_address:
-        name, port = lan_address, port or server_port
-    return f"http://{name}:{port}/" if port else f"http://{name}/"
+    if name is None or is_loopback(name):
+        port = port or server_port
+        name = mdns_name or lan_address or name or "localhost"
+    elif mdns_name and _is_address(name):
+        name = mdns_name
+    return f"http://{name}:{port}/" if port and port != 80 else f"http://{name}/"
+
+
+def _ipv4_addresses(name: str) -> set[str]:
+    """The IPv4 addresses ``name`` resolves to (nss-mdns asks avahi for ``.local``)."""
+    try:
+        return {str(info[4][0]) for info in socket.getaddrinfo(name, None, socket.AF_INET)}
+    except (OSError, UnicodeError):
+        return set()
+
+
+class LocalName:
+    """This hub's mDNS name, ``<hostname>.local``, while it resolves to the hub's own
+    LAN address (two hubs both called ``mtrain``: avahi renames one, and the name then
+    leads to the other, so it is not used).
+
+    A lookup may take seconds when no one answers: it runs on its own thread, a page
+    waits at most ``wait_s`` for it, and the answer is kept for ``ttl_s``.
+    """
+
+    def __init__(self, hostname: Callable[[], str] = socket.gethostname,
+                 resolve: Callable[[str], set[str]] = _ipv4_addresses, ttl_s: float = 60.0,
+                 wait_s: float = 0.3, clock: Callable[[], float] = time.monotonic) -> None:
+        self._hostname = hostname
+        self._resolve = resolve
+        self._ttl_s = ttl_s
+        self._wait_s = wait_s
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._answer: tuple[float, str | None, str | None] | None = None  # at, lan, name
+        self._lookup: threading.Thread | None = None
+
+    def get(self, lan_address: str | None) -> str | None:
+        """``<hostname>.local`` if it resolves to ``lan_address``, else None."""
+        if lan_address is None:
+            return None
+        with self._lock:
+            answer = self._answer
+            fresh = (answer is not None and answer[1] == lan_address
+                     and self._clock() - answer[0] < self._ttl_s)
+            if fresh:
+                return answer[2] if answer else None
+            lookup = self._lookup
+            if lookup is None or not lookup.is_alive():
+                lookup = threading.Thread(target=self._look_up, args=(lan_address,),
+                                          name="mdns-lookup", daemon=True)
+                self._lookup = lookup
+                lookup.start()
+        lookup.join(self._wait_s)
+        with self._lock:
+            answer = self._answer
+            return answer[2] if answer is not None and answer[1] == lan_address else None
+
+    def _look_up(self, lan_address: str) -> None:
+        host = self._hostname().split(".")[0].lower()
+        name = f"{host}.local" if host and not is_loopback(host) else None
+        found = name if name and lan_address in self._resolve(name) else None
+        with self._lock:
+            self._answer = (self._clock(), lan_address, found)
 
 
 def qr_svg(text: str, title: str) -> str:
