@@ -7,14 +7,14 @@ from __future__ import annotations
 import logging
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hub import core
 from hub.broadcast import Broadcaster
-from hub.clock import SystemClock
+from hub.clock import Clock, SystemClock
 from hub.config import ConfigError, timings
 from hub.core.effects import RoundEnded
 from hub.core.events import (
@@ -32,11 +32,11 @@ from hub.io.leds import RecordingLeds, SerialLeds
 from hub.io.leds import payload as ring_payload
 from hub.io.lights import RingLights
 from hub.io.pins import SimPins, SlotInputs, is_raspberry_pi, make_factory
-from hub.io.sound import DisabledPlayer, parse_quiet_hours
+from hub.io.sound import DisabledPlayer, SoundPlayer, SoundPolicy, parse_quiet_hours
 from hub.loop import HubLoop
 from hub.settings import Settings
 from hub.store_writer import StoreWriter
-from scorer.games import KEEP
+from scorer.games import KEEP, WentOut
 from scorer.setup import GameSetup
 from scorer.store import GameStore, new_token
 
@@ -59,9 +59,10 @@ class Hub:
     ``mqtt_link`` builds the broker link (tests pass the fake; default: paho).
     """
 
-    def __init__(self, config: dict, *, clock=None, pin_factory=None, sound=None,
-                 leds=None, store=None, sound_options: dict | None = None,
-                 mqtt_link=None) -> None:
+    def __init__(self, config: dict[str, Any], *, clock: Clock | None = None,
+                 pin_factory: Any = None, sound: SoundPlayer | None = None,
+                 leds: RecordingLeds | None = None, store: GameStore | None = None,
+                 sound_options: dict[str, Any] | None = None, mqtt_link: Any = None) -> None:
         self.config = config
         self.backend = resolve_backend(config["hub"]["backend"])
         self.clock = clock or SystemClock()
@@ -80,6 +81,7 @@ class Hub:
             "turn_chime": True, "brightness": config["leds"]["brightness"]})
         self._loop_ready = False
         self._sound_options = sound_options or {}
+        self.policy = self._sound_policy()
         self.sound = sound if sound is not None else self._sound_player()
         self.link = self._serial_link()  # the hub box's microcontroller, if any
         self.leds = leds if leds is not None else (
@@ -93,7 +95,7 @@ class Hub:
         self.store = store if store is not None else self._open_store()
         self.writer = StoreWriter()  # SQLite writes the loop orders run on its thread
         self.dispatcher = EffectDispatcher(self.sound, self.lights, self.eventlog,
-                                           self.broadcaster, self._round_ended)
+                                           self.broadcaster, self.policy, self._round_ended)
         self.loop = HubLoop(core.new_table(timings(config)), self.clock, self.dispatcher,
                             self.backend, on_state=self._state_changed)
         self._loop_ready = True
@@ -107,38 +109,43 @@ class Hub:
         self.sim = (SimPins(self.factory, pins["buttons"], pins["markers"])
                     if self.backend == "sim" else None)
         self.mqtt = self._mqtt_publisher(mqtt_link)
-        self._server = None
+        self._server: Any = None  # waitress's server (untyped)
         self._server_thread: threading.Thread | None = None
         # Keeps the table in step with the store when score requests race each other.
         self._rounds_lock = threading.Lock()
 
-    def _sound_player(self):
+    def _sound_policy(self) -> SoundPolicy:
+        """Whether a sound plays: quiet mode and turn chime from the settings, quiet
+        hours from ``[sound]``, judged by the hub's wall clock."""
+        cfg, clock = self.config["sound"], self.clock
+        hours = parse_quiet_hours(cfg["quiet_hours"]) if cfg["quiet_hours"] else None
+        return SoundPolicy(quiet=self.settings.values["quiet"],
+                           turn_chime=self.settings.values["turn_chime"], quiet_hours=hours,
+                           quiet_hours_mode=cfg["quiet_hours_mode"],
+                           clock=lambda: datetime.fromtimestamp(clock.wall()))
+
+    def _sound_player(self) -> SoundPlayer:
         """The ALSA player from ``[sound]``, or a silent one when sound is disabled."""
         cfg = self.config["sound"]
         if not cfg["enabled"]:
             return DisabledPlayer("sound is disabled in the config ([sound] enabled = false)")
         from hub.io.alsa_player import AlsaPlayer
 
-        clock = self.clock
-        player = AlsaPlayer(
-            device=cfg["device"], volume=self.settings.values["volume"],
-            quiet=self.settings.values["quiet"], quiet_hours=cfg["quiet_hours"] or None,
-            quiet_hours_mode=cfg["quiet_hours_mode"],
-            clock=lambda: datetime.fromtimestamp(clock.wall()),
-            on_status_change=self._sound_status, **self._sound_options)
+        player = AlsaPlayer(device=cfg["device"], volume=self.settings.values["volume"],
+                            on_status_change=self._sound_status, **self._sound_options)
         player.wait_ready(2.0)
         return player
 
-    def _sound_status(self, status: dict) -> None:
+    def _sound_status(self, status: dict[str, Any]) -> None:
         if self._loop_ready:
             self.loop.set_extra("sound", status)
 
-    def apply_settings(self, changes: dict) -> dict:
+    def apply_settings(self, changes: dict[str, Any]) -> dict[str, Any]:
         """Check, save and apply a settings change (``{}`` re-applies what is saved)."""
         values = self.settings.update(changes) if changes else dict(self.settings.values)
         self.sound.set_volume(float(values["volume"]))
-        self.sound.set_quiet(values["quiet"])
-        self.dispatcher.turn_chime = values["turn_chime"]
+        self.policy.set_quiet(values["quiet"])
+        self.policy.turn_chime = values["turn_chime"]
         self.lights.set_brightness(float(values["brightness"]))
         self.broadcaster.publish("settings", dict(values))
         return values
@@ -235,7 +242,7 @@ class Hub:
         ``on_listening(host, port)`` runs once the socket listens, before the first
         request is served (the service says READY there); without it a line is logged.
         """
-        from waitress import create_server
+        from waitress.server import create_server
 
         from web import create_app
 
@@ -281,7 +288,7 @@ class Hub:
             at=self.clock.now(), first=setup.first, options=setup.options)).result(5.0)
         return game_id, token
 
-    def round_scored(self, game: dict) -> None:
+    def round_scored(self, game: dict[str, Any]) -> None:
         """A score change was stored: tell phones, and start the next round on the table.
 
         The store is read again under a lock, so racing requests can neither advance
@@ -301,8 +308,10 @@ class Hub:
                 self.loop.drain()
             self.broadcaster.publish("game", stored)
 
-    def score_round(self, game_id: int, round: int, *, points=None, tiles=None,
-                    went_out=KEEP, by: str = "scorekeeper") -> dict:
+    def score_round(self, game_id: int, round: int, *,
+                    points: Mapping[str, int] | None = None,
+                    tiles: Mapping[str, Sequence[str]] | None = None,
+                    went_out: WentOut = KEEP, by: str = "scorekeeper") -> dict[str, Any]:
         """Record (or correct) a round's scores; the table follows. Returns the game.
 
         Raises the store's ``StoreError`` (``GameNotFound``) and then changes nothing.
@@ -316,7 +325,7 @@ class Hub:
         self.round_scored(game)
         return game
 
-    def block_round(self, game_id: int, round: int) -> dict:
+    def block_round(self, game_id: int, round: int) -> dict[str, Any]:
         """Nobody can play: end ``round`` as blocked (on the table too, if it is being
         played there). Returns the game; raises the store's ``StoreError``."""
         self.writer.flush()
@@ -335,7 +344,7 @@ class Hub:
             self.broadcaster.publish("game", game)
         return game
 
-    def end_game(self, game_id: int) -> dict:
+    def end_game(self, game_id: int) -> dict[str, Any]:
         """Stop a game early (after its last scored round); the table shows it finished."""
         self.writer.flush()
         with self._rounds_lock:
@@ -347,7 +356,7 @@ class Hub:
             self.broadcaster.publish("game", game)
         return game
 
-    def _log(self, kind: str, **fields) -> None:
+    def _log(self, kind: str, **fields: Any) -> None:
         """A score edit for ``GET /api/log`` and the ``event`` subscribers (MQTT)."""
         self.broadcaster.publish("event", self.eventlog.append(kind, **fields))
 
@@ -376,6 +385,6 @@ class Hub:
             game = self.store.set_blocked(effect.game_id, effect.round)
         self.broadcaster.publish("game", game)  # phones ask for the hands
 
-    def _state_changed(self, snapshot: dict) -> None:
+    def _state_changed(self, snapshot: dict[str, Any]) -> None:
         self.lights.table_changed(snapshot)
         self.broadcaster.publish("state", snapshot)

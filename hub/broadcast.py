@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 
 log = logging.getLogger("hub.broadcast")
 
-KINDS = frozenset({"state", "sound", "game", "event"})
+KINDS = frozenset({"state", "sound", "game", "event", "settings"})
 Item = tuple[str, object]
 
 

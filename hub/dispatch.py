@@ -1,51 +1,73 @@
-"""Carries the core's effects to the adapters; one broken adapter never stops the hub."""
+"""Carries the core's effects to the adapters; one broken adapter never stops the hub.
+
+This runs on the loop thread, so every adapter call here must return at once: the
+sound player queues (or writes one period to an idle device), the ring lights queue,
+the broadcaster offers to bounded queues, and a round's end goes to the store writer
+thread (``on_round_ended`` only submits).
+"""
 
 from __future__ import annotations
 
 import logging
-import time
+from collections.abc import Callable
+from typing import Any, Protocol
 
+from hub.broadcast import Broadcaster
 from hub.core.effects import Effect, LogEntry, PlaySound, RoundEnded
+from hub.eventlog import EventLog
+from hub.io.sound import SoundPlayer, SoundPolicy
 
 log = logging.getLogger("hub.dispatch")
 
 
-class EffectDispatcher:
-    """Sends each effect to its adapter, sounds first (they are the hot path)."""
+class Lights(Protocol):
+    """What the dispatcher needs of the ring's lights."""
 
-    def __init__(self, sound, leds, eventlog, broadcaster, on_round_ended=None) -> None:
+    def take(self, effects: list[Effect]) -> None:
+        """Show what ``effects`` call for (a refused press flashes); return at once."""
+
+
+class EffectDispatcher:
+    """Sends each effect to its adapter, sounds first (they are the hot path).
+
+    ``policy`` decides whether a sound plays; one it refuses reaches neither the
+    player nor the phones (no ``sound`` toast) nor the log.
+    """
+
+    def __init__(self, sound: SoundPlayer, lights: Lights, eventlog: EventLog,
+                 broadcaster: Broadcaster, policy: SoundPolicy,
+                 on_round_ended: Callable[[RoundEnded], None] | None = None) -> None:
         self.sound = sound
-        self.leds = leds
+        self.leds = lights
         self.eventlog = eventlog
         self.broadcaster = broadcaster
+        self.policy = policy
         self.on_round_ended = on_round_ended
         self.failures = 0
-        self.turn_chime = True
+        self.silenced = 0
 
     def __call__(self, effects: list[Effect]) -> None:
         """Carry out ``effects``: sounds, then everything else in order."""
-        effects = [e for e in effects if self._wanted(e)]
-        sounds = [e for e in effects if isinstance(e, PlaySound)]
-        for effect in sounds:
-            self._safely(self.sound.play, effect.name)
-        if sounds:
-            # Let the sound writer thread take the GIL now: otherwise it waits for the
-            # rest of this dispatch (log, SSE, snapshot), up to a 5 ms switch interval.
-            time.sleep(0)
+        heard: list[Effect] = []
         for effect in effects:
+            if not isinstance(effect, PlaySound):
+                heard.append(effect)
+            elif self._safely(self.policy.allows, effect.name):
+                self._safely(self.sound.play, effect.name)
+                heard.append(effect)
+            else:
+                self.silenced += 1
+        for effect in heard:
             self._safely(self._one, effect)
         self._safely(self.leds.take, effects)  # the ring: a refused press flashes
 
-    def _wanted(self, effect: Effect) -> bool:
-        """False for the turn chime when the table switched it off."""
-        return self.turn_chime or not (isinstance(effect, PlaySound) and effect.name == "turn")
-
-    def _safely(self, fn, *args) -> None:
+    def _safely(self, fn: Callable[..., Any], *args: object) -> Any:
         try:
-            fn(*args)
+            return fn(*args)
         except Exception:
             self.failures += 1
             log.exception("effect dispatch failed: %s%r", getattr(fn, "__name__", fn), args)
+            return None
 
     def _one(self, effect: Effect) -> None:
         if isinstance(effect, PlaySound):

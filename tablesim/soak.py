@@ -224,10 +224,12 @@ def play_game(hub: Hub, spec: Spec, plan: Plan, report: Report, trace: Trace | N
     clock = hub.clock
     assert isinstance(clock, FakeClock), "the soak plays on virtual time"
     table = BotTable(hub, hand, clock.advance)
+    sound = hub.sound
+    assert isinstance(sound, RecordingPlayer), "the soak listens through the recording player"
     before: Truth | None = None
     start = hub.clock.now()
     for step, (action, truth) in enumerate(iter_actions(config, bots)):
-        hub.sound.played.clear()
+        sound.played.clear()
         try:
             game = table.act(action)
             problems = differences(truth, table.observed())
@@ -236,7 +238,7 @@ def play_game(hub: Hub, spec: Spec, plan: Plan, report: Report, trace: Trace | N
         if len(hub.loop.snapshot["doubles"]) > 1:
             problems.append(f"doubles: the hub has {len(hub.loop.snapshot['doubles'])} open")
         if not problems and isinstance(action, Tap | Hold | LongHold | MarkerOn | MarkerOff):
-            problems = sound_differences(action, before, config.mexican_slot, hub.sound.played)
+            problems = sound_differences(action, before, config.mexican_slot, sound.played)
         if not problems and isinstance(action, EnterScores) and game is not None:
             problems = score_differences(action, game, table.names)
         report.actions += 1

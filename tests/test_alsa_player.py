@@ -15,7 +15,6 @@ import subprocess
 import threading
 import time
 import wave
-from datetime import datetime
 
 import pytest
 
@@ -190,33 +189,14 @@ def test_volume_scales_what_is_written(make_player, device):
         player.set_volume(2)
 
 
-def test_quiet_modes(make_player, device):
-    player = make_player(quiet="mute")
-    assert played(player, device, *SOUND_NAMES) == []
-    player.set_quiet("turn-only")
-    # Only the two chimes play; they rank equal, so they are mixed (100 + 200).
-    assert played(player, device, "choo", "turn", "out", "turn_back") == [300] * (3 * PERIOD)
-    player.set_quiet("off")
-    device.writes.clear()
-    assert played(player, device, "choo") == list(LOUD["choo"])
-    with pytest.raises(ValueError, match="quiet mode"):
-        player.set_quiet("whisper")
-
-
-def test_quiet_hours_follow_the_injected_wall_clock(make_player, device):
-    now = [datetime(2024, 5, 1, 23, 30)]
-    player = make_player(
-        quiet_hours="22:00-07:00", quiet_hours_mode="turn-only", clock=lambda: now[0]
-    )
-    assert set(played(player, device, "choo", "turn")) == {100}
-    now[0] = datetime(2024, 5, 2, 7, 0)
-    device.writes.clear()
-    assert played(player, device, "choo") == list(LOUD["choo"])
-
-
-def test_a_bad_quiet_hours_setting_is_refused_up_front(device):
-    with pytest.raises(ValueError, match="22:00-07:00"):
-        AlsaPlayer(open_device=device.open, sounds=LOUD, quiet_hours="10pm-7am")
+def test_the_player_plays_what_it_is_asked_quiet_rules_are_the_policys(make_player,
+                                                                          device):
+    player = make_player()
+    assert not hasattr(player, "set_quiet")
+    # The idle device got turn's first period from the caller; turn_back ranks equal,
+    # so it is mixed in from the next period (100 + 200).
+    assert played(player, device, "turn", "turn_back") == (
+        [100] * PERIOD + [300] * (2 * PERIOD) + [200] * PERIOD)
 
 
 def test_play_never_waits_for_the_device(make_player, device):
@@ -424,3 +404,25 @@ def test_the_cli_explains_what_cannot_be_played(alsa_null):
         sound_cli.play_sound("moo", device=alsa_null)
     with pytest.raises(sound_cli.SoundError, match="ALSA device 'no-such-device': cannot open"):
         sound_cli.play_sound("choo", device="no-such-device")
+
+
+def test_an_idle_device_gets_the_first_period_from_the_caller(make_player, device):
+    starts = []
+    player = make_player(on_sound_start=lambda name: starts.append(
+        (name, threading.current_thread().name)))
+    assert player.wait_idle()
+    player.play("turn")
+    # Written before play() returned, on this thread: no wait for the writer thread.
+    assert device.writes[-1] == LOUD["turn"][:PERIOD].tobytes()
+    assert starts == [("turn", threading.current_thread().name)]
+    assert player.wait_idle()
+    assert device.samples()[-3 * PERIOD:] == list(LOUD["turn"])
+    gate = threading.Event()
+    device.on_write = lambda count: (
+        gate.wait(10) if threading.current_thread().name == "sound-writer" else None)
+    player.play("choo")  # its first period from here; the writer then holds the device
+    assert device.wait_for(lambda: len(device.writes) >= 2 and not player._idle)
+    player.play("chicken")  # so this one is queued for the writer
+    gate.set()
+    assert player.wait_idle()
+    assert ("chicken", "sound-writer") in starts

@@ -14,14 +14,14 @@ def test_defaults_come_from_the_config(make_hub):
     hub = make_hub(sound={"volume": 0.5, "quiet": "turn-only"})
     assert hub.settings.values == {"volume": 0.5, "quiet": "turn-only", "turn_chime": True,
                                    "brightness": 0.6}
-    assert hub.sound.volume == 0.5 and hub.sound.quiet == "turn-only"
+    assert hub.sound.volume == 0.5 and hub.policy.quiet == "turn-only"
 
 
 def test_change_is_applied_and_saved(client, live_hub, tmp_path):
     r = client.post("/api/settings", json={"volume": 0.3, "quiet": "mute"})
     assert r.status_code == 200
     assert r.get_json()["volume"] == 0.3 and r.get_json()["sound"]["available"]
-    assert live_hub.sound.volume == 0.3 and live_hub.sound.quiet == "mute"
+    assert live_hub.sound.volume == 0.3 and live_hub.policy.quiet == "mute"
     saved = json.loads((live_hub.state_dir / "settings.json").read_text())
     assert saved == {"volume": 0.3, "quiet": "mute", "turn_chime": True, "brightness": 0.6}
     again = Settings(live_hub.state_dir / "settings.json", {"volume": 1, "quiet": "off",
@@ -37,6 +37,24 @@ def test_turn_chime_off_silences_only_the_chime(client, live_hub):
     assert "turn" not in live_hub.sound.played
     client.post("/api/sim/slots/2/marker", json={"present": True})
     assert "choo" in live_hub.sound.played
+
+
+def test_a_muted_hub_plays_nothing_and_sends_phones_no_sound_toast(client, live_hub):
+    phone = live_hub.broadcaster.subscribe({"sound", "state"})
+    client.post("/api/settings", json={"quiet": "mute"})
+    client.post("/api/games", json={"players": ["Ann", "Bob"], "first": 1})
+    client.post("/api/sim/slots/1/press", json={})
+    client.post("/api/sim/slots/3/marker", json={"present": True})
+    assert live_hub.sound.played == []
+    news = [phone.get(timeout=0) for _ in range(phone.pending)]
+    assert [kind for kind, _ in news] == ["state"]  # the table moved; nobody heard a sound
+    assert not [e for e in client.get("/api/log").get_json() if e["kind"] == "sound"]
+    client.post("/api/settings", json={"quiet": "turn-only"})
+    client.post("/api/sim/slots/2/press", json={})
+    client.post("/api/sim/slots/4/marker", json={"present": True})
+    assert live_hub.sound.played == ["turn"]
+    news = [phone.get(timeout=0) for _ in range(phone.pending)]
+    assert [p for kind, p in news if kind == "sound"] == [{"name": "turn"}]
 
 
 @pytest.mark.parametrize("body, fragment", [

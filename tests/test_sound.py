@@ -12,8 +12,10 @@ from hub.io.sound import (
     MAX_VOICES,
     SOUND_NAMES,
     SOUND_PRIORITY,
+    DisabledPlayer,
     Mixer,
     RecordingPlayer,
+    SoundPolicy,
     audible,
     effective_quiet,
     in_quiet_hours,
@@ -49,18 +51,55 @@ def test_recording_player_records_and_tells_listeners():
     assert player.status() == {"available": True, "reason": None}
 
 
-def test_recording_player_checks_volume_and_quiet_like_the_real_one():
+def test_recording_player_checks_volume_like_the_real_one():
     player = RecordingPlayer()
     player.set_volume(0.25)
-    player.set_quiet("turn-only")
-    assert (player.volume, player.quiet) == (0.25, "turn-only")
+    assert player.volume == 0.25
     with pytest.raises(ValueError, match="volume"):
         player.set_volume(1.5)
     with pytest.raises(ValueError, match="volume"):
         player.set_volume(True)
+    assert player.volume == 0.25
+
+
+def test_the_disabled_player_keeps_a_bounded_history_and_says_why():
+    player = DisabledPlayer("sound is off", keep=3)
+    for name in SOUND_NAMES:
+        player.play(name)
+    assert list(player.recent) == list(SOUND_NAMES[-3:])
+    assert player.status() == {"available": False, "reason": "sound is off"}
+    assert not isinstance(player, RecordingPlayer)  # production never runs on the fake
+    with pytest.raises(ValueError, match="volume"):
+        player.set_volume(2)
+
+
+# -- the policy: whether a sound plays ---------------------------------------------
+
+
+def test_the_policy_applies_the_quiet_mode():
+    policy = SoundPolicy(quiet="mute")
+    assert not any(policy.allows(name) for name in SOUND_NAMES)
+    policy.set_quiet("turn-only")
+    assert [n for n in SOUND_NAMES if policy.allows(n)] == ["turn", "turn_back"]
+    policy.set_quiet("off")
+    assert all(policy.allows(name) for name in SOUND_NAMES)
     with pytest.raises(ValueError, match="quiet mode must be one of off, turn-only, mute"):
-        player.set_quiet("loud")
-    assert (player.volume, player.quiet) == (0.25, "turn-only")
+        policy.set_quiet("whisper")
+    assert policy.quiet == "off"
+
+
+def test_the_policy_silences_only_the_turn_chime_when_it_is_off():
+    policy = SoundPolicy(turn_chime=False)
+    assert [n for n in SOUND_NAMES if not policy.allows(n)] == ["turn"]
+
+
+def test_the_policy_follows_quiet_hours_on_the_injected_wall_clock():
+    now = [datetime(2024, 5, 1, 23, 30)]
+    policy = SoundPolicy(quiet_hours=parse_quiet_hours("22:00-07:00"),
+                         quiet_hours_mode="turn-only", clock=lambda: now[0])
+    assert (policy.allows("choo"), policy.allows("turn")) == (False, True)
+    now[0] = datetime(2024, 5, 2, 7, 0)
+    assert policy.allows("choo") and policy.mode() == "off"
 
 
 # -- priorities and quiet modes ------------------------------------------------------

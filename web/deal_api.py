@@ -33,6 +33,7 @@ def _query() -> tuple[str, int, int | None]:
     if rules not in PROFILE_IDS:
         raise DealError(f"rules: {rules!r} is not one of {', '.join(PROFILE_IDS)}")
     players = _whole("players", required=True)
+    assert players is not None  # required: _whole raised without it
     fewest, most = player_range(rules)
     if not fewest <= players <= most:
         raise DealError(f"players: {rules} rules are for {fewest} to {most} players")

@@ -6,8 +6,12 @@ alsaaudio``). :class:`AlsaPlayer` implements :class:`hub.io.sound.SoundPlayer`:
 - At start it reads every WAV under ``hub/sounds/`` into memory (22050 Hz, 16-bit
   mono) and opens the ALSA device by name (``default``, ``plughw:1``, ``null``, ...)
   once, with a small period (256 frames, 11.6 ms) so a sound reaches the speaker fast.
-- ``play(name)`` appends the name to a deque and sets an event: nothing else runs on
-  the caller's thread (the hub loop), so it returns within microseconds.
+- ``play(name)`` never waits. When the device is open and idle (the writer parked,
+  the stream drained) the caller writes the sound's first period itself: the device
+  has a whole empty buffer, so the write returns at once, and the sound starts
+  without waiting for the writer thread to be scheduled. Otherwise (a sound is
+  playing, or the writer holds the device) it appends the name to a deque and sets
+  an event; it returns within microseconds either way.
 - The writer thread mixes the voices playing into one period at a time and writes it;
   the blocking write paces it. With nothing to play it writes one period of silence
   and then blocks on the event, so an idle hub costs no CPU (the stream underruns,
@@ -29,19 +33,10 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
-from hub.io.sound import (
-    FRAME_BYTES,
-    Mixer,
-    audible,
-    check_quiet_mode,
-    check_volume,
-    effective_quiet,
-    parse_quiet_hours,
-)
+from hub.io.sound import FRAME_BYTES, Mixer, check_volume
 from hub.sounds import RATE, SOUNDS_DIR, load_sounds
 
 try:
@@ -143,12 +138,13 @@ def _route_alsa_lib_messages() -> object:
 class AlsaPlayer:
     """Plays the hub's sounds on the ALSA device named ``device`` (see the module doc).
 
-    ``volume`` is 0..1; ``quiet`` is ``off``, ``turn-only`` or ``mute``; during
-    ``quiet_hours`` (``"22:00-07:00"``) the stricter of ``quiet`` and
-    ``quiet_hours_mode`` applies, judged by ``clock()`` (local wall time). Tests pass
+    ``volume`` is 0..1. Whether a sound should play at all (quiet mode, quiet hours,
+    the turn chime) is decided before :meth:`play` by :class:`hub.io.sound.SoundPolicy`.
+    Tests pass
     ``sounds`` (samples by name) and ``open_device(name, rate, period_frames, periods)``
-    to play on a fake; ``on_sound_start(name)`` runs on the writer thread right before
-    a new sound's first frames are written (the latency bench times it).
+    to play on a fake; ``on_sound_start(name)`` runs right before a new sound's first
+    frames are written (the latency bench times it), on the writer thread or, when the
+    device was idle, on the thread that called :meth:`play`.
 
     The device is opened on the writer thread, so :meth:`status` says
     ``"starting"`` until the first attempt is over (:meth:`wait_ready`).
@@ -160,10 +156,6 @@ class AlsaPlayer:
         self,
         device: str = "default",
         volume: float = 1.0,
-        quiet: str = "off",
-        quiet_hours: str | None = None,
-        quiet_hours_mode: str = "mute",
-        clock: Callable[[], datetime] = datetime.now,
         *,
         sounds: Mapping[str, array.array] | None = None,
         sounds_dir: Path | None = None,
@@ -175,10 +167,6 @@ class AlsaPlayer:
         on_status_change: Callable[[dict], None] | None = None,
     ) -> None:
         self.device = device
-        self._quiet = check_quiet_mode(quiet)
-        self._quiet_hours = parse_quiet_hours(quiet_hours) if quiet_hours else None
-        self._quiet_hours_mode = check_quiet_mode(quiet_hours_mode)
-        self._clock = clock
         self._mixer = Mixer(period_frames, check_volume(volume))
         self._open_args = (device, RATE, period_frames, periods)
         self._open_device = open_device
@@ -189,6 +177,7 @@ class AlsaPlayer:
         self._requests: deque[str] = deque(maxlen=64)
         self._wake = threading.Event()
         self._changed = threading.Condition()
+        self._device_lock = threading.Lock()  # the mixer and the device: one user at a time
         self._idle = False
         self._closing = False
         self._pcm: PcmOutput | None = None
@@ -214,17 +203,35 @@ class AlsaPlayer:
     # -- the caller's side (the hub loop): nothing here blocks -------------------
 
     def play(self, name: str) -> None:
-        """Queue sound ``name`` for the writer thread and return at once."""
+        """Start sound ``name`` (its first period from here when the device is idle),
+        or queue it for the writer thread; return at once either way."""
+        if self._idle and self._pcm is not None and self._device_lock.acquire(blocking=False):
+            try:
+                if self._idle and self._pcm is not None and not self._requests:
+                    self._write_first_period(name)
+                    return
+            finally:
+                self._device_lock.release()
         self._requests.append(name)
+        self._wake.set()
+
+    def _write_first_period(self, name: str) -> None:
+        """On the caller's thread, device lock held, writer parked: start ``name`` and
+        write its first period (the drained device takes it without blocking); the
+        writer wakes to write the rest."""
+        with self._changed:
+            self._idle = False  # busy from now on: wait_idle() waits for the rest
+        try:
+            self._start(name)
+            self._write_period()
+        except Exception as exc:  # as on the writer thread: a bug costs the sound only
+            log.exception("sound writer failed")
+            self._lose_device(f"writer failed: {exc!r}")
         self._wake.set()
 
     def set_volume(self, volume: float) -> None:
         """Software volume, 0..1 (ValueError outside); applies from the next period."""
         self._mixer.volume = check_volume(volume)
-
-    def set_quiet(self, mode: str) -> None:
-        """Quiet mode ``off``, ``turn-only`` or ``mute`` (ValueError otherwise)."""
-        self._quiet = check_quiet_mode(mode)
 
     def status(self) -> dict:
         """``{"available": bool, "reason": str | None}``.
@@ -279,28 +286,31 @@ class AlsaPlayer:
         self._release_device()
 
     def _step(self) -> None:
-        if self._pcm is None and not self._open_when_due():
-            self._requests.clear()  # a press while the device is away is not replayed later
-            self._sleep(max(0.0, self._next_open - time.monotonic()))
-            return
-        while self._requests:
-            self._start(self._requests.popleft())
+        with self._device_lock:
+            if self._pcm is None and not self._open_when_due():
+                self._requests.clear()  # a press while the device is away is not replayed
+                wait: float | None = max(0.0, self._next_open - time.monotonic())
+            else:
+                while self._requests:
+                    self._start(self._requests.popleft())
+                wait = None if not self._write_period() else -1.0
+        if wait is None or wait >= 0:
+            self._sleep(wait)
+
+    def _write_period(self) -> bool:
+        """Mix and write the next period (device lock held); False when nothing is left."""
         chunk = self._mixer.next_period()
         if chunk is None:
-            self._sleep(None)
-            return
+            return False
         self._announce_started()
         try:
+            assert self._pcm is not None
             self._pcm.write(chunk)
         except Exception as exc:
             self._lose_device(f"writing to it failed: {_describe(exc)}")
+        return True
 
     def _start(self, name: str) -> None:
-        mode = self._quiet
-        if self._quiet_hours is not None:  # read the wall clock only when it matters
-            mode = effective_quiet(mode, self._quiet_hours, self._quiet_hours_mode, self._clock())
-        if not audible(name, mode):
-            return
         samples = self._sounds.get(name)
         if samples is None:
             if name not in self._warned:

@@ -6,17 +6,21 @@ lives in ``hub/io/alsa_player.py``; tests and the sim backend without a sound ca
 :class:`RecordingPlayer`.
 
 This module also holds the rules every player shares: which sound wins when two
-overlap (:data:`SOUND_PRIORITY`, applied by :class:`Mixer`) and what the quiet modes
-let through (:func:`audible`, :func:`parse_quiet_hours`). They are plain functions of their
+overlap (:data:`SOUND_PRIORITY`, applied by :class:`Mixer`), and whether a sound plays
+at all: :class:`SoundPolicy`, the one place that weighs the quiet mode, the quiet hours
+and the turn chime setting (the dispatcher asks it before a sound reaches a player or
+a phone). :func:`audible` and :func:`parse_quiet_hours` are plain functions of their
 arguments (the caller passes the time), so the config can validate with them too.
 """
 
 from __future__ import annotations
 
 import array
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, time
-from typing import Protocol
+from typing import Any, Protocol
 
 SOUND_NAMES = ("choo", "chicken", "turn", "turn_back", "nope", "reminder", "out")
 
@@ -39,36 +43,71 @@ TURN_SOUNDS = frozenset({"turn", "turn_back"})
 
 
 class SoundPlayer(Protocol):
-    """Plays a named sound without blocking the caller."""
+    """Plays a named sound without blocking the caller. Whether a sound should play is
+    not the player's business: :class:`SoundPolicy` has decided before ``play``."""
 
     def play(self, name: str) -> None:
         """Start playing sound ``name``; return at once."""
 
-    def status(self) -> dict:
+    def status(self) -> dict[str, Any]:
         """``{"available": bool, "reason": str | None}`` for the snapshot."""
 
     def set_volume(self, volume: float) -> None:
         """Set the software volume, 0.0 (silent) to 1.0 (as recorded)."""
-
-    def set_quiet(self, mode: str) -> None:
-        """Set the quiet mode: ``off``, ``turn-only`` or ``mute``."""
 
     def close(self) -> None:
         """Release the device."""
 
 
 @dataclass
-class RecordingPlayer:
-    """A sound player that remembers what it was asked to play (the fake).
+class SoundPolicy:
+    """Whether a sound plays: the one place that decides it.
 
-    ``played`` records every request, whatever the quiet mode: it is what the hub
-    asked for, not what a speaker would have let through.
+    ``quiet`` is the quiet mode set at the table (``off``, ``turn-only``, ``mute``);
+    during ``quiet_hours`` the stricter of it and ``quiet_hours_mode`` applies, judged
+    by ``clock()`` (local wall time, read only when quiet hours are set);
+    ``turn_chime`` False silences the ``turn`` chime alone. A sound the policy refuses
+    reaches neither the player nor the phones (no toast for a sound nobody heard).
+    """
+
+    quiet: str = "off"
+    turn_chime: bool = True
+    quiet_hours: tuple[time, time] | None = None
+    quiet_hours_mode: str = "mute"
+    clock: Callable[[], datetime] = datetime.now
+
+    def __post_init__(self) -> None:
+        check_quiet_mode(self.quiet)
+        check_quiet_mode(self.quiet_hours_mode)
+
+    def set_quiet(self, mode: str) -> None:
+        """Set the table's quiet mode (ValueError naming the choices otherwise)."""
+        self.quiet = check_quiet_mode(mode)
+
+    def mode(self) -> str:
+        """The quiet mode in force now."""
+        if self.quiet_hours is None:
+            return self.quiet
+        return effective_quiet(self.quiet, self.quiet_hours, self.quiet_hours_mode,
+                               self.clock())
+
+    def allows(self, name: str) -> bool:
+        """Whether sound ``name`` plays now."""
+        if name == "turn" and not self.turn_chime:
+            return False
+        return audible(name, self.mode())
+
+
+@dataclass
+class RecordingPlayer:
+    """A sound player that remembers what it was asked to play (the fake for tests).
+
+    ``played`` records every request: what reached the player after the policy.
     """
 
     played: list[str] = field(default_factory=list)
-    listeners: list = field(default_factory=list)
+    listeners: list[Callable[[str], None]] = field(default_factory=list)
     volume: float = 1.0
-    quiet: str = "off"
 
     def play(self, name: str) -> None:
         """Record ``name`` and tell any listener (benchmarks wait on these)."""
@@ -76,7 +115,7 @@ class RecordingPlayer:
         for listener in self.listeners:
             listener(name)
 
-    def status(self) -> dict:
+    def status(self) -> dict[str, Any]:
         """Always available."""
         return {"available": True, "reason": None}
 
@@ -84,24 +123,34 @@ class RecordingPlayer:
         """Remember the volume (checked like the real player does)."""
         self.volume = check_volume(volume)
 
-    def set_quiet(self, mode: str) -> None:
-        """Remember the quiet mode (checked like the real player does)."""
-        self.quiet = check_quiet_mode(mode)
-
     def close(self) -> None:
         """Nothing to release."""
 
 
-class DisabledPlayer(RecordingPlayer):
-    """Plays nothing, says why in :meth:`status` (``[sound] enabled = false``)."""
+class DisabledPlayer:
+    """The player when sound is switched off (``[sound] enabled = false``): plays
+    nothing, says why in :meth:`status`, and keeps the last ``keep`` sound names it
+    was asked for (``recent``), so a long-running hub holds a bounded history."""
 
-    def __init__(self, reason: str) -> None:
-        super().__init__()
+    def __init__(self, reason: str, keep: int = 64) -> None:
         self.reason = reason
+        self.recent: deque[str] = deque(maxlen=keep)
+        self.volume = 1.0
 
-    def status(self) -> dict:
+    def play(self, name: str) -> None:
+        """Play nothing; remember the name among the last few."""
+        self.recent.append(name)
+
+    def status(self) -> dict[str, Any]:
         """Unavailable, with the reason."""
         return {"available": False, "reason": self.reason}
+
+    def set_volume(self, volume: float) -> None:
+        """Check and keep the volume (nothing to apply it to)."""
+        self.volume = check_volume(volume)
+
+    def close(self) -> None:
+        """Nothing to release."""
 
 
 def check_volume(volume: float) -> float:
@@ -183,7 +232,7 @@ class Voice:
     """One sound being played: its samples and how far it has got."""
 
     name: str
-    samples: array.array
+    samples: array.array[int]
     priority: int
     pos: int = 0
     cut: bool = False  # cut short: fades to silence over the next period, then ends
@@ -204,7 +253,7 @@ class Mixer:
         self.voices: list[Voice] = []
         self._tail_due = False
 
-    def start(self, name: str, samples: array.array) -> None:
+    def start(self, name: str, samples: array.array[int]) -> None:
         """Add sound ``name`` to the mix, cutting what it outranks."""
         priority = SOUND_PRIORITY.get(name, 0)
         live = [voice for voice in self.voices if not voice.cut]
