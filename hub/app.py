@@ -41,6 +41,7 @@ from scorer.setup import GameSetup
 from scorer.store import GameStore, new_token
 
 if TYPE_CHECKING:
+    from hub.broker.publisher import MqttPublisher
     from hub.service import HubWebService
 
 log = logging.getLogger("hub")
@@ -150,7 +151,7 @@ class Hub:
         self.broadcaster.publish("settings", dict(values))
         return values
 
-    def _mqtt_publisher(self, link_factory=None):
+    def _mqtt_publisher(self, link_factory: Any = None) -> MqttPublisher | None:
         """The MQTT publisher when the config names a broker (else None: MQTT is off)."""
         from hub.broker import settings as mqtt_settings
 
