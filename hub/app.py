@@ -41,6 +41,7 @@ from scorer.setup import GameSetup
 from scorer.store import GameStore, new_token
 
 if TYPE_CHECKING:
+    from firmware_bridge.link import SerialLink
     from hub.broker.publisher import MqttPublisher
     from hub.service import HubWebService
 
@@ -92,7 +93,7 @@ class Hub:
             quiet_hours=parse_quiet_hours(config["sound"]["quiet_hours"])
             if config["sound"]["quiet_hours"] else None,
             wall=lambda: datetime.fromtimestamp(self.clock.wall()),
-            publish=lambda ring: self._loop_ready and self.loop.set_extra("ring", ring))
+            publish=self._publish_ring)
         self.store = store if store is not None else self._open_store()
         self.writer = StoreWriter()  # SQLite writes the loop orders run on its thread
         self.dispatcher = EffectDispatcher(self.sound, self.lights, self.eventlog,
@@ -103,8 +104,9 @@ class Hub:
         self.loop.set_extra("sound", self.sound.status())
         self.apply_settings({})
         pins = config["pins"]
-        self.inputs = self.link if self.backend == "serial" else SlotInputs(
-            self.factory, pins["buttons"], pins["markers"], self.clock, self.loop.post)
+        self.inputs: SerialLink | SlotInputs = (
+            self.link if self.link is not None and self.backend == "serial" else SlotInputs(
+                self.factory, pins["buttons"], pins["markers"], self.clock, self.loop.post))
         if self.link is not None:
             self.loop.set_extra("serial", self.link.status())
         self.sim = (SimPins(self.factory, pins["buttons"], pins["markers"])
@@ -167,7 +169,11 @@ class Hub:
         self.broadcaster.callbacks.append(mqtt.offer)
         return mqtt
 
-    def _serial_link(self):
+    def _publish_ring(self, ring: dict[str, object]) -> None:
+        if self._loop_ready:
+            self.loop.set_extra("ring", ring)
+
+    def _serial_link(self) -> SerialLink | None:
         """The serial link when ``--backend serial`` or ``[serial] port`` names a hub box
         (then its ring shows the lights, whatever the inputs are); else None."""
         cfg = self.config["serial"]
@@ -175,7 +181,7 @@ class Hub:
             return None
         from firmware_bridge.link import SerialLink
 
-        def status(value: dict) -> None:
+        def status(value: dict[str, Any]) -> None:
             if self._loop_ready:
                 self.loop.set_extra("serial", value)
                 self.lights.connection_changed()
