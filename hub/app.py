@@ -16,16 +16,22 @@ from hub import core
 from hub.broadcast import Broadcaster
 from hub.clock import Clock, SystemClock
 from hub.config import ConfigError, timings
-from hub.core.effects import RoundEnded
+from hub.core.effects import RoundEnded, RoundReopened
 from hub.core.events import (
+    DoubleFixed,
+    EngineSet,
     GameEnded,
     GameResumed,
     GameStarted,
     MarkersRead,
+    PublicFixed,
     RoundBlocked,
     RoundScored,
+    TurnFixed,
+    UndoRequested,
 )
 from hub.core.turns import PLAYING
+from hub.core.undo import fix_error
 from hub.dispatch import EffectDispatcher
 from hub.eventlog import EventLog
 from hub.io.leds import RecordingLeds, SerialLeds
@@ -106,10 +112,11 @@ class Hub:
         pins = config["pins"]
         self.inputs: SerialLink | SlotInputs = (
             self.link if self.link is not None and self.backend == "serial" else SlotInputs(
-                self.factory, pins["buttons"], pins["markers"], self.clock, self.loop.post))
+                self.factory, pins["buttons"], pins["markers"], self.clock, self.loop.post,
+                centre_pin=pins["centre"]))
         if self.link is not None:
             self.loop.set_extra("serial", self.link.status())
-        self.sim = (SimPins(self.factory, pins["buttons"], pins["markers"])
+        self.sim = (SimPins(self.factory, pins["buttons"], pins["markers"], pins["centre"])
                     if self.backend == "sim" else None)
         self.mqtt = self._mqtt_publisher(mqtt_link)
         self._server: Any = None  # waitress's server (untyped)
@@ -307,7 +314,7 @@ class Hub:
             if (table.game is not None and table.game.id == stored["id"]
                     and table.game.phase != "finished"):
                 for _ in range(stored["round"] - table.game.round):
-                    self.loop.post(RoundScored(self.clock.now()))
+                    self.loop.post(RoundScored(self.clock.now(), engine=stored["engine"]))
                 if stored["finished"]:  # the last round scored, or ended early
                     last = stored["round_count"] == table.game.rounds
                     now = self.clock.now()
@@ -378,15 +385,51 @@ class Hub:
             game_id=game["id"], rules=game["rules"], players=tuple(game["players"]),
             seats=tuple(game["seats"]), mexican_slot=game["mexican_slot"],
             set_max=game["set"], rounds=game["round_count"], round=game["round"],
-            at=self.clock.now(), first=game["first"], options=options, round_over=over))
+            at=self.clock.now(), first=game["first"], options=options, round_over=over,
+            engine=current["engine"] if current else None))
         log.info("resumed game %s at round %s", game["id"], game["round"])
 
-    def _round_ended(self, effect: RoundEnded) -> None:
-        """The table ended a round: record it on the writer thread, never the loop's."""
+    # --- putting mistakes right -------------------------------------------------------
+
+    def undo(self, by: str = "scorekeeper") -> dict:
+        """Take back the last table action (as the centre's long hold does); returns
+        the snapshot after it (an undo with nothing to take back plays ``nope``)."""
+        self.loop.post(UndoRequested(self.clock.now(), by))
+        self.loop.drain()
+        return self.loop.snapshot
+
+    def fix_table(self, fix: TurnFixed | DoubleFixed | PublicFixed) -> dict:
+        """Set the table right by hand; raises ``ValueError`` saying why it cannot be
+        done now (and then changes nothing). Returns the snapshot after it."""
+        error = self.loop.call(lambda table: fix_error(table, fix))
+        if error is not None:
+            raise ValueError(str(error))
+        self.loop.post(fix)
+        self.loop.drain()
+        return self.loop.snapshot
+
+    def set_engine(self, game_id: int, round: int, engine: int, by: str = "scorekeeper") -> dict:
+        """Name round ``round``'s engine (``aces``); the table follows when it plays that
+        round. Returns the game; raises the store's ``StoreError``."""
+        with self._rounds_lock:
+            game = self.store.set_engine(game_id, round, engine)
+            table = self.loop.table
+            if (table.game is not None and table.game.id == game_id
+                    and table.game.round == round):
+                self.loop.post(EngineSet(engine, self.clock.now(), by))
+                self.loop.drain()
+            self.broadcaster.publish("game", game)
+        return game
+
+    def _round_ended(self, effect: RoundEnded | RoundReopened) -> None:
+        """The table ended (or an undo reopened) a round: record it on the writer
+        thread, never the loop's."""
         self.writer.submit(lambda: self._record_round_end(effect))
 
-    def _record_round_end(self, effect: RoundEnded) -> None:
-        if effect.went_out is not None:
+    def _record_round_end(self, effect: RoundEnded | RoundReopened) -> None:
+        if isinstance(effect, RoundReopened):
+            game = self.store.reopen_round(effect.game_id, effect.round)
+        elif effect.went_out is not None:
             game = self.store.set_went_out(effect.game_id, effect.round, effect.went_out)
         else:
             game = self.store.set_blocked(effect.game_id, effect.round)

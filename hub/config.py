@@ -28,7 +28,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             "default_rules": "consensus"},
     "web": {"host": "0.0.0.0", "port": 8080, "threads": 80},
     "gestures": {"tap_max_ms": 1000, "long_hold_ms": 3000, "bounce_ms": 30,
-                 "flicker_ms": 80},
+                 "flicker_ms": 80, "centre_long_hold_ms": 2000, "last_tile_ms": 600},
     "pins": {"buttons": DEFAULT_BUTTON_PINS, "markers": DEFAULT_MARKER_PINS,
              "centre": DEFAULT_CENTRE_PIN},
     "sound": {"enabled": True, "device": "default", "volume": 0.8, "quiet": "off",
@@ -112,6 +112,9 @@ def _check_values(c: dict[str, Any]) -> None:
     _check_range("gestures.long_hold_ms", g["long_hold_ms"], g["tap_max_ms"] + 1, 20000)
     _check_range("gestures.bounce_ms", g["bounce_ms"], 0, 200)
     _check_range("gestures.flicker_ms", g["flicker_ms"], 0, 2000)
+    _check_range("gestures.centre_long_hold_ms", g["centre_long_hold_ms"],
+                 g["tap_max_ms"] + 1, 20000)
+    _check_range("gestures.last_tile_ms", g["last_tile_ms"], 100, 3000)
     _check_pins(c["pins"])
     _check_range("sound.volume", c["sound"]["volume"], 0.0, 1.0)
     _check_choice("sound.quiet", c["sound"]["quiet"], QUIET_MODES)
@@ -190,4 +193,6 @@ def timings(config: dict[str, Any]) -> Timings:
 
     g = config["gestures"]
     return Timings(tap_max=g["tap_max_ms"] / 1000, long_hold=g["long_hold_ms"] / 1000,
-                   bounce=g["bounce_ms"] / 1000, flicker=g["flicker_ms"] / 1000)
+                   bounce=g["bounce_ms"] / 1000, flicker=g["flicker_ms"] / 1000,
+                   centre_long_hold=g["centre_long_hold_ms"] / 1000,
+                   last_tile=g["last_tile_ms"] / 1000)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from hub.broadcast import Broadcaster
-from hub.core.effects import Effect, LogEntry, PlaySound, RoundEnded
+from hub.core.effects import Effect, LogEntry, PlaySound, RoundEnded, RoundReopened
 from hub.eventlog import EventLog
 from hub.io.sound import SoundPlayer, SoundPolicy
 
@@ -36,7 +36,8 @@ class EffectDispatcher:
 
     def __init__(self, sound: SoundPlayer, lights: Lights, eventlog: EventLog,
                  broadcaster: Broadcaster, policy: SoundPolicy,
-                 on_round_ended: Callable[[RoundEnded], None] | None = None) -> None:
+                 on_round_ended: Callable[[RoundEnded | RoundReopened], None] | None = None,
+                 ) -> None:
         self.sound = sound
         self.leds = lights
         self.eventlog = eventlog
@@ -77,5 +78,5 @@ class EffectDispatcher:
         elif isinstance(effect, LogEntry):
             entry = self.eventlog.append(effect.kind, effect.at, **dict(effect.fields))
             self.broadcaster.publish("event", entry)
-        elif isinstance(effect, RoundEnded) and self.on_round_ended is not None:
+        elif isinstance(effect, RoundEnded | RoundReopened) and self.on_round_ended is not None:
             self.on_round_ended(effect)

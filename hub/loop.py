@@ -187,4 +187,5 @@ class HubLoop:
     @staticmethod
     def _visible(table: Table) -> tuple:
         return (table.game, table.turn, table.doubles, table.went_out,
-                tuple(m.present for m in table.markers))
+                tuple(m.present for m in table.markers), table.by_hand, table.one_tile,
+                len(table.history))

@@ -15,6 +15,7 @@ from enum import Enum
 from typing import Any
 
 from scorer.partnerships import partnership_points, team_ranking, team_totals, teams
+from scorer.profiles import PROFILES
 from scorer.rounds import check_round_points, round_schedule, totals
 from scorer.standings import ranking, standings
 from scorer.tiles import hands_points, max_hand_points
@@ -70,6 +71,11 @@ class GameRecord:
         return int(self.options.get("double_blank", 0))
 
     @property
+    def blanks(self) -> bool:
+        """True when every blank half scores 25 (option ``blanks``)."""
+        return bool(self.options.get("blanks", False))
+
+    @property
     def partnerships(self) -> bool:
         """True when the partnerships option is on."""
         return bool(self.options.get("partnerships", False))
@@ -119,7 +125,7 @@ def plan_round(
     """Check a round's points and say what recording them changes (nothing is written)."""
     rnd = game.round_at(number)
     went = rnd.went_out if isinstance(went_out, Keep) else went_out
-    limit = max_hand_points(game.set_max, rnd.engine, game.double_blank)
+    limit = max_hand_points(game.set_max, rnd.engine, game.double_blank, game.blanks)
     checked = check_round_points(points, game.players, went, limit)
     edits = tuple(
         (name, rnd.points.get(name), value)
@@ -127,7 +133,7 @@ def plan_round(
         if rnd.points.get(name) != value
     )
     starts_next = not rnd.finished and rnd.round < game.round_count
-    next_engine = round_schedule(game.set_max)[rnd.round] if starts_next else None
+    next_engine = next_engine_of(game, rnd) if starts_next else None
     finishes = not rnd.finished and rnd.round == game.round_count
     return RoundChange(rnd.round, went, checked, edits, next_engine, finishes)
 
@@ -147,7 +153,31 @@ def tile_scores(
     went = rnd.went_out if isinstance(went_out, Keep) else went_out
     if went is not None and tiles.get(went):
         raise GameError(f"{went} went out, so holds no tiles")
-    return hands_points(tiles, game.set_max, game.double_blank, rnd.engine)
+    return hands_points(tiles, game.set_max, game.double_blank, rnd.engine, game.blanks)
+
+
+def next_engine_of(game: GameRecord, rnd: RoundRecord) -> int:
+    """The engine of the round after ``rnd``: the schedule's, or (a profile whose table
+    names the engine) the next lower double than ``rnd``'s, the set's top after 0."""
+    if PROFILES[game.rules].engine_chosen:
+        return rnd.engine - 1 if rnd.engine > 0 else game.set_max
+    return round_schedule(game.set_max)[rnd.round]
+
+
+def check_engine(game: GameRecord, number: int, engine: object) -> RoundRecord:
+    """Check that round ``number``'s engine may be set to ``engine`` (an unscored round
+    of a game whose table names its engines, a double of the set)."""
+    rnd = game.round_at(number)
+    if not PROFILES[game.rules].engine_chosen:
+        raise GameError(f"engine: fixed by the {game.rules} rules (round {number}: "
+                        f"{rnd.engine}); only aces tables name the engine")
+    if isinstance(engine, bool) or not isinstance(engine, int) or not (
+            0 <= engine <= game.set_max):
+        raise GameError(f"engine {engine!r}: a double of the double-{game.set_max} set, "
+                        f"0 to {game.set_max}")
+    if rnd.finished:
+        raise GameError(f"round {number} is already scored: its engine stays {rnd.engine}")
+    return rnd
 
 
 def check_went_out(game: GameRecord, number: int, name: str) -> RoundRecord:

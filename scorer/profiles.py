@@ -54,6 +54,8 @@ OPTIONS: dict[str, Option] = {
         Option("partnerships", (False, True),
                "Partnerships: partners sit opposite and score as a team", (4, 6, 8)),
         Option("double_blank", DOUBLE_BLANK_VALUES, "The double blank scores"),
+        Option("blanks", (False, True),
+               "Blanks: every blank half scores 25, the double blank 50"),
     )
 }
 
@@ -72,6 +74,15 @@ class Profile:
     ``options``: the ids of :data:`OPTIONS` a game under this profile may set.
     ``tiles_each`` and ``default_set``: the seed's deal table and default set by
     player count (rows may go beyond the hub's 8 players: the seed's figures).
+    ``mexican_in_first_turn``: the Mexican Train may be played in the first turns
+    (marked trains only when ``public_in_first_turn``). ``doubler_must_mark``: a
+    doubler who cannot answer must put their marker down (reminded), though followers
+    need not. ``mexican_double_one_cover``: with chickenfoot, a double on the Mexican
+    Train needs one cover. ``privatising_double_free``: a double played on one's own
+    public train to make it private again needs no cover (Galt's second exception).
+    ``last_tile_reminder``: going out without having called the last tile is reminded.
+    ``engine_chosen``: the engine is the highest double anyone holds, so the table
+    names it each round (default: the next lower double).
     """
 
     id: str
@@ -87,6 +98,17 @@ class Profile:
     tiles_each: Rows
     default_set: Rows
     players: tuple[int, int] = field(default=HUB_PLAYERS)
+    mexican_in_first_turn: bool = True
+    doubler_must_mark: bool = False
+    mexican_double_one_cover: bool = False
+    privatising_double_free: bool = False
+    last_tile_reminder: bool = False
+    engine_chosen: bool = False
+
+    @property
+    def blanks_allowed(self) -> bool:
+        """True when every blank half may score 25 (option ``blanks``)."""
+        return "blanks" in self.options
 
     @property
     def chickenfoot_allowed(self) -> bool:
@@ -98,10 +120,11 @@ class Profile:
         """True when a game may be played in partnerships."""
         return "partnerships" in self.options
 
-    def covers(self, options: dict[str, object]) -> int:
-        """Covers a double needs under this profile with these game options."""
+    def covers(self, options: dict[str, object], on_mexican: bool = False) -> int:
+        """Covers a double needs under this profile with these game options (one on
+        the Mexican Train where the profile says so)."""
         if self.chickenfoot_allowed and options.get("chickenfoot"):
-            return 3
+            return 1 if on_mexican and self.mexican_double_one_cover else 3
         return 1
 
     @property
@@ -116,7 +139,7 @@ PROFILES: dict[str, Profile] = {
         name="Aces (traditional)",
         starter="engine-left",
         first_turn="string",
-        public_in_first_turn=True,
+        public_in_first_turn=False,
         after_double="again",
         fail_reminder=False,
         out_waits_first_turns=True,
@@ -124,13 +147,15 @@ PROFILES: dict[str, Profile] = {
         options=("double_blank",),
         tiles_each=((2, 4, 15), (5, 6, 12), (7, 8, 10)),
         default_set=((2, 8, 12),),
+        mexican_in_first_turn=False,
+        engine_chosen=True,
     ),
     "mexicantrainfun": Profile(
         id="mexicantrainfun",
         name="MexicanTrainFun (tournament)",
         starter="engine-holder",
         first_turn="single",
-        public_in_first_turn=True,
+        public_in_first_turn=False,
         after_double="answer",
         fail_reminder=False,
         out_waits_first_turns=False,
@@ -138,6 +163,9 @@ PROFILES: dict[str, Profile] = {
         options=("chickenfoot", "double_blank"),
         tiles_each=((2, 3, 8), (4, 6, 12), (7, 8, 10), (9, 14, 11)),
         default_set=((2, 3, 9), (4, 8, 12), (9, 12, 15), (13, 14, 18)),
+        doubler_must_mark=True,
+        mexican_double_one_cover=True,
+        last_tile_reminder=True,
     ),
     "consensus": Profile(
         id="consensus",
@@ -149,9 +177,11 @@ PROFILES: dict[str, Profile] = {
         fail_reminder=True,
         out_waits_first_turns=False,
         double_waits_in_first_turn=False,
-        options=("chickenfoot", "partnerships", "double_blank"),
+        options=("chickenfoot", "partnerships", "double_blank", "blanks"),
         tiles_each=((2, 4, 15), (5, 6, 12), (7, 8, 11)),
         default_set=((2, 8, 12),),
+        privatising_double_free=True,
+        last_tile_reminder=True,
     ),
     "triples": Profile(
         id="triples",
@@ -166,6 +196,7 @@ PROFILES: dict[str, Profile] = {
         options=("double_blank",),
         tiles_each=((2, 4, 15), (5, 6, 12), (7, 8, 11)),
         default_set=((2, 8, 12),),
+        mexican_in_first_turn=False,
     ),
 }
 

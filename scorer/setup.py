@@ -176,7 +176,11 @@ def _options(body: Mapping[str, object], rules: str, count: int) -> Options:
         return ()
     if not isinstance(options, dict):
         raise _refuse("options", "expected an object")
-    return tuple(sorted((key, _option(key, value, rules, count)) for key, value in options.items()))
+    checked = {key: _option(key, value, rules, count) for key, value in options.items()}
+    if checked.get("blanks") and checked.get("double_blank", 0) not in (0, 50):
+        raise _refuse("options.blanks", "every blank half scores 25, so the double blank "
+                      "scores 50: leave double_blank out (or 50)")
+    return tuple(sorted(checked.items()))
 
 
 def check_setup(body: object, default_rules: str = DEFAULT_RULES) -> GameSetup:

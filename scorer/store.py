@@ -360,6 +360,22 @@ class GameStore:
             _set_outcome(conn, game_id, round, name)
             return self._settled(conn, game_id)
 
+    def reopen_round(self, game_id: int, round: int) -> dict[str, Any]:
+        """An undo took back an unscored round's end: forget its outcome. Returns the game."""
+        with self._write() as conn:
+            _load(conn, game_id).round_at(round)
+            conn.execute("UPDATE rounds SET went_out = NULL, blocked = 0 WHERE game_id = ? AND"
+                         " round = ? AND finished = 0", (game_id, round))
+            return self._settled(conn, game_id)
+
+    def set_engine(self, game_id: int, round: int, engine: int) -> dict[str, Any]:
+        """Name an unscored round's engine (``aces``); returns the game."""
+        with self._write() as conn:
+            games.check_engine(_load(conn, game_id), round, engine)
+            conn.execute("UPDATE rounds SET engine = ? WHERE game_id = ? AND round = ?",
+                         (engine, game_id, round))
+            return self._settled(conn, game_id)
+
     def set_blocked(self, game_id: int, round: int) -> dict[str, Any]:
         """Record that nobody went out of a round (it was blocked); returns the game."""
         with self._write() as conn:

@@ -9,7 +9,8 @@ A tile is written ``"6-5"``; ``"5-6"`` is the same tile. The canonical form puts
 higher end first (``"6-5"``, ``"12-0"``, ``"0-0"``).
 
 The double-blank option (``0``, ``25`` or ``50``) is what the ``0-0`` tile is worth;
-every other tile is worth its pips.
+every other tile is worth its pips. The ``blanks`` option (``consensus``) counts every
+blank half 25, so ``6-0`` scores 31 and ``0-0`` 50.
 """
 
 from __future__ import annotations
@@ -129,9 +130,15 @@ def canonical(text: str, set_max: int = MAX_SET) -> str:
     return str(parse_tile(text, set_max))
 
 
-def tile_points(tile: Tile, double_blank: int = 0) -> int:
-    """Points a tile left in a hand scores: its pips; ``0-0`` scores the double-blank option."""
+BLANK_HALF = 25  # what a blank half scores under the ``blanks`` option
+
+
+def tile_points(tile: Tile, double_blank: int = 0, blanks: bool = False) -> int:
+    """Points a tile left in a hand scores: its pips; ``0-0`` scores the double-blank
+    option; with ``blanks`` every blank half scores 25 (``0-0``: 50)."""
     check_double_blank(double_blank)
+    if blanks:
+        return sum(BLANK_HALF if end == 0 else end for end in (tile.high, tile.low))
     if tile == Tile(0, 0):
         return double_blank
     return tile.pips
@@ -181,11 +188,12 @@ def hand_points(
     double_blank: int = 0,
     player: str | None = None,
     engine: int | None = None,
+    blanks: bool = False,
 ) -> int:
     """Points for one hand: the sum of :func:`tile_points` after :func:`parse_hand`'s checks."""
     check_double_blank(double_blank)
     hand = parse_hand(tiles, set_max, player, engine)
-    return sum(tile_points(tile, double_blank) for tile in hand)
+    return sum(tile_points(tile, double_blank, blanks) for tile in hand)
 
 
 def hands_points(
@@ -193,6 +201,7 @@ def hands_points(
     set_max: int,
     double_blank: int = 0,
     engine: int | None = None,
+    blanks: bool = False,
 ) -> dict[str, int]:
     """Points for every player's hand, refusing a tile held twice, even by two players.
 
@@ -208,11 +217,12 @@ def hands_points(
                 raise TileError(f"tile {tile} is in both {holder[tile]}'s and {player}'s hand",
                                 _hand(player))
             holder[tile] = player
-        points[player] = sum(tile_points(tile, double_blank) for tile in hand)
+        points[player] = sum(tile_points(tile, double_blank, blanks) for tile in hand)
     return points
 
 
-def max_hand_points(set_max: int, engine: int, double_blank: int = 0) -> int:
+def max_hand_points(set_max: int, engine: int, double_blank: int = 0,
+                    blanks: bool = False) -> int:
     """The most points one hand could hold in a round: every tile but the engine.
 
     Used to refuse typed-in points that no hand could reach. With engine 0 the
@@ -221,5 +231,5 @@ def max_hand_points(set_max: int, engine: int, double_blank: int = 0) -> int:
     check_set_max(set_max)
     if isinstance(engine, bool) or not isinstance(engine, int) or not 0 <= engine <= set_max:
         raise TileError(f"engine {engine!r}: not a double of a double-{set_max} set")
-    total = sum(tile_points(tile, double_blank) for tile in set_tiles(set_max))
-    return total - tile_points(Tile(engine, engine), double_blank)
+    total = sum(tile_points(tile, double_blank, blanks) for tile in set_tiles(set_max))
+    return total - tile_points(Tile(engine, engine), double_blank, blanks)

@@ -38,6 +38,14 @@ class LongHold:
 
 
 @dataclass(frozen=True)
+class LastTile:
+    """Tap one's own slot again right after the tap that ended one's turn: the
+    last-tile call ("uno")."""
+
+    slot: int
+
+
+@dataclass(frozen=True)
 class MarkerOn:
     """Put a marker on slot ``slot``."""
 
@@ -56,6 +64,15 @@ class NewGame:
     """The game is created on the scorepad (``POST /api/games``); round 1 starts."""
 
     config: GameConfig
+
+
+@dataclass(frozen=True)
+class SetEngine:
+    """The scorekeeper names round ``round``'s engine on the scorepad (``aces``: the
+    highest double anyone held)."""
+
+    round: int
+    engine: int
 
 
 @dataclass(frozen=True)
@@ -93,8 +110,8 @@ class EnterScores:
     result: RoundResult
 
 
-Gesture = Tap | Hold | LongHold | MarkerOn | MarkerOff
-Action = Gesture | NewGame | Blocked | EnterScores
+Gesture = Tap | Hold | LongHold | LastTile | MarkerOn | MarkerOff
+Action = Gesture | NewGame | SetEngine | Blocked | EnterScores
 
 
 class DoubleTruth(NamedTuple):
@@ -112,7 +129,8 @@ class Truth:
     ``public``: slots whose train is public, the Mexican slot included. ``double``:
     the open double (never in ``aces``). ``phase``: ``first-turn``, ``play``,
     ``round-over`` or ``finished``. ``went_out``: set once the round is over (and
-    kept when the game is finished).
+    kept when the game is finished). ``one_tile``: the players who called their last
+    tile and have not ended a turn since.
     """
 
     turn: int | None
@@ -122,3 +140,5 @@ class Truth:
     round: int
     engine: int
     went_out: int | None
+    one_tile: frozenset[int] = frozenset()
+    one_tile: frozenset[int] = frozenset()

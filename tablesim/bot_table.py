@@ -24,9 +24,12 @@ from tablesim import (
     EnterScores,
     GameConfig,
     Hold,
+    LastTile,
     LongHold,
     MarkerOn,
     NewGame,
+    SetEngine,
+    Tap,
     Truth,
 )
 from tablesim.actions import Gesture
@@ -37,14 +40,16 @@ if TYPE_CHECKING:
     from hub.io.pins import SimPins
 
 NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal")
-CHECKED_SOUNDS = ("chicken", "choo", "out", "nope")
+CHECKED_SOUNDS = ("chicken", "choo", "out", "nope", "last_tile", "reminder", "turn_back")
+CENTRE = 0
+CENTRE_FOR_MEXICAN = 0.25  # how often a player presses the centre for the Mexican slot
 SETTLE_S = 0.15  # after a gesture's last edge: past the 30 ms bounce and 80 ms marker windows
 
 
 def setup_body(config: GameConfig, names: dict[int, str]) -> dict[str, Any]:
     """The ``POST /api/games`` body for the simulator's set-up (players named by seat)."""
     options = {"chickenfoot": config.chickenfoot, "partnerships": config.partnerships,
-               "double_blank": config.double_blank}
+               "double_blank": config.double_blank, "blanks": config.blanks}
     body = {"players": [names[s] for s in config.seats], "rules": config.rules,
             "seats": list(config.seats), "mexican_slot": config.mexican_slot,
             "set": config.set_max, "rounds": config.rounds,
@@ -75,6 +80,7 @@ class BotTable:
         self.drain_each_edge = drain_each_edge
         self.game_id: int | None = None
         self.names: dict[int, str] = {}
+        self.mexican: int | None = None
         self.edges = 0
 
     def act(self, action: Action) -> dict[str, Any] | None:
@@ -83,12 +89,17 @@ class BotTable:
             self.names = {s: NAMES[i] for i, s in enumerate(action.config.seats)}
             body = setup_body(action.config, self.names)
             self.game_id, _ = self.hub.new_game(check_setup(body))
+            self.mexican = action.config.mexican_slot
             self.hand.markers.clear()
             return None
         assert self.game_id is not None, "a game starts with NewGame"
         if isinstance(action, Blocked):
             blocked: dict[str, Any] = self.hub.block_round(self.game_id, action.round)
             return blocked
+        if isinstance(action, SetEngine):
+            named: dict[str, Any] = self.hub.set_engine(self.game_id, action.round,
+                                                        action.engine, by="tablesim")
+            return named
         if isinstance(action, EnterScores):
             result = action.result
             tiles = {self.names[s]: t for s, t in result.tile_names().items()}
@@ -100,6 +111,9 @@ class BotTable:
 
     def _gesture(self, gesture: Gesture) -> None:
         sim, loop = self.sim, self.hub.loop
+        if isinstance(gesture, Tap | Hold) and gesture.slot == self.mexican and (
+                self.hand.rng.random() < CENTRE_FOR_MEXICAN):
+            gesture = type(gesture)(CENTRE)  # the centre stands for the Mexican Train
         for edge in self.hand.edges(gesture):
             self.wait(edge.wait_s)
             if edge.part == BUTTON:
@@ -131,7 +145,8 @@ class BotTable:
             double=None if d is None else DoubleTruth(d["slot"], d["covers_left"],
                                                       d["responsible"]),
             phase=game["phase"], round=game["round"], engine=game["engine"],
-            went_out=slot_of.get(snap["went_out"]) if snap["went_out"] else None)
+            went_out=slot_of.get(snap["went_out"]) if snap["went_out"] else None,
+            one_tile=frozenset(snap.get("one_tile", ())))
 
 
 def differences(expected: Truth, actual: Truth) -> list[str]:
@@ -148,10 +163,13 @@ def _show(value: object) -> str:
     return repr(value)
 
 
-def expected_sounds(action: Action, before: Truth | None, mexican: int | None) -> Counter[str]:
+def expected_sounds(action: Action, before: Truth | None, mexican: int | None,
+                    reminds: bool = False) -> Counter[str]:
     """The checked sounds a gesture makes: a chicken for a double played (none for a
-    dead double closed), a choo for a marker placed, the fanfare for going out; never
-    a ``nope``."""
+    dead double closed), a choo for a marker placed, the fanfare for going out (and,
+    where the profile ``reminds``, a reminder for going out without having called the
+    last tile), the ``last_tile`` sound for a call; never a ``nope``, a reminder
+    otherwise, or an undo's chime."""
     heard: Counter[str] = Counter()
     if isinstance(action, Hold):
         dead = before is not None and before.double is not None and (
@@ -159,16 +177,20 @@ def expected_sounds(action: Action, before: Truth | None, mexican: int | None) -
         heard["chicken"] = 0 if dead else 1
     elif isinstance(action, LongHold):
         heard["out"] = 1
+        called = before is not None and action.slot in before.one_tile
+        heard["reminder"] = 1 if reminds and not called else 0
+    elif isinstance(action, LastTile):
+        heard["last_tile"] = 1
     elif isinstance(action, MarkerOn) and action.slot != mexican:
         heard["choo"] = 1
     return heard
 
 
 def sound_differences(action: Action, before: Truth | None, mexican: int | None,
-                      played: list[str]) -> list[str]:
+                      played: list[str], reminds: bool = False) -> list[str]:
     """How the sounds played during a gesture differ from :func:`expected_sounds`."""
     heard = Counter(name for name in played if name in CHECKED_SOUNDS)
-    want = expected_sounds(action, before, mexican)
+    want = expected_sounds(action, before, mexican, reminds)
     return [f"sound {name}: expected {want[name]}, hub played {heard[name]}"
             for name in CHECKED_SOUNDS if heard[name] != want[name]]
 

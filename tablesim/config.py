@@ -33,6 +33,7 @@ class GameConfig:
     chickenfoot: bool = False
     partnerships: bool = False
     double_blank: int = 0
+    blanks: bool = False
 
     def __post_init__(self) -> None:
         if self.rules not in PROFILES:
@@ -73,6 +74,17 @@ class GameConfig:
         """Covers a double needs: 3 with the chickenfoot option, else 1."""
         return 3 if self.chickenfoot else 1
 
+    @property
+    def mexican(self) -> int:
+        """Where the Mexican Train is: its slot, or the hub's centre (0) with none free."""
+        return 0 if self.mexican_slot is None else self.mexican_slot
+
+    def covers_on(self, slot: int) -> int:
+        """Covers a double on train ``slot`` needs (mexicantrainfun: 1 on the Mexican)."""
+        if slot == self.mexican and self.profile.mexican_double_one_cover:
+            return 1
+        return self.covers
+
     def _mexican(self, seats: tuple[int, ...]) -> int | None:
         free = [s for s in SLOTS if s not in seats]
         if self.mexican_slot is None:
@@ -99,6 +111,8 @@ class GameConfig:
             raise ValueError(f"partnerships: not an option of the {self.rules} profile")
         if self.partnerships and len(self.seats) not in (4, 6, 8):
             raise ValueError(f"partnerships: need 4, 6 or 8 players, not {len(self.seats)}")
+        if self.blanks and (not self.profile.blanks_allowed or self.double_blank not in (0, 50)):
+            raise ValueError(f"blanks: a consensus option (double blank 0 or 50), not {self}")
         if self.double_blank not in DOUBLE_BLANK_VALUES:
             raise ValueError(f"double_blank {self.double_blank}: one of {DOUBLE_BLANK_VALUES}")
 

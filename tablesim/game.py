@@ -23,7 +23,18 @@ Conventions where ``docs/rules.md`` leaves a choice or cannot express a play:
   cover, so the player puts the marker down (lifting it first if it was down).
 - Partnerships: a tile on the partner's train is a tap (hold) on the partner's slot;
   markers stay per player.
-- With 8 players there is no free slot and no Mexican Train is played.
+- With 8 players there is no free slot: the Mexican Train is played at the hub's
+  centre (slot 0), a tap or hold on the centre button.
+- ``aces``: the whole set is dealt; the engine is the highest double anyone holds
+  (everyone draws until someone holds one), placed by its holder. When it is not
+  the hub's default (the next lower double than last round's; double-N in round 1)
+  the scorekeeper names it (``SetEngine``) before the holder's tap.
+- ``mexicantrainfun``: a first turn may start the Mexican Train instead of one's own
+  (not with a double); with chickenfoot a double on the Mexican Train needs 1 answer.
+- ``consensus``: a double laid on one's own public train (the marker lifted first)
+  needs no cover and ends the turn (Galt's second exception).
+- A player whose turn ended with a tap and who holds one tile calls it (a quick
+  second tap on their own slot, ``LastTile``) four times in five.
 - Only one double is ever open: ``triples`` holds back a first-turn string's final
   double while another double waits, and nobody lays a double while one waits
   (unless it is their last tile). A ``triples`` double may satisfy an open one on a
@@ -76,7 +87,8 @@ class SimGame:
             current.clear_markers()
             yield from current.drain()
             if number < self.config.rounds:
-                current = Round(self.config, number + 1, self.rng, self.bots)
+                chosen = current.engine if self.config.profile.engine_chosen else None
+                current = Round(self.config, number + 1, self.rng, self.bots, chosen)
                 yield EnterScores(result), current.truth()
             else:
                 yield EnterScores(result), self._finished(current)
@@ -84,7 +96,8 @@ class SimGame:
     def _finished(self, last: Round) -> Truth:
         truth = last.truth()
         return Truth(
-            None, truth.public, None, "finished", truth.round, truth.engine, truth.went_out
+            None, truth.public, None, "finished", truth.round, truth.engine, truth.went_out,
+            truth.one_tile,
         )
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from tablesim.actions import Gesture, Hold, LongHold, MarkerOff, MarkerOn, Tap
+from tablesim.actions import Gesture, Hold, LastTile, LongHold, MarkerOff, MarkerOn, Tap
 
 BUTTON = "button"
 MARKER = "marker"
@@ -28,6 +28,11 @@ SLOTS = range(1, 9)
 TAP_LIMITS = (0.08, 0.9)
 HOLD_LIMITS = (1.2, 2.7)
 LONG_HOLD_LIMITS = (3.2, 6.0)
+CENTRE_HOLD_LIMITS = (1.2, 1.8)  # the centre's long hold (undo) fires at 2.0 s
+# A last-tile call: the second tap follows the first within the hub's 0.6 s, counting
+# the bot table's 0.15 s settle after the first.
+CALL_PAUSE_S = (0.02, 0.1)
+CALL_TAP_S = (0.08, 0.2)
 FLICKER_S = (0.005, 0.05)  # a brush shorter than the hub's 80 ms marker window
 BOUNCE_GAP_S = (0.0002, 0.002)  # between the edges of a bounce burst (under 30 ms in all)
 
@@ -75,7 +80,13 @@ class Hand:
     markers: set[int] = field(default_factory=set)
 
     def edges(self, gesture: Gesture) -> list[Edge]:
-        """The edges that make ``gesture``: maybe a flicker first, then the gesture."""
+        """The edges that make ``gesture``: maybe a flicker first, then the gesture.
+
+        Slot 0 is the hub's centre button; a last-tile call is a quick second tap.
+        """
+        if isinstance(gesture, LastTile):
+            pause = self.rng.uniform(*CALL_PAUSE_S)
+            return self._press(gesture.slot, self.rng.uniform(*CALL_TAP_S), pause)
         out = self._flicker() if self.rng.random() < self.pace.flicker else []
         pause = self._scaled(self.pace.pause)
         if isinstance(gesture, Tap | Hold | LongHold):
@@ -92,7 +103,8 @@ class Hand:
         if isinstance(gesture, Tap):
             return self._scaled(self.pace.tap, TAP_LIMITS)
         if isinstance(gesture, Hold):
-            return self._scaled(self.pace.hold, HOLD_LIMITS)
+            limits = CENTRE_HOLD_LIMITS if gesture.slot == 0 else HOLD_LIMITS
+            return self._scaled(self.pace.hold, limits)
         return self._scaled(self.pace.long_hold, LONG_HOLD_LIMITS)
 
     def _scaled(

@@ -31,6 +31,12 @@ class OracleProfile:
     partnerships_allowed: bool
     tiles_each: Rows
     default_set: Rows
+    mexican_in_first_turn: bool = False
+    mexican_double_one_cover: bool = False
+    privatising_double_free: bool = False
+    last_tile_reminder: bool = False
+    engine_chosen: bool = False
+    blanks_allowed: bool = False
 
     @property
     def tracks_doubles(self) -> bool:
@@ -64,6 +70,7 @@ PROFILES: dict[str, OracleProfile] = {
         partnerships_allowed=False,
         tiles_each=((2, 4, 15), (5, 6, 12), (7, 8, 10)),
         default_set=((2, 8, 12),),
+        engine_chosen=True,
     ),
     "mexicantrainfun": OracleProfile(
         name="mexicantrainfun",
@@ -75,6 +82,9 @@ PROFILES: dict[str, OracleProfile] = {
         partnerships_allowed=False,
         tiles_each=((2, 3, 8), (4, 6, 12), (7, 8, 10)),
         default_set=((2, 3, 9), (4, 8, 12)),
+        mexican_in_first_turn=True,
+        mexican_double_one_cover=True,
+        last_tile_reminder=True,
     ),
     "consensus": OracleProfile(
         name="consensus",
@@ -86,6 +96,9 @@ PROFILES: dict[str, OracleProfile] = {
         partnerships_allowed=True,
         tiles_each=((2, 4, 15), (5, 6, 12), (7, 8, 11)),
         default_set=((2, 8, 12),),
+        privatising_double_free=True,
+        last_tile_reminder=True,
+        blanks_allowed=True,
     ),
     "triples": OracleProfile(
         name="triples",

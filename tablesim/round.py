@@ -17,10 +17,12 @@ from tablesim.actions import (
     Blocked,
     DoubleTruth,
     Hold,
+    LastTile,
     LongHold,
     MarkerOff,
     MarkerOn,
     RoundResult,
+    SetEngine,
     Tap,
     Truth,
 )
@@ -30,20 +32,28 @@ from tablesim.table import Layout, Move, OpenDouble, longest_string
 from tablesim.tiles import Tile, full_set, hand_points, is_double
 
 FIRST, PLAY, OVER = "first-turn", "play", "round-over"
+CALLS = 0.8  # how often a player remembers to call their last tile
 
 
 class Round:
     """Round ``number`` of a game: its tiles, markers, open double, phase and turn."""
 
     def __init__(
-        self, config: GameConfig, number: int, rng: random.Random, bots: Mapping[int, Bot]
+        self, config: GameConfig, number: int, rng: random.Random, bots: Mapping[int, Bot],
+        last_engine: int | None = None,
     ) -> None:
         assert config.set_max is not None
-        self.config, self.profile, self.bots = config, config.profile, bots
+        self.config, self.profile, self.bots, self.rng = config, config.profile, bots, rng
         self.number, self.engine = number, config.set_max - number + 1
+        if last_engine is not None:  # the hub's default: the next lower double
+            self.engine = last_engine - 1 if last_engine > 0 else config.set_max
+        self.shown_engine = self.engine  # what the hub shows until the table names it
         self.seats = config.seats
-        self.table = self._deal(rng)
+        self.found_by: int | None = None
+        self.table = self._deal_chosen(rng) if self.profile.engine_chosen else self._deal(rng)
         self.markers: set[int] = set()
+        self.one_tile: set[int] = set()
+        self.calls = CALLS
         self.double: OpenDouble | None = None
         self.phase = FIRST
         self.went_out: int | None = None
@@ -71,11 +81,12 @@ class Round:
         starter.
         """
         made = cls(config, number, random.Random(0), bots)
+        made.engine = made.shown_engine
         made.table = Layout(
             made.engine,
             {s: list(hands[s]) for s in made.seats},
             list(reversed(boneyard)),
-            config.mexican_slot,
+            config.mexican,
         )
         if made.holder is not None:
             made.holder = holder if holder is not None else made.seats[0]
@@ -91,7 +102,26 @@ class Round:
         each = self.config.hand_size
         hands = {s: tiles[i * each : (i + 1) * each] for i, s in enumerate(self.seats)}
         boneyard = tiles[len(self.seats) * each :]
-        return Layout(self.engine, hands, boneyard, self.config.mexican_slot)
+        return Layout(self.engine, hands, boneyard, self.config.mexican)
+
+    def _deal_chosen(self, rng: random.Random) -> Layout:
+        """Deal the whole set; the engine is the highest double anyone holds (if nobody
+        holds one, everyone draws until someone does), placed by whoever holds it."""
+        assert self.config.set_max is not None
+        tiles = full_set(self.config.set_max)
+        rng.shuffle(tiles)
+        each = self.config.hand_size
+        hands = {s: tiles[i * each : (i + 1) * each] for i, s in enumerate(self.seats)}
+        boneyard = tiles[len(self.seats) * each :]
+        while boneyard and not any(is_double(t) for h in hands.values() for t in h):
+            for s in self.seats:
+                if boneyard:
+                    hands[s].append(boneyard.pop())
+        best = max(t for h in hands.values() for t in h if is_double(t))
+        self.found_by = next(s for s in self.seats if best in hands[s])
+        hands[self.found_by].remove(best)
+        self.engine = best[0]
+        return Layout(self.engine, hands, boneyard, self.config.mexican)
 
     def _starter(self, rng: random.Random) -> tuple[int | None, int | None]:
         """(engine holder, starter): one of them is known at the round's start."""
@@ -102,11 +132,17 @@ class Round:
             return None, self.seats[at]
         if self.number == 1 and first is not None:
             return None, first
+        if self.found_by is not None:
+            return self.found_by, None
         # The engine was set aside, so who "found" it is drawn by lot.
         return rng.choice(self.seats), None
 
     def begin(self) -> None:
-        """The engine holder (if the profile needs one) taps their slot: engine placed."""
+        """The scorekeeper names the engine if the hub cannot know it (``aces``); the
+        engine holder (if the profile needs one) taps their slot: engine placed."""
+        if self.engine != self.shown_engine:
+            self.shown_engine = self.engine
+            self._emit(SetEngine(self.number, self.engine))
         if self.holder is None:
             return
         holder_starts = self.profile.starter == "engine-holder"
@@ -129,7 +165,8 @@ class Round:
         double = None if d is None else DoubleTruth(d.slot, d.covers_left, d.responsible)
         went_out = self.went_out if self.phase == OVER else None
         return Truth(
-            self.turn, frozenset(public), double, self.phase, self.number, self.engine, went_out
+            self.turn, frozenset(public), double, self.phase, self.number, self.shown_engine,
+            went_out, frozenset(self.one_tile),
         )
 
     def drain(self) -> Iterator[tuple[Action, Truth]]:
@@ -180,7 +217,11 @@ class Round:
     def _first_turn(self, p: int) -> None:
         """Start one's own train: one tile, or a string; else draw once, else marker."""
         string = self.profile.first_turn == "string"
-        placed = self._first_string(p) if string else self._first_single(p)
+        slot = p
+        if string:
+            placed = self._first_string(p)
+        else:
+            placed, slot = self._first_single(p)
         if not placed:
             self._mark(p)
         elif not self.table.hands[p]:
@@ -192,14 +233,29 @@ class Round:
             self._emit(Hold(p))
         else:
             self._end_turn(p, True)
-            self._emit(Tap(p))
+            self._tap_end(p, slot)
 
-    def _first_single(self, p: int) -> list[Tile]:
-        move = self._pick(p, lambda: self.table.moves_on(p, [p]))
+    def _first_single(self, p: int) -> tuple[list[Tile], int]:
+        """One tile on one's own train (``mexican_in_first_turn``: or, not a double, on
+        the Mexican Train)."""
+        def legal() -> list[Move]:
+            moves = self.table.moves_on(p, [p])
+            if self.profile.mexican_in_first_turn:
+                moves += self.table.moves_on(p, [self.config.mexican], doubles=False)
+            return moves
+
+        move = self._pick(p, legal)
         if move is None:
-            return []
+            return [], p
         self.table.play(p, move)
-        return [move.tile]
+        return [move.tile], move.slot
+
+    def _tap_end(self, p: int, slot: int) -> None:
+        """p's turn ended with a tap on ``slot``; holding one tile, p mostly calls it."""
+        self._emit(Tap(slot))
+        if len(self.table.hands[p]) == 1 and not self.over and self.rng.random() < self.calls:
+            self.one_tile.add(p)
+            self._emit(LastTile(p))
 
     def _first_string(self, p: int) -> list[Tile]:
         """Lay the longest string on one's own train (the drawn tile may start it)."""
@@ -263,15 +319,13 @@ class Round:
         if partner is not None:
             slots.append(partner)
         slots += [s for s in sorted(self.markers) if s not in slots]
-        if self.config.mexican_slot is not None:
-            slots.append(self.config.mexican_slot)
+        slots.append(self.config.mexican)
         return slots
 
     def _public_others(self, p: int) -> list[int]:
         """Trains a ``satisfy`` double may be satisfied on: public, and not one's own."""
         slots = [s for s in sorted(self.markers) if s != p]
-        if self.config.mexican_slot is not None:
-            slots.append(self.config.mexican_slot)
+        slots.append(self.config.mexican)
         return slots
 
     def _place(self, p: int, move: Move) -> bool:
@@ -286,18 +340,24 @@ class Round:
         if not self.table.hands[p] and not (double and self.profile.after_double == "answer"):
             self._out(p)
             return False
-        if move.slot == p and p in self.markers:
+        privatised = move.slot == p and p in self.markers
+        if privatised:
             self.markers.discard(p)
             self._emit(MarkerOff(p))
         if d is not None and d.responsible == p:
             self._settle(d, move)
+        if double and privatised and self.profile.privatising_double_free and d is None:
+            # Galt's second exception: it made the train private again; no cover owed.
+            self._end_turn(p, True)
+            self._emit(Hold(move.slot))
+            return False
         if double:
             if self.profile.tracks_doubles:
                 self._open(p, move.slot, move.tile[0])
             self._emit(Hold(move.slot))
             return True
         self._end_turn(p, True)
-        self._emit(Tap(move.slot))
+        self._tap_end(p, move.slot)
         return False
 
     def _settle(self, d: OpenDouble, move: Move) -> None:
@@ -313,7 +373,7 @@ class Round:
 
     def _open(self, player: int, slot: int, value: int) -> None:
         self.table.take_end(slot, value)
-        self.double = OpenDouble(slot, value, self.config.covers, player, player)
+        self.double = OpenDouble(slot, value, self.config.covers_on(slot), player, player)
 
     def _fail(self, p: int) -> None:
         """No tile to lay after drawing: marker down, or pass with a tap."""
@@ -329,7 +389,7 @@ class Round:
             self._mark(p)
         else:
             self._end_turn(p, self._progress)
-            self._emit(Tap(p))
+            self._tap_end(p, p)
 
     def _must_mark(self, p: int) -> bool:
         """Whether failing now obliges p to mark their train public."""
@@ -354,6 +414,7 @@ class Round:
         self.idle = 0 if progress or not bound else self.idle + 1
         if self.phase == PLAY and d is not None and d.responsible == p:
             d.responsible = self.next_seat(p)
+        self.one_tile.discard(p)
         if self.phase == FIRST:
             self.first_left -= 1
             if self.first_left == 0:
@@ -394,7 +455,8 @@ class Round:
     def result(self) -> RoundResult:
         """Each seat's remaining tiles and points (partner of who went out: 0)."""
         hands = {s: tuple(self.table.hands[s]) for s in self.seats}
-        points = {s: hand_points(h, self.config.double_blank) for s, h in hands.items()}
+        points = {s: hand_points(h, self.config.double_blank, self.config.blanks)
+                  for s, h in hands.items()}
         if self.went_out is not None:
             points[self.went_out] = 0
             partner = self.partner(self.went_out)

@@ -5,8 +5,11 @@ the sim pins with human timing, bounce and flicker; the scorepad's calls for new
 games, blocked rounds and scores) on a :class:`~hub.clock.FakeClock`, so a 1.5 s
 hold costs no real 1.5 s. After each action the hub must show the simulator's truth
 (turn, public trains, the open double and who must cover it, phase, round, engine,
-who went out) and the gesture's sounds (a chicken, a choo, the fanfare, never a
+who went out, who called their last tile) and the gesture's sounds (a chicken, a
+choo, the fanfare, a last-tile call, a reminder for going out without one, never a
 refusal), and after each round's tiles the store must hold the simulator's points.
+Now and then a player presses the wrong button; when the hub took it as a table
+action, the table undoes it and the hub must be as before (:mod:`tablesim.slips`).
 ``mtrain-hub soak`` runs it and prints, for each mismatch, the command that replays
 its game. ``--jobs`` plays the games in that many processes, one hub each.
 """
@@ -14,8 +17,6 @@ its game. ``--jobs`` plays the games in that many processes, one hub each.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import logging
 import multiprocessing
 import random
 import shutil
@@ -26,11 +27,9 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hub.clock import FakeClock
-from hub.config import load
-from hub.io.sound import RecordingPlayer
 from tablesim import (
     PROFILES,
     Bot,
@@ -39,6 +38,7 @@ from tablesim import (
     GameConfig,
     Hold,
     LargestPips,
+    LastTile,
     LongHold,
     MarkerOff,
     MarkerOn,
@@ -53,14 +53,19 @@ from tablesim.bot_table import (
     score_differences,
     sound_differences,
 )
+from tablesim.hubs import fast_dir, quiet_hub
+from tablesim.hubs import new_hub as new_hub
 from tablesim.motions import Hand, Pace
+from tablesim.slips import mistake
 
 if TYPE_CHECKING:
     from hub.app import Hub
 
 SLOTS = range(1, 9)
 BOTS = ("mixed", "first", "largest", "random")
+MISTAKES = 0.03  # the share of gestures a wrong press comes before
 Trace = Callable[[str], None]
+GESTURES = (Tap, Hold, LongHold, LastTile, MarkerOn, MarkerOff)
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,8 @@ class Plan:
     chickenfoot: bool = False
     partnerships: bool = False
     bots: str = "mixed"
+    blanks: bool = False
+    mistakes: float = MISTAKES
 
     def game(self) -> tuple[GameConfig, dict[int, Bot], Hand]:
         """The simulator's set-up, one bot per seat, and the hand that plays them."""
@@ -88,7 +95,8 @@ class Plan:
         config = GameConfig(
             self.rules, seats, seed=rng.getrandbits(32), mexican_slot=mexican, first=first,
             rounds=self.rounds, chickenfoot=self.chickenfoot, partnerships=self.partnerships,
-            double_blank=rng.choice((0, 25, 50)))
+            double_blank=rng.choice((0, 50) if self.blanks else (0, 25, 50)),
+            blanks=self.blanks)
         bots = {s: _bot(self.bots, rng) for s in seats}
         return config, bots, Hand(random.Random(rng.getrandbits(64)))
 
@@ -117,6 +125,8 @@ class Spec:
     chickenfoot: bool = False
     partnerships: bool = False
     bots: str = "mixed"
+    blanks: bool = False
+    mistakes: float = MISTAKES
 
     def plans(self) -> Iterator[Plan]:
         """Each game's plan, from the run's seed (the first one's seed may be given)."""
@@ -130,7 +140,7 @@ class Spec:
             if number == 1 and self.game_seed is not None:
                 seed = self.game_seed
             yield Plan(number, self.rules, players, seed, self.rounds, self.chickenfoot,
-                       self.partnerships, self.bots)
+                       self.partnerships, self.bots, self.blanks, self.mistakes)
 
     def replay(self, plan: Plan) -> str:
         """The command that plays exactly ``plan``'s game again."""
@@ -139,6 +149,8 @@ class Spec:
                  f"--game-seed {plan.seed}"]
         words += [f"--rounds {self.rounds}"] if self.rounds is not None else []
         words += ["--chickenfoot"] * self.chickenfoot + ["--partnerships"] * self.partnerships
+        words += ["--blanks"] * self.blanks
+        words += [f"--mistakes {self.mistakes}"] if self.mistakes != MISTAKES else []
         words += [f"--bots {self.bots}"] if self.bots != "mixed" else []
         return " ".join(words)
 
@@ -175,16 +187,19 @@ class Report:
     table_s: float = 0.0
     jobs: int = 1
     mismatches: list[Mismatch] = field(default_factory=list)
+    undos: int = 0
 
     def summary(self) -> str:
         """One line: games, actions, pin edges, mismatches, time."""
         s = self.spec
-        options = "".join([" chickenfoot"] * s.chickenfoot + [" partnerships"] * s.partnerships)
+        options = "".join([" chickenfoot"] * s.chickenfoot + [" partnerships"] * s.partnerships
+                          + [" blanks"] * s.blanks)
         rounds = f", {s.rounds} rounds each" if s.rounds else ""
         rate = self.actions / self.seconds if self.seconds else 0.0
         return (f"soak {s.rules}{options}: {self.games} games ({s.players[0]}..{s.players[1]} "
                 f"players{rounds}, seed {s.seed}, bots {s.bots}), {self.actions} actions, "
-                f"{self.edges} pin edges, {len(self.mismatches)} mismatches; "
+                f"{self.edges} pin edges, {self.undos} mistakes undone, "
+                f"{len(self.mismatches)} mismatches; "
                 f"{self.seconds:.1f} s with {self.jobs} job(s) ({rate:.0f} actions/s; "
                 f"{self.table_s / 3600:.1f} h of table time)")
 
@@ -194,22 +209,8 @@ class Report:
         self.actions += other.actions
         self.edges += other.edges
         self.table_s += other.table_s
+        self.undos += other.undos
         self.mismatches += other.mismatches
-
-
-def new_hub(state_dir: Path, overrides: dict[str, Any] | None = None) -> Hub:
-    """A hub on the sim backend with a fake clock, mock pins and a recording player,
-    started without its thread (the soak drains it). ``overrides``: config sections."""
-    from hub.app import Hub
-
-    sections: dict[str, dict[str, Any]] = {"hub": {"backend": "sim", "state_dir": str(state_dir)},
-                "sound": {"enabled": False}}
-    for section, values in (overrides or {}).items():
-        sections.setdefault(section, {}).update(values)
-    config = load(None, sections)
-    hub = Hub(config, clock=FakeClock(), sound=RecordingPlayer())
-    hub.start(threaded=False)
-    return hub
 
 
 def play_game(hub: Hub, spec: Spec, plan: Plan, report: Report, trace: Trace | None = None,
@@ -228,17 +229,26 @@ def play_game(hub: Hub, spec: Spec, plan: Plan, report: Report, trace: Trace | N
     assert isinstance(sound, RecordingPlayer), "the soak listens through the recording player"
     before: Truth | None = None
     start = hub.clock.now()
+    slips = random.Random(plan.seed ^ 0x5EED)
+    reminds = config.profile.last_tile_reminder
     for step, (action, truth) in enumerate(iter_actions(config, bots)):
+        problems: list[str] = []
+        if (before is not None and before.phase in ("first-turn", "play")
+                and isinstance(action, Tap | Hold | LongHold)
+                and slips.random() < plan.mistakes):
+            problems, undone = mistake(hub, table, before, slips)
+            report.undos += undone
         sound.played.clear()
         try:
             game = table.act(action)
-            problems = differences(truth, table.observed())
+            problems += differences(truth, table.observed())
         except Exception as exc:  # the hub refused what the table did: a finding too
-            game, problems = None, [f"hub raised {exc!r}"]
+            game, problems = None, [*problems, f"hub raised {exc!r}"]
         if len(hub.loop.snapshot["doubles"]) > 1:
             problems.append(f"doubles: the hub has {len(hub.loop.snapshot['doubles'])} open")
-        if not problems and isinstance(action, Tap | Hold | LongHold | MarkerOn | MarkerOff):
-            problems = sound_differences(action, before, config.mexican_slot, sound.played)
+        if not problems and isinstance(action, GESTURES):
+            problems = sound_differences(action, before, config.mexican_slot, sound.played,
+                                         reminds)
         if not problems and isinstance(action, EnterScores) and game is not None:
             problems = score_differences(action, game, table.names)
         report.actions += 1
@@ -322,25 +332,6 @@ class ProgressLine:
                   file=sys.stderr, flush=True)
 
 
-def fast_dir() -> str | None:
-    """A tmpfs for the store when there is one: the soak needs SQLite, not a disk."""
-    shm = Path("/dev/shm")
-    return str(shm) if shm.is_dir() else None
-
-
-@contextlib.contextmanager
-def quiet_hub(verbose: bool) -> Iterator[None]:
-    """Each hub says "backend: sim" at start; a soak may start many. Errors still show."""
-    logger = logging.getLogger("hub")
-    level = logger.level
-    if not verbose:
-        logger.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
-
-
 # --- the command ------------------------------------------------------------------------
 
 
@@ -366,6 +357,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rounds", type=int, help="rounds per game (default: all)")
     parser.add_argument("--chickenfoot", action="store_true")
     parser.add_argument("--partnerships", action="store_true")
+    parser.add_argument("--blanks", action="store_true",
+                        help="consensus: every blank half scores 25 (the double blank 50)")
+    parser.add_argument("--mistakes", type=float, default=MISTAKES,
+                        help="share of gestures a wrong press (then undone) comes before")
     parser.add_argument("--bots", choices=BOTS, default="mixed")
     parser.add_argument("--jobs", type=int, default=1, help="processes to play in")
     parser.add_argument("--trace", action="store_true",
@@ -375,7 +370,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def spec_of(args: argparse.Namespace) -> Spec:
     """The run the parsed ``mtrain-hub soak`` options ask for."""
     return Spec(args.rules, args.games, args.players, args.seed, args.game_seed, args.rounds,
-                args.chickenfoot, args.partnerships, args.bots)
+                args.chickenfoot, args.partnerships, args.bots, args.blanks, args.mistakes)
 
 
 def command(args: argparse.Namespace) -> int:

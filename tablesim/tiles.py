@@ -51,14 +51,17 @@ def other_end(t: Tile, value: int) -> int:
     return t[1] if t[0] == value else t[0]
 
 
-def tile_points(t: Tile, double_blank: int = 0) -> int:
-    """What ``t`` scores left in a hand: its pips, or ``double_blank`` for ``0-0``."""
+def tile_points(t: Tile, double_blank: int = 0, blanks: bool = False) -> int:
+    """What ``t`` scores left in a hand: its pips, or ``double_blank`` for ``0-0``;
+    with ``blanks`` each blank half scores 25."""
+    if blanks:
+        return sum(25 if end == 0 else end for end in t)
     return double_blank if t == (0, 0) else pips(t)
 
 
-def hand_points(hand: Iterable[Tile], double_blank: int = 0) -> int:
+def hand_points(hand: Iterable[Tile], double_blank: int = 0, blanks: bool = False) -> int:
     """The points a hand left at the end of a round scores."""
-    return sum(tile_points(t, double_blank) for t in hand)
+    return sum(tile_points(t, double_blank, blanks) for t in hand)
 
 
 def tile_name(t: Tile) -> str:

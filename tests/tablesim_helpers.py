@@ -12,7 +12,9 @@ def scripted(rules, hands, boneyard=(), number=1, **options):
     options.setdefault("set_max", 12)
     config = GameConfig(rules, seats, **options)
     bots = {s: FirstLegal() for s in seats}
-    return Round.with_tiles(config, number, bots, hands, list(boneyard))
+    rnd = Round.with_tiles(config, number, bots, hands, list(boneyard))
+    rnd.calls = 0.0  # scripted players never call their last tile unless a test says so
+    return rnd
 
 
 def play(rnd, turns=None):

@@ -35,11 +35,18 @@ def test_dealing_sizes(rules, players, each, set_max):
     config = GameConfig.for_players(rules, players, seed=3)
     assert config.set_max == set_max
     rnd = deal(config)
+    dealt = [t for hand in rnd.table.hands.values() for t in hand] + rnd.table.boneyard
+    assert len(set(dealt)) == len(dealt) == set_size(set_max) - 1
+    assert (rnd.engine, rnd.engine) not in dealt
+    if rules == "aces":
+        # The whole set is dealt; the holder of the highest double placed it.
+        assert rnd.engine == max(t[0] for t in [*dealt, (rnd.engine, rnd.engine)]
+                                 if t[0] == t[1] and t not in rnd.table.boneyard)
+        assert len(rnd.table.hands[rnd.found_by]) == each - 1
+        return
     assert all(len(hand) == each for hand in rnd.table.hands.values())
     # The engine is set aside: hands + boneyard are the rest of the set.
     assert len(rnd.table.boneyard) == set_size(set_max) - 1 - players * each
-    dealt = [t for hand in rnd.table.hands.values() for t in hand] + rnd.table.boneyard
-    assert len(set(dealt)) == len(dealt)
     assert (set_max, set_max) not in dealt
 
 

@@ -14,12 +14,14 @@ from tablesim import (
     GameConfig,
     Hold,
     LargestPips,
+    LastTile,
     LongHold,
     MarkerOff,
     MarkerOn,
     NewGame,
     RandomLegal,
     Round,
+    SetEngine,
     Tap,
     iter_actions,
     play_game,
@@ -54,13 +56,17 @@ def check_truth(config, truth):
     if config.mexican_slot is not None:
         assert config.mexican_slot in truth.public
     assert truth.public <= seats | {config.mexican_slot}
+    assert truth.one_tile <= seats
     if truth.phase not in PLAYING:
         assert truth.turn is None and truth.double is None
     if truth.double is not None:
         assert config.profile.tracks_doubles
         assert truth.double.responsible in seats
-        assert 1 <= truth.double.covers_left <= config.covers
-    assert truth.engine == config.set_max - truth.round + 1
+        assert 1 <= truth.double.covers_left <= config.covers_on(truth.double.slot)
+    if config.profile.engine_chosen:
+        assert 0 <= truth.engine <= config.set_max
+    else:
+        assert truth.engine == config.set_max - truth.round + 1
 
 
 def check_gesture(config, action, before, truth):
@@ -75,6 +81,13 @@ def check_gesture(config, action, before, truth):
         assert action.slot in before.public and action.slot not in truth.public
         return
     assert before.phase in PLAYING
+    if isinstance(action, SetEngine):  # named before the engine is placed
+        assert config.profile.engine_chosen and before.turn is None
+        assert truth.engine == action.engine != before.engine
+        return
+    if isinstance(action, LastTile):
+        assert action.slot in truth.one_tile and action.slot not in before.one_tile
+        return
     if before.turn is None:  # the engine is placed
         assert isinstance(action, Tap) and action.slot in config.seats
         return

@@ -7,21 +7,36 @@ and the table rules applied; the loop thread is the only caller.
 
 from __future__ import annotations
 
-from hub.core import gestures, turns
+from hub.core import gestures, turns, undo
 from hub.core.effects import Effect, LogEntry, PlaySound, SetLed
 from hub.core.events import (
     ButtonChanged,
+    DoubleFixed,
+    EngineSet,
     Event,
     GameEnded,
     GameResumed,
     GameStarted,
     Gesture,
+    LongHeld,
     MarkerChanged,
     MarkersRead,
+    PublicFixed,
     RoundBlocked,
     RoundScored,
+    TurnFixed,
+    UndoRequested,
 )
-from hub.core.state import SLOTS, Double, Game, MarkerInput, Table, Timings, evolve
+from hub.core.state import (
+    CENTRE,
+    SLOTS,
+    Double,
+    Game,
+    MarkerInput,
+    Table,
+    Timings,
+    evolve,
+)
 
 __all__ = ["apply", "next_deadline", "new_table", "snapshot", "led_states"]
 
@@ -42,8 +57,11 @@ def apply(table: Table, event: Event) -> Result:
         table, effects = _tick(table, at)  # deadlines before this event fire first
     table, more = _apply(table, event)
     effects += more
-    effects += _derived_effects(before, table, at)
-    if table.buttons is not before.buttons or table.markers is not before.markers:
+    if table.game is not None and not isinstance(event, EngineSet):
+        table = undo.record(before, table, effects)
+    effects += _derived_effects(before, table, at, chime=not isinstance(event, UndoRequested))
+    if (table.buttons is not before.buttons or table.markers is not before.markers
+            or table.centre is not before.centre):
         table = evolve(table, due=_scan(table))
     return table, effects
 
@@ -62,7 +80,13 @@ def _apply(table: Table, event: Event) -> Result:
     if isinstance(event, GameStarted | GameResumed):
         return _game(table, event)
     if isinstance(event, RoundScored):
-        return turns.next_round(table, event.at)
+        return turns.next_round(table, event.at, event.engine)
+    if isinstance(event, UndoRequested):
+        return undo.undo(table, event.at, event.by)
+    if isinstance(event, TurnFixed | DoubleFixed | PublicFixed):
+        return undo.fix(table, event)
+    if isinstance(event, EngineSet):
+        return undo.set_engine(table, event)
     if isinstance(event, RoundBlocked):
         if table.game is None or table.game.phase not in turns.PLAYING:
             return table, []
@@ -76,6 +100,10 @@ def _apply(table: Table, event: Event) -> Result:
 
 
 def _button(table: Table, event: ButtonChanged) -> Result:
+    if event.slot == CENTRE:
+        inp, found = gestures.button_edge(CENTRE, table.centre, event.pressed, event.at,
+                                          _centre_timings(table.timings))
+        return _gestures(evolve(table, centre=inp), found)
     buttons = list(table.buttons)
     inp, found = gestures.button_edge(event.slot, buttons[event.slot - 1], event.pressed,
                                       event.at, table.timings)
@@ -86,9 +114,18 @@ def _button(table: Table, event: ButtonChanged) -> Result:
 def _gestures(table: Table, found: list[Gesture]) -> Result:
     effects: list[Effect] = []
     for g in found:
-        table, more = turns.on_gesture(table, g)
+        if isinstance(g, LongHeld) and g.slot == CENTRE:
+            table, more = undo.undo(table, g.at, "centre")
+            more.insert(0, LogEntry("long-hold", g.at, (("slot", CENTRE),)))
+        else:
+            table, more = turns.on_gesture(table, g)
         effects += more
     return table, effects
+
+
+def _centre_timings(timings: Timings) -> Timings:
+    """The centre button's own long hold (undo) replaces the slots' one."""
+    return evolve(timings, long_hold=timings.centre_long_hold)
 
 
 def next_deadline(table: Table) -> float | None:
@@ -99,7 +136,7 @@ def next_deadline(table: Table) -> float | None:
 def _scan(table: Table) -> float | None:
     """The earliest deadline of the 16 inputs (inline: this runs on every input event)."""
     best = None
-    for button in table.buttons:
+    for button in (*table.buttons, table.centre):
         t = button.settle_at
         if t is not None and (best is None or t < best):
             best = t
@@ -141,7 +178,12 @@ def _fire(table: Table, due: float) -> Result:
         if when is not None and when <= due:
             markers[i], g = gestures.marker_tick(slot, markers[i], due, timings)
             found += g
-    table = evolve(table, buttons=tuple(buttons), markers=tuple(markers))
+    centre = table.centre
+    when = gestures.button_deadline(centre)
+    if when is not None and when <= due:
+        centre, g = gestures.button_tick(CENTRE, centre, due, _centre_timings(timings))
+        found += g
+    table = evolve(table, buttons=tuple(buttons), markers=tuple(markers), centre=centre)
     table = evolve(table, due=_scan(table))
     return _gestures(table, sorted(found, key=lambda g: g.at))
 
@@ -151,10 +193,11 @@ def _game(table: Table, ev: GameStarted | GameResumed) -> Result:
     options["first_named"] = ev.first is not None
     first = ev.first if ev.first is not None else ev.seats[0]
     round_no = ev.round if isinstance(ev, GameResumed) else 1
+    engine = ev.engine if isinstance(ev, GameResumed) else None
     game = Game(id=ev.game_id, rules=ev.rules, players=ev.players, seats=ev.seats,
                 mexican_slot=ev.mexican_slot, set_max=ev.set_max, rounds=ev.rounds,
                 round=round_no, first=first, phase="first-turn",
-                options=tuple(sorted(options.items())))
+                options=tuple(sorted(options.items())), engine_set=engine)
     log = LogEntry("game", ev.at, (("game", ev.game_id), ("rules", ev.rules),
                                    ("players", list(ev.players))))
     table, effects = turns.start_round(table, game, ev.at)
@@ -179,15 +222,24 @@ def led_states(table: Table) -> tuple[str, ...]:
     return tuple(states)
 
 
-def _derived_effects(before: Table, after: Table, at: float) -> list[Effect]:
-    """Turn chime and LED changes, read off the difference between two tables."""
+def _derived_effects(before: Table, after: Table, at: float, chime: bool = True) -> list[Effect]:
+    """Turn chime and LED changes, read off the difference between two tables.
+
+    A new game chimes its first turn even where the last game's turn stood; an undo
+    plays its own chime (``turn_back``) instead.
+    """
     effects: list[Effect] = []
-    if after.turn != before.turn and after.turn is not None and after.game is not None:
-        effects.append(PlaySound("turn"))
+    new_game = after.game is not None and (before.game is None
+                                           or before.game.id != after.game.id)
+    if after.turn is not None and after.game is not None and (
+            after.turn != before.turn or new_game):
+        if chime:
+            effects.append(PlaySound("turn"))
         effects.append(LogEntry("turn", at, (("slot", after.turn),
                                              ("player", after.game.owner(after.turn)))))
     if after.markers is before.markers and after.game is before.game and (
-            after.turn == before.turn and after.doubles is before.doubles):
+            after.turn == before.turn and after.doubles is before.doubles
+            and after.by_hand is before.by_hand):
         return effects
     old, new = led_states(before), led_states(after)
     effects += [SetLed(slot, s) for slot, s, o in zip(SLOTS, new, old, strict=True) if s != o]
@@ -209,10 +261,15 @@ def snapshot(table: Table, backend: str) -> dict[str, object]:
         },
         "turn": table.turn,
         "slots": [{"slot": s, "owner": game.owner(s) if game else None,
-                   "public": table.public(s), "marker": table.marker(s)} for s in SLOTS],
+                   "public": table.public(s), "marker": table.marker(s),
+                   "by_hand": s in table.by_hand, "one_tile": s in table.one_tile}
+                  for s in SLOTS],
         "double": None if double is None else _double_json(double),
         "doubles": [_double_json(d) for d in table.doubles],
         "went_out": game.owner(table.went_out) if game and table.went_out else None,
+        "one_tile": sorted(table.one_tile),
+        "undo": len(table.history),
+        "mexican_at": None if game is None else game.mexican,
     }
 
 

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class PlaySound:
-    """Play the named sound (``choo``, ``chicken``, ``turn``, ``nope``, ``reminder``, ``out``)."""
+    """Play the named sound (``choo``, ``chicken``, ``turn``, ``nope``, ``reminder``, ``out``,
+    ``turn_back``, ``last_tile``)."""
 
     name: str
 
@@ -42,4 +43,13 @@ class RoundEnded:
     went_out: str | None
 
 
-Effect = PlaySound | SetLed | LogEntry | RoundEnded
+@dataclass(frozen=True)
+class RoundReopened:
+    """An undo took back the end of round ``round``: it is being played again, and the
+    store forgets who went out (or that it was blocked) while it is unscored."""
+
+    game_id: int
+    round: int
+
+
+Effect = PlaySound | SetLed | LogEntry | RoundEnded | RoundReopened

@@ -10,6 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+CENTRE = 0
+"""The centre button's number: posted as ``ButtonChanged(slot=CENTRE, ...)`` like a slot's.
+
+Its long hold (the ``centre_long_hold`` timing, 2.0 s by default) undoes the last table
+action; its tap and hold stand for the Mexican Train, which with 8 players has no slot.
+"""
+
 
 @dataclass(frozen=True)
 class ButtonChanged:
@@ -67,13 +74,16 @@ class GameResumed(GameStarted):
 
     round: int = 1
     round_over: bool = False
+    engine: int | None = None
 
 
 @dataclass(frozen=True)
 class RoundScored:
-    """The scores of the current round were entered; the next round starts."""
+    """The scores of the current round were entered; the next round starts (with
+    ``engine`` when the store names it, else the next lower double)."""
 
     at: float
+    engine: int | None = None
 
 
 @dataclass(frozen=True)
@@ -90,12 +100,65 @@ class GameEnded:
     at: float
 
 
+@dataclass(frozen=True)
+class UndoRequested:
+    """Someone asked to take back the last table action: ``by`` is ``"centre"`` (the
+    centre button's long hold) or who asked on a phone (``"scorekeeper"``)."""
+
+    at: float
+    by: str
+
+
+@dataclass(frozen=True)
+class TurnFixed:
+    """The scorekeeper set whose turn it is by hand (``slot``: a seated slot)."""
+
+    slot: int
+    at: float
+    by: str = "scorekeeper"
+
+
+@dataclass(frozen=True)
+class DoubleFixed:
+    """The scorekeeper set the open double by hand: ``slot`` None closes it; else a
+    double is open on train ``slot`` with ``covers_left`` to go and ``responsible``
+    (a seated slot) to cover it."""
+
+    slot: int | None
+    at: float
+    covers_left: int = 1
+    responsible: int | None = None
+    by: str = "scorekeeper"
+
+
+@dataclass(frozen=True)
+class PublicFixed:
+    """The scorekeeper set train ``slot`` public (or private again) by hand, for a
+    marker that is missing; a marker placed or lifted later is the truth again."""
+
+    slot: int
+    public: bool
+    at: float
+    by: str = "scorekeeper"
+
+
+@dataclass(frozen=True)
+class EngineSet:
+    """The scorekeeper set the current round's engine (``aces``: the highest double
+    anyone held, so known only at the table)."""
+
+    engine: int
+    at: float
+    by: str = "scorekeeper"
+
+
 # Gestures: what the debouncer made of the raw inputs.
 
 
 @dataclass(frozen=True)
 class Tapped:
-    """Slot ``slot``'s button was pressed and released within the tap time."""
+    """Slot ``slot``'s button (``CENTRE``: the centre's) was pressed and released
+    within the tap time."""
 
     slot: int
     at: float
@@ -145,4 +208,9 @@ Event = (
     | RoundScored
     | RoundBlocked
     | GameEnded
+    | UndoRequested
+    | TurnFixed
+    | DoubleFixed
+    | PublicFixed
+    | EngineSet
 )

@@ -8,7 +8,9 @@ from typing import TypeVar
 _T = TypeVar("_T")
 
 SLOTS = tuple(range(1, 9))
+CENTRE = 0  # the centre button; also the Mexican Train's place when it has no slot
 MEXICAN = "mexican"
+HISTORY = 256  # table actions kept per round for undo (a long round has about 150)
 
 
 def evolve(obj: _T, **changes: object) -> _T:
@@ -29,6 +31,8 @@ class Timings:
     long_hold: float = 3.0
     bounce: float = 0.03
     flicker: float = 0.08
+    centre_long_hold: float = 2.0
+    last_tile: float = 0.6
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,7 @@ class Double:
     responsible: int
     covers_done: int = 0
     waiting: bool = False
+    player: int | None = None  # who played it (None: set by hand)
 
 
 @dataclass(frozen=True)
@@ -87,11 +92,20 @@ class Game:
     first: int
     phase: str
     options: tuple[tuple[str, object], ...] = ()
+    engine_set: int | None = None  # this round's engine when the table named it
 
     @property
     def engine(self) -> int:
-        """The engine's pips for this round: set max, counting down a round at a time."""
+        """The engine's pips for this round: as set (``aces``: the highest double held),
+        else set max counting down a round at a time."""
+        if self.engine_set is not None:
+            return self.engine_set
         return self.set_max - (self.round - 1)
+
+    @property
+    def mexican(self) -> int:
+        """Where the Mexican Train is: its slot, or the centre when it has none."""
+        return CENTRE if self.mexican_slot is None else self.mexican_slot
 
     def option(self, name: str, default: object = None) -> object:
         """The value of game option ``name``."""
@@ -99,7 +113,7 @@ class Game:
 
     def owner(self, slot: int) -> str | None:
         """Player name, ``"mexican"`` or None for ``slot``."""
-        if slot == self.mexican_slot:
+        if slot == self.mexican:
             return MEXICAN
         if slot in self.seats:
             return self.players[self.seats.index(slot)]
@@ -138,13 +152,38 @@ class Table:
     went_out: int | None = None
     out_pending: int | None = None
     due: float | None = None  # the inputs' next deadline, kept by ``hub.core.apply``
+    centre: ButtonInput = ButtonInput()
+    by_hand: frozenset[int] = frozenset()  # trains set public by hand (marker missing)
+    one_tile: frozenset[int] = frozenset()  # players who called their last tile
+    last_end: tuple[int, float] | None = None  # (player, at) of the tap that ended a turn
+    lifted: int | None = None  # the turn owner lifted their own marker this turn
+    history: tuple[Moment, ...] = ()  # this round's earlier moments, for undo
 
     def marker(self, slot: int) -> bool:
-        """True while a marker (debounced) sits on ``slot``."""
-        return self.markers[slot - 1].present
+        """True while a marker (debounced) sits on ``slot`` (never on the centre)."""
+        return slot != CENTRE and self.markers[slot - 1].present
 
     def public(self, slot: int) -> bool:
-        """True when ``slot``'s train is public: the Mexican Train, or a marker on it."""
-        if self.game is not None and slot == self.game.mexican_slot:
+        """True when ``slot``'s train is public: the Mexican Train, a marker on it, or
+        set public by hand."""
+        if self.game is not None and slot == self.game.mexican:
             return True
-        return self.marker(slot)
+        return self.marker(slot) or slot in self.by_hand
+
+
+@dataclass(frozen=True)
+class Moment:
+    """The play part of a table (not its inputs) before one table action, and what
+    that action was (``what``, for the log); undo puts it back."""
+
+    game: Game | None
+    turn: int | None
+    doubles: tuple[Double, ...]
+    first_turns_left: int
+    went_out: int | None
+    out_pending: int | None
+    by_hand: frozenset[int]
+    one_tile: frozenset[int]
+    last_end: tuple[int, float] | None
+    lifted: int | None
+    what: str = ""

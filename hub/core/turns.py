@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from hub.core.effects import Effect, LogEntry, PlaySound, RoundEnded
 from hub.core.events import Gesture, Held, LongHeld, MarkerPlaced, MarkerRemoved, Tapped
-from hub.core.state import Double, Game, Table, evolve
+from hub.core.state import CENTRE, Double, Game, Table, evolve
 from scorer.profiles import PROFILES, Profile
 
 Result = tuple[Table, list[Effect]]
@@ -25,7 +25,9 @@ def start_round(table: Table, game: Game, at: float) -> Result:
     """Begin ``game.round``: first-turn phase, the starter's turn (or null until the engine)."""
     game = evolve(game, phase="first-turn")
     table = evolve(table, game=game, turn=_round_starter(game), doubles=(),
-                    first_turns_left=len(game.seats), went_out=None, out_pending=None)
+                    first_turns_left=len(game.seats), went_out=None, out_pending=None,
+                    by_hand=frozenset(), one_tile=frozenset(), last_end=None, lifted=None,
+                    history=())
     log = LogEntry("round", at, (("round", game.round), ("engine", game.engine)))
     return table, [log]
 
@@ -40,15 +42,20 @@ def _round_starter(game: Game) -> int | None:
     return None
 
 
-def next_round(table: Table, at: float) -> Result:
-    """The round was scored: start the next one, or finish the game after the last."""
+def next_round(table: Table, at: float, engine: int | None = None) -> Result:
+    """The round was scored: start the next one (with ``engine`` when the store names
+    it; after a round whose engine the table chose, the next lower double), or finish
+    the game after the last."""
     game = table.game
     if game is None:
         return table, []
     if game.round >= game.rounds:
-        table = evolve(table, game=evolve(game, phase="finished"), turn=None, doubles=())
+        table = evolve(table, game=evolve(game, phase="finished"), turn=None, doubles=(),
+                        history=())
         return table, [LogEntry("game-over", at, (("game", game.id),))]
-    return start_round(table, evolve(game, round=game.round + 1), at)
+    if engine is None and game.engine_set is not None:
+        engine = game.engine_set - 1 if game.engine_set > 0 else game.set_max
+    return start_round(table, evolve(game, round=game.round + 1, engine_set=engine), at)
 
 
 def round_over(table: Table, went_out: int | None, at: float) -> Result:
@@ -71,15 +78,39 @@ def on_gesture(table: Table, g: Gesture) -> Result:
     game = table.game
     if game is None or game.phase not in PLAYING:
         return table, [log]
-    if table.turn is None:
+    if isinstance(g, Tapped) and _is_last_tile_call(table, g):
+        return called_last_tile(table, g.slot, g.at, log)
+    if g.slot == CENTRE:  # the centre stands for the Mexican Train
+        g = Tapped(game.mexican, g.at) if isinstance(g, Tapped) else (
+            Held(game.mexican, g.held_s, g.at) if isinstance(g, Held) else g)
+    player = table.turn
+    if player is None:
         table, effects = _engine_placed(table, g)
     elif isinstance(g, Tapped):
         table, effects = _tap(table, g.slot, g.at)
+        if table.turn != player:
+            table = evolve(table, last_end=(player, g.at))
     elif isinstance(g, Held):
         table, effects = _hold(table, g.slot, g.at)
     else:
         table, effects = _long_hold(table, g.slot, g.at)
     return table, [log, *effects]
+
+
+def _is_last_tile_call(table: Table, g: Tapped) -> bool:
+    """A second tap on one's own slot right after the tap that ended one's turn."""
+    last = table.last_end
+    return (last is not None and last[0] == g.slot
+            and g.at - last[1] <= table.timings.last_tile)
+
+
+def called_last_tile(table: Table, slot: int, at: float, log: LogEntry) -> Result:
+    """``slot``'s player announced their last tile ("uno"; the table is tapped)."""
+    game = table.game
+    assert game is not None
+    table = evolve(table, one_tile=table.one_tile | {slot}, last_end=None)
+    called = LogEntry("last-tile", at, (("slot", slot), ("player", game.owner(slot))))
+    return table, [log, PlaySound("last_tile"), called]
 
 
 def _gesture_log(g: Gesture) -> LogEntry:
@@ -124,8 +155,12 @@ def _may_play(table: Table, slot: int, player: int) -> bool:
     assert game is not None
     if slot == player or slot == game.partner(player):
         return True
-    if game.phase == "first-turn" and not profile_of(game).public_in_first_turn:
-        return False
+    if game.phase == "first-turn":
+        profile = profile_of(game)
+        if slot == game.mexican:
+            return profile.mexican_in_first_turn
+        if not profile.public_in_first_turn:
+            return False
     return table.public(slot)
 
 
@@ -153,15 +188,19 @@ def _tap(table: Table, slot: int, at: float) -> Result:
 
 
 def _failed_to_cover(table: Table, double: Double, at: float) -> Result:
-    """The responsible player passes with a tap; remind them if the profile wants a marker."""
+    """The responsible player passes with a tap; remind them if the profile wants a
+    marker (from everyone who fails, or from the doubler who cannot answer)."""
     game = table.game
     assert game is not None and table.turn is not None
+    profile = profile_of(game)
     effects: list[Effect] = []
-    if (profile_of(game).fail_reminder and double.covers_done == 0
-            and not table.marker(table.turn)):
+    must_mark = profile.fail_reminder or (
+        profile.doubler_must_mark and double.player == table.turn)
+    if must_mark and double.covers_done == 0 and not table.public(table.turn):
+        why = ("failed to cover without a marker" if profile.fail_reminder
+               else "could not answer their own double: marker down")
         effects.append(PlaySound("reminder"))
-        effects.append(LogEntry("reminder", at, (("slot", table.turn),
-                                                 ("why", "failed to cover without a marker"))))
+        effects.append(LogEntry("reminder", at, (("slot", table.turn), ("why", why))))
     table, more = end_turn(table, at)
     return table, effects + more
 
@@ -197,13 +236,22 @@ def _hold(table: Table, slot: int, at: float) -> Result:
     effects: list[Effect] = [PlaySound("chicken")]
     if not profile.tracks_doubles:
         return table, effects
+    if double is None and slot == player and table.lifted == player and (
+            profile.privatising_double_free):
+        # Galt's second exception: a double that made one's own public train private
+        # again (the marker came off this turn) needs no cover; it was the turn's play.
+        log = LogEntry("double-free", at, (("slot", slot), (
+            "why", "played to make the train private again: needs no cover")))
+        table, more = end_turn(table, at)
+        return table, [*effects, log, *more]
     if double is not None:
         table = _covered(table, double, double.covers_left)
     if game.phase == "first-turn" and profile.double_waits_in_first_turn:
-        waiting = Double(slot, 1, player, waiting=True)
+        waiting = Double(slot, 1, player, waiting=True, player=player)
         table, more = end_turn(evolve(table, doubles=(*table.doubles, waiting)), at)
         return table, effects + more
-    opened = Double(slot, profile.covers(dict(game.options)), player)
+    covers = profile.covers(dict(game.options), on_mexican=slot == game.mexican)
+    opened = Double(slot, covers, player, player=player)
     return evolve(table, doubles=(opened, *table.doubles)), effects
 
 
@@ -221,6 +269,10 @@ def _long_hold(table: Table, slot: int, at: float) -> Result:
     if slot != player:
         return _nope(table)
     effects: list[Effect] = [PlaySound("out")]
+    if profile_of(game).last_tile_reminder and player not in table.one_tile:
+        effects.append(PlaySound("reminder"))
+        effects.append(LogEntry("reminder", at, (("slot", player), (
+            "why", "went out without calling the last tile"))))
     if game.phase == "first-turn" and profile_of(game).out_waits_first_turns:
         first_out = player if table.out_pending is None else table.out_pending
         table, more = end_turn(evolve(table, out_pending=first_out), at)
@@ -230,17 +282,33 @@ def _long_hold(table: Table, slot: int, at: float) -> Result:
 
 
 def _marker(table: Table, g: MarkerPlaced | MarkerRemoved) -> Result:
-    """Public state follows the sensor; the turn owner marking their own train ends the turn."""
+    """Public state follows the sensor; the turn owner marking their own train ends the
+    turn. Only a train's owner takes its marker off: anyone else's lifting is reminded."""
     game = table.game
     if game is not None and g.slot == game.mexican_slot:
         return table, []
+    if g.slot in table.by_hand:  # the sensor is the truth again
+        table = evolve(table, by_hand=table.by_hand - {g.slot})
     if isinstance(g, MarkerRemoved):
-        return table, []
+        return _marker_lifted(table, g)
     effects: list[Effect] = [PlaySound("choo")]
     if game is None or game.phase not in PLAYING or table.turn != g.slot:
         return table, effects
     table, more = end_turn(table, g.at)
     return table, effects + more
+
+
+def _marker_lifted(table: Table, g: MarkerRemoved) -> Result:
+    game, turn = table.game, table.turn
+    if game is None or game.phase not in PLAYING or turn is None:
+        return table, []
+    if turn == g.slot:
+        return evolve(table, lifted=g.slot), []
+    if game.owner(g.slot) is None:
+        return table, []
+    why = "only the marker's owner makes a train private, in their own turn"
+    return table, [PlaySound("reminder"), LogEntry("reminder", g.at, (("slot", g.slot),
+                                                                      ("why", why)))]
 
 
 def end_turn(table: Table, at: float) -> Result:
@@ -252,7 +320,8 @@ def end_turn(table: Table, at: float) -> Result:
     if game.phase == "first-turn" and left <= 0:
         game = evolve(game, phase="play")
     doubles = tuple(_pass_double(d, nxt, game.phase) for d in table.doubles)
-    table = evolve(table, game=game, turn=nxt, doubles=doubles, first_turns_left=max(left, 0))
+    table = evolve(table, game=game, turn=nxt, doubles=doubles, first_turns_left=max(left, 0),
+                    one_tile=table.one_tile - {player}, lifted=None)
     if game.phase == "play" and table.out_pending is not None:
         return round_over(table, table.out_pending, at)
     return table, []

@@ -17,7 +17,7 @@ from gpiozero import DigitalInputDevice
 from gpiozero.pins.mock import MockFactory
 
 from hub.clock import Clock
-from hub.core.events import ButtonChanged, Event, MarkerChanged
+from hub.core.events import CENTRE, ButtonChanged, Event, MarkerChanged
 
 log = logging.getLogger("hub.io.pins")
 
@@ -47,10 +47,11 @@ def make_factory(backend: str) -> Any:
 
 
 class SlotInputs:
-    """The 8 slot buttons and 8 marker sensors, posting raw edges to the hub loop."""
+    """The 8 slot buttons, 8 marker sensors and the centre button (when its pin is
+    given; it posts as slot ``CENTRE``), posting raw edges to the hub loop."""
 
     def __init__(self, factory: Any, button_pins: list[int], marker_pins: list[int], clock: Clock,
-                 post: Callable[[Event], None]) -> None:
+                 post: Callable[[Event], None], centre_pin: int | None = None) -> None:
         self._clock = clock
         self._post = post
         # DigitalInputDevice, not Button: Button's hold thread wakes ten times a second
@@ -64,6 +65,11 @@ class SlotInputs:
             button.when_deactivated = self._poster(ButtonChanged, slot, False)
             marker.when_activated = self._poster(MarkerChanged, slot, True)
             marker.when_deactivated = self._poster(MarkerChanged, slot, False)
+        self.centre: DigitalInputDevice | None = None
+        if centre_pin is not None:
+            self.centre = DigitalInputDevice(centre_pin, pull_up=True, pin_factory=factory)
+            self.centre.when_activated = self._poster(ButtonChanged, CENTRE, True)
+            self.centre.when_deactivated = self._poster(ButtonChanged, CENTRE, False)
 
     def _poster(self, kind: type[ButtonChanged] | type[MarkerChanged], slot: int,
                 level: bool) -> Callable[[], None]:
@@ -81,18 +87,25 @@ class SlotInputs:
         """Release the pins."""
         for device in self.buttons + self.markers:
             device.close()
+        if self.centre is not None:
+            self.centre.close()
 
 
 class SimPins:
     """Drives the MockFactory pins behind the ``sim`` backend, as a finger and a magnet would."""
 
-    def __init__(self, factory: MockFactory, button_pins: list[int], marker_pins: list[int]):
+    def __init__(self, factory: MockFactory, button_pins: list[int], marker_pins: list[int],
+                 centre_pin: int | None = None) -> None:
         self._buttons = [factory.pin(p) for p in button_pins]
         self._markers = [factory.pin(p) for p in marker_pins]
+        self._centre = None if centre_pin is None else factory.pin(centre_pin)
 
     def button(self, slot: int, pressed: bool) -> None:
-        """Press (drive low) or release (high) the button of ``slot``."""
-        pin = self._buttons[slot - 1]
+        """Press (drive low) or release (high) the button of ``slot`` (``CENTRE``: the
+        centre button)."""
+        pin = self._centre if slot == CENTRE else self._buttons[slot - 1]
+        if pin is None:
+            raise ValueError("the centre button has no pin")
         pin.drive_low() if pressed else pin.drive_high()
 
     def press(self, slot: int, hold_s: float,

@@ -1,0 +1,142 @@
+"""Putting mistakes right: undo the last table action, and fix the table by hand.
+
+Each table action that changes the play (whose turn, the open doubles, the phase, who
+went out, the trains set public by hand, the last-tile calls) leaves a
+:class:`~hub.core.state.Moment` in the round's bounded history; an undo (the centre
+button's long hold, or the scorekeeper's phone) puts the latest back, so repeated
+undos walk back through the round. Inputs are never undone: a marker on a sensor is
+the truth. The scorekeeper's fixes (whose turn, the open double, a train's public flag
+when its marker is missing) are table actions too, so a wrong fix can be undone.
+"""
+
+from __future__ import annotations
+
+from hub.core.effects import Effect, LogEntry, PlaySound, RoundReopened
+from hub.core.events import DoubleFixed, EngineSet, PublicFixed, TurnFixed
+from hub.core.state import HISTORY, Double, Moment, Table, evolve
+
+Result = tuple[Table, list[Effect]]
+Fix = TurnFixed | DoubleFixed | PublicFixed
+PLAYING = ("first-turn", "play")
+
+PLAY = ("game", "turn", "doubles", "first_turns_left", "went_out", "out_pending",
+        "by_hand", "one_tile", "last_end", "lifted")
+# What makes an action worth undoing: ``last_end`` and ``lifted`` only qualify a later
+# gesture, so a change to them alone is not a table action of its own.
+CHANGES = PLAY[:8]
+ACTIONS = ("tap", "hold", "long-hold", "marker", "fix", "round-over")
+
+
+def record(before: Table, after: Table, effects: list[Effect]) -> Table:
+    """``after`` with ``before``'s play in its history, when an action changed the play
+    within one round (a new round or game starts a fresh history)."""
+    old, new = before.game, after.game
+    if old is None or new is None or old.id != new.id or old.round != new.round:
+        return after
+    if after.history is not before.history:  # an undo: it is not an action itself
+        return after
+    if all(_same(getattr(before, f), getattr(after, f)) for f in CHANGES):
+        return after
+    moment = Moment(**{f: getattr(before, f) for f in PLAY}, what=_what(effects))
+    return evolve(after, history=(*before.history, moment)[-HISTORY:])
+
+
+def _same(a: object, b: object) -> bool:
+    return a is b or a == b
+
+
+def _what(effects: list[Effect]) -> str:
+    """The action in a few words, from its log entries: ``tap slot 3``."""
+    for effect in effects:
+        if isinstance(effect, LogEntry) and effect.kind in ACTIONS:
+            fields = dict(effect.fields)
+            words = [effect.kind] + [f"{k} {v}" for k, v in fields.items() if k != "by"]
+            return " ".join(str(w) for w in words)
+    return "table action"
+
+
+def undo(table: Table, at: float, by: str) -> Result:
+    """Put back the play before the round's last table action (``turn_back``)."""
+    game = table.game
+    if game is None or game.phase == "finished" or not table.history:
+        why = "nothing to undo in this round"
+        return table, [PlaySound("nope"), LogEntry("undo", at, (("by", by), ("undid", None),
+                                                                 ("why", why)))]
+    moment = table.history[-1]
+    restored = evolve(table, history=table.history[:-1],
+                      **{f: getattr(moment, f) for f in PLAY})
+    if restored.game is not None and restored.game.engine_set != game.engine_set:
+        # The engine is the scorekeeper's, in the store too: an undo keeps it.
+        restored = evolve(restored, game=evolve(restored.game, engine_set=game.engine_set))
+    effects: list[Effect] = [PlaySound("turn_back"),
+                             LogEntry("undo", at, (("by", by), ("undid", moment.what)))]
+    if game.phase == "round-over" and restored.game is not None and (
+            restored.game.phase in PLAYING):
+        effects.append(RoundReopened(game.id, game.round))
+    return restored, effects
+
+
+def fix_error(table: Table, fix: Fix) -> str | None:
+    """Why ``fix`` cannot be made on ``table`` now, or None when it can."""
+    game = table.game
+    if game is None or game.phase not in PLAYING:
+        return "no round is being played"
+    seats = game.seats
+    if isinstance(fix, TurnFixed):
+        return None if fix.slot in seats else f"slot {fix.slot}: no player sits there"
+    if isinstance(fix, PublicFixed):
+        if fix.slot not in seats:
+            return f"slot {fix.slot}: only a player's train has a marker"
+        if not fix.public and table.marker(fix.slot):
+            return f"slot {fix.slot}: a marker sits there; take it off instead"
+        return None
+    if fix.slot is None:
+        return None if table.doubles else "no double is open"
+    if fix.slot not in seats and fix.slot != game.mexican:
+        return f"slot {fix.slot}: neither a player's train nor the Mexican Train"
+    if not 1 <= fix.covers_left <= 3:
+        return f"covers_left {fix.covers_left}: 1 to 3"
+    if fix.responsible is not None and fix.responsible not in seats:
+        return f"responsible {fix.responsible}: no player sits there"
+    if fix.responsible is None and table.turn is None:
+        return "responsible: say who must cover it (nobody's turn yet)"
+    return None
+
+
+def fix(table: Table, event: Fix) -> Result:
+    """Set the table right by hand: whose turn, the open double, a public flag."""
+    error = fix_error(table, event)
+    if error is not None:
+        return table, [LogEntry("fix-refused", event.at, (("by", event.by), ("why", error)))]
+    if isinstance(event, TurnFixed):
+        table = evolve(table, turn=event.slot, last_end=None, lifted=None)
+        fields: tuple[tuple[str, object], ...] = (("what", "turn"), ("slot", event.slot))
+    elif isinstance(event, PublicFixed):
+        flags = table.by_hand | {event.slot} if event.public else table.by_hand - {event.slot}
+        table = evolve(table, by_hand=flags)
+        fields = (("what", "public"), ("slot", event.slot), ("public", event.public))
+    else:
+        table, fields = _fix_double(table, event)
+    return table, [LogEntry("fix", event.at, (*fields, ("by", event.by)))]
+
+
+def _fix_double(table: Table, event: DoubleFixed) -> tuple[Table, tuple[tuple[str, object], ...]]:
+    if event.slot is None:
+        return evolve(table, doubles=()), (("what", "double"), ("slot", None))
+    responsible = event.responsible if event.responsible is not None else table.turn
+    assert responsible is not None
+    double = Double(event.slot, event.covers_left, responsible)
+    table = evolve(table, doubles=(double,), turn=responsible, last_end=None, lifted=None)
+    return table, (("what", "double"), ("slot", event.slot),
+                   ("covers_left", event.covers_left), ("responsible", responsible))
+
+
+def set_engine(table: Table, event: EngineSet) -> Result:
+    """The scorekeeper named this round's engine: the table shows it from now on."""
+    game = table.game
+    if game is None or game.phase == "finished":
+        return table, []
+    table = evolve(table, game=evolve(game, engine_set=event.engine))
+    return table, [LogEntry("engine-set", event.at, (("round", game.round),
+                                                     ("engine", event.engine),
+                                                     ("by", event.by)))]
