@@ -1,7 +1,7 @@
 """The sound port: what the hub needs from a speaker, and its recording fake.
 
 The hub names sounds (``choo``, ``chicken``, ``turn``, ``turn_back``, ``nope``,
-``reminder``, ``out``); an adapter turns a name into audio. The real adapter for ALSA
+``reminder``, ``out``, ``last_tile``); an adapter turns a name into audio. The real adapter for ALSA
 lives in ``hub/io/alsa_player.py``; tests and the sim backend without a sound card use
 :class:`RecordingPlayer`.
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, time
 from typing import Any, Protocol
 
-SOUND_NAMES = ("choo", "chicken", "turn", "turn_back", "nope", "reminder", "out")
+SOUND_NAMES = ("choo", "chicken", "turn", "turn_back", "nope", "reminder", "out", "last_tile")
 
 # Higher wins: a new sound that outranks everything playing cuts it short; an
 # equal or lower one is mixed in. `out` ends the round, so nothing talks over it.
@@ -30,6 +30,7 @@ SOUND_PRIORITY = {
     "out": 4,
     "chicken": 3,
     "choo": 2,
+    "last_tile": 2,
     "reminder": 1,
     "nope": 1,
     "turn": 0,
