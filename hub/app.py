@@ -396,6 +396,7 @@ class Hub:
         the snapshot after it (an undo with nothing to take back plays ``nope``)."""
         self.loop.post(UndoRequested(self.clock.now(), by))
         self.loop.drain()
+        self.writer.flush()  # a reopened round is out of the store before we answer
         return self.loop.snapshot
 
     def fix_table(self, fix: TurnFixed | DoubleFixed | PublicFixed) -> dict:

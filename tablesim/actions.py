@@ -141,4 +141,3 @@ class Truth:
     engine: int
     went_out: int | None
     one_tile: frozenset[int] = frozenset()
-    one_tile: frozenset[int] = frozenset()

@@ -10,12 +10,16 @@ forgotten a round's end the mistake recorded.
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 
 from tablesim import Hold, LongHold, Tap, Truth
 from tablesim.bot_table import BotTable, differences
 
+if TYPE_CHECKING:
+    from hub.app import Hub
 
-def mistake(hub, table: BotTable, before: Truth, rng: random.Random) -> tuple[list[str], bool]:
+
+def mistake(hub: Hub, table: BotTable, before: Truth, rng: random.Random) -> tuple[list[str], bool]:
     """A wrong press (a tap, hold or long hold on a random slot or, but for the long
     hold, the centre); if the hub took it as a table action, the table undoes it with
     the centre's long hold or from the scorekeeper's phone. The hub (and the store's
@@ -40,6 +44,8 @@ def mistake(hub, table: BotTable, before: Truth, rng: random.Random) -> tuple[li
                 for p in differences(before, table.observed())]
     if hub.loop.snapshot["undo"] != depth:
         problems.append(f"undo depth {hub.loop.snapshot['undo']}, expected {depth}")
+    assert table.game_id is not None
+    hub.writer.flush()  # round ends are written off the loop thread
     current = hub.store.get_game(table.game_id)["rounds"][-1]
     if current["went_out"] is not None or current["blocked"]:
         problems.append(f"the store keeps round {current['round']}'s end after the undo")

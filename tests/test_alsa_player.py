@@ -33,6 +33,7 @@ LOUD = {  # constant-valued sounds, so every written sample says which sound it 
     "choo": array.array("h", [2000] * (PERIOD * 3)),
     "chicken": array.array("h", [10000] * (PERIOD * 2)),
     "out": array.array("h", [20000] * (PERIOD * 2)),
+    "last_tile": array.array("h", [3000] * (PERIOD * 2)),
 }
 
 

@@ -34,7 +34,7 @@ def test_a_profile_offers_only_known_options(rules: str) -> None:
 
 def test_option_defaults_are_off() -> None:
     assert {key: option.default for key, option in OPTIONS.items()} == {
-        "chickenfoot": False, "partnerships": False, "double_blank": 0}
+        "chickenfoot": False, "partnerships": False, "double_blank": 0, "blanks": False}
 
 
 def test_chickenfoot_and_partnerships_follow_the_options() -> None:
@@ -42,3 +42,11 @@ def test_chickenfoot_and_partnerships_follow_the_options() -> None:
     assert [p.partnerships_allowed for p in PROFILES.values()] == [False, False, True, False]
     assert PROFILES["consensus"].covers({"chickenfoot": True}) == 3
     assert PROFILES["aces"].covers({"chickenfoot": True}) == 1
+
+
+def test_blanks_and_the_one_answer_on_the_mexican_train() -> None:
+    assert [p.blanks_allowed for p in PROFILES.values()] == [False, False, True, False]
+    mtf = PROFILES["mexicantrainfun"]
+    assert mtf.covers({"chickenfoot": True}, on_mexican=True) == 1
+    assert mtf.covers({"chickenfoot": True}) == 3
+    assert PROFILES["consensus"].covers({"chickenfoot": True}, on_mexican=True) == 3
