@@ -391,7 +391,7 @@ class Hub:
 
     # --- putting mistakes right -------------------------------------------------------
 
-    def undo(self, by: str = "scorekeeper") -> dict:
+    def undo(self, by: str = "scorekeeper") -> dict[str, Any]:
         """Take back the last table action (as the centre's long hold does); returns
         the snapshot after it (an undo with nothing to take back plays ``nope``)."""
         self.loop.post(UndoRequested(self.clock.now(), by))
@@ -399,7 +399,7 @@ class Hub:
         self.writer.flush()  # a reopened round is out of the store before we answer
         return self.loop.snapshot
 
-    def fix_table(self, fix: TurnFixed | DoubleFixed | PublicFixed) -> dict:
+    def fix_table(self, fix: TurnFixed | DoubleFixed | PublicFixed) -> dict[str, Any]:
         """Set the table right by hand; raises ``ValueError`` saying why it cannot be
         done now (and then changes nothing). Returns the snapshot after it."""
         error = self.loop.call(lambda table: fix_error(table, fix))
@@ -409,7 +409,8 @@ class Hub:
         self.loop.drain()
         return self.loop.snapshot
 
-    def set_engine(self, game_id: int, round: int, engine: int, by: str = "scorekeeper") -> dict:
+    def set_engine(self, game_id: int, round: int, engine: int,
+                   by: str = "scorekeeper") -> dict[str, Any]:
         """Name round ``round``'s engine (``aces``); the table follows when it plays that
         round. Returns the game; raises the store's ``StoreError``."""
         with self._rounds_lock:

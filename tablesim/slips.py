@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
+from hub.io.sound import RecordingPlayer
 from tablesim import Hold, LongHold, Tap, Truth
 from tablesim.bot_table import BotTable, differences
 
@@ -31,15 +32,17 @@ def mistake(hub: Hub, table: BotTable, before: Truth, rng: random.Random) -> tup
     slot = rng.choice(seats if kind is LongHold else [*seats, 0])
     table.act(kind(slot))
     undone = hub.loop.snapshot["undo"] > depth
+    sound = hub.sound
+    assert isinstance(sound, RecordingPlayer), "the soak listens through the recording player"
     if undone:
-        hub.sound.played.clear()
+        sound.played.clear()
         if rng.random() < 0.5:
             table.act(LongHold(0))  # the centre's long hold
         else:
             hub.undo(by="scorekeeper")
-        if hub.sound.played.count("turn_back") != 1:
+        if sound.played.count("turn_back") != 1:
             return [f"undo of {kind.__name__}({slot}): turn_back played "
-                    f"{hub.sound.played.count('turn_back')} times"], undone
+                    f"{sound.played.count('turn_back')} times"], undone
     problems = [f"after {kind.__name__}({slot}) undone: {p}"
                 for p in differences(before, table.observed())]
     if hub.loop.snapshot["undo"] != depth:

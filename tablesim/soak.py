@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hub.clock import FakeClock
+from hub.io.sound import RecordingPlayer
 from tablesim import (
     PROFILES,
     Bot,
