@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from importlib import metadata
 from typing import Any
+from urllib.parse import urlsplit
 
 from hub.notify import LoopFreezer, Notifier, WatchdogFeeder
 
@@ -34,7 +35,15 @@ def _sound(hub: Any) -> str:
 
 
 def _broker(config: dict[str, Any]) -> str:
+    """``mqtt off`` or the broker's address (never the credentials a URL may carry)."""
     mqtt = config.get("mqtt", {})
+    if mqtt.get("url"):
+        try:
+            url = urlsplit(mqtt["url"])
+            port = f":{url.port}" if url.port else ""
+        except ValueError:
+            return "mqtt (a URL that does not parse)"
+        return f"mqtt {url.scheme}://{url.hostname}{port}"
     if not mqtt.get("host"):
         return "mqtt off"
     return f"mqtt {mqtt['host']}:{mqtt.get('port', 1883)}"

@@ -191,7 +191,6 @@ install_venv() {
     rm -rf "$stage"
     printf '%s\n' "$hash" > "$ROOT$STAMP"
     chmod 0644 "$ROOT$STAMP"
-    lay "$SOURCE/docs/deploy.md" "$PREFIX/docs/deploy.md" 644 root:root
     CHANGED=1
     say "installed the hub into $VENV"
 }
@@ -224,7 +223,7 @@ write_config() {
 # --- the Pi: host name, mDNS, the amplifier -----------------------------------------
 
 set_hostname() {
-    local hosts=$ROOT/etc/hosts
+    local hosts=$ROOT/etc/hosts renamed=0
     if [ -f "$ROOT/etc/hostname" ] && [ "$(cat "$ROOT/etc/hostname")" = "$HOST_NAME" ]; then
         say "unchanged host name $HOST_NAME"
     else
@@ -233,16 +232,22 @@ set_hostname() {
         chmod 0644 "$ROOT/etc/hostname"
         if on_system; then hostname "$HOST_NAME"; fi
         say "host name is now $HOST_NAME (http://$HOST_NAME.local)"
+        renamed=1
     fi
-    if grep -q "^127\.0\.1\.1[[:space:]]\+$HOST_NAME\$" "$hosts" 2>/dev/null; then return; fi
-    if grep -q '^127\.0\.1\.1[[:space:]]' "$hosts" 2>/dev/null; then
-        sed -i "s/^127\.0\.1\.1[[:space:]].*/127.0.1.1\t$HOST_NAME/" "$hosts"
-    else
-        printf '127.0.1.1\t%s\n' "$HOST_NAME" >> "$hosts"
-        chmod 0644 "$hosts"
+    if ! grep -q "^127\.0\.1\.1[[:space:]]\+$HOST_NAME\$" "$hosts" 2>/dev/null; then
+        if grep -q '^127\.0\.1\.1[[:space:]]' "$hosts" 2>/dev/null; then
+            sed -i "s/^127\.0\.1\.1[[:space:]].*/127.0.1.1\t$HOST_NAME/" "$hosts"
+        else
+            printf '127.0.1.1\t%s\n' "$HOST_NAME" >> "$hosts"
+            chmod 0644 "$hosts"
+        fi
+        say "/etc/hosts names 127.0.1.1 $HOST_NAME"
+        renamed=1
     fi
-    say "/etc/hosts names 127.0.1.1 $HOST_NAME"
-    if on_system; then systemctl try-reload-or-restart avahi-daemon.service || true; fi
+    # avahi announces the host name it read at start.
+    if [ "$renamed" = 1 ] && on_system; then
+        systemctl try-restart avahi-daemon.service || true
+    fi
 }
 
 boot_config() {
@@ -281,6 +286,7 @@ do_install() {
     fi
     lay_dir "$PREFIX" 755 root:root
     install_venv
+    lay "$SOURCE/docs/deploy.md" "$PREFIX/docs/deploy.md" 644 root:root
     write_config
     lay_dir "$STATE" 700 "$USER_NAME:$USER_NAME"
     if [ "$CHANGED" = 1 ]; then migrate_store; fi

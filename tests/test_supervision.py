@@ -40,6 +40,9 @@ def test_start_line_names_version_backend_devices_broker_address(make_hub):
         assert part in line, line
     hub.config["mqtt"]["host"] = "broker.lan"
     assert "mqtt broker.lan:1883" in start_line(hub, "127.0.0.1", 8080)
+    hub.config["mqtt"]["url"] = "mqtts://hub:s3cret@broker.lan:8883"
+    line = start_line(hub, "127.0.0.1", 8080)
+    assert "mqtt mqtts://broker.lan:8883" in line and "s3cret" not in line
 
 
 def test_journal_lines_carry_the_priority_on_every_line():
