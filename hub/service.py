@@ -51,6 +51,11 @@ class HubWebService:
         """The input backend."""
         return self._hub.backend
 
+    @property
+    def default_rules(self) -> str:
+        """The configured profile of a new game that names none."""
+        return str(self._hub.config["hub"]["default_rules"])
+
     def snapshot(self) -> dict[str, Any]:
         """The current snapshot (swapped atomically by the loop: no lock, no wait)."""
         return self._hub.loop.snapshot
@@ -95,7 +100,7 @@ class HubWebService:
     def new_game(self, body: object) -> tuple[int, str]:
         """Check the body, store the game, and start it on the table."""
         with _refusals():
-            setup = check_setup(body, self._hub.config["hub"]["default_rules"])
+            setup = check_setup(body, self.default_rules)
             return self._hub.new_game(setup)
 
     def running_game(self) -> int | None:

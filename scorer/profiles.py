@@ -136,7 +136,7 @@ class Profile:
 PROFILES: dict[str, Profile] = {
     "aces": Profile(
         id="aces",
-        name="Aces (traditional)",
+        name="Aces Traditional Games",
         starter="engine-left",
         first_turn="string",
         public_in_first_turn=False,
@@ -152,7 +152,7 @@ PROFILES: dict[str, Profile] = {
     ),
     "mexicantrainfun": Profile(
         id="mexicantrainfun",
-        name="MexicanTrainFun (tournament)",
+        name="MexicanTrainFun.com tournament",
         starter="engine-holder",
         first_turn="single",
         public_in_first_turn=False,
@@ -185,7 +185,7 @@ PROFILES: dict[str, Profile] = {
     ),
     "triples": Profile(
         id="triples",
-        name="Triples (video rules)",
+        name="Triples Games (video)",
         starter="engine-holder",
         first_turn="string",
         public_in_first_turn=False,
@@ -203,3 +203,45 @@ PROFILES: dict[str, Profile] = {
 PROFILE_IDS: tuple[str, ...] = tuple(PROFILES)
 
 DEFAULT_RULES = "consensus"
+
+
+def _rows(rows: Rows, key: str) -> list[dict[str, object]]:
+    """Deal rows as the page reads them, clipped to the player counts the hub seats."""
+    fewest, most = HUB_PLAYERS
+    return [
+        {"players": [max(low, fewest), min(high, most)], key: value}
+        for low, high, value in rows
+        if low <= most and high >= fewest
+    ]
+
+
+def _profile_view(profile: Profile) -> dict[str, object]:
+    return {
+        "id": profile.id,
+        "name": profile.name,
+        "players": list(profile.players),
+        "starter": profile.starter,
+        "options": list(profile.options),
+        "tiles_each": _rows(profile.tiles_each, "tiles"),
+        "default_set": _rows(profile.default_set, "set"),
+        "rounds": {"default": None},  # null: set + 1 (13 on double-12)
+    }
+
+
+def _option_view(option: Option) -> dict[str, object]:
+    view: dict[str, object] = {
+        "values": list(option.values), "default": option.default, "label": option.label}
+    if option.players is not None:
+        view["players"] = list(option.players)
+    return view
+
+
+def rules_view(default_rules: str = DEFAULT_RULES) -> dict[str, object]:
+    """The rule data as ``GET /api/rules`` answers it (``docs/api.md``): every profile,
+    set and option a new game may choose, with the deal tables."""
+    return {
+        "default_rules": default_rules,
+        "sets": list(SETS),
+        "profiles": [_profile_view(profile) for profile in PROFILES.values()],
+        "options": {key: _option_view(option) for key, option in OPTIONS.items()},
+    }

@@ -38,6 +38,7 @@ class FakeHubService:
 
     def __init__(self, backend: str = "sim") -> None:
         self._backend = backend
+        self.rules = "consensus"
         self.state: dict[str, Any] = {
             "backend": backend, "game": None, "turn": None, "double": None,
             "slots": [{"slot": s, "owner": None, "public": False, "marker": False}
@@ -65,6 +66,11 @@ class FakeHubService:
     def backend(self) -> str:
         """The backend named at construction."""
         return self._backend
+
+    @property
+    def default_rules(self) -> str:
+        """The profile of a new game that names none."""
+        return self.rules
 
     def snapshot(self) -> dict[str, Any]:
         """The fake snapshot."""

@@ -14,13 +14,14 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from web import deal_api, qr, static_files
+from web import qr, rules_api, static_files
 from web.api import hub_service
 from web.errors import abort
 
 bp = Blueprint("pages", __name__)
-# The new-game form's deal helper (/api/deal) comes with the pages that use it.
-bp.register_blueprint(deal_api.bp)
+# The new-game form's rule data (/api/rules) and deal helper (/api/deal) come with
+# the pages that use them.
+bp.register_blueprint(rules_api.bp)
 
 NO_STORE = {"Cache-Control": "no-store"}
 

@@ -73,6 +73,10 @@ class HubService(Protocol):
     def backend(self) -> str:
         """The input backend: ``sim``, ``gpio`` or ``serial``."""
 
+    @property
+    def default_rules(self) -> str:
+        """The profile a new game plays when its body names none (config ``hub.default_rules``)."""
+
     def snapshot(self) -> dict[str, Any]:
         """The current hub snapshot (``GET /api/state``); never blocks."""
 

@@ -191,7 +191,7 @@ def test_bad_input_gets_a_message_next_to_the_field(hub, phones):
         page.fill(f"input[data-name='{i}']", name)
     page.click("button[data-remove='3']")
     page.click("#new [type=submit]")
-    expect(page.locator("#e-players")).to_have_text("players: two players have the same name")
+    expect(page.locator("#e-players")).to_have_text("players: 'Ann' and 'ann' are the same name")
     expect(page.locator("input[data-name='0']")).to_have_attribute("aria-invalid", "true")
     phone.shot("new-game-error")
     page.fill("input[data-name='1']", "")

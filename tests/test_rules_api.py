@@ -1,0 +1,218 @@
+"""``GET /api/rules`` (the rule data the new-game form is built from) and ``GET /api/deal``
+(the form's deal helper, with errors naming the field)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scorer.profiles import PROFILES
+from scorer.setup import SetupError, check_setup
+from web import create_app
+from web.fake_service import FakeHubService
+
+
+@pytest.fixture
+def client():
+    return create_app(FakeHubService(), {"TESTING": True}).test_client()
+
+
+@pytest.mark.parametrize("query, answer", [
+    ("rules=consensus&players=4", {"set": 12, "default_set": 12, "rounds": 13,
+                                   "tiles_each": 15, "boneyard": 31}),
+    ("rules=consensus&players=3", {"tiles_each": 15, "boneyard": 46}),  # the seed's example
+    ("rules=consensus&players=3&set=9", {"set": 9, "default_set": 12, "rounds": 10,
+                                         "tiles_each": 15, "boneyard": 10}),
+    ("rules=mexicantrainfun&players=3", {"set": 9, "tiles_each": 8, "boneyard": 31}),
+    ("rules=aces&players=8", {"set": 12, "tiles_each": 10, "boneyard": 11}),
+    ("players=6", {"rules": "consensus", "tiles_each": 12, "boneyard": 19}),
+])
+def test_deal(client, query, answer):
+    response = client.get("/api/deal?" + query)
+    assert response.status_code == 200
+    body = response.get_json()
+    assert {key: body[key] for key in answer} == answer
+
+
+@pytest.mark.parametrize("query, field", [
+    ("", "players"), ("players=", "players"), ("players=two", "players"),
+    ("players=-3", "players"), ("players=1", "players"), ("players=9", "players"),
+    ("rules=chess&players=4", "rules"), ("rules=mexicantrainfun&players=9", "players"),
+    ("players=4&set=7", "set"),
+    ("players=4&set=9", "set"), ("players=8&set=6", "set"), ("players=4&set=x", "set"),
+])
+def test_bad_query_names_the_field(client, query, field):
+    response = client.get("/api/deal?" + query)
+    assert response.status_code == 400
+    assert response.get_json()["error"].startswith(field + ": ")
+
+
+# --- GET /api/rules -------------------------------------------------------------------
+
+def served_rules() -> dict[str, Any]:
+    """What a page gets from ``GET /api/rules`` (a fake hub: the data is the scorer's)."""
+    app = create_app(FakeHubService(), {"TESTING": True})
+    body: dict[str, Any] = app.test_client().get("/api/rules").get_json()
+    return body
+
+
+RULES = served_rules()
+
+
+def test_rules_have_the_shape_of_the_contract() -> None:
+    assert set(RULES) == {"default_rules", "sets", "profiles", "options"}
+    assert RULES["default_rules"] == "consensus"
+    assert RULES["sets"] == [6, 9, 12, 15, 18]
+    assert [p["id"] for p in RULES["profiles"]] == [
+        "aces", "mexicantrainfun", "consensus", "triples"]
+    for profile in RULES["profiles"]:
+        assert set(profile) == {"id", "name", "players", "starter", "options",
+                                "tiles_each", "default_set", "rounds"}
+        assert profile["players"] == [2, 8]
+        assert profile["starter"] in ("rotate", "engine-holder", "engine-left")
+        assert profile["rounds"] == {"default": None}
+        assert set(profile["options"]) <= set(RULES["options"])
+        for row in profile["tiles_each"]:
+            assert set(row) == {"players", "tiles"}
+        for row in profile["default_set"]:
+            assert set(row) == {"players", "set"} and row["set"] in RULES["sets"]
+    assert RULES["options"] == {
+        "chickenfoot": {"values": [False, True], "default": False,
+                        "label": RULES["options"]["chickenfoot"]["label"]},
+        "partnerships": {"values": [False, True], "default": False,
+                         "label": RULES["options"]["partnerships"]["label"],
+                         "players": [4, 6, 8]},
+        "double_blank": {"values": [0, 25, 50], "default": 0,
+                         "label": RULES["options"]["double_blank"]["label"]},
+    }
+    assert all(option["label"] for option in RULES["options"].values())
+
+
+def test_rules_serve_the_deal_tables_within_the_hubs_seats() -> None:
+    fun = next(p for p in RULES["profiles"] if p["id"] == "mexicantrainfun")
+    assert fun["tiles_each"] == [{"players": [2, 3], "tiles": 8},
+                                 {"players": [4, 6], "tiles": 12},
+                                 {"players": [7, 8], "tiles": 10}]
+    assert fun["default_set"] == [{"players": [2, 3], "set": 9}, {"players": [4, 8], "set": 12}]
+    consensus = next(p for p in RULES["profiles"] if p["id"] == "consensus")
+    assert consensus["name"] == "Consensus (Galt, 1994)"
+    assert consensus["options"] == ["chickenfoot", "partnerships", "double_blank"]
+    assert consensus["tiles_each"] == [{"players": [2, 4], "tiles": 15},
+                                       {"players": [5, 6], "tiles": 12},
+                                       {"players": [7, 8], "tiles": 11}]
+
+
+def test_the_hub_serves_its_configured_default_rules(make_hub: Any) -> None:
+    hub = make_hub(hub={"default_rules": "triples"})
+    client = create_app(hub.web_service(), {"TESTING": True}).test_client()
+    response = client.get("/api/rules")
+    assert response.status_code == 200
+    assert response.get_json() == RULES | {"default_rules": "triples"}
+
+
+def _row(rows: list[dict[str, Any]], count: int, key: str) -> int:
+    value: int = next(r[key] for r in rows if r["players"][0] <= count <= r["players"][1])
+    return value
+
+
+def _allowed_values(spec: dict[str, Any], offered: bool, count: int) -> list[Any]:
+    """The values of an option the page can send: a profile that does not list the
+    option, or a player count it does not suit, leaves it at its default."""
+    if not offered or count not in spec.get("players", [count]):
+        return [spec["default"]]
+    values: list[Any] = spec["values"]
+    return values
+
+
+@st.composite
+def page_choices(draw: st.DrawFn) -> dict[str, Any]:
+    """A new-game body made only of choices ``GET /api/rules`` offers."""
+    profile = draw(st.sampled_from(RULES["profiles"]))
+    count = draw(st.integers(*profile["players"]))
+    body: dict[str, Any] = {"players": [f"P{n}" for n in range(count)],
+                            "rules": profile["id"]}
+    if draw(st.booleans()):
+        body["set"] = draw(st.sampled_from(RULES["sets"]))
+    set_max = body.get("set", _row(profile["default_set"], count, "set"))
+    if draw(st.booleans()):
+        body["rounds"] = draw(st.integers(1, set_max + 1))
+    options = {}
+    for key, spec in RULES["options"].items():
+        if draw(st.booleans()):
+            offered = key in profile["options"]
+            options[key] = draw(st.sampled_from(_allowed_values(spec, offered, count)))
+    body["options"] = options
+    return body
+
+
+@given(page_choices())
+def test_every_choice_the_page_can_make_is_accepted(body: dict[str, Any]) -> None:
+    setup = check_setup(body, RULES["default_rules"])
+    profile = next(p for p in RULES["profiles"] if p["id"] == body["rules"])
+    count = len(body["players"])
+    assert setup.set_max == body.get("set", _row(profile["default_set"], count, "set"))
+    assert setup.rounds == body.get("rounds", setup.set_max + 1)  # rounds.default: null
+    assert dict(setup.options) == body["options"]
+
+
+def allowed_by_rules(body: dict[str, Any]) -> bool:
+    """Whether ``body`` is within what ``GET /api/rules`` offers (the page's reading)."""
+    profile = next((p for p in RULES["profiles"] if p["id"] == body["rules"]), None)
+    if profile is None:
+        return False
+    count = len(body["players"])
+    fewest, most = profile["players"]
+    if not fewest <= count <= most:
+        return False
+    if "set" in body and body["set"] not in RULES["sets"]:
+        return False
+    set_max = body.get("set", _row(profile["default_set"], count, "set"))
+    if not 1 <= body.get("rounds", 1) <= set_max + 1:
+        return False
+    for key, value in body["options"].items():
+        spec = RULES["options"].get(key)
+        if spec is None:
+            return False
+        allowed = _allowed_values(spec, key in profile["options"], count)
+        if not any(type(value) is type(v) and value == v for v in allowed):
+            return False
+    return True
+
+
+OPTION_VALUES = st.one_of(st.booleans(), st.sampled_from([0, 1, 10, 25, 50]), st.just("yes"))
+WIDE: dict[str, st.SearchStrategy[Any]] = {
+    "rules": st.sampled_from([*PROFILES, "chess", "Consensus"]),
+    "players": st.integers(0, 10).map(lambda count: [f"P{n}" for n in range(count)]),
+    "set": st.integers(0, 20),
+    "rounds": st.integers(-1, 20),
+}
+
+
+@st.composite
+def any_choices(draw: st.DrawFn) -> dict[str, Any]:
+    """A body the page could send, then one or two of its fields drawn wide: another
+    profile (or none), player count, set, rounds, or an option and its value."""
+    body = draw(page_choices())
+    for _ in range(draw(st.integers(1, 2))):
+        field = draw(st.sampled_from([*WIDE, "options"]))
+        if field == "options":
+            key = draw(st.sampled_from([*RULES["options"], "bullet"]))
+            body["options"] = body["options"] | {key: draw(OPTION_VALUES)}
+        else:
+            body[field] = draw(WIDE[field])
+    return body
+
+
+@settings(max_examples=500)
+@given(any_choices())
+def test_the_check_accepts_what_the_rules_offer_and_nothing_else(body: dict[str, Any]) -> None:
+    try:
+        check_setup(body)
+    except SetupError:
+        accepted = False
+    else:
+        accepted = True
+    assert accepted == allowed_by_rules(body)
