@@ -81,6 +81,7 @@ class PahoLink:
         self.connected = False
         self._fallback = False
         self._stopping = False
+        self._stopped = threading.Event()
         self._client: paho.Client | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -100,8 +101,10 @@ class PahoLink:
                 client.loop_forever(retry_first_connection=True)
             except Exception:  # a bug in a handler or in paho: log, rebuild, go on
                 log.exception("mqtt: the network loop failed; reconnecting")
+                self._stopped.wait(self.backoff[0])
+                continue
             if not self._fallback:
-                return
+                return  # disconnect() was called: we are stopping
             self._fallback = False
             self.protocol = "3.1.1"
             log.warning("mqtt: %s:%s does not speak MQTT 5; using MQTT 3.1.1",
@@ -172,6 +175,7 @@ class PahoLink:
     def stop(self, farewell: Will | None = None, timeout: float = 3.0) -> None:
         """Say ``farewell`` (e.g. ``offline``) if connected, disconnect, end the thread."""
         self._stopping = True
+        self._stopped.set()
         client = self._client
         if client is not None:
             if farewell is not None and self.connected:

@@ -1,0 +1,330 @@
+"""MQTT: what publishing costs a press, how soon a subscriber hears it, and how the
+tournament board keeps up with 100 hubs.
+
+1. Press to sound port, MQTT on beside MQTT off: a gpiozero mock pin edge (a release
+   that completes a tap) to the ``turn`` sound at the sound port, through the real hub,
+   with its publisher connected to a real mosquitto and a subscriber listening, beside
+   the same hub without MQTT, both in this process. Presses alternate off/on one by
+   one so machine noise falls on both; presses 20 ms apart in both.
+   Goal: p99 on at most 1.1x off.
+2. Press to message: the same release edge to the ``tap`` entry arriving at a
+   subscriber of ``mtrain/<hub>/event`` (through the loop, the outbox, the publisher
+   thread, paho, mosquitto and the subscriber's paho), beside a bare MQTT round trip
+   (publish to receive) between the same two clients' kind.
+3. Board update: N simulated hubs (each the pure core playing taps and a real
+   ``MqttPublisher`` with its own connection) publish to one mosquitto; ``mtrain-hub
+   board`` runs as its own process; a client of its SSE stream times each table's
+   update from the hub's publish to the client. 100 hubs beside 1 hub at the same pace
+   per hub. Goal: p99 with 100 at most 2x with 1.
+
+Usage: python bench/mqtt.py [--presses 1000] [--hubs 100] [--seconds 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from gpiozero.pins.mock import MockFactory  # noqa: E402
+
+from bench.benchstats import percentile  # noqa: E402
+from hub import core  # noqa: E402
+from hub.app import Hub  # noqa: E402
+from hub.broker.build import paho_links  # noqa: E402
+from hub.broker.publisher import MqttPublisher  # noqa: E402
+from hub.broker.settings import MqttSettings  # noqa: E402
+from hub.config import load  # noqa: E402
+from hub.core.events import ButtonChanged, ClockTicked, GameStarted  # noqa: E402
+from hub.io.sound import RecordingPlayer  # noqa: E402
+from scorer.setup import check_setup  # noqa: E402
+from tests.mqtt_helpers import Listener, Mosquitto, free_port  # noqa: E402
+
+
+# Presses 20 ms apart in both runs: long enough for the publisher to finish one press's
+# messages before the next (a person's fastest double tap is ~100 ms apart), short
+# enough for thousands of presses in a minute.
+GAP_S = 0.02
+
+
+class PressRig:
+    """One hub (MQTT on or off) and a way to time a press to its sound and message."""
+
+    def __init__(self, state_dir: str, url: str | None, listener: Listener | None) -> None:
+        self.sound = RecordingPlayer()
+        self.heard = threading.Event()
+        self.stamp = 0
+        self.sound.listeners.append(self._heard)
+        overrides: dict[str, Any] = {"hub": {"backend": "sim", "state_dir": state_dir,
+                                             "hub_id": "bench"},
+                                     "gestures": {"bounce_ms": 1}}
+        if url:
+            overrides["mqtt"] = {"url": url}
+        self.hub = Hub(load(None, overrides), pin_factory=MockFactory(), sound=self.sound)
+        self.hub.start()
+        self.listener = listener
+        if listener is not None:
+            listener.wait_for(lambda: listener.latest.get("mtrain/bench/status") == b"online")
+        self.hub.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
+        self.presses = 0
+
+    def _heard(self, name: str) -> None:
+        self.stamp = time.perf_counter_ns()
+        self.heard.set()
+
+    def press(self) -> tuple[float, float | None]:
+        """One tap: microseconds to the sound port, and to the subscriber (if any)."""
+        slot = 1 + self.presses % 2
+        self.presses += 1
+        self.hub.sim.button(slot, True)
+        time.sleep(0.0015)
+        self.heard.clear()
+        seen = len(self.listener.on("mtrain/bench/event")) if self.listener else 0
+        t0 = time.perf_counter_ns()
+        self.hub.sim.button(slot, False)
+        if not self.heard.wait(5):
+            raise RuntimeError("no sound reached the port")
+        sound_us = (self.stamp - t0) / 1000
+        message_us = None
+        if self.listener is not None:
+            listener = self.listener
+            listener.wait_for(lambda: _taps_after(listener, seen))
+            arrived = _taps_after(listener, seen)[0]
+            message_us = (arrived * 1e9 - t0) / 1000
+        time.sleep(GAP_S)
+        return sound_us, message_us
+
+    def stop(self) -> None:
+        """Stop the hub."""
+        self.hub.stop()
+
+
+def _taps_after(listener: Listener, seen: int) -> list[float]:
+    events = [(payload, at) for topic, payload, at in listener.messages
+              if topic == "mtrain/bench/event"][seen:]
+    return [at for payload, at in events if json.loads(payload)["kind"] == "tap"]
+
+
+def press_figures(presses: int, tmp: str, url: str, port: int) -> dict[str, list[float]]:
+    """Sound latencies off and on (alternating presses) and message latencies."""
+    listener = Listener(port, ("mtrain/bench/#",))
+    listener.wait_connected()
+    off = PressRig(os.path.join(tmp, "off"), None, None)
+    on = PressRig(os.path.join(tmp, "on"), url, listener)
+    figures: dict[str, list[float]] = {"off": [], "on": [], "message": []}
+    try:
+        for _ in range(presses):  # alternate press by press: noise falls on both
+            figures["off"].append(off.press()[0])
+            sound_us, message_us = on.press()
+            figures["on"].append(sound_us)
+            figures["message"].append(message_us or 0.0)
+    finally:
+        off.stop()
+        on.stop()
+    figures["round_trip"] = mqtt_round_trips(listener, presses)
+    listener.close()
+    return figures
+
+
+def mqtt_round_trips(listener: Listener, count: int) -> list[float]:
+    """Microseconds from a publish to its arrival at the same subscriber: the floor."""
+    out = []
+    for i in range(count):
+        seen = len(listener.messages)
+        t0 = time.perf_counter()
+        listener.link.publish("mtrain/bench/floor", str(i), qos=1)
+        listener.wait_for(lambda: len(listener.messages) > seen)
+        out.append((listener.messages[seen][2] - t0) * 1e6)
+        time.sleep(0.0015)
+    return out
+
+
+class SimHub:
+    """A hub for the board bench: the pure core playing taps, a real publisher."""
+
+    def __init__(self, hub_id: str, url: str) -> None:
+        self.hub_id = hub_id
+        self.now = 1000.0
+        players = ("Ann", "Bob", "Cy")
+        self.table, _ = core.apply(core.new_table(), GameStarted(
+            game_id=1, rules="consensus", players=players, seats=(1, 2, 3),
+            mexican_slot=4, set_max=12, rounds=13, at=self.now, first=1))
+        host, port = url.removeprefix("mqtt://").split(":")
+        settings = MqttSettings(host=host, port=int(port), hub_id=hub_id)
+        game = {"id": 1, "players": list(players), "round": 1, "round_count": 13,
+                "rounds": [], "totals": {p: 0 for p in players}, "standings": list(players)}
+        self.publisher = MqttPublisher(
+            settings, paho_links(settings), snapshot=self.snapshot,
+            load_game=lambda _id: game, settings_now=lambda: {},
+            on_status=lambda status: None, version="bench")
+        self.sent: list[tuple[float, int | None]] = []
+
+    def snapshot(self) -> dict[str, Any]:
+        """The table's snapshot, as the hub would publish it."""
+        return core.snapshot(self.table, "sim")
+
+    def tap(self) -> None:
+        """The current player taps their own slot: the turn passes; publish it."""
+        slot = self.table.turn or 1
+        for event in (ButtonChanged(slot, True, self.now), ButtonChanged(slot, False,
+                                                                         self.now + 0.1),
+                      ClockTicked(self.now + 0.2)):
+            self.table, _ = core.apply(self.table, event)
+        self.now += 0.3
+        snapshot = self.snapshot()
+        self.sent.append((time.perf_counter(), snapshot["turn"]))
+        self.publisher.offer("event", {"kind": "tap", "slot": slot})
+        self.publisher.offer("state", snapshot)
+
+
+class BoardClient:
+    """Reads the board's SSE stream and times each table update against its publish."""
+
+    def __init__(self, port: int, hubs: dict[str, SimHub]) -> None:
+        self.hubs = hubs
+        self.latencies: list[float] = []
+        self.counted: set[tuple[str, float]] = set()
+        self.tables: set[str] = set()
+        self.recording = False
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.conn.request("GET", "/api/board/events")
+        self.response = self.conn.getresponse()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        kind = ""
+        try:
+            for raw in self.response:
+                line = raw.decode().rstrip("\n")
+                if line.startswith("event: "):
+                    kind = line[7:]
+                elif line.startswith("data: "):
+                    self._update(kind, json.loads(line[6:]), time.perf_counter())
+        except (OSError, ValueError, http.client.HTTPException):
+            return
+
+    def _update(self, kind: str, data: dict[str, Any], now: float) -> None:
+        for table in data.get("tables", []):
+            self.tables.add(table["hub_id"])
+            hub = self.hubs.get(table["hub_id"])
+            if hub is None or not self.recording:
+                continue
+            match = [t for t, turn in hub.sent[-4:] if turn == table["turn_slot"] and t <= now]
+            if match and (hub.hub_id, match[-1]) not in self.counted:
+                self.counted.add((hub.hub_id, match[-1]))
+                self.latencies.append((now - match[-1]) * 1e6)
+
+    def close(self) -> None:
+        """Close the stream."""
+        self.conn.close()
+
+
+def board_latencies(count: int, seconds: float, url: str, tmp: str,
+                    pace_s: float = 0.25) -> list[float]:
+    """Microseconds from a hub's publish to the board client, ``count`` hubs playing."""
+    port = free_port()
+    log = open(os.path.join(tmp, f"board-{count}.log"), "ab")
+    board = subprocess.Popen([sys.executable, "-m", "hub.cli", "board", "--mqtt", url,
+                              "--host", "127.0.0.1", "--port", str(port)], cwd=ROOT,
+                             stdout=log, stderr=subprocess.STDOUT)
+    hubs = {f"b{count}-{i:03d}": SimHub(f"b{count}-{i:03d}", url) for i in range(count)}
+    try:
+        _wait_http(port)
+        for hub in hubs.values():
+            hub.publisher.start()
+        client = BoardClient(port, hubs)
+        deadline = time.monotonic() + 60
+        while len(client.tables & set(hubs)) < count and time.monotonic() < deadline:
+            time.sleep(0.05)
+        client.recording = True
+        due = {hub_id: time.perf_counter() + random.uniform(0, pace_s) for hub_id in hubs}
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            hub_id = min(due, key=due.__getitem__)
+            wait = due[hub_id] - time.perf_counter()
+            if wait > 0:
+                time.sleep(wait)
+            hubs[hub_id].tap()
+            due[hub_id] += pace_s * random.uniform(0.8, 1.2)
+        time.sleep(1.0)  # the last updates arrive
+        client.close()
+        return client.latencies
+    finally:
+        for hub in hubs.values():
+            hub.publisher.stop(1.0)
+        board.terminate()
+        board.wait(20)
+        log.close()
+
+
+def _wait_http(port: int) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+            conn.request("GET", "/api/board")
+            conn.getresponse().read()
+            conn.close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise TimeoutError("the board did not start")
+
+
+def _row(name: str, a: list[float], b: list[float], p: float) -> str:
+    x, y = percentile(a, p), percentile(b, p)
+    return f"{name:<30}{x:>12.1f}{y:>12.1f}{x / y:>8.2f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--presses", type=int, default=1000)
+    parser.add_argument("--hubs", type=int, default=100)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        broker = Mosquitto(Path(tmp) / "mosquitto")
+        try:
+            presses = press_figures(args.presses, tmp, broker.url, broker.port)
+            one = board_latencies(1, args.seconds * 2, broker.url, tmp)
+            many = board_latencies(args.hubs, args.seconds, broker.url, tmp)
+        finally:
+            broker.stop()
+    print(f"press to sound port, {len(presses['on'])} presses each (microseconds)")
+    print(f"{'figure':<30}{'MQTT on':>12}{'MQTT off':>12}{'ratio':>8}")
+    for name, p in (("median", 50), ("p99", 99)):
+        print(_row(name, presses["on"], presses["off"], p))
+    print()
+    print("press to message at a subscriber (microseconds)")
+    print(f"{'figure':<30}{'press→msg':>12}{'MQTT rtt':>12}{'ratio':>8}")
+    for name, p in (("median", 50), ("p99", 99)):
+        print(_row(name, presses["message"], presses["round_trip"], p))
+    print()
+    print(f"board update, hub publish to board SSE client (microseconds; "
+          f"{len(many)} and {len(one)} updates)")
+    print(f"{'figure':<30}{f'{args.hubs} hubs':>12}{'1 hub':>12}{'ratio':>8}")
+    for name, p in (("median", 50), ("p99", 99)):
+        print(_row(name, many, one, p))
+    sound = percentile(presses["on"], 99) / percentile(presses["off"], 99)
+    board = percentile(many, 99) / percentile(one, 99)
+    print()
+    print(f"goal press p99 on within 1.1x off: {'met' if sound <= 1.1 else 'NOT met'} "
+          f"({sound:.2f}x); board p99 {args.hubs} hubs within 2x 1 hub: "
+          f"{'met' if board <= 2 else 'NOT met'} ({board:.2f}x)")
+
+
+if __name__ == "__main__":
+    main()

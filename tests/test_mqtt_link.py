@@ -1,0 +1,65 @@
+"""The paho adapter against brokers that are not mosquitto 2: one that speaks only MQTT
+3.1.1 (the link falls back), written here as a few lines of socket code."""
+
+from __future__ import annotations
+
+import socket
+import threading
+
+import pytest
+
+from hub.io.mqtt import Broker, LinkHandlers, PahoLink
+
+V5_REFUSED = bytes([0x20, 0x03, 0x00, 0x84, 0x00])  # MQTT 5: Unsupported Protocol Version
+V3_REFUSED = bytes([0x20, 0x02, 0x00, 0x01])  # MQTT 3.1.1: unacceptable protocol version
+ACCEPTED = bytes([0x20, 0x02, 0x00, 0x00])
+
+
+class OldBroker:
+    """Accepts MQTT 3.1.1 connections only; refuses version 5 as ``refusal`` says."""
+
+    def __init__(self, refusal: bytes) -> None:
+        self.refusal = refusal
+        self.levels: list[int] = []
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.accepted = threading.Event()
+        self.kept: list[socket.socket] = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            packet = conn.recv(1024)
+            level = packet[2 + 2 + 4]  # header, length (< 128), "\0\4MQTT", level
+            self.levels.append(level)
+            if level == 5:
+                conn.sendall(self.refusal)
+                conn.close()
+            else:
+                conn.sendall(ACCEPTED)
+                self.kept.append(conn)
+                self.accepted.set()
+
+    def close(self) -> None:
+        self.server.close()
+        for conn in self.kept:
+            conn.close()
+
+
+@pytest.mark.parametrize("refusal", [V5_REFUSED, V3_REFUSED], ids=["v5-refusal", "v3-refusal"])
+def test_a_broker_without_mqtt_5_gets_3_1_1(refusal):
+    broker = OldBroker(refusal)
+    connected = threading.Event()
+    link = PahoLink(Broker("127.0.0.1", broker.port), "old", LinkHandlers(
+        connected=connected.set), backoff=1, max_backoff=1)
+    link.start()
+    try:
+        assert connected.wait(10)
+        assert link.protocol == "3.1.1" and broker.levels[0] == 5 and broker.levels[-1] == 4
+    finally:
+        link.stop(timeout=2)
+        broker.close()
