@@ -52,7 +52,6 @@ from hub.io.sound import RecordingPlayer  # noqa: E402
 from scorer.setup import check_setup  # noqa: E402
 from tests.mqtt_helpers import Listener, Mosquitto, free_port  # noqa: E402
 
-
 # Presses 20 ms apart in both runs: long enough for the publisher to finish one press's
 # messages before the next (a person's fastest double tap is ~100 ms apart), short
 # enough for thousands of presses in a minute.
@@ -145,7 +144,7 @@ def mqtt_round_trips(listener: Listener, count: int) -> list[float]:
         seen = len(listener.messages)
         t0 = time.perf_counter()
         listener.link.publish("mtrain/bench/floor", str(i), qos=1)
-        listener.wait_for(lambda: len(listener.messages) > seen)
+        listener.wait_for(lambda seen=seen: len(listener.messages) > seen)
         out.append((listener.messages[seen][2] - t0) * 1e6)
         time.sleep(0.0015)
     return out
