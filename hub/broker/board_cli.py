@@ -53,8 +53,10 @@ def connect(board: Board, broker: Broker, client_id: str = "") -> PahoLink:
     handlers = LinkHandlers(connected=lambda: board.set_connected(True),
                             disconnected=lambda: board.set_connected(False),
                             message=board.message)
+    # QoS 0: the board wants the newest news fast; every retained topic comes again on
+    # a reconnect, so nothing it needs is lost.
     link = PahoLink(broker, client_id or f"mtrain-board-{os.getpid()}", handlers,
-                    subscriptions=board.subscriptions())
+                    subscriptions=board.subscriptions(), subscribe_qos=0)
     link.start()
     return link
 

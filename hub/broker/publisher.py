@@ -192,6 +192,12 @@ class MqttPublisher:
 
     def _flush(self) -> None:
         latest, events = self.outbox.take()
+        # Events first: they are the news (a press) that subscribers wait for; the
+        # retained state that follows already includes them.
+        for i, (_, entry) in enumerate(events):
+            if not self._event(entry):
+                self.outbox.put_back(events[i:])
+                break
         if "state" in latest:
             self._state(latest["state"])  # type: ignore[arg-type]
         if "game" in latest:
@@ -199,10 +205,6 @@ class MqttPublisher:
         if "settings" in latest:
             self._current["settings"] = latest["settings"]
             self._send(f"{self.root}/settings", latest["settings"], retain=True)
-        for i, (_, entry) in enumerate(events):
-            if not self._event(entry):
-                self.outbox.put_back(events[i:])
-                return
 
     def _state(self, snapshot: dict[str, Any], force: bool = False) -> None:
         self._current["state"] = snapshot

@@ -63,13 +63,16 @@ class LinkHandlers:
 class PahoLink:
     """One MQTT connection on its own thread (paho-mqtt 2), reconnecting forever.
 
-    ``subscriptions`` are (re)subscribed on every connect. :meth:`publish` may be
-    called from any thread; it returns False (and sends nothing) while disconnected.
+    ``subscriptions`` are (re)subscribed on every connect (at ``subscribe_qos``: 0 for a
+    reader that wants the latest news fast, 1 for commands that must arrive).
+    :meth:`publish` may be called from any thread; it returns False (and sends nothing)
+    while disconnected.
     """
 
     def __init__(self, broker: Broker, client_id: str, handlers: LinkHandlers, *,
                  will: Will | None = None, subscriptions: tuple[str, ...] = (),
-                 backoff: int = 1, max_backoff: int = 30, max_queued: int = 1000) -> None:
+                 backoff: int = 1, max_backoff: int = 30, max_queued: int = 1000,
+                 subscribe_qos: int = 1) -> None:
         self.broker = broker
         self.client_id = client_id
         self.handlers = handlers
@@ -77,6 +80,7 @@ class PahoLink:
         self.subscriptions = subscriptions
         self.backoff = (backoff, max_backoff)
         self.max_queued = max_queued
+        self.subscribe_qos = subscribe_qos
         self.protocol = "5"
         self.connected = False
         self._fallback = False
@@ -142,7 +146,7 @@ class PahoLink:
         log.info("mqtt: connected to %s:%s (MQTT %s)", self.broker.host, self.broker.port,
                  self.protocol)
         for topic in self.subscriptions:
-            client.subscribe(topic, qos=1)
+            client.subscribe(topic, qos=self.subscribe_qos)
         self.connected = True
         self.handlers.connected()
 
