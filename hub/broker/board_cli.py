@@ -63,7 +63,7 @@ def connect(board: Board, broker: Broker, client_id: str = "") -> PahoLink:
 
 def command(args: argparse.Namespace) -> int:
     """Serve the board until SIGINT/SIGTERM."""
-    from waitress import create_server  # type: ignore[import-untyped]
+    from waitress.server import create_server
 
     from web.board import create_board_app
 
