@@ -11,8 +11,8 @@ LINTED := hub scorer web firmware_bridge tablesim tests bench tools
 # What the hub itself uses (ALSA headers to build pyalsaaudio, aplay for `null`) ...
 RUNTIME_PACKAGES := alsa-utils libasound2-dev
 # ... and what the tests talk to: Chromium (scorepad), mosquitto (MQTT), OpenSCAD (enclosure),
-# shellcheck and systemd-analyze (the installer and the unit).
-TEST_PACKAGES := $(RUNTIME_PACKAGES) chromium mosquitto openscad shellcheck systemd
+# shellcheck, systemd-analyze and strace (the installer, the unit and its system call filter).
+TEST_PACKAGES := $(RUNTIME_PACKAGES) chromium mosquitto openscad shellcheck systemd strace
 
 .PHONY: run test check lint typecheck bench soak clean runtime-packages test-packages install \
 	hardware stl
