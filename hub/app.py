@@ -256,14 +256,12 @@ class Hub:
         ``on_listening(host, port)`` runs once the socket listens, before the first
         request is served (the service says READY there); without it a line is logged.
         """
-        from waitress.server import create_server
-
+        from hub.webserver import make_server
         from web import create_app
 
         app = create_app(self.web_service())
-        self._server = create_server(app, host=host, port=port,
-                                     threads=self.config["web"]["threads"],
-                                     channel_timeout=3600, ident="mtrain-hub")
+        self._server = make_server(app, host, port, self.config["web"]["threads"],
+                                   channel_timeout=3600, ident="mtrain-hub")
         if on_listening is not None:
             on_listening(host, self._server.effective_port)
         else:

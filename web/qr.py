@@ -19,8 +19,6 @@ import threading
 import time
 from collections.abc import Callable
 
-import segno
-
 # A host[:port] we are willing to put in a QR code: a name, IPv4, or a bracketed IPv6.
 _HOST = re.compile(r"^(?P<name>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]{1,253})(?::(?P<port>\d{1,5}))?$")
 _LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
@@ -139,6 +137,8 @@ class LocalName:
 def qr_svg(text: str, title: str) -> str:
     """``text`` as a QR code, an SVG document that scales to its box (dark on white,
     so it scans from a phone in dark mode too)."""
+    import segno  # here, not at start: most hubs never draw a code (1.2 MB resident)
+
     code = segno.make(text, error="m", micro=False)
     out = io.BytesIO()
     code.save(out, kind="svg", scale=1, border=3, dark="#000", light="#fff",

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import array
 import ctypes
-import ctypes.util
 import functools
 import logging
 import sys
@@ -113,6 +112,17 @@ _AlsaLibHandler = ctypes.CFUNCTYPE(
 )
 
 
+def _libasound() -> ctypes.CDLL:
+    """alsa-lib by its soname; only if that fails, ask ``ctypes.util`` (which runs
+    ``ldconfig``: a process and ~0.3 MB the hub need not spend at every start)."""
+    try:
+        return ctypes.CDLL("libasound.so.2")
+    except OSError:
+        from ctypes import util
+
+        return ctypes.CDLL(util.find_library("asound") or "libasound.so.2")
+
+
 @functools.cache
 def _route_alsa_lib_messages() -> object:
     """Send alsa-lib's own error lines to the debug log instead of stderr.
@@ -127,9 +137,7 @@ def _route_alsa_lib_messages() -> object:
 
     callback = _AlsaLibHandler(handler)
     try:
-        ctypes.CDLL(
-            ctypes.util.find_library("asound") or "libasound.so.2"
-        ).snd_lib_error_set_handler(callback)
+        _libasound().snd_lib_error_set_handler(callback)
     except (OSError, AttributeError) as exc:
         log.debug("cannot route alsa-lib messages: %s", exc)
     return callback
