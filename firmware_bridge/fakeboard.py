@@ -21,7 +21,8 @@ class Pin:
                  pull: int | None = None) -> None:
         self.number = number
         self.mode = mode
-        self.level = 1
+        old = machine.pins.get(number)
+        self.level = old.level if old is not None else 1  # a reboot keeps what is wired
         machine.pins[number] = self
 
     def value(self, level: int | None = None) -> int:

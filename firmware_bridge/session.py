@@ -4,10 +4,10 @@ frames to send go out through ``write``. The serial link (``link.py``) owns the 
 and the threads; everything here is driven by it, or by tests and the fuzzer directly.
 
 No phantom press: edges count only inside a handshaken session, a CRC-32 guards
-every frame, duplicates are dropped, a lost frame (a gap in the sequence numbers)
-asks for a fresh snapshot, a
-button found held at (re)connect is ignored until it is let go, and a button held
-when the link drops is let go at the last moment the link was known alive.
+every frame, duplicates and replayed older frames are dropped, a lost frame (a gap in
+the sequence numbers) asks for a fresh snapshot, a button found held at (re)connect
+is ignored until it is let go, and a button held when the link drops is let go at
+the last moment the link was known alive.
 """
 
 from __future__ import annotations
@@ -140,9 +140,10 @@ class Session:
             return
         if self.identity is None or self.identity.version != proto.VERSION:
             return  # nothing counts before a handshake
-        if seq == self.rx_seq:
-            return  # a duplicate
-        gap = self.rx_seq is not None and seq != (self.rx_seq + 1) & 0xFF
+        ahead = 1 if self.rx_seq is None else (seq - self.rx_seq) & 0xFF
+        if ahead == 0 or ahead >= 128:
+            return  # a duplicate, or an old frame replayed
+        gap = ahead > 1
         self.rx_seq = seq
         if kind == proto.SNAPSHOT:
             self._snapshot(payload, rx)
