@@ -204,7 +204,8 @@ class SerialLink:
                 continue
             try:
                 port.write(b"".join(frames))
-            except (serial.SerialException, OSError) as exc:
+            except (serial.SerialException, OSError, TypeError, ValueError) as exc:
+                # The reader closed the port under us (unplugged): it reopens it.
                 log.debug("serial: write failed: %s", exc)
 
 

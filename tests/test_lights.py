@@ -1,0 +1,89 @@
+"""What the lights say (DESIGN.md), drawn from snapshots; brightness, quiet hours, the
+bounded recording driver, and the ring in /api/state."""
+
+from __future__ import annotations
+
+from datetime import datetime, time
+
+from hub.core.effects import LogEntry, PlaySound
+from hub.io.leds import BLINK, BREATHE, CHASE, STEADY, RecordingLeds, payload
+from hub.io.lights import AMBER, IDLE, MEXICAN, PLAYER_COLOURS, RED, RingLights, arc, render
+
+
+def snapshot(turn=1, public=(), doubles=(), phase="play", went_out=None):
+    owners = {1: "Ann", 3: "Bob", 5: "Cid", 8: "mexican"}
+    return {"game": {"phase": phase, "players": ["Ann", "Bob", "Cid"]}, "turn": turn,
+            "slots": [{"slot": s, "owner": owners.get(s), "public": s in public or s == 8,
+                       "marker": s in public} for s in range(1, 9)],
+            "doubles": [{"slot": s, "responsible": r} for s, r in doubles],
+            "went_out": went_out}
+
+
+def test_arcs_cover_the_ring_clockwise():
+    assert [list(arc(s, 24)) for s in (1, 8)] == [[0, 1, 2], [21, 22, 23]]
+    assert sum(len(arc(s, 24)) for s in range(1, 9)) == 24
+
+
+def test_no_game_is_dim_white_idle():
+    assert render({"game": None}, 24) == [(*IDLE, STEADY)] * 24
+
+
+def test_whose_turn_breathes_in_their_colour_public_trains_are_amber():
+    ring = render(snapshot(turn=3, public=(5,)), 24)
+    assert ring[1] == (*PLAYER_COLOURS[0], STEADY)  # Ann, slot 1
+    assert ring[7] == (*PLAYER_COLOURS[1], BREATHE)  # Bob's turn, slot 3
+    assert ring[12] == ring[14] == (*AMBER, STEADY)  # Cid's train public
+    assert ring[13] == (*PLAYER_COLOURS[2], STEADY)
+    assert ring[22] == (*MEXICAN, STEADY) and ring[21] == (*AMBER, STEADY)
+    assert ring[3:6] == [(0, 0, 0, STEADY)] * 3  # an empty slot is dark
+
+
+def test_an_open_double_blinks_red_and_its_cover_breathes():
+    ring = render(snapshot(turn=1, doubles=[(5, 3)]), 24)
+    assert ring[12] == ring[14] == (*RED, BLINK)
+    assert ring[7][3] == BREATHE and ring[1][3] == BREATHE
+
+
+def test_a_finished_round_chases_in_the_winners_colour():
+    ring = render(snapshot(phase="round-over", went_out="Cid"), 24)
+    assert set(ring) == {(*PLAYER_COLOURS[2], CHASE)}
+
+
+def test_brightness_quiet_hours_and_the_nope_flash():
+    leds = RecordingLeds()
+    published = []
+    now = [datetime(2026, 12, 1, 12, 0)]
+    lights = RingLights(leds, brightness=0.5, quiet_hours=(time(22, 0), time(7, 0)),
+                        wall=lambda: now[0], publish=published.append)
+    lights.table_changed(snapshot())
+    assert leds.pixels[1][:3] == tuple(round(c * 0.5) for c in PLAYER_COLOURS[0])
+    now[0] = datetime(2026, 12, 1, 23, 0)
+    lights.redraw()
+    assert leds.pixels[1][:3] == tuple(round(c * 0.125) for c in PLAYER_COLOURS[0])
+    lights.take([LogEntry("tap", 1.0, (("slot", 3),)), PlaySound("nope")])
+    assert leds.pixels[6:9] == [(round(255 * .125), 0, round(16 * .125), STEADY)] * 3
+    lights._end_flash()
+    assert leds.pixels[7][3] == STEADY
+    assert published[-1]["connected"] is None and len(published[-1]["pixels"]) == 24
+    assert published[-1]["effects"][1] == "breathe"
+
+
+def test_the_recording_driver_is_bounded():
+    leds = RecordingLeds(keep=5)
+    for i in range(100):
+        leds.show([(i, 0, 0, STEADY)])
+    assert len(leds.frames) == 5 and leds.pixels == [(99, 0, 0, STEADY)]
+
+
+def test_led_payload_is_the_protocols():
+    assert payload([(1, 2, 3, BLINK), (4, 5, 6, STEADY)]) == bytes((2, 1, 2, 3, 2, 4, 5, 6, 0))
+
+
+def test_the_ring_is_in_the_snapshot_and_follows_brightness(client, live_hub):
+    ring = client.get("/api/state").get_json()["ring"]
+    assert ring["connected"] is None and ring["pixels"][0] == "1d1d1a"
+    assert "serial" not in client.get("/api/state").get_json()
+    assert client.post("/api/settings", json={"brightness": 1.0}).status_code == 200
+    live_hub.loop.drain()
+    assert client.get("/api/state").get_json()["ring"]["pixels"][0] == "30302c"
+    assert client.post("/api/settings", json={"brightness": 2}).status_code == 400
