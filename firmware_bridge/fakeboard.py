@@ -22,7 +22,7 @@ class Pin:
         self.number = number
         self.mode = mode
         old = machine.pins.get(number)
-        self.level = old.level if old is not None else 1  # a reboot keeps what is wired
+        self.level: int = old.level if old is not None else 1  # a reboot keeps the wiring
         machine.pins[number] = self
 
     def value(self, level: int | None = None) -> int:
