@@ -19,7 +19,7 @@ const VIEWS = {
   games: () => import("./games.js"),
   join: () => import("./join.js"),
 };
-const ADD_ONS = ["./mqtt.js"];  // e.g. "./ring.js": loaded after the table's first paint
+const ADD_ONS = ["./mqtt.js", "./ring.js"];  // loaded after the table's first paint
 
 // --- live updates ----------------------------------------------------------------------
 let source = null, retry = null, hiddenAt = 0;

@@ -1,0 +1,52 @@
+// The LED ring (an add-on): the ring's pixels drawn round the hub picture as the ring
+// shows them now (state.ring: colours and effects, animated here with SVG <animate>,
+// which the CSP allows), and whether the hub box is connected (state.serial).
+import { S, on, place } from "./core.js";
+import { layers, renderTable } from "./table.js";
+
+const R = 68, DOT = 4;  // just inside the rim, clear of the tracks and the engine
+const ANIMATE = {
+  breathe: '<animate attributeName="opacity" values=".25;1;.25" dur="2s" repeatCount="indefinite"/>',
+  blink: '<animate attributeName="opacity" values="1;0" calcMode="discrete" dur="0.8s" repeatCount="indefinite"/>',
+};
+
+function chase(i, n) {
+  const step = 0.06, begin = -((n - i) % n) * step;
+  return `<animate attributeName="opacity" values="1;.75;.5;.25;0;0" keyTimes="0;${1 / n};${2 / n};${3 / n};${4 / n};1" dur="${n * step}s" begin="${begin.toFixed(2)}s" repeatCount="indefinite"/>`;
+}
+
+// Slot 1's arc is centred at the top, as on the hub; pixels go clockwise.
+function pixelXY(i, n) {
+  const a = ((i - (n / 8 - 1) / 2) * 2 * Math.PI) / n - Math.PI / 2;
+  return [(R * Math.cos(a)).toFixed(1), (R * Math.sin(a)).toFixed(1)];
+}
+
+export function ringSvg(ring) {
+  if (!ring || !ring.pixels || !ring.pixels.length) return "";
+  const n = ring.pixels.length, effects = ring.effects || [];
+  const dots = ring.pixels.map((hex, i) => {
+    const [x, y] = pixelXY(i, n), off = hex === "000000", effect = effects[i];
+    const motion = off ? "" : effect === "chase" ? chase(i, n) : ANIMATE[effect] || "";
+    return `<circle class="led${off ? " off" : ""}" data-led="${i}" data-colour="${hex}" data-effect="${effect || "steady"}"` +
+      ` cx="${x}" cy="${y}" r="${DOT}" fill="${off ? "none" : "#" + hex}">${motion}</circle>`;
+  }).join("");
+  const where = ring.connected === true ? "on the hub box" : ring.connected === false
+    ? "hub box disconnected" : "no hub box: as it would look";
+  return `<g class="leds" role="img" aria-label="LED ring (${where})">${dots}</g>`;
+}
+
+function showLink(snap) {
+  const serial = snap && snap.serial;
+  const el = place("v-table", "hub-box", "p");
+  el.className = "status";
+  el.hidden = !serial;
+  if (el.hidden) return;
+  el.dataset.connected = String(serial.connected);
+  el.textContent = serial.connected ? "Hub box: connected"
+    : "Hub box: disconnected; the game goes on. Plug it back in: it is picked up again.";
+}
+
+layers.push((snap) => ringSvg(snap.ring));
+on("state", showLink);
+showLink(S.snap);
+renderTable();  // loaded after the first paint: draw the ring now
