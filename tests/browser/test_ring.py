@@ -21,7 +21,8 @@ def test_the_ring_is_drawn_round_the_hub(phones, hub):
     assert status == 201
     page.wait_for_selector("#hub .led[data-led='1'][data-effect='breathe']", state="attached")
     _, state = hub.get("/api/state")
-    assert page.get_attribute("#hub .led[data-led='1']", "data-colour") == state["ring"]["pixels"][1]
+    colour = page.get_attribute("#hub .led[data-led='1']", "data-colour")
+    assert colour == state["ring"]["pixels"][1]
     assert page.locator("#hub .led[data-led='1'] animate").count() == 1
     assert page.locator("#hub-box").count() == 0 or page.locator("#hub-box").is_hidden()
     phone.shot("ring")
