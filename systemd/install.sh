@@ -199,7 +199,8 @@ install_venv() {
 migrate_store() {
     local hub=$ROOT$VENV/bin/mtrain-hub
     if on_system; then
-        runuser -u "$USER_NAME" -- "$hub" migrate --config "$CONFIG" --state-dir "$STATE" \
+        # From /: the checkout (often under a 0700 home) may be closed to mtrain.
+        (cd / && runuser -u "$USER_NAME" -- "$hub" migrate --config "$CONFIG" --state-dir "$STATE") \
             || die "the game store did not migrate (see above); the hub is not restarted"
     else
         "$hub" migrate --config "$ROOT$CONFIG" --state-dir "$ROOT$STATE" \

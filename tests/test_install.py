@@ -219,3 +219,20 @@ def test_upgrade_keeps_the_games_and_migrates_the_store(pi, tmp_path):
     old = sqlite3.connect(backups[0])
     assert old.execute("PRAGMA user_version").fetchone()[0] == version - 1
     old.close()
+
+
+def test_refuses_options_that_do_not_go_together(tmp_path):
+    for args, status, says in ((["--purge"], 1, "--purge goes with --uninstall"),
+                               (["--bogus"], 2, "unknown option: --bogus"),
+                               (["--hostname", "Bad_Name"], 1, "not a host name")):
+        result = subprocess.run(["bash", str(INSTALL), "--root", str(tmp_path), *args],
+                                capture_output=True, text=True)
+        assert result.returncode == status and says in result.stderr, result
+    assert not any(tmp_path.iterdir())  # nothing was laid
+
+
+def test_uninstall_of_nothing_is_quiet_and_harmless(tmp_path):
+    root = fresh_pi(tmp_path / "pi")
+    before = manifest(root)
+    output = install(root, "--uninstall")
+    assert manifest(root) == before and "removed" not in output
