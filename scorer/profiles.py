@@ -32,13 +32,16 @@ DOUBLE_BLANK_VALUES: tuple[int, ...] = (0, 25, 50)
 class Option:
     """A game option: the values it accepts (the first is the default) and its label.
 
-    ``players``: the player counts it needs, or ``None`` for any.
+    ``players``: the player counts it needs, or ``None`` for any. ``requires``: when
+    the option is not at its default, the values other options must have (``blanks``
+    scores the double blank 50, so ``double_blank`` may only be 0, its default, or 50).
     """
 
     id: str
     values: tuple[bool | int, ...]
     label: str
     players: tuple[int, ...] | None = None
+    requires: tuple[tuple[str, tuple[bool | int, ...]], ...] = ()
 
     @property
     def default(self) -> bool | int:
@@ -55,7 +58,8 @@ OPTIONS: dict[str, Option] = {
                "Partnerships: partners sit opposite and score as a team", (4, 6, 8)),
         Option("double_blank", DOUBLE_BLANK_VALUES, "The double blank scores"),
         Option("blanks", (False, True),
-               "Blanks: every blank half scores 25, the double blank 50"),
+               "Blanks: every blank half scores 25, the double blank 50",
+               requires=(("double_blank", (0, 50)),)),
     )
 }
 
@@ -233,6 +237,8 @@ def _option_view(option: Option) -> dict[str, object]:
         "values": list(option.values), "default": option.default, "label": option.label}
     if option.players is not None:
         view["players"] = list(option.players)
+    if option.requires:
+        view["requires"] = {key: list(values) for key, values in option.requires}
     return view
 
 

@@ -177,9 +177,13 @@ def _options(body: Mapping[str, object], rules: str, count: int) -> Options:
     if not isinstance(options, dict):
         raise _refuse("options", "expected an object")
     checked = {key: _option(key, value, rules, count) for key, value in options.items()}
-    if checked.get("blanks") and checked.get("double_blank", 0) not in (0, 50):
-        raise _refuse("options.blanks", "every blank half scores 25, so the double blank "
-                      "scores 50: leave double_blank out (or 50)")
+    for key, value in checked.items():
+        option = OPTIONS[key]
+        for other, allowed in option.requires if value != option.default else ():
+            if checked.get(other, OPTIONS[other].default) not in allowed:
+                *most, last = (str(v).lower() for v in allowed)
+                raise _refuse(f"options.{key}", f"with {key} on, {other} must be "
+                              f"{', '.join(most)} or {last}")
     return tuple(sorted(checked.items()))
 
 

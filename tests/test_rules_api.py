@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -87,6 +88,9 @@ def test_rules_have_the_shape_of_the_contract() -> None:
                          "players": [4, 6, 8]},
         "double_blank": {"values": [0, 25, 50], "default": 0,
                          "label": RULES["options"]["double_blank"]["label"]},
+        "blanks": {"values": [False, True], "default": False,
+                   "label": RULES["options"]["blanks"]["label"],
+                   "requires": {"double_blank": [0, 50]}},
     }
     assert all(option["label"] for option in RULES["options"].values())
 
@@ -99,7 +103,7 @@ def test_rules_serve_the_deal_tables_within_the_hubs_seats() -> None:
     assert fun["default_set"] == [{"players": [2, 3], "set": 9}, {"players": [4, 8], "set": 12}]
     consensus = next(p for p in RULES["profiles"] if p["id"] == "consensus")
     assert consensus["name"] == "Consensus (Galt, 1994)"
-    assert consensus["options"] == ["chickenfoot", "partnerships", "double_blank"]
+    assert consensus["options"] == ["chickenfoot", "partnerships", "double_blank", "blanks"]
     assert consensus["tiles_each"] == [{"players": [2, 4], "tiles": 15},
                                        {"players": [5, 6], "tiles": 12},
                                        {"players": [7, 8], "tiles": 11}]
@@ -144,6 +148,10 @@ def page_choices(draw: st.DrawFn) -> dict[str, Any]:
         if draw(st.booleans()):
             offered = key in profile["options"]
             options[key] = draw(st.sampled_from(_allowed_values(spec, offered, count)))
+    for key, value in list(options.items()):  # what an option on requires of others
+        for other, allowed in RULES["options"][key].get("requires", {}).items():
+            if value != RULES["options"][key]["default"] and other in options:
+                options[other] = draw(st.sampled_from(allowed))
     body["options"] = options
     return body
 
@@ -179,6 +187,10 @@ def allowed_by_rules(body: dict[str, Any]) -> bool:
         allowed = _allowed_values(spec, key in profile["options"], count)
         if not any(type(value) is type(v) and value == v for v in allowed):
             return False
+        for other, needed in spec.get("requires", {}).items():
+            if value != spec["default"]:
+                if body["options"].get(other, RULES["options"][other]["default"]) not in needed:
+                    return False
     return True
 
 
@@ -192,21 +204,33 @@ WIDE: dict[str, st.SearchStrategy[Any]] = {
 
 
 @st.composite
+def free_options(draw: st.DrawFn) -> dict[str, Any]:
+    """Options each drawn from its own values, whatever the profile, the player count
+    or the other options say; now and then a wrong value or an unknown option."""
+    options = {key: draw(st.sampled_from(spec["values"]))
+               for key, spec in RULES["options"].items() if draw(st.booleans())}
+    if draw(st.integers(0, 4)) == 0:
+        key = draw(st.sampled_from([*RULES["options"], "bullet"]))
+        options[key] = draw(OPTION_VALUES)
+    return options
+
+
+@st.composite
 def any_choices(draw: st.DrawFn) -> dict[str, Any]:
-    """A body the page could send, then one or two of its fields drawn wide: another
-    profile (or none), player count, set, rounds, or an option and its value."""
+    """A body the page could send, then its options drawn free or one of its fields
+    drawn wide (another profile or none, player count, set, rounds), or both."""
     body = draw(page_choices())
-    for _ in range(draw(st.integers(1, 2))):
-        field = draw(st.sampled_from([*WIDE, "options"]))
-        if field == "options":
-            key = draw(st.sampled_from([*RULES["options"], "bullet"]))
-            body["options"] = body["options"] | {key: draw(OPTION_VALUES)}
-        else:
-            body[field] = draw(WIDE[field])
+    if draw(st.booleans()):
+        body["options"] = draw(free_options())
+    if draw(st.booleans()):
+        field = draw(st.sampled_from(list(WIDE)))
+        body[field] = draw(WIDE[field])
+        if field == "set" and draw(st.booleans()):  # and the rounds at its edge
+            body["rounds"] = body["set"] + draw(st.integers(0, 2))
     return body
 
 
-@settings(max_examples=500)
+@settings(max_examples=300)
 @given(any_choices())
 def test_the_check_accepts_what_the_rules_offer_and_nothing_else(body: dict[str, Any]) -> None:
     try:
@@ -216,3 +240,44 @@ def test_the_check_accepts_what_the_rules_offer_and_nothing_else(body: dict[str,
     else:
         accepted = True
     assert accepted == allowed_by_rules(body)
+
+
+def test_every_option_combination_is_accepted_exactly_when_the_rules_offer_it() -> None:
+    # The options are few: try them all, with every profile and player count.
+    states = [[None, *spec["values"], "yes"] for spec in RULES["options"].values()]
+    for combination in itertools.product(*states):
+        options = {key: value for key, value in zip(RULES["options"], combination, strict=True)
+                   if value is not None}
+        for rules in PROFILES:
+            for count in range(1, 10):
+                body = {"players": [f"P{n}" for n in range(count)], "rules": rules,
+                        "options": options}
+                try:
+                    check_setup(body)
+                except SetupError:
+                    accepted = False
+                else:
+                    accepted = True
+                assert accepted == allowed_by_rules(body), body
+
+
+def _accepted(body: dict[str, Any]) -> bool:
+    try:
+        check_setup(body)
+    except SetupError:
+        return False
+    return True
+
+
+def test_every_profile_count_set_and_rounds_edge_is_accepted_exactly_when_offered() -> None:
+    bodies: list[dict[str, Any]] = []
+    for rules in [*PROFILES, "chess", "Consensus", ""]:
+        for count in range(0, 11):
+            bodies.append({"rules": rules, "players": [f"P{n}" for n in range(count)]})
+    for set_max in range(-1, 21):
+        for rounds in (-1, 0, 1, set_max, set_max + 1, set_max + 2, None):
+            body = {"rules": "consensus", "players": ["Ann", "Bo"], "set": set_max}
+            bodies.append(body if rounds is None else body | {"rounds": rounds})
+    for body in bodies:
+        body["options"] = {}
+        assert _accepted(body) == allowed_by_rules(body), body

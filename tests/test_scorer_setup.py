@@ -136,6 +136,18 @@ def test_a_body_that_is_not_an_object(body: object) -> None:
     assert caught.value.field is None
 
 
+def test_blanks_score_the_double_blank_50() -> None:
+    body = {"players": PLAYERS, "options": {"blanks": True, "double_blank": 25}}
+    with pytest.raises(SetupError) as caught:
+        check_setup(body)
+    assert caught.value.field == "options.blanks"
+    assert str(caught.value) == "options.blanks: with blanks on, double_blank must be 0 or 50"
+    for worth in (0, 50):
+        body["options"] = {"blanks": True, "double_blank": worth}
+        assert dict(check_setup(body).options) == {"blanks": True, "double_blank": worth}
+    assert refusal({"rules": "aces", "options": {"blanks": True}}).field == "options.blanks"
+
+
 def test_partnerships_with_four_six_or_eight() -> None:
     for count in (4, 6, 8):
         body = {"players": [f"P{n}" for n in range(count)], "options": {"partnerships": True}}

@@ -42,6 +42,18 @@ ORACLE_FIELDS: dict[str, Compare] = {
         sim.partnerships_allowed == real.partnerships_allowed),
     "tiles_each": lambda sim, real: _by_count(sim.tiles_each) == _by_count(real.tiles_each),
     "default_set": lambda sim, real: _by_count(sim.default_set) == _by_count(real.default_set),
+    # The oracle's bots play the Mexican Train in a first turn only where the hub lets
+    # them; the hub may allow more than the oracle's strict reading (consensus: the
+    # seed's first turn starts one's own train, but some tables open the Mexican too).
+    "mexican_in_first_turn": lambda sim, real: (
+        real.mexican_in_first_turn or not sim.mexican_in_first_turn),
+    "mexican_double_one_cover": lambda sim, real: (
+        sim.mexican_double_one_cover == real.mexican_double_one_cover),
+    "privatising_double_free": lambda sim, real: (
+        sim.privatising_double_free == real.privatising_double_free),
+    "last_tile_reminder": lambda sim, real: sim.last_tile_reminder == real.last_tile_reminder,
+    "engine_chosen": lambda sim, real: sim.engine_chosen == real.engine_chosen,
+    "blanks_allowed": lambda sim, real: sim.blanks_allowed == real.blanks_allowed,
 }
 
 # The real profile's fields and the oracle field each is compared through; None: the
@@ -56,10 +68,16 @@ REAL_FIELDS: dict[str, str | None] = {
     "fail_reminder": None,  # a reminder sound, not a rule of play
     "out_waits_first_turns": "out_waits_first_turns",
     "double_waits_in_first_turn": None,  # the hub's bookkeeping of triples' first turn
-    "options": "chickenfoot_allowed",  # and partnerships_allowed: see test_options
+    "options": "chickenfoot_allowed",  # and partnerships_allowed, blanks_allowed
     "tiles_each": "tiles_each",
     "default_set": "default_set",
     "players": None,  # the hub's seats, compared in test_the_oracle_seats_the_hubs_players
+    "mexican_in_first_turn": "mexican_in_first_turn",
+    "doubler_must_mark": None,  # part of the oracle's after_double "answer"
+    "mexican_double_one_cover": "mexican_double_one_cover",
+    "privatising_double_free": "privatising_double_free",
+    "last_tile_reminder": "last_tile_reminder",
+    "engine_chosen": "engine_chosen",
 }
 
 
@@ -113,7 +131,7 @@ def test_options() -> None:
 
 
 @pytest.mark.parametrize("rules", list(PROFILES))
-@pytest.mark.parametrize("key", ["chickenfoot", "partnerships"])
+@pytest.mark.parametrize("key", ["chickenfoot", "partnerships", "blanks"])
 def test_the_oracle_offers_an_option_where_the_profile_does(rules: str, key: str) -> None:
     needs = OPTIONS[key].players
     for players in SEATED:
@@ -136,3 +154,15 @@ def test_double_blank_values() -> None:
 
 def test_the_oracles_sets_span_the_real_ones() -> None:
     assert (oracle_tiles.MIN_SET, oracle_tiles.MAX_SET) == (SETS[0], SETS[-1])
+
+
+def test_what_an_option_requires_of_the_others() -> None:
+    for key, option in OPTIONS.items():
+        for other, allowed in option.requires:
+            for value in OPTIONS[other].values:
+                game = {key: option.values[-1], other: value}
+                if value in allowed:
+                    GameConfig.for_players("consensus", 4, **game)
+                else:
+                    with pytest.raises(ValueError):
+                        GameConfig.for_players("consensus", 4, **game)
