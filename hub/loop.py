@@ -12,8 +12,10 @@ import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
+from typing import Any
 
 from hub import core
+from hub.clock import Clock
 from hub.core.effects import Effect
 from hub.core.events import ClockTicked, Event
 from hub.core.state import Table
@@ -21,6 +23,7 @@ from hub.core.state import Table
 log = logging.getLogger("hub.loop")
 
 _STOP = object()
+Snapshot = dict[str, Any]  # the JSON of GET /api/state
 
 
 class _Call:
@@ -37,7 +40,7 @@ class _Submitted:
 
     def __init__(self, event: Event) -> None:
         self.event = event
-        self.future: Future[dict] = Future()
+        self.future: Future[Snapshot] = Future()
 
 
 class HubLoop:
@@ -48,18 +51,18 @@ class HubLoop:
     (the soak runs that way, on a virtual clock).
     """
 
-    def __init__(self, table: Table, clock, dispatch: Callable[[list[Effect]], None],
-                 backend: str, on_state: Callable[[dict], None] | None = None) -> None:
+    def __init__(self, table: Table, clock: Clock, dispatch: Callable[[list[Effect]], None],
+                 backend: str, on_state: Callable[[Snapshot], None] | None = None) -> None:
         self._table = table
         self._clock = clock
         self._dispatch = dispatch
         self._backend = backend
         self._on_state = on_state
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._key = self._visible(table)
-        self.snapshot: dict = core.snapshot(table, backend)
-        self.extras: dict = {}
+        self.snapshot: Snapshot = core.snapshot(table, backend)
+        self.extras: dict[str, object] = {}
 
     @property
     def table(self) -> Table:
@@ -70,7 +73,7 @@ class HubLoop:
         """Queue an event for the loop thread; never blocks."""
         self._queue.put(event)
 
-    def submit(self, event: Event) -> Future[dict]:
+    def submit(self, event: Event) -> Future[Snapshot]:
         """Queue ``event``; the future resolves with the snapshot once the loop has
         applied it and dispatched its effects. Without a loop thread the event (and
         everything queued before it) is processed before this returns."""
@@ -80,7 +83,7 @@ class HubLoop:
             self.drain()
         return item.future
 
-    def settled(self, timeout: float = 5.0) -> dict:
+    def settled(self, timeout: float = 5.0) -> Snapshot:
         """Wait until everything queued so far (and every deadline due) is processed;
         the snapshot then. Waits on the caller's thread, never the loop's."""
         self.drain(timeout)
@@ -185,7 +188,7 @@ class HubLoop:
         self._queue.put(_Call(rebuild))
 
     @staticmethod
-    def _visible(table: Table) -> tuple:
+    def _visible(table: Table) -> tuple[object, ...]:
         return (table.game, table.turn, table.doubles, table.went_out,
                 tuple(m.present for m in table.markers), table.by_hand, table.one_tile,
                 len(table.history))

@@ -9,6 +9,7 @@ import json
 import logging
 import os
 from pathlib import Path
+from typing import Any
 
 from hub.io.sound import check_quiet_mode, check_volume
 
@@ -18,16 +19,21 @@ KEYS = ("volume", "quiet", "turn_chime", "brightness")
 
 
 class SettingsError(ValueError):
-    """A setting's value is not allowed; the message names the key."""
+    """A setting's value is not allowed; the message names the key, and ``field`` is
+    that key (None when the change as a whole is wrong)."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
-def check(changes: object) -> dict:
+def check(changes: object) -> dict[str, Any]:
     """Validate a partial settings change; raise :class:`SettingsError` naming the key."""
     if not isinstance(changes, dict) or not changes:
         raise SettingsError(f"body: expected an object with any of {', '.join(KEYS)}")
     for key, value in changes.items():
         if key not in KEYS:
-            raise SettingsError(f"{key}: unknown setting (allowed: {', '.join(KEYS)})")
+            raise SettingsError(f"{key}: unknown setting (allowed: {', '.join(KEYS)})", key)
         try:
             if key in ("volume", "brightness"):
                 if isinstance(value, bool) or not isinstance(value, int | float):
@@ -40,19 +46,19 @@ def check(changes: object) -> dict:
             elif not isinstance(value, bool):
                 raise ValueError(f"expected true or false, got {value!r}")
         except ValueError as exc:
-            raise SettingsError(f"{key}: {exc}") from None
+            raise SettingsError(f"{key}: {exc}", key) from None
     return dict(changes)
 
 
 class Settings:
     """The current settings, saved atomically to ``path`` on every change."""
 
-    def __init__(self, path: Path, defaults: dict) -> None:
+    def __init__(self, path: Path, defaults: dict[str, Any]) -> None:
         self.path = path
         self.values = {k: defaults[k] for k in KEYS if k in defaults}
         self.values.update(self._read())
 
-    def _read(self) -> dict:
+    def _read(self) -> dict[str, Any]:
         try:
             saved = json.loads(self.path.read_text())
             return check({k: v for k, v in saved.items() if k in KEYS})
@@ -62,7 +68,7 @@ class Settings:
             log.warning("ignoring %s: %s", self.path, exc)
             return {}
 
-    def update(self, changes: dict) -> dict:
+    def update(self, changes: dict[str, Any]) -> dict[str, Any]:
         """Apply a checked change, save it, and return all settings."""
         self.values.update(check(changes))
         tmp = self.path.with_suffix(".tmp")

@@ -155,3 +155,15 @@ def test_field_of_prefers_the_exception_attribute():
     assert field_of(ValueError("players: twice")) == "players"
     assert field_of(ValueError("round 3: no such round")) is None
     assert field_of(ValueError("body: not JSON")) is None
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"volume": 2}, "volume"), ({"quiet": "loud"}, "quiet"), ({"bass": 1}, "bass")])
+def test_the_settings_check_names_the_field(client, body, field):
+    r = client.post("/api/settings", json=body)
+    assert r.status_code == 400 and r.get_json()["field"] == field
+
+
+def test_a_whole_bad_settings_body_names_no_field(client):
+    r = client.post("/api/settings", json={})
+    assert r.status_code == 400 and "field" not in r.get_json()

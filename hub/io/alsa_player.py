@@ -33,7 +33,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from hub.io.sound import FRAME_BYTES, Mixer, check_volume
 from hub.sounds import RATE, SOUNDS_DIR, load_sounds
@@ -165,14 +165,14 @@ class AlsaPlayer:
         device: str = "default",
         volume: float = 1.0,
         *,
-        sounds: Mapping[str, array.array] | None = None,
+        sounds: Mapping[str, array.array[int]] | None = None,
         sounds_dir: Path | None = None,
         open_device: OpenDevice = AlsaOutput,
         period_frames: int = 256,
         periods: int = 4,
         retry_s: float = 5.0,
         on_sound_start: Callable[[str], None] | None = None,
-        on_status_change: Callable[[dict], None] | None = None,
+        on_status_change: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.device = device
         self._mixer = Mixer(period_frames, check_volume(volume))
@@ -199,8 +199,8 @@ class AlsaPlayer:
 
     @staticmethod
     def _load(
-        sounds: Mapping[str, array.array] | None, sounds_dir: Path | None
-    ) -> tuple[dict[str, array.array], dict[str, str]]:
+        sounds: Mapping[str, array.array[int]] | None, sounds_dir: Path | None
+    ) -> tuple[dict[str, array.array[int]], dict[str, str]]:
         if sounds is not None:
             return dict(sounds), {}
         loaded, bad = load_sounds(sounds_dir or SOUNDS_DIR)
@@ -241,7 +241,7 @@ class AlsaPlayer:
         """Software volume, 0..1 (ValueError outside); applies from the next period."""
         self._mixer.volume = check_volume(volume)
 
-    def status(self) -> dict:
+    def status(self) -> dict[str, Any]:
         """``{"available": bool, "reason": str | None}``.
 
         Unavailable while the device cannot be opened or written (the reason says why)
