@@ -15,7 +15,7 @@ from typing import Any
 from hub.core.state import Timings
 from hub.io.sound import parse_quiet_hours
 from hub.pinmap import PinClash, check_pins
-from scorer.profiles import PROFILES
+from scorer.profiles import DEFAULT_RULES, PROFILES
 
 # The pin map (BCM numbers) of hardware/pinmap.md; I2S (18-21), I2C (2-3), the UART
 # (14-15) and the ID EEPROM (0-1) stay free (hub.pinmap.RESERVED says why).
@@ -25,7 +25,7 @@ DEFAULT_CENTRE_PIN = 10
 
 DEFAULTS: dict[str, dict[str, Any]] = {
     "hub": {"backend": "auto", "hub_id": "mtrain", "state_dir": "state",
-            "default_rules": "consensus"},
+            "default_rules": DEFAULT_RULES},
     "web": {"host": "0.0.0.0", "port": 8080, "threads": 80},
     "gestures": {"tap_max_ms": 1000, "long_hold_ms": 3000, "bounce_ms": 30,
                  "flicker_ms": 80, "centre_long_hold_ms": 2000, "last_tile_ms": 600},

@@ -11,7 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from scorer.profiles import OPTIONS
 from scorer.standings import Ranking, ranking
+
+# The player counts partnerships are played with (the option's own data).
+PAIRED = OPTIONS["partnerships"].players or ()
 
 
 class PartnershipError(ValueError):
@@ -39,7 +43,7 @@ class Team:
 def teams(players: Sequence[str]) -> tuple[Team, ...]:
     """Pair players (in seat order) with the player opposite; 4, 6 or 8 players only."""
     count = len(players)
-    if count not in (4, 6, 8):
+    if count not in PAIRED:
         raise PartnershipError(f"partnerships need 4, 6 or 8 players, not {count}")
     if len(set(players)) != count:
         raise PartnershipError("partnerships: each player's name must appear once")

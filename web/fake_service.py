@@ -13,6 +13,7 @@ import queue
 from collections.abc import Iterable
 from typing import Any
 
+from scorer.profiles import DEFAULT_RULES
 from web.service import Refused
 
 SLOTS = range(1, 9)
@@ -38,7 +39,7 @@ class FakeHubService:
 
     def __init__(self, backend: str = "sim") -> None:
         self._backend = backend
-        self.rules = "consensus"
+        self.rules = DEFAULT_RULES
         self.state: dict[str, Any] = {
             "backend": backend, "game": None, "turn": None, "double": None,
             "slots": [{"slot": s, "owner": None, "public": False, "marker": False}
