@@ -20,16 +20,13 @@ from dataclasses import dataclass
 
 from firmware_bridge.clockmap import ClockMap
 from firmware_bridge.firmware import proto
-from hub.core import events
-from hub.core.events import ButtonChanged, Event, MarkerChanged, MarkersRead
+from hub.core.events import CENTRE, ButtonChanged, Event, MarkerChanged, MarkersRead
 
 log = logging.getLogger("firmware_bridge")
 
 HEARTBEAT_S = 0.5  # the hub's heartbeat
 STALL_S = 1.5  # no frame for this long: the microcontroller is stalled
 HELLO_RETRY_S = 1.0
-# The centre button is posted as slot 0 once the core knows it (hub.core.events.CENTRE).
-CENTRE = getattr(events, "CENTRE", None)
 
 
 @dataclass(frozen=True)
@@ -232,9 +229,7 @@ class Session:
         return at
 
     def _post_button(self, index: int, pressed: bool, at: float) -> None:
-        if index == 0:
-            if CENTRE is None:
-                return  # the core does not take the centre button yet
+        """Post a button edge; input 0 is the centre button (``CENTRE``), 1-8 the slots'."""
         at = max(at, self.last_at)
         self.last_at = at
-        self.post(ButtonChanged(index, pressed, at))
+        self.post(ButtonChanged(CENTRE if index == 0 else index, pressed, at))

@@ -12,7 +12,7 @@ from firmware_bridge.clockmap import ClockMap
 from firmware_bridge.firmware import proto
 from firmware_bridge.session import Session
 from hub import core
-from hub.core.events import ButtonChanged, MarkerChanged, MarkersRead
+from hub.core.events import CENTRE, ButtonChanged, MarkerChanged, MarkersRead
 
 
 class Box:
@@ -133,14 +133,10 @@ def test_a_reboot_resets_the_clock_mapping():
     assert posted[-1] == ButtonChanged(5, True, pytest.approx(200.0))
 
 
-def test_centre_button_waits_for_the_core(monkeypatch):
+def test_the_centre_button_is_slot_0():
     s, box, posted, _ = connected()
-    monkeypatch.setattr(session_module, "CENTRE", None)
-    s.feed(box.edge(6_000_000, 0, 1), 101.0)
-    assert not any(isinstance(e, ButtonChanged) for e in posted)
-    monkeypatch.setattr(session_module, "CENTRE", 0)
-    s.feed(box.edge(6_100_000, 0, 0) + box.edge(6_200_000, 0, 1), 101.2)
-    assert posted[-1] == ButtonChanged(0, True, posted[-1].at)
+    s.feed(box.edge(6_000_000, 0, 1) + box.edge(6_100_000, 0, 0), 101.2)
+    assert [(e.slot, e.pressed) for e in posted[1:]] == [(CENTRE, True), (CENTRE, False)]
 
 
 def test_clock_map_unwraps_and_takes_the_quickest_sample():

@@ -1,0 +1,82 @@
+"""The serial link's edges: finding the box by USB id, the ring only (inputs from GPIO
+or sim), fake-mcu's command line, and the [serial]/[leds] config."""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from firmware_bridge import link
+from firmware_bridge.fake_mcu import FakeMcu, execute, leds_line
+from hub.clock import SystemClock
+from hub.config import ConfigError, load
+
+
+def test_find_port_by_usb_id_prefers_the_by_id_path(monkeypatch, tmp_path):
+    ports = [SimpleNamespace(device="/dev/ttyUSB0", vid=0x0403, pid=0x6001),
+             SimpleNamespace(device=str(tmp_path / "ttyACM3"), vid=0x2E8A, pid=0x0005)]
+    monkeypatch.setattr(link.list_ports, "comports", lambda: ports)
+    (tmp_path / "ttyACM3").touch()
+    by_id = tmp_path / "by-id"
+    by_id.mkdir()
+    (by_id / "usb-MicroPython_Board_in_FS_mode_e661-if00").symlink_to(tmp_path / "ttyACM3")
+    monkeypatch.setattr(link, "BY_ID", str(by_id))
+    assert link.find_port() == str(by_id / "usb-MicroPython_Board_in_FS_mode_e661-if00")
+    monkeypatch.setattr(link, "BY_ID", str(tmp_path / "none"))
+    assert link.find_port() == str(tmp_path / "ttyACM3")
+    monkeypatch.setattr(link.list_ports, "comports", lambda: ports[:1])
+    assert link.find_port() is None
+
+
+def test_with_sim_inputs_only_the_ring_goes_to_the_box(make_hub):
+    mcu = FakeMcu()
+    try:
+        hub = make_hub(threaded=True, clock=SystemClock(), serial={"port": mcu.path})
+        deadline = time.monotonic() + 10
+        while not (hub.link.connected and mcu.frames) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert hub.loop.snapshot["serial"]["connected"] and hub.loop.snapshot["backend"] == "sim"
+        mcu.press(1, 50)
+        mcu.marker(2, True)
+        hub.link.session.feed(b"", time.monotonic())
+        hub.loop.drain()
+        assert [e for e in hub.eventlog.recent(50) if e["kind"] in ("tap", "marker")] == []
+        assert mcu.frames[-1] == hub.leds.pixels
+    finally:
+        mcu.close()
+
+
+def test_fake_mcu_commands_are_checked():
+    calls = []
+    board = SimpleNamespace(press=lambda *a: calls.append(("press", *a)),
+                            marker=lambda *a: calls.append(("marker", *a)),
+                            stall=lambda *a: calls.append(("stall", *a)),
+                            reset=lambda: calls.append(("reset",)),
+                            garbage=lambda *a: calls.append(("garbage", *a)))
+    execute(board, "press 3 120")  # type: ignore[arg-type]
+    execute(board, "centre 2500")  # type: ignore[arg-type]
+    execute(board, "marker 8 1")  # type: ignore[arg-type]
+    execute(board, "stall 1.5")  # type: ignore[arg-type]
+    execute(board, "reset")  # type: ignore[arg-type]
+    execute(board, "   ")  # type: ignore[arg-type]
+    assert calls == [("press", 3, 120.0), ("press", 0, 2500.0), ("marker", 8, True),
+                     ("stall", 1.5), ("reset",)]
+    for line, error in [("press 9 100", "SLOT"), ("press 1", "expected 2"),
+                        ("marker 1 2", "0 or 1"), ("jump", "unknown command"),
+                        ("garbage lots", "N: expected a number")]:
+        with pytest.raises(ValueError, match=error):
+            execute(board, line)  # type: ignore[arg-type]
+    assert leds_line([(255, 0, 16, 1), (0, 0, 0, 0)]) == "leds ff0010 000000"
+
+
+@pytest.mark.parametrize("overrides, error", [
+    ({"serial": {"port": "ttyACM0"}}, "serial.port: expected a device path"),
+    ({"serial": {"baud": 1234}}, "serial.baud: 1234 is not one of"),
+    ({"leds": {"pixels": 100}}, "leds.pixels: 100 is out of range"),
+    ({"leds": {"brightness": 1.5}}, "leds.brightness"),
+])
+def test_serial_and_led_config_errors_name_the_key(overrides, error):
+    with pytest.raises(ConfigError, match=error):
+        load(None, overrides)
