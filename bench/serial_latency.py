@@ -1,9 +1,10 @@
 """Serial bridge latency: a button edge on the hub box to the sound port, over a pty.
 
 Three paths timed in the same run, N presses each:
-1. serial: the fake microcontroller (the real firmware under CPython) sees a release
-   edge, timestamps it, frames it and writes it to a pty; the hub's serial link reads
-   it, the session posts it, the loop applies it, the ``turn`` sound reaches the port.
+1. serial: the fake microcontroller (the real firmware under CPython, in a process of
+   its own as a real box is its own hardware) sees a release edge, timestamps it,
+   frames it and writes it to a pty; the hub's serial link reads it, the session
+   posts it, the loop applies it, the ``turn`` sound reaches the port.
 2. sim: the same press through gpiozero's mock pins (the path ``bench/press_to_effect``
    measures), as the baseline.
 3. bare: a one-byte round trip over a pty between two threads, as the floor USB adds.
@@ -19,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import queue
+import subprocess
 import sys
 import tempfile
 import threading
@@ -37,6 +40,7 @@ from firmware_bridge.fake_mcu import FakeMcu  # noqa: E402
 from hub.app import Hub  # noqa: E402
 from hub.clock import SystemClock  # noqa: E402
 from hub.config import load  # noqa: E402
+from hub.io.lights import hex_colours  # noqa: E402
 from hub.io.sound import RecordingPlayer  # noqa: E402
 from scorer.setup import check_setup  # noqa: E402
 
@@ -85,35 +89,106 @@ def presses(hub: Hub, press: Callable[[int, bool], None], arrived: threading.Eve
     return out
 
 
+class BoxProcess:
+    """The fake microcontroller in a process of its own (as a real box is its own
+    hardware), driven over a pipe: ``p SLOT`` presses (answered once the firmware
+    scanned it), ``r SLOT`` releases (answered with the release's time); every LED
+    frame is reported as ``L time``. Times are ``perf_counter_ns``: CLOCK_MONOTONIC,
+    the same clock in both processes."""
+
+    def __init__(self, link: str) -> None:
+        self.proc = subprocess.Popen([sys.executable, __file__, "--child", link],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                     bufsize=1)
+        self.answers: queue.Queue[str] = queue.Queue()
+        self.frames: queue.Queue[tuple[int, str]] = queue.Queue()
+        assert self.proc.stdout is not None
+        self.path = self.proc.stdout.readline().strip()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            if line.startswith("L "):
+                _, stamp, first = line.split()
+                self.frames.put((int(stamp), first))
+            else:
+                self.answers.put(line.strip())
+
+    def ask(self, command: str) -> str:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+        return self.answers.get(timeout=5)
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.close()
+        self.proc.wait(10)
+        self.proc.stdout.close()
+
+
+def child(link: str) -> None:
+    """The box's process: a FakeMcu on a pty at ``link``, driven from stdin."""
+    lock = threading.Lock()
+
+    def frame(pixels: list[tuple[int, ...]]) -> None:
+        stamp = time.perf_counter_ns()
+        with lock:
+            print(f"L {stamp} {hex_colours(pixels)[0]}", flush=True)
+
+    mcu = FakeMcu(link, on_leds=frame)
+    print(mcu.path, flush=True)
+    for line in sys.stdin:
+        what, slot = line.split()
+        if what == "p":
+            mcu.button(int(slot), True)
+            while not mcu.firmware.buttons & (1 << int(slot)):
+                time.sleep(0.0002)
+            answer = "ok"
+        else:
+            answer = str(time.perf_counter_ns())
+            mcu.button(int(slot), False)
+        with lock:
+            print(answer, flush=True)
+    mcu.close()
+
+
 def serial_path(count: int, state_dir: str) -> tuple[list[float], list[float]]:
     """Press latencies over the pty, and LED change to frame received."""
-    got = threading.Event()
-    stamp = [0]
-
-    def frame(pixels: object) -> None:
-        stamp[0] = time.perf_counter_ns()
-        got.set()
-
-    mcu = FakeMcu(on_leds=frame)
-    hub, arrived, heard = build("serial", state_dir, mcu.path)
+    box = BoxProcess(os.path.join(state_dir + "-box"))
+    hub, arrived, heard = build("serial", state_dir, box.path)
     try:
         deadline = time.monotonic() + 10
         while not hub.link.connected and time.monotonic() < deadline:  # type: ignore[union-attr]
             time.sleep(0.01)
-        press = presses(hub, mcu.button, arrived, heard, count,
-                        lambda slot: bool(mcu.firmware.buttons & (1 << slot)))
+        hub.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1, "seats": [1, 2]},
+                                 "consensus"))
+        press = []
+        for i in range(count):
+            slot = 1 + i % 2
+            box.ask(f"p {slot}")
+            time.sleep(GAP_S)
+            arrived.clear()
+            t0 = int(box.ask(f"r {slot}"))
+            if not arrived.wait(5):
+                raise RuntimeError(f"press {i}: no sound reached the port")
+            press.append((heard[0] - t0) / 1000)
+            time.sleep(GAP_S)
         leds = []
         for i in range(count // 4):
             time.sleep(GAP_S)
-            got.clear()
             t0 = time.perf_counter_ns()
             hub.lights.set_brightness(0.5 + (i % 2) * 0.25)
-            if not got.wait(5):
-                raise RuntimeError(f"LED change {i}: no frame reached the box")
-            leds.append((stamp[0] - t0) / 1000)
+            want = hex_colours(hub.lights.pixels())[0]
+            while True:  # skip the ring's periodic refreshes and older frames
+                stamp, first = box.frames.get(timeout=5)
+                if stamp >= t0 and first == want:
+                    break
+            leds.append((stamp - t0) / 1000)
     finally:
         hub.stop()
-        mcu.close()
+        box.close()
     return press, leds
 
 
@@ -158,7 +233,11 @@ def row(name: str, values: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presses", type=int, default=2000)
+    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        child(args.child)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         serial, leds = serial_path(args.presses, os.path.join(tmp, "serial"))
         sim = sim_path(args.presses, os.path.join(tmp, "sim"))
