@@ -7,8 +7,10 @@ with backoff after an unplug. A writer thread sends, so no caller ever waits on 
 
 from __future__ import annotations
 
+import io
 import logging
 import os
+import select
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -174,7 +176,7 @@ class SerialLink:
         self._announce()
         try:
             while not self._stop.is_set():
-                data = port.read(max(1, port.in_waiting))
+                data = _read(port)
                 now = self.now()
                 if data:
                     self.session.feed(data, now)
@@ -207,6 +209,21 @@ class SerialLink:
             except (serial.SerialException, OSError, TypeError, ValueError) as exc:
                 # The reader closed the port under us (unplugged): it reopens it.
                 log.debug("serial: write failed: %s", exc)
+
+
+def _read(port: serial.Serial) -> bytes:
+    """Whatever has arrived, waiting up to the port's timeout: on POSIX one ``select``
+    and one ``read`` for a whole frame (pyserial's ``read(n)`` takes two of each)."""
+    try:
+        fd = port.fileno()
+    except (AttributeError, io.UnsupportedOperation, serial.SerialException):
+        return bytes(port.read(max(1, port.in_waiting)))
+    if not select.select([fd], [], [], READ_S)[0]:
+        return b""
+    data = os.read(fd, 4096)
+    if not data:  # readable but empty: the device is gone (as pyserial says it)
+        raise serial.SerialException("device reports readiness to read but returned no data")
+    return data
 
 
 def _ignore(event: Event) -> None:

@@ -26,3 +26,30 @@ def test_the_ring_is_drawn_round_the_hub(phones, hub):
     assert page.locator("#hub .led[data-led='1'] animate").count() == 1
     assert page.locator("#hub-box").count() == 0 or page.locator("#hub-box").is_hidden()
     phone.shot("ring")
+
+
+def test_the_page_says_when_the_hub_box_is_unplugged(chromium, tmp_path, free_port):
+    from firmware_bridge.fake_mcu import FakeMcu
+    from tests.browser.conftest import PHONE, Phone
+    from tests.http_client import HubProcess
+
+    mcu = FakeMcu(str(tmp_path / "hub-box"))
+    hub = HubProcess(free_port, tmp_path / "state", "--backend", "serial",
+                     "--serial-port", mcu.path)
+    context = chromium.new_context(viewport=PHONE)
+    try:
+        phone = Phone(context, hub.base)
+        phone.open()
+        status = phone.page.locator("#hub-box")
+        status.filter(has_text="Hub box: connected").wait_for()
+        assert "on the hub box" in phone.page.get_attribute("#hub .leds", "aria-label")
+        mcu.unplug()
+        status.filter(has_text="disconnected").wait_for()
+        assert "hub box disconnected" in phone.page.get_attribute("#hub .leds", "aria-label")
+        mcu.replug()
+        status.filter(has_text="Hub box: connected").wait_for()
+        assert not phone.errors and not phone.foreign
+    finally:
+        context.close()
+        hub.stop()
+        mcu.close()
