@@ -436,5 +436,7 @@ class Hub:
         self.broadcaster.publish("game", game)  # phones ask for the hands
 
     def _state_changed(self, snapshot: dict[str, Any]) -> None:
+        """The table changed (loop thread): the ring redraws, adding its pixels to the
+        snapshot at once (``set_extra``), then one ``state`` goes out with them."""
         self.lights.table_changed(snapshot)
-        self.broadcaster.publish("state", snapshot)
+        self.broadcaster.publish("state", self.loop.snapshot)

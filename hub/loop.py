@@ -60,6 +60,7 @@ class HubLoop:
         self._on_state = on_state
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
+        self._handling: int | None = None  # the thread handling an item, while it does
         self._key = self._visible(table)
         self.snapshot: Snapshot = core.snapshot(table, backend)
         self.extras: dict[str, object] = {}
@@ -141,9 +142,20 @@ class HubLoop:
     def _fire_due(self) -> None:
         due = core.next_deadline(self._table)
         if due is not None and due <= self._clock.now():
-            self._apply(ClockTicked(self._clock.now()))
+            outer, self._handling = self._handling, threading.get_ident()
+            try:
+                self._apply(ClockTicked(self._clock.now()))
+            finally:
+                self._handling = outer
 
     def _handle(self, item: object) -> None:
+        self._handling = threading.get_ident()
+        try:
+            self._handle_one(item)
+        finally:
+            self._handling = None
+
+    def _handle_one(self, item: object) -> None:
         # Events carry their own time: the core fires earlier deadlines itself. A call
         # (a barrier) sees every deadline due by now fired first.
         if isinstance(item, _Call):
@@ -178,8 +190,16 @@ class HubLoop:
     def set_extra(self, key: str, value: object) -> None:
         """Add ``key`` to the snapshot (e.g. the sound status) from any thread, without waiting.
 
-        The change is made on the loop thread, which then announces the new snapshot.
+        From another thread the change is made on the loop thread, which then announces
+        the new snapshot. From the loop thread itself (an ``on_state`` listener adding
+        what it derived from the table, like the ring's pixels) it is made at once and
+        not announced again: the listener's caller publishes :attr:`snapshot` after it.
         """
+        if threading.get_ident() == self._handling:
+            self.extras[key] = value
+            self.snapshot = {**self.snapshot, key: value}
+            return
+
         def rebuild(table: Table) -> None:
             self.extras[key] = value
             self.snapshot = {**core.snapshot(table, self._backend), **self.extras}

@@ -63,3 +63,22 @@ def test_a_failing_callback_does_not_stop_the_others():
     hub.callbacks += [lambda kind, payload: 1 / 0, lambda kind, payload: heard.append(kind)]
     hub.publish("event", {})
     assert heard == ["event"]
+
+
+def test_a_table_change_sends_one_state_with_the_ring_drawn_for_it(make_hub):
+    from hub.io.lights import hex_colours
+    from scorer.setup import check_setup
+
+    hub = make_hub()
+    hub.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
+    states = []
+    hub.broadcaster.callbacks.append(
+        lambda kind, payload: states.append(payload) if kind == "state" else None)
+    hub.sim.button(1, True)
+    hub.clock.advance(0.05)
+    hub.sim.button(1, False)  # a tap: the turn passes to slot 2
+    hub.clock.advance(0.05)
+    hub.loop.drain()
+    assert len(states) == 1
+    assert states[0]["turn"] == 2 and states[0]["ring"] == hub.loop.snapshot["ring"]
+    assert states[0]["ring"]["pixels"] == hex_colours(hub.lights.pixels())  # drawn for turn 2
