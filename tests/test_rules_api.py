@@ -117,6 +117,14 @@ def test_the_hub_serves_its_configured_default_rules(make_hub: Any) -> None:
     assert response.get_json() == RULES | {"default_rules": "triples"}
 
 
+def test_asking_again_with_the_etag_fetches_nothing() -> None:
+    client = create_app(FakeHubService(), {"TESTING": True}).test_client()
+    first = client.get("/api/rules")
+    assert first.headers["Cache-Control"] == "no-cache" and first.headers["ETag"]
+    again = client.get("/api/rules", headers={"If-None-Match": first.headers["ETag"]})
+    assert (again.status_code, again.data) == (304, b"")
+
+
 def _row(rows: list[dict[str, Any]], count: int, key: str) -> int:
     value: int = next(r[key] for r in rows if r["players"][0] <= count <= r["players"][1])
     return value

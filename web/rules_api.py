@@ -25,8 +25,15 @@ bp = Blueprint("rules_api", __name__, url_prefix="/api")
 
 @bp.get("/rules")
 def rules() -> Response:
-    """Every profile, set and option a new game may choose, with the deal tables."""
-    return jsonify(rules_view(hub_service().default_rules))
+    """Every profile, set and option a new game may choose, with the deal tables.
+
+    The data only changes with the hub's version or config: it carries an ETag, and a
+    phone that asks again with it gets an empty 304."""
+    response = jsonify(rules_view(hub_service().default_rules))
+    response.headers["Cache-Control"] = "no-cache"
+    response.add_etag()
+    response.make_conditional(request)  # in place: 304 and no body on a match
+    return response
 
 
 def _whole(name: str) -> int | None:
