@@ -134,11 +134,16 @@ def next_deadline(table: Table) -> float | None:
 
 
 def _scan(table: Table) -> float | None:
-    """The earliest deadline of the 16 inputs (inline: this runs on every input event)."""
+    """The earliest deadline of the 16 inputs (inline: this runs on every input event).
+
+    A bounce window whose raw level already matches the accepted one would end with
+    nothing to do: it is left out, so the loop thread does not wake for it (the next
+    edge of that input closes it; ``gestures.button_edge`` reads the time, not a tick).
+    """
     best = None
     for button in (*table.buttons, table.centre):
         t = button.settle_at
-        if t is not None and (best is None or t < best):
+        if t is not None and button.raw != button.pressed and (best is None or t < best):
             best = t
         if not button.consumed:
             t = button.long_at
