@@ -232,6 +232,9 @@ def main() -> int:
     )
     print_table(ours, held, baseline, through_hub)
     print(f"\nsound writer thread CPU while idle (2 s): {idle_cpu * 100:.3f} % of one core")
+    ratio = percentile(baseline, 99) / percentile(through_hub, 99)
+    print(f"goal edge -> hub -> first PCM frame p99 at least 40x lower than aplay: "
+          f"{'met' if ratio >= 40 else 'NOT met'} ({ratio:.0f}x)")
     return 0
 
 
