@@ -64,6 +64,9 @@ def test_brightness_quiet_hours_and_the_nope_flash():
     assert leds.pixels[6:9] == [(round(255 * .125), 0, round(16 * .125), STEADY)] * 3
     lights._end_flash()
     assert leds.pixels[7][3] == STEADY
+    before = list(leds.pixels)
+    lights.take([LogEntry("tap", 1.0, (("slot", 0),)), PlaySound("nope")])  # the centre
+    assert leds.pixels == before
     assert published[-1]["connected"] is None and len(published[-1]["pixels"]) == 24
     assert published[-1]["effects"][1] == "breathe"
 

@@ -143,8 +143,8 @@ class RingLights:
         if not any(isinstance(e, PlaySound) and e.name == "nope" for e in effects):
             return
         slots = [dict(e.fields).get("slot") for e in effects if isinstance(e, LogEntry)]
-        slot = next((s for s in slots if isinstance(s, int)), None)
-        if slot is None:
+        slot = next((s for s in slots if isinstance(s, int) and 1 <= s <= 8), None)
+        if slot is None:  # the centre button has no arc of its own
             return
         with self._lock:
             self._flash = (slot,)
