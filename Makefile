@@ -76,6 +76,7 @@ typecheck: $(TEST_STAMP)
 
 bench: $(TEST_STAMP)
 	$(BIN)/python bench/press_to_effect.py
+	$(BIN)/python bench/footprint.py
 
 # The full soak (docs/soak.md): 1,000 whole games per profile and option run, 2 to 8
 # players, through the real hub on virtual time; fails if any run finds a mismatch.
