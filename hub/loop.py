@@ -61,6 +61,7 @@ class HubLoop:
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._handling: int | None = None  # the thread handling an item, while it does
+        self._extras_pending = False  # set_extra on the loop thread, not yet announced
         self._key = self._visible(table)
         self.snapshot: Snapshot = core.snapshot(table, backend)
         self.extras: dict[str, object] = {}
@@ -164,6 +165,8 @@ class HubLoop:
                 item.result = item.fn(self._table)
             except Exception as exc:  # the caller gets the error, the loop goes on
                 item.result = exc
+            if self._extras_pending:
+                self._announce()
             item.done.set()
             return
         if isinstance(item, _Submitted):
@@ -181,30 +184,38 @@ class HubLoop:
         self._table = table
         self._dispatch(effects)
         key = self._visible(table)
-        if key != self._key:
+        if key != self._key or self._extras_pending:
             self._key = key
-            self.snapshot = {**core.snapshot(table, self._backend), **self.extras}
-            if self._on_state is not None:
-                self._on_state(self.snapshot)
+            self._announce()
+
+    def _announce(self) -> None:
+        """A fresh snapshot, and ``on_state`` told of it. What a listener adds with
+        :meth:`set_extra` meanwhile is in :attr:`snapshot` when it returns."""
+        self.snapshot = {**core.snapshot(self._table, self._backend), **self.extras}
+        self._extras_pending = False
+        if self._on_state is not None:
+            self._on_state(self.snapshot)
+        self._extras_pending = False
 
     def set_extra(self, key: str, value: object) -> None:
         """Add ``key`` to the snapshot (e.g. the sound status) from any thread, without waiting.
 
         From another thread the change is made on the loop thread, which then announces
-        the new snapshot. From the loop thread itself (an ``on_state`` listener adding
-        what it derived from the table, like the ring's pixels) it is made at once and
-        not announced again: the listener's caller publishes :attr:`snapshot` after it.
+        the new snapshot. From the loop thread itself it is made at once: an
+        ``on_state`` listener adding what it derived from the table (the ring's pixels)
+        is not announced again, its caller publishes :attr:`snapshot` after it; made
+        while an event's effects are dispatched (a flash), it is announced with (or
+        after) that event.
         """
         if threading.get_ident() == self._handling:
             self.extras[key] = value
             self.snapshot = {**self.snapshot, key: value}
+            self._extras_pending = True
             return
 
         def rebuild(table: Table) -> None:
             self.extras[key] = value
-            self.snapshot = {**core.snapshot(table, self._backend), **self.extras}
-            if self._on_state is not None:
-                self._on_state(self.snapshot)
+            self._announce()
         self._queue.put(_Call(rebuild))
 
     @staticmethod

@@ -82,3 +82,20 @@ def test_a_table_change_sends_one_state_with_the_ring_drawn_for_it(make_hub):
     assert len(states) == 1
     assert states[0]["turn"] == 2 and states[0]["ring"] == hub.loop.snapshot["ring"]
     assert states[0]["ring"]["pixels"] == hex_colours(hub.lights.pixels())  # drawn for turn 2
+
+
+def test_a_refused_press_sends_the_ring_flash_though_the_table_is_unchanged(make_hub):
+    from scorer.setup import check_setup
+
+    hub = make_hub()
+    hub.new_game(check_setup({"players": ["Ann", "Bob", "Cid"], "first": 1}))
+    before = hub.loop.snapshot["ring"]
+    states = []
+    hub.broadcaster.callbacks.append(
+        lambda kind, payload: states.append(payload) if kind == "state" else None)
+    hub.sim.button(2, True)  # Bob's private train, on Ann's turn: refused ("nope")
+    hub.clock.advance(0.05)
+    hub.sim.button(2, False)
+    hub.loop.drain()
+    assert "nope" in hub.sound.played
+    assert states and states[-1]["turn"] == 1 and states[-1]["ring"] != before
