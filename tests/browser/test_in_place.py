@@ -152,3 +152,33 @@ def test_a_reload_fetches_nothing_unchanged(hub, chromium):
     finally:
         context.close()
 
+
+def test_the_new_game_form_follows_the_hubs_rules(hub, phones):
+    _, rules = hub.get("/api/rules")
+    phone = phones()
+    page = phone.page
+    phone.open("/#/new")
+    labels = page.locator("#f-rules label")
+    expect(labels).to_have_count(len(rules["profiles"]))
+    assert [t.strip() for t in labels.all_inner_texts()] == [p["name"] for p in rules["profiles"]]
+    expect(page.locator(f"#f-rules input[value='{rules['default_rules']}']")).to_be_checked()
+    sets = page.locator("#f-set option")
+    assert sets.evaluate_all("os => os.map(o => o.value)") == ["", *map(str, rules["sets"])]
+    for option, spec in rules["options"].items():  # each option, labelled by the hub
+        expect(page.locator("#f-options")).to_contain_text(spec["label"])
+        assert page.locator(f"#f-options [name='{option}']").count() >= 1
+    for profile in rules["profiles"]:  # an option the rules do not offer is disabled
+        page.check(f"#f-rules input[value='{profile['id']}']")
+        for option in rules["options"]:
+            offered = option in profile["options"] and (
+                4 in rules["options"][option].get("players", [4]))
+            inputs = page.locator(f"#f-options [name='{option}']")
+            for i in range(inputs.count()):
+                if offered:
+                    expect(inputs.nth(i)).to_be_enabled()
+                else:
+                    expect(inputs.nth(i)).to_be_disabled()
+    page.check(f"#f-rules input[value='{rules['default_rules']}']")
+    page.click("#add-player")  # 5 players: partnerships need 4, 6 or 8
+    expect(page.locator("#f-partnerships")).to_be_disabled()
+    expect(page.locator("#deal")).to_contain_text("Deal 12 each")

@@ -61,7 +61,7 @@ def create_game_on_the_page(phone) -> None:
     expect(page.locator("#seat-hub .slot[data-slot='8']")).to_have_attribute(
         "aria-label", "Slot 8: the Mexican Train")
     page.select_option("#f-first", "0")
-    page.check("input[name=db][value='25']")
+    page.check("input[name=double_blank][value='25']")
     expect(page.locator("#deal")).to_have_text(
         "Deal 15 each; 31 stay in the boneyard (the engine among them). "
         "Double-12 set, up to 13 rounds.")

@@ -1,40 +1,106 @@
-// The new-game form: players clockwise, their seats on a hub picture, who starts, the
-// set, the rounds and the options; the deal line follows every change (/api/deal).
+// The new-game form, built from GET /api/rules (profiles, sets, options: the page keeps
+// no rule data of its own): rules, players clockwise, their seats on a hub picture, who
+// starts, the set, the rounds and the options. The deal line follows every change,
+// worked out from the same data.
 import { $, S, api, esc, setToken, toast } from "./core.js";
 import { patch } from "./patch.js";
 import { hubSvg, slotFromEvent } from "./table.js";
 import { refresh } from "./app.js";
 import { clearErrors, showError } from "./form.js";
 
-const N = { players: [], mex: null, picking: null };
-const PROFILE = { consensus: { chickenfoot: 1, partnerships: 1 }, mexicantrainfun: { chickenfoot: 1 }, aces: {}, triples: {} };
-const rules = () => document.querySelector("input[name=rules]:checked").value;
-export function open() {
+// rules: the /api/rules answer; players: [{name, slot}]; mex: the Mexican Train's slot;
+// picking: the player index (or "mex") whose slot is chosen next.
+const N = { rules: null, players: [], mex: null, picking: null };
+const STARTERS = { rotate: "The first seat", "engine-holder": "Whoever holds the engine",
+  "engine-left": "The player clockwise of whoever places the engine" };
+
+export async function open() {
+  if (!N.rules) {
+    const r = await api("GET", "/api/rules");
+    if (!r.ok) { $("e-new").textContent = `The hub did not give its rules: ${r.data.error}`; return; }
+    N.rules = r.data;
+    renderRules(N.rules.default_rules);
+  }
   if (!N.players.length) {
     N.players = [1, 2, 3, 4].map((slot) => ({ name: "", slot }));
     N.mex = 5; N.picking = null;
-    renderPlayers();
   }
   const g = S.snap && S.snap.game;
   $("new-running").hidden = !g || g.phase === "finished";
   $("new-running").textContent = g ? `Game ${g.id} is still running (round ${g.round}). A new game takes over the hub; game ${g.id}'s scores stay in the history.` : "";
-  renderSeats(); syncOptions();
+  render();
+}
+
+const profile = () => N.rules.profiles.find((p) => p.id === ($("new").elements.rules.value || N.rules.default_rules));
+const row = (rows, n) => rows.find((r) => r.players[0] <= n && n <= r.players[1]);
+function renderRules(chosen) {
+  patch($("f-rules"), N.rules.profiles.map((p) =>
+    `<label><input type="radio" name="rules" value="${esc(p.id)}"${p.id === chosen ? " checked" : ""}> ${esc(p.name)}</label>`).join(""));
+}
+
+// Everything that depends on the rules or the number of players.
+function render() {
+  renderPlayers(); renderSeats(); renderSet(); renderOptions(); showDeal();
 }
 function renderPlayers() {
+  const [fewest, most] = profile().players;
   patch($("f-players"), N.players.map((p, i) =>
     `<li class="hand player-row" data-key="row${i}"><button type="button" class="seat" data-seat="${i}" aria-pressed="${N.picking === i}" aria-label="Choose a slot for player ${i + 1}">slot ${p.slot}</button>` +
-    `<input data-field="players" data-name="${i}" value="${esc(p.name)}" maxlength="24" autocomplete="off" aria-label="Player ${i + 1}'s name" placeholder="Player ${i + 1}">` +
-    `<button type="button" data-remove="${i}" aria-label="Remove player ${i + 1}"${N.players.length <= 2 ? " disabled" : ""}>✕</button></li>`).join(""));
-  $("add-player").disabled = N.players.length >= 8;
+    `<input data-field="players players.${i}" data-name="${i}" value="${esc(p.name)}" maxlength="24" autocomplete="off" aria-label="Player ${i + 1}'s name" placeholder="Player ${i + 1}">` +
+    `<button type="button" data-remove="${i}" aria-label="Remove player ${i + 1}"${N.players.length <= fewest ? " disabled" : ""}>✕</button></li>`).join(""));
+  $("add-player").disabled = N.players.length >= Math.min(most, 8);
   renderFirst();
 }
 function renderFirst() {
   const sel = $("f-first"), keep = sel.value;
-  const usual = rules() === "consensus" ? "The first seat (rules: consensus)" : "Whoever holds the engine";
   const chosen = keep && +keep < N.players.length ? keep : "";
-  patch(sel, `<option value="">${usual}</option>` + N.players.map((p, i) =>
+  patch(sel, `<option value="">${STARTERS[profile().starter] || "As the rules say"}</option>` + N.players.map((p, i) =>
     `<option value="${i}"${String(i) === chosen ? " selected" : ""}>${esc(p.name || `Player ${i + 1}`)} (slot ${p.slot})</option>`).join(""));
 }
+function renderSet() {
+  const sel = $("f-set"), keep = sel.value, usual = row(profile().default_set, N.players.length);
+  patch(sel, `<option value="">usual${usual ? ` (${usual.set})` : ""}</option>` + N.rules.sets.map((s) =>
+    `<option value="${s}"${String(s) === keep ? " selected" : ""}>double-${s}</option>`).join(""));
+}
+// Each option the hub offers: a checkbox for on/off, else a choice of its values;
+// disabled when these rules or this many players do not allow it.
+function renderOptions() {
+  const box = $("f-options"), p = profile(), n = N.players.length, html = [];
+  for (const [id, o] of Object.entries(N.rules.options)) {
+    const off = !p.options.includes(id) || (o.players && !o.players.includes(n));
+    const now = off ? o.default : optionValue(id, o);
+    const dis = off ? " disabled" : "";
+    if (o.values.length === 2 && o.values.includes(false) && o.values.includes(true)) {
+      html.push(`<label class="check" data-key="o-${id}"><input type="checkbox" id="f-${id}" name="${id}" data-field="options.${id}"${now ? " checked" : ""}${dis}> ${esc(o.label)}</label>`);
+    } else {
+      html.push(`<p class="label" id="l-${id}">${esc(o.label)}</p><div class="seg" id="f-${id}" data-key="o-${id}" data-field="options.${id}" role="radiogroup" aria-labelledby="l-${id}">` +
+        o.values.map((v) => `<label><input type="radio" name="${id}" value="${esc(v)}"${v === now ? " checked" : ""}${dis}> ${esc(v)}</label>`).join("") + "</div>");
+    }
+    html.push(`<p class="err" id="e-options.${id}" data-errors="options.${id}"></p>`);
+  }
+  patch(box, html.join(""));
+}
+function optionValue(id, o) {
+  const el = $("new").elements[id];
+  if (!el) return o.default;
+  if (el.type === "checkbox") return el.checked;
+  const v = el.value;  // a RadioNodeList's checked value
+  return v === "" ? o.default : o.values.find((x) => String(x) === v) ?? o.default;
+}
+function showDeal() {
+  const p = profile(), n = N.players.length, box = $("deal"), usual = row(p.default_set, n);
+  const set = $("f-set").value ? +$("f-set").value : usual ? usual.set : null, each = row(p.tiles_each, n);
+  const rounds = set == null ? null : p.rounds && p.rounds.default != null ? p.rounds.default : set + 1;
+  const left = set == null || !each ? 0 : ((set + 1) * (set + 2)) / 2 - n * each.tiles;
+  $("f-rounds").placeholder = rounds ?? "all";
+  if (set != null) $("f-rounds").max = set + 1;
+  box.className = each && left > 0 ? "ok" : "err";
+  box.textContent = !each ? `${p.name}: not for ${n} players (${p.players[0]} to ${p.players[1]})`
+    : set == null ? "Choose a set"
+    : left <= 0 ? `A double-${set} set is too small to deal ${n} hands of ${each.tiles}`
+    : `Deal ${each.tiles} each; ${left} stay in the boneyard (the engine among them). Double-${set} set, up to ${rounds} rounds.`;
+}
+
 function renderSeats() {
   const slots = [];
   for (let n = 1; n <= 8; n++) {
@@ -78,51 +144,36 @@ $("add-player").addEventListener("click", () => {
   let slot = firstFree();
   if (slot == null) { slot = N.mex; N.mex = null; }
   N.players.push({ name: "", slot });
-  renderPlayers(); renderSeats(); syncOptions();
+  render();
   $("f-players").querySelector("li:last-child input").focus();
 });
 $("f-players").addEventListener("click", (e) => {
   const b = e.target.closest("button");
   if (!b) return;
-  if (b.dataset.remove) { N.players.splice(+b.dataset.remove, 1); N.picking = null; renderPlayers(); syncOptions(); }
-  else { const i = +b.dataset.seat; N.picking = N.picking === i ? null : i; renderPlayers(); }
-  renderSeats();
+  if (b.dataset.remove) { N.players.splice(+b.dataset.remove, 1); N.picking = null; render(); return; }
+  const i = +b.dataset.seat;
+  N.picking = N.picking === i ? null : i;
+  renderPlayers(); renderSeats();
 });
 $("f-players").addEventListener("input", (e) => {
   const i = e.target.dataset.name;
   if (i != null) { N.players[+i].name = e.target.value; renderSeats(); renderFirst(); }
 });
-let dealTimer;
-function syncOptions() {
-  const r = rules(), n = N.players.length;
-  const cf = $("f-chickenfoot"), pt = $("f-partnerships");
-  cf.disabled = !PROFILE[r].chickenfoot; if (cf.disabled) cf.checked = false;
-  pt.disabled = !PROFILE[r].partnerships || ![4, 6, 8].includes(n); if (pt.disabled) pt.checked = false;
-  renderFirst();
-  clearTimeout(dealTimer);
-  dealTimer = setTimeout(showDeal, 120);
-}
-async function showDeal() {
-  const set = $("f-set").value;
-  const r = await api("GET", `/api/deal?rules=${rules()}&players=${N.players.length}${set ? "&set=" + set : ""}`);
-  const box = $("deal");
-  box.className = r.ok ? "ok" : "err";
-  box.textContent = r.ok ? `Deal ${r.data.tiles_each} each; ${r.data.boneyard} stay in the boneyard (the engine among them). ` +
-    `Double-${r.data.set} set, up to ${r.data.rounds} rounds.` : r.data.error;
-  if (r.ok) { $("f-rounds").placeholder = r.data.rounds; $("f-rounds").max = r.data.rounds; }
-}
-$("new").addEventListener("change", (e) => { if (["rules", "f-set"].includes(e.target.name || e.target.id)) syncOptions(); });
+$("new").addEventListener("change", (e) => {
+  if (e.target.name === "rules") render();
+  else if (e.target.id === "f-set") showDeal();
+});
 function newGameBody() {
-  const body = { players: N.players.map((p) => p.name.trim()), rules: rules(), seats: N.players.map((p) => p.slot), mexican_slot: N.mex };
+  const body = { players: N.players.map((p) => p.name.trim()), rules: profile().id, seats: N.players.map((p) => p.slot), mexican_slot: N.mex };
   const first = $("f-first").value, set = $("f-set").value, rounds = $("f-rounds").value.trim();
   if (first !== "") body.first = N.players[+first].slot;
   if (set) body.set = +set;
   if (rounds) body.rounds = /^\d+$/.test(rounds) ? +rounds : rounds;
-  const db = +document.querySelector("input[name=db]:checked").value, options = {};
-  if (db) options.double_blank = db;
-  if ($("f-chickenfoot").checked) options.chickenfoot = true;
-  if ($("f-partnerships").checked) options.partnerships = true;
-  body.options = options;
+  body.options = {};
+  for (const [id, o] of Object.entries(N.rules.options)) {
+    const el = $("new").elements[id], v = optionValue(id, o);
+    if (el && !(el.disabled ?? [...el].every((x) => x.disabled)) && v !== o.default) body.options[id] = v;
+  }
   return body;
 }
 $("new").addEventListener("submit", async (e) => {
@@ -130,7 +181,7 @@ $("new").addEventListener("submit", async (e) => {
   const form = $("new");
   clearErrors(form);
   const body = newGameBody(), empty = body.players.findIndex((p) => !p);
-  if (empty >= 0) return showError(form, { field: "players", error: `players: player ${empty + 1} has no name (type one, or remove the row)` }, "e-new");
+  if (empty >= 0) return showError(form, { field: `players.${empty}`, error: `players: player ${empty + 1} has no name (type one, or remove the row)` }, "e-new");
   if (typeof body.rounds === "string") return showError(form, { field: "rounds", error: `rounds: ${body.rounds} is not a whole number` }, "e-new");
   const submit = form.querySelector("[type=submit]");
   submit.disabled = true;
