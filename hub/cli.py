@@ -37,6 +37,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
              "run the hub with bots playing at a human pace (no hardware needed)"),
     "board": ("hub.broker.board_cli",
               "serve a tournament board of every hub on an MQTT broker"),
+    "selftest": ("hub.selftest_cli",
+                 "walk through every button, marker, light and sound; --check without a person"),
 }
 
 

@@ -48,7 +48,7 @@ GP_TO_PICO_PIN: dict[int, int] = {gp: pin for pin, gp in PICO_HEADER.items()
 # The Pico's pins as its firmware uses them (firmware_bridge/firmware/): the ring's data
 # line in every build; the inputs in the "hub box on USB" build, where the Pico reads
 # everything (same order and active level as the Pi's).
-PICO_PINS: dict[str, list[int] | int] = {
+PICO_PINS: dict[str, Any] = {
     "ring": 22,
     "buttons": [2, 3, 4, 5, 6, 7, 8, 9],
     "markers": [10, 11, 12, 13, 14, 15, 16, 17],

@@ -250,7 +250,7 @@ def default_build(pins: dict[str, Any]) -> str:
     svg.rect(470, 700, 150, 70, fill="#e8f0e0")
     svg.text(545, 728, "Raspberry Pi Pico", size=12, anchor="middle", weight="bold")
     svg.text(545, 748, "USB to the Zero's USB port", size=10, anchor="middle")
-    svg.text(545, 762, f"GP{PICO_PINS['ring']} (pin {GP_TO_PICO_PIN[int(str(PICO_PINS['ring']))]})"
+    svg.text(545, 762, f"GP{PICO_PINS['ring']} (pin {GP_TO_PICO_PIN[PICO_PINS['ring']]})"
              " → ring", size=10, anchor="middle")
     ring_panel(svg, 780, 580, f"Pico GP{PICO_PINS['ring']}", "5V")
     power_panel(svg, 60, 880, [
@@ -273,7 +273,7 @@ def usb_build() -> str:
             "centre": PICO_PINS["centre"]}
     for use in pin_uses(pico):
         roles[use.pin] = use.part.replace("marker sensor", "hall sensor")
-    roles[int(str(PICO_PINS["ring"]))] = "ring data (via 74AHCT125)"
+    roles[PICO_PINS["ring"]] = "ring data (via 74AHCT125)"
     header_block(svg, 330, 90, PICO_HEADER, "Raspberry Pi Pico (GP)", "GP", roles)
     inputs_panel(svg, 780, 90, pico, "GP", "VBUS")
     ring_panel(svg, 780, 580, f"GP{PICO_PINS['ring']}", "VBUS")

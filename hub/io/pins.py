@@ -46,6 +46,18 @@ def make_factory(backend: str) -> Any:
         return Device._default_pin_factory()
 
 
+def claim_pins(factory: Any, pins: list[int]) -> list[tuple[int, str]]:
+    """Open each pin as an input and close it again; the pins that could not be claimed
+    (held by another process, such as a running hub, or not on this board), with why."""
+    busy = []
+    for pin in pins:
+        try:
+            DigitalInputDevice(pin, pull_up=True, pin_factory=factory).close()
+        except Exception as exc:  # gpiozero's GPIOPinInUse, lgpio's "GPIO busy", ...
+            busy.append((pin, f"{type(exc).__name__}: {exc}"))
+    return busy
+
+
 class SlotInputs:
     """The 8 slot buttons, 8 marker sensors and the centre button (when its pin is
     given; it posts as slot ``CENTRE``), posting raw edges to the hub loop."""

@@ -1,0 +1,76 @@
+"""The build guide's commands are the real ones: those in ```sh blocks run here as
+written; those in ```console blocks (for the Pi) name real files and parse."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hub.cli import _parser
+
+ROOT = Path(__file__).resolve().parents[1]
+GUIDE = ROOT / "hardware" / "README.md"
+GENERATED = ("hardware/wiring.svg", "hardware/wiring-usb.svg", "hardware/layout.svg",
+             "hardware/README.md")
+SLOW = ("make stl",)
+
+
+def blocks(language: str) -> list[str]:
+    """Every command line of the guide's code blocks in ``language``."""
+    found = re.findall(rf"^```{language}\n(.*?)^```", GUIDE.read_text(), re.S | re.M)
+    return [line.split("  #")[0].strip() for block in found for line in block.splitlines()
+            if line.strip() and not line.startswith("#")]
+
+
+SH = blocks("sh")
+
+
+def test_the_guide_has_commands_to_run_here():
+    assert "make hardware" in SH
+    assert any(c.startswith("make stl") for c in SH)
+    assert any(c.startswith("mtrain-hub selftest --check --backend sim") for c in SH)
+
+
+@pytest.mark.parametrize("command", [
+    pytest.param(c, marks=pytest.mark.slow) if c.startswith(SLOW) else c for c in SH])
+def test_each_sh_command_of_the_guide_runs(command, tmp_path):
+    if command.startswith("make stl"):
+        from tests.conftest import need
+
+        need("openscad")
+    before = {name: (ROOT / name).read_bytes() for name in GENERATED}
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
+    done = subprocess.run(shlex.split(command), cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    after = {name: (ROOT / name).read_bytes() for name in GENERATED}
+    assert after == before, "the guide's commands changed a committed file: run make hardware"
+    if command.startswith("mtrain-hub selftest --check"):
+        assert done.stdout.splitlines()[-1] == "all checks passed"
+    if command.startswith("make stl"):
+        for part in ("top", "base", "marker"):
+            assert (ROOT / "build" / "stl" / f"hub-{part}.stl").stat().st_size > 10_000
+
+
+def test_the_pi_commands_parse():
+    console = blocks("console")
+    hub_commands = [c for c in console if c.startswith("mtrain-hub ")]
+    assert len(hub_commands) >= 2
+    for command in hub_commands:
+        words = shlex.split(command)[1:]
+        _parser(words[0]).parse_args(words)
+    assert "sudo systemd/install.sh" in console
+
+
+def test_the_openscad_command_shown_is_what_make_stl_runs():
+    text = GUIDE.read_text()
+    shown = re.search(r"^openscad .*$", text, re.M)
+    assert shown is not None
+    make = (ROOT / "Makefile").read_text()
+    assert "openscad -D \"part=" in make and "hardware/enclosure/hub.scad" in shown.group(0)

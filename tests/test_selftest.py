@@ -1,0 +1,164 @@
+"""``mtrain-hub selftest``: the walk-through with a scripted person on the sim backend."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from functools import partial
+
+import pytest
+
+from hub.config import load
+from hub.core.events import ButtonChanged, MarkerChanged
+from hub.io.leds import RecordingLeds
+from hub.io.sound import SOUND_NAMES, RecordingPlayer
+from hub.selftest import Step, Walkthrough, Wiring, plan, table
+from hub.selftest_cli import walk_through
+from hub.selftest_parts import open_parts
+
+
+def sim_config(tmp_path, **pins):
+    return load(None, {"hub": {"backend": "sim", "state_dir": str(tmp_path / "state")},
+                       "pins": pins})
+
+
+class Person:
+    """Does what each prompt asks on the simulated pins; ``swap`` wires two slots'
+    buttons the wrong way round, ``dead`` markers never read, ``blind`` slots' lights
+    are not seen."""
+
+    def __init__(self, swap: tuple[int, int] | None = None, dead: tuple[int, ...] = (),
+                 blind: tuple[int, ...] = ()) -> None:
+        self.sim = None
+        self.swap = dict([swap, swap[::-1]]) if swap else {}
+        self.dead = dead
+        self.blind = blind
+        self.prompts: list[str] = []
+
+    def say(self, step: Step, number: int, total: int) -> None:
+        self.prompts.append(f"[{number}/{total}] {step.part} ({step.pin}): {step.prompt}")
+        if step.kind == "button":
+            slot = self.swap.get(step.slot, step.slot)
+            self.sim.button(slot, True)
+            self.sim.button(slot, False)
+        elif step.kind.startswith("marker") and step.slot not in self.dead:
+            self.sim.marker(step.slot, step.kind == "marker-on")
+
+    def ask(self, step: Step) -> bool:
+        return not (step.kind == "light" and step.slot in self.blind)
+
+
+def run(tmp_path, mock_factory, person, capsys, timeout=5.0):
+    config = sim_config(tmp_path)
+    sound, leds = RecordingPlayer(), RecordingLeds()
+
+    @contextmanager
+    def opened(config):
+        with open_parts(config, factory=mock_factory, sound=sound, leds=leds) as parts:
+            person.sim = parts.sim
+            yield parts
+
+    status = walk_through(config, timeout, opened, person.say, person.ask)
+    return status, capsys.readouterr().out, sound, leds
+
+
+def test_a_person_who_does_everything_passes_every_part(tmp_path, mock_factory, capsys):
+    person = Person()
+    status, out, sound, leds = run(tmp_path, mock_factory, person, capsys)
+    assert status == 0
+    assert sound.played == list(SOUND_NAMES)
+    assert leds.history == [(n, state) for n in range(1, 9) for state in ("on", "off")]
+    assert person.prompts[0] == ("[1/39] slot 1 button (BCM 4 (header pin 7)): "
+                                 "Press and release the button of slot 1.")
+    assert person.prompts[14] == ("[15/39] slot 4 marker on (BCM 12 (header pin 32)): "
+                                  "Put a marker on slot 4.")
+    lines = out.splitlines()
+    assert row(out, "slot 3 button").split() == ["slot", "3", "button", "BCM", "27", "(header",
+                                                 "pin", "13)", "PASS", "pressed", "and",
+                                                 "released"]
+    assert any(line.startswith("slot 8 marker off") and "BCM 11" in line and "PASS" in line
+               for line in lines)
+    assert "slot 2 lights" in out and "pixels 4-6, Pico GP22 (pin 29)" in out
+    assert "sound chicken" in out and "ALSA device 'default'" in out
+    assert lines[-1] == "39 passed, 0 failed"
+
+
+def test_swapped_wires_a_dead_sensor_and_a_dark_slot_fail_by_name(tmp_path, mock_factory,
+                                                                   capsys):
+    person = Person(swap=(1, 2), dead=(5,), blind=(7,))
+    status, out, _, _ = run(tmp_path, mock_factory, person, capsys, timeout=0.05)
+    assert status == 1
+    rows = {line.split("  ")[0]: line for line in out.splitlines() if "  " in line}
+    assert "FAIL" in rows["slot 1 button"]
+    assert "no press within 0.05 s; instead slot 2's button answered (wires swapped?)" in \
+        rows["slot 1 button"]
+    assert "BCM 4 (header pin 7)" in rows["slot 1 button"]
+    assert "FAIL" in rows["slot 5 marker on"] and "BCM 16" in rows["slot 5 marker on"]
+    assert "no marker within 0.05 s" in rows["slot 5 marker on"]
+    assert "FAIL" in rows["slot 5 marker off"]  # the sensor never changed at all
+    assert "FAIL" in rows["slot 7 lights"] and "not seen" in rows["slot 7 lights"]
+    assert "PASS" in rows["slot 3 button"]
+    assert out.splitlines()[-1].endswith("failed") and "0 failed" not in out.splitlines()[-1]
+
+
+def test_the_walkthrough_ignores_edges_it_did_not_ask_for():
+    leds, played = RecordingLeds(), []
+    steps = plan(Wiring("gpio", load(None)["pins"], "default"), slots=2, sounds=("choo",))
+    walk = Walkthrough(steps, leds, played.append)
+    walk.feed(ButtonChanged(1, False, 0.0))        # a release without a press
+    walk.feed(MarkerChanged(1, True, 0.0))          # a marker while a button is asked
+    assert walk.current() == steps[0] and walk.results == []
+    walk.feed(ButtonChanged(1, True, 0.1))
+    walk.feed(ButtonChanged(1, False, 0.2))
+    assert walk.results[0].passed and walk.current() == steps[1]
+    walk.answer(True)                               # not a question: ignored
+    assert len(walk.results) == 1
+    walk.skip()
+    assert walk.results[1].detail == "skipped" and not walk.results[1].passed
+    status = walk.status()
+    assert status["step"]["part"] == "centre button" and status["steps"] == len(steps)
+    assert status["results"][1] == {"part": "slot 2 button", "pin": "BCM 17 (header pin 11)",
+                                    "passed": False, "detail": "skipped"}
+
+
+def test_the_table_counts(tmp_path):
+    steps = plan(Wiring("gpio", load(None)["pins"], "default"), slots=1, centre=False,
+                 sounds=())
+    walk = Walkthrough(steps, RecordingLeds(), print)
+    for _ in steps:
+        walk.skip()
+    text = table(walk.results)
+    assert text.splitlines()[0].split() == ["part", "pin", "result", "detail"]
+    assert text.splitlines()[-1] == f"0 passed, {len(steps)} failed"
+
+
+@pytest.mark.parametrize("backend, pin", [("gpio", "BCM 4 (header pin 7)"),
+                                          ("serial", "Pico GP2 (pin 4)")])
+def test_the_pins_are_named_as_wired(backend, pin):
+    steps = plan(Wiring(backend, load(None)["pins"], "default"))
+    assert steps[0].pin == pin
+    centre = next(s for s in steps if s.part == "centre button")
+    assert centre.pin == ("BCM 10 (header pin 19)" if backend == "gpio" else "Pico GP18 (pin 24)")
+
+
+def test_the_command_without_a_person_fails_each_input_by_name(tmp_path, monkeypatch, capsys):
+    from hub.cli import main
+
+    monkeypatch.setattr("builtins.input", partial(_answer, "y"))
+    status = main(["selftest", "--backend", "sim", "--state-dir", str(tmp_path),
+                   "--sound-device", "null", "--timeout", "0.01"])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "FAIL: no press within 0.01 s" in out
+    assert row(out, "slot 8 button").split()[3:9] == ["BCM", "26", "(header", "pin", "37)",
+                                                      "FAIL"]
+    assert row(out, "sound out").split()[2:] == ["ALSA", "device", "'null'", "PASS",
+                                                 "confirmed"]
+
+
+def row(out: str, part: str) -> str:
+    """The table's row of ``part``."""
+    return next(line for line in out.splitlines() if line.startswith(part + "  "))
+
+
+def _answer(reply: str, prompt: str = "") -> str:
+    return reply
