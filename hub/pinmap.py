@@ -2,13 +2,15 @@
 
 The config validator (:mod:`hub.config`), the selftest and ``tools/make_wiring.py`` read
 the same facts from here, so the wiring diagram, the checks and the error messages agree.
-Standard library only.
+Standard library only (and the firmware's pin table, plain Python).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from firmware_bridge.firmware import board
 
 # BCM pins the hub never takes for a button or a sensor, and why.
 RESERVED: dict[int, str] = {
@@ -45,16 +47,16 @@ PICO_HEADER: dict[int, int | str] = {
 GP_TO_PICO_PIN: dict[int, int] = {gp: pin for pin, gp in PICO_HEADER.items()
                                   if isinstance(gp, int)}
 
-# The Pico's pins as its firmware uses them (firmware_bridge/firmware/): the ring's data
-# line in every build; the inputs in the "hub box on USB" build, where the Pico reads
-# everything (same order and active level as the Pi's).
+# The Pico's pins as its firmware uses them (firmware_bridge/firmware/board.py, the one
+# source): the ring's data line in every build; the inputs in the "hub box on USB"
+# build, where the Pico reads everything (same order and active level as the Pi's).
 PICO_PINS: dict[str, Any] = {
-    "ring": 22,
-    "buttons": [2, 3, 4, 5, 6, 7, 8, 9],
-    "markers": [10, 11, 12, 13, 14, 15, 16, 17],
-    "centre": 18,
+    "ring": board.RING_PIN,
+    "buttons": list(board.BUTTON_PINS),
+    "markers": list(board.MARKER_PINS),
+    "centre": board.CENTRE_PIN,
 }
-RING_PIXELS = 24  # 3 per slot, slot 1's first pixel at the ring's data input
+RING_PIXELS = board.PIXELS  # 3 per slot, slot 1's first pixel at the ring's data input
 
 
 class PinClash(ValueError):

@@ -5,8 +5,8 @@ on and off, lights each slot and plays each sound; it listens to the hub's raw i
 events (:class:`~hub.core.events.ButtonChanged`, :class:`~hub.core.events.MarkerChanged`)
 and to the person's answers, and ends with a pass/fail table naming the pin of every
 part. It owns no thread and no device: the terminal (:mod:`hub.selftest_cli`) or the
-running hub (the page) feeds it events, answers and timeouts, and hands in the LED
-driver and sound player it drives. Methods lock, so input callbacks may feed it directly.
+running hub (the page) feeds it events, answers and timeouts, and hands in what lights
+a slot and what plays a sound. Methods lock, so input callbacks may feed it directly.
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from hub.core.events import ButtonChanged, Event, MarkerChanged
+from hub.io.leds import STEADY, Pixel
+from hub.io.lights import arc
 from hub.io.sound import SOUND_NAMES
-from hub.pinmap import BCM_TO_HEADER, GP_TO_PICO_PIN, PICO_PINS
+from hub.pinmap import BCM_TO_HEADER, GP_TO_PICO_PIN, PICO_PINS, RING_PIXELS
 
 CENTRE = 0  # the centre button posts as slot 0 (hub.core.events.CENTRE)
 INPUT_KINDS = ("button", "marker-on", "marker-off")
@@ -55,10 +57,12 @@ class Result:
 class Wiring:
     """Where each part is wired, as a maker reads it on the board (BCM or Pico pins)."""
 
-    def __init__(self, backend: str, pins: dict[str, Any], sound_device: str) -> None:
+    def __init__(self, backend: str, pins: dict[str, Any], sound_device: str,
+                 pixels: int = RING_PIXELS) -> None:
         self.serial = backend == "serial"
         self.pins = pins
         self.sound_device = sound_device
+        self.pixels = pixels
 
     def _pi(self, bcm: int) -> str:
         return f"BCM {bcm} (header pin {BCM_TO_HEADER[bcm]})"
@@ -74,8 +78,8 @@ class Wiring:
 
     def ring(self, slot: int) -> str:
         """The ring's pixels of ``slot`` and the Pico pin that drives them."""
-        first = (slot - 1) * 3 + 1
-        return f"pixels {first}-{first + 2}, {self._pico(PICO_PINS['ring'])}"
+        pixels = arc(slot, self.pixels)
+        return f"pixels {pixels.start + 1}-{pixels.stop}, {self._pico(PICO_PINS['ring'])}"
 
     def speaker(self) -> str:
         """The sound device."""
@@ -104,6 +108,12 @@ def plan(wiring: Wiring, centre: bool = True, slots: int = 8,
     return steps
 
 
+def ring_frame(slot: int | None, count: int) -> list[Pixel]:
+    """A ring with only ``slot``'s arc lit, white and steady (None: all dark)."""
+    lit = arc(slot, count) if slot is not None else range(0)
+    return [(255, 255, 255, STEADY) if i in lit else (0, 0, 0, STEADY) for i in range(count)]
+
+
 def _slot_name(slot: int) -> str:
     return "the centre" if slot == CENTRE else f"slot {slot}"
 
@@ -111,14 +121,15 @@ def _slot_name(slot: int) -> str:
 class Walkthrough:
     """The steps, where we are, and what happened; fed events, answers and timeouts.
 
-    ``leds`` (``set(slot, state)``) and ``play`` (a sound name) are called when a light
-    or sound step begins (and the light put out when it ends).
+    ``light(slot)`` and ``play(name)`` are called when a light or sound step begins;
+    ``light(None)`` puts the light out when it ends.
     """
 
-    def __init__(self, steps: list[Step], leds: Any, play: Callable[[str], None]) -> None:
+    def __init__(self, steps: list[Step], light: Callable[[int | None], None],
+                 play: Callable[[str], None]) -> None:
         self.steps = steps
         self.results: list[Result] = []
-        self._leds = leds
+        self._light = light
         self._play = play
         self._pressed = False
         self._strays: list[str] = []
@@ -206,7 +217,7 @@ class Walkthrough:
         step = self.current()
         assert step is not None
         if step.kind == "light":
-            self._leds.set(step.slot, "off")
+            self._light(None)
         if not passed and self._strays:
             detail += "; instead " + ", ".join(self._strays) + " (wires swapped?)"
         self.results.append(Result(step, passed, detail))
@@ -220,7 +231,7 @@ class Walkthrough:
         if step is None:
             return
         if step.kind == "light":
-            self._leds.set(step.slot, "on")
+            self._light(step.slot)
         elif step.kind == "sound":
             self._play(step.sound)
 

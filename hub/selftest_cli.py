@@ -131,8 +131,8 @@ def walk_through(config: dict[str, Any], timeout: float, open_parts: Any = None,
     if open_parts is None:
         from hub.selftest_parts import open_parts
     with open_parts(config) as parts:
-        wiring = Wiring(parts.backend, config["pins"], config["sound"]["device"])
-        walk = Walkthrough(plan(wiring, centre=parts.centre), parts.leds, parts.play)
+        wiring = Wiring(parts.backend, config["pins"], config["sound"]["device"], parts.pixels)
+        walk = Walkthrough(plan(wiring, centre=parts.centre), parts.light, parts.play)
         parts.listen(walk.feed)
         print(f"Self-test on the {parts.backend} backend: {len(walk.steps)} steps. "
               f"Each press or marker waits {timeout:g} s.", flush=True)

@@ -58,14 +58,31 @@ def test_each_sh_command_of_the_guide_runs(command, tmp_path):
             assert (ROOT / "build" / "stl" / f"hub-{part}.stl").stat().st_size > 10_000
 
 
-def test_the_pi_commands_parse():
+INSTALLED = "sudo -u mtrain /opt/mtrain-hub/venv/bin/mtrain-hub "
+
+
+def test_the_pi_commands_parse_and_name_what_the_installer_makes():
     console = blocks("console")
-    hub_commands = [c for c in console if c.startswith("mtrain-hub ")]
-    assert len(hub_commands) >= 2
+    hub_commands = [c for c in console if c.startswith(INSTALLED)]
+    assert len(hub_commands) == 2
     for command in hub_commands:
-        words = shlex.split(command)[1:]
+        words = shlex.split(command)[4:]
         _parser(words[0]).parse_args(words)
-    assert "sudo systemd/install.sh" in console
+        assert "--config /etc/mtrain-hub.toml" in command
+    installer = (ROOT / "systemd" / "install.sh").read_text()
+    assert "--i2s-amp)" in installer and "PREFIX=/opt/mtrain-hub" in installer
+    assert "VENV=$PREFIX/venv" in installer and "/etc/mtrain-hub.toml" in installer
+    assert "sudo systemd/install.sh --i2s-amp" in console
+    assert {"sudo systemctl stop mtrain-hub", "sudo systemctl start mtrain-hub"} <= set(console)
+
+
+# Written by the firmware bridge's flashing steps, which have not landed yet.
+PENDING = {"flashing.md"}
+
+
+def test_the_guide_links_to_files_that_exist():
+    for target in re.findall(r"\]\(([^)#:]+)\)", GUIDE.read_text()):
+        assert target in PENDING or (GUIDE.parent / target).exists(), target
 
 
 def test_the_openscad_command_shown_is_what_make_stl_runs():

@@ -66,7 +66,10 @@ def test_a_person_who_does_everything_passes_every_part(tmp_path, mock_factory, 
     status, out, sound, leds = run(tmp_path, mock_factory, person, capsys)
     assert status == 0
     assert sound.played == list(SOUND_NAMES)
-    assert leds.history == [(n, state) for n in range(1, 9) for state in ("on", "off")]
+    lit = [[i for i, pixel in enumerate(frame) if pixel[:3] != (0, 0, 0)]
+           for frame in leds.frames]
+    assert lit == [[]] + [pixels for n in range(8) for pixels in
+                          ([3 * n, 3 * n + 1, 3 * n + 2], [])] + [[]]
     assert person.prompts[0] == ("[1/39] slot 1 button (BCM 4 (header pin 7)): "
                                  "Press and release the button of slot 1.")
     assert person.prompts[14] == ("[15/39] slot 4 marker on (BCM 12 (header pin 32)): "
@@ -101,9 +104,9 @@ def test_swapped_wires_a_dead_sensor_and_a_dark_slot_fail_by_name(tmp_path, mock
 
 
 def test_the_walkthrough_ignores_edges_it_did_not_ask_for():
-    leds, played = RecordingLeds(), []
+    lit, played = [], []
     steps = plan(Wiring("gpio", load(None)["pins"], "default"), slots=2, sounds=("choo",))
-    walk = Walkthrough(steps, leds, played.append)
+    walk = Walkthrough(steps, lit.append, played.append)
     walk.feed(ButtonChanged(1, False, 0.0))        # a release without a press
     walk.feed(MarkerChanged(1, True, 0.0))          # a marker while a button is asked
     assert walk.current() == steps[0] and walk.results == []
@@ -123,7 +126,7 @@ def test_the_walkthrough_ignores_edges_it_did_not_ask_for():
 def test_the_table_counts(tmp_path):
     steps = plan(Wiring("gpio", load(None)["pins"], "default"), slots=1, centre=False,
                  sounds=())
-    walk = Walkthrough(steps, RecordingLeds(), print)
+    walk = Walkthrough(steps, print, print)
     for _ in steps:
         walk.skip()
     text = table(walk.results)

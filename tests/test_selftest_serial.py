@@ -1,0 +1,105 @@
+"""``mtrain-hub selftest`` through the fake microcontroller (the real firmware on a pty):
+the hub box's link checked by ``--check``, and the walk-through with a scripted person."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import pytest
+
+from firmware_bridge.fake_mcu import FakeMcu
+from hub.cli import main
+from hub.config import load
+from hub.io.sound import SOUND_NAMES, RecordingPlayer
+from hub.selftest import Step
+from hub.selftest_cli import walk_through
+from hub.selftest_parts import open_parts
+from hub.selftest_serial import check_link
+
+
+@pytest.fixture
+def mcu():
+    board = FakeMcu()
+    yield board
+    board.close()
+
+
+def serial_config(tmp_path, port: str, **leds):
+    return load(None, {"hub": {"backend": "serial", "state_dir": str(tmp_path / "state")},
+                       "serial": {"port": port}, "leds": leds})
+
+
+def test_check_passes_with_the_hub_box_answering(tmp_path, mcu, capsys):
+    config = tmp_path / "hub.toml"
+    config.write_text(f'[hub]\nbackend = "serial"\n[serial]\nport = "{mcu.path}"\n')
+    assert main(["selftest", "--check", "--config", str(config), "--sound-device", "null",
+                 "--state-dir", str(tmp_path / "state")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    serial = next(line for line in lines if line[6:].startswith("serial link"))
+    assert serial.startswith(f"PASS  serial link   {mcu.path}: ")
+    assert "protocol 1 (the hub's: 1), 24 pixels" in serial
+    assert [line.split()[0] for line in lines if line[6:].startswith("pins")] == ["SKIP", "SKIP"]
+
+
+def test_check_fails_naming_a_port_that_does_not_answer(tmp_path):
+    silent = tmp_path / "ttyACM9"
+    check = check_link(serial_config(tmp_path, str(silent)), "serial", wait=0.3)
+    assert check.status == "FAIL"
+    assert check.detail.startswith(f"{silent}: no answer to hello within 0.3 s")
+
+
+def test_check_fails_when_the_box_drives_another_ring(tmp_path):
+    board = FakeMcu(pixels=16)
+    try:
+        check = check_link(serial_config(tmp_path, board.path), "serial")
+    finally:
+        board.close()
+    assert (check.status, check.detail) == (
+        "FAIL", f"{board.path}: the hub box drives 16 pixels, leds.pixels says 24")
+
+
+def test_a_scripted_person_walks_through_the_hub_box(tmp_path, mcu, capsys):
+    config = serial_config(tmp_path, mcu.path)
+    sound = RecordingPlayer()
+
+    def say(step: Step, number: int, total: int) -> None:
+        if step.kind == "button":
+            mcu.press(step.slot, 40)
+        elif step.kind.startswith("marker"):
+            mcu.marker(step.slot, step.kind == "marker-on")
+
+    seen: list[list[int]] = []
+
+    def ask(step: Step) -> bool:
+        if step.kind == "light":
+            seen.append(wait_for_lit(mcu))
+        return True
+
+    @contextmanager
+    def opened(config):
+        with open_parts(config, sound=sound) as parts:
+            yield parts
+
+    assert walk_through(config, 5.0, opened, say, ask) == 0
+    out = capsys.readouterr().out
+    assert seen == [[3 * n, 3 * n + 1, 3 * n + 2] for n in range(8)]
+    assert sound.played == list(SOUND_NAMES)
+    row = next(line for line in out.splitlines() if line.startswith("slot 6 marker on "))
+    assert row.split()[4:10] == ["Pico", "GP15", "(pin", "20)", "PASS", "seen"]
+    assert "pixels 4-6, Pico GP22 (pin 29)" in out
+    assert out.splitlines()[-1].endswith("passed, 0 failed")
+
+
+def wait_for_lit(mcu, timeout: float = 5.0) -> list[int]:
+    """The lit pixels of the first frame the box shows with any pixel on."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for frame in reversed(mcu.frames):
+            lit = [i for i, pixel in enumerate(frame) if any(pixel[:3])]
+            if lit:
+                mcu.frames.clear()
+                return lit
+        time.sleep(0.01)
+    return []
