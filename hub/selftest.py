@@ -16,13 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from hub.core.events import ButtonChanged, Event, MarkerChanged
+from hub.core.events import CENTRE, ButtonChanged, Event, MarkerChanged
 from hub.io.leds import STEADY, Pixel
 from hub.io.lights import arc
 from hub.io.sound import SOUND_NAMES
 from hub.pinmap import BCM_TO_HEADER, GP_TO_PICO_PIN, PICO_PINS, RING_PIXELS
 
-CENTRE = 0  # the centre button posts as slot 0 (hub.core.events.CENTRE)
 INPUT_KINDS = ("button", "marker-on", "marker-off")
 ANSWER_KINDS = ("light", "sound")
 

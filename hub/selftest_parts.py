@@ -14,7 +14,6 @@ from typing import Any
 
 from hub.clock import SystemClock
 from hub.config import ConfigError
-from hub.core import events
 from hub.core.events import Event
 from hub.io.leds import RecordingLeds
 from hub.io.sound import DisabledPlayer
@@ -108,7 +107,7 @@ def _open_link(config: dict[str, Any], backend: str, parts: Parts, stack: ExitSt
         raise ConfigError(f"serial.port: the hub box on {cfg['port'] or 'USB'} does not "
                           f"answer within {LINK_WAIT_S:g} s (mtrain-hub selftest --check)")
     parts.leds = SerialLeds(link)
-    parts.centre = backend == "serial" and hasattr(events, "CENTRE")
+    parts.centre = backend == "serial"
 
 
 def _open_pins(config: dict[str, Any], backend: str, factory: Any, parts: Parts,
@@ -117,7 +116,9 @@ def _open_pins(config: dict[str, Any], backend: str, factory: Any, parts: Parts,
 
     factory = factory or make_factory(backend)
     pins = config["pins"]
-    inputs = SlotInputs(factory, pins["buttons"], pins["markers"], SystemClock(), parts.post)
+    inputs = SlotInputs(factory, pins["buttons"], pins["markers"], SystemClock(), parts.post,
+                        centre_pin=pins["centre"])
     stack.callback(inputs.close)
+    parts.centre = True
     if backend == "sim":
-        parts.sim = SimPins(factory, pins["buttons"], pins["markers"])
+        parts.sim = SimPins(factory, pins["buttons"], pins["markers"], pins["centre"])

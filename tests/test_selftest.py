@@ -70,9 +70,12 @@ def test_a_person_who_does_everything_passes_every_part(tmp_path, mock_factory, 
            for frame in leds.frames]
     assert lit == [[]] + [pixels for n in range(8) for pixels in
                           ([3 * n, 3 * n + 1, 3 * n + 2], [])] + [[]]
-    assert person.prompts[0] == ("[1/39] slot 1 button (BCM 4 (header pin 7)): "
+    total = 8 + 1 + 16 + 8 + len(SOUND_NAMES)
+    assert person.prompts[0] == (f"[1/{total}] slot 1 button (BCM 4 (header pin 7)): "
                                  "Press and release the button of slot 1.")
-    assert person.prompts[14] == ("[15/39] slot 4 marker on (BCM 12 (header pin 32)): "
+    assert person.prompts[8] == (f"[9/{total}] centre button (BCM 10 (header pin 19)): "
+                                 "Press and release the centre button.")
+    assert person.prompts[15] == (f"[16/{total}] slot 4 marker on (BCM 12 (header pin 32)): "
                                   "Put a marker on slot 4.")
     lines = out.splitlines()
     assert row(out, "slot 3 button").split() == ["slot", "3", "button", "BCM", "27", "(header",
@@ -82,7 +85,7 @@ def test_a_person_who_does_everything_passes_every_part(tmp_path, mock_factory, 
                for line in lines)
     assert "slot 2 lights" in out and "pixels 4-6, Pico GP22 (pin 29)" in out
     assert "sound chicken" in out and "ALSA device 'default'" in out
-    assert lines[-1] == "39 passed, 0 failed"
+    assert lines[-1] == f"{total} passed, 0 failed"
 
 
 def test_swapped_wires_a_dead_sensor_and_a_dark_slot_fail_by_name(tmp_path, mock_factory,
