@@ -41,6 +41,7 @@ from hub.io.pins import SimPins, SlotInputs, is_raspberry_pi, make_factory
 from hub.io.sound import DisabledPlayer, SoundPlayer, SoundPolicy, parse_quiet_hours
 from hub.loop import HubLoop
 from hub.settings import Settings
+from hub.storage import DB_NAME, BackupService, check_storage
 from hub.store_writer import StoreWriter
 from scorer.games import KEEP, WentOut
 from scorer.setup import GameSetup
@@ -83,7 +84,9 @@ class Hub:
         self.state_dir = Path(config["hub"]["state_dir"])
         self.eventlog = EventLog(self.clock)
         self.broadcaster = Broadcaster()
-        self.state_dir.mkdir(parents=True, exist_ok=True)
+        # Damaged, emptied or missing storage stops the hub here (StorageProblem).
+        self.backups = (BackupService(check_storage(self.state_dir), self.state_dir / DB_NAME)
+                        if store is None else None)
         self.settings = Settings(self.state_dir / "settings.json", {
             "volume": config["sound"]["volume"], "quiet": config["sound"]["quiet"],
             "turn_chime": True, "brightness": config["leds"]["brightness"]})
@@ -220,6 +223,8 @@ class Hub:
             sys.setswitchinterval(0.0005)
             self.writer.start()
             self.loop.start()
+        if self.backups is not None:
+            self.backups.start()
         self.loop.post(MarkersRead(self.inputs.read_markers(), self.clock.now()))
         self._resume()
         self.loop.drain()
@@ -247,7 +252,11 @@ class Hub:
                     try:
                         self.sound.close()
                     finally:
-                        self.store.close()
+                        try:
+                            if self.backups is not None:
+                                self.backups.stop()
+                        finally:
+                            self.store.close()
 
     def serve(self, host: str, port: int, block: bool = True,
               on_listening: Callable[[str, int], None] | None = None) -> None:
@@ -319,6 +328,8 @@ class Hub:
                     self.loop.post(RoundScored(now) if last else GameEnded(now))
                 self.loop.drain()
             self.broadcaster.publish("game", stored)
+        if stored["finished"]:
+            self._backup(f"game{stored['id']}")
 
     def score_round(self, game_id: int, round: int, *,
                     points: Mapping[str, int] | None = None,
@@ -366,7 +377,13 @@ class Hub:
                 self.loop.submit(GameEnded(self.clock.now())).result(5.0)
             self._log("game-ended", game=game_id, winner=game["winner"])
             self.broadcaster.publish("game", game)
+        self._backup(f"game{game_id}")
         return game
+
+    def _backup(self, reason: str) -> None:
+        """A game finished: back the database up, on the backup thread."""
+        if self.backups is not None:
+            self.backups.request(reason)
 
     def _log(self, kind: str, **fields: Any) -> None:
         """A score edit for ``GET /api/log`` and the ``event`` subscribers (MQTT)."""

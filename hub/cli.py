@@ -29,6 +29,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "sounds": ("hub.sound_cli", "list the sounds or play one"),
     "migrate": ("hub.migrate",
                 "bring the game store's schema up to date (the installer runs it)"),
+    "restore": ("hub.storage_cli", "list the game database's backups, or put one back"),
     "soak": ("tablesim.soak",
              "play simulated games through the hub on virtual time and check it"),
     "fake-mcu": ("firmware_bridge.fake_mcu",
@@ -96,15 +97,28 @@ def _refuse(notifier: Notifier, message: str, status: int) -> int:
 def _build(args: argparse.Namespace, notifier: Notifier) -> tuple[Any, dict[str, Any]] | int:
     """The config and the hub, or the exit status that says why there is none."""
     from hub.app import Hub
+    from hub.storage import StorageProblem, lock_state_dir
 
     try:
         config = load(args.config, _overrides(args))
-        return Hub(config), config
     except ConfigError as exc:
         return _refuse(notifier, f"config error: {exc}", EXIT_CONFIG)
+    try:
+        hub = Hub(config)
+    except ConfigError as exc:
+        return _refuse(notifier, f"config error: {exc}", EXIT_CONFIG)
+    except StorageProblem as exc:  # checked before anything is opened (docs/storage.md)
+        from hub.storage_cli import serve_problem
+
+        return serve_problem(exc, config, notifier)
     except (StoreError, sqlite3.DatabaseError, OSError) as exc:
         return _refuse(notifier, f"storage damaged or unusable: {exc}. The files are "
-                       "kept as they are; see docs/deploy.md, 'Backups'", EXIT_STORAGE)
+                       "kept as they are; see docs/storage.md", EXIT_STORAGE)
+    if lock_state_dir(hub.state_dir) is None:  # held until this process ends
+        hub.stop()
+        return _refuse(notifier, f"config error: hub.state_dir: {hub.state_dir} is in use "
+                       "by another running hub", EXIT_CONFIG)
+    return hub, config
 
 
 def run(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hub.io.sound import check_quiet_mode, check_volume
+from scorer.store import StorageFault
 
 log = logging.getLogger("hub.settings")
 
@@ -69,12 +70,18 @@ class Settings:
             return {}
 
     def update(self, changes: dict[str, Any]) -> dict[str, Any]:
-        """Apply a checked change, save it, and return all settings."""
-        self.values.update(check(changes))
+        """Apply a checked change, save it, and return all settings. A disk that refuses
+        the file raises :class:`~scorer.store.StorageFault` and changes nothing."""
+        values = {**self.values, **check(changes)}
         tmp = self.path.with_suffix(".tmp")
-        with open(tmp, "w") as f:
-            json.dump(self.values, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
+        try:
+            with open(tmp, "w") as f:
+                json.dump(values, f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            raise StorageFault(f"{self.path}: the settings cannot be saved "
+                               f"({exc.strerror or exc})") from None
+        self.values = values
         return dict(self.values)

@@ -14,9 +14,7 @@ Time: every write takes ``at`` (ISO 8601, the caller's event time); without it t
 
 from __future__ import annotations
 
-import hmac
 import json
-import secrets
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -29,6 +27,8 @@ from scorer import games
 from scorer.games import KEEP, GameRecord, RoundChange, RoundRecord, WentOut
 from scorer.schema import MIGRATIONS
 from scorer.setup import GameSetup
+from scorer.tokens import new_token as new_token
+from scorer.tokens import tokens_match
 
 
 class StoreError(ValueError):
@@ -52,16 +52,9 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def new_token() -> str:
-    """A fresh unguessable scorekeeper token for :meth:`GameStore.create_game`."""
-    return secrets.token_urlsafe(18)
-
-
-def tokens_match(expected: str | None, given: str | None) -> bool:
-    """Compare tokens in constant time; ``None`` or empty never matches."""
-    if not expected or not given:
-        return False
-    return hmac.compare_digest(expected.encode(), given.encode())
+class StorageFault(Exception):
+    """The disk, not the input, failed a write (read-only, full, damaged): nothing was
+    changed. Not a :class:`StoreError`: an HTTP layer answers 5xx naming the problem."""
 
 
 def _load(conn: sqlite3.Connection, game_id: object) -> GameRecord:
@@ -109,15 +102,18 @@ def _set_outcome(
 
 
 @contextmanager
-def _as_store_error() -> Iterator[None]:
-    """Re-raise the scorer's ValueErrors as :class:`StoreError` (one type to catch)."""
+def _as_store_error(path: str) -> Iterator[None]:
+    """Re-raise the scorer's ValueErrors as :class:`StoreError` and the disk's failures
+    (SQLite's operational and damage errors) as :class:`StorageFault`."""
     try:
         yield
-    except StoreError:
-        raise
+    except (StoreError, sqlite3.IntegrityError, sqlite3.ProgrammingError):
+        raise  # refused input, or a bug: the log shows its traceback
     except ValueError as error:
         # The request body field at fault, when the scorer named one, for the web layer.
         raise StoreError(str(error), getattr(error, "field", None)) from error
+    except sqlite3.DatabaseError as error:  # read-only, full, I/O error, malformed
+        raise StorageFault(f"{path}: {error}") from error
 
 
 class GameStore:
@@ -151,14 +147,15 @@ class GameStore:
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction: committed whole, or rolled back on any error."""
-        with self._write_lock, _as_store_error():
+        with self._write_lock, _as_store_error(self._path):
             self._writer.execute("BEGIN IMMEDIATE")
             try:
                 yield self._writer
+                self._writer.execute("COMMIT")
             except BaseException:
-                self._writer.execute("ROLLBACK")
+                if self._writer.in_transaction:  # SQLite may have rolled back already
+                    self._writer.execute("ROLLBACK")
                 raise
-            self._writer.execute("COMMIT")
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
@@ -399,7 +396,7 @@ class GameStore:
     def round_history(self, game_id: int, round: int) -> list[dict[str, Any]]:
         """Every score edit of a round, oldest first: ``player``, ``old`` (null for the
         first entry), ``new``, ``by``, ``at``."""
-        with self._read() as conn, _as_store_error():
+        with self._read() as conn, _as_store_error(self._path):
             _load(conn, game_id).round_at(round)
             rows = conn.execute(
                 "SELECT player, old_points AS old, new_points AS new, edited_by AS by,"

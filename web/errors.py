@@ -3,7 +3,8 @@
 Handlers refuse a request with :func:`abort` (or the hub refuses it by raising
 :class:`web.service.Refused`); one error handler turns either into the JSON body,
 ``field`` present only when one field of the request body is at fault. Flask's own
-HTTP errors (404 for an unknown address, 405, 413, 415) get the same shape.
+HTTP errors (404 for an unknown address, 405, 413, 415) get the same shape, and a
+disk that refuses a write (:class:`scorer.store.StorageFault`) is a 503 naming it.
 
 Anything else raised in a handler is a bug: Flask logs its traceback and answers 500.
 There is deliberately no catch-all that would dress a bug up as a bad request.
@@ -16,6 +17,7 @@ from typing import NoReturn
 from flask import Flask, Response, jsonify
 from werkzeug.exceptions import HTTPException
 
+from scorer.store import StorageFault
 from web.service import Refused
 
 TOO_LARGE = "request body too large (limit {limit} KB)"
@@ -52,5 +54,11 @@ def install(app: Flask, max_body: int) -> None:
             exc.description or exc.name)
         return error_response(status, f"{exc.name}: {message}")
 
+    def storage_fault(exc: StorageFault) -> Response:
+        # The disk, not the request, failed (full, read-only): the store rolled back.
+        app.logger.error("storage: %s", exc)
+        return error_response(503, f"storage: {exc}; nothing was changed")
+
     app.register_error_handler(Refused, refused)
+    app.register_error_handler(StorageFault, storage_fault)
     app.register_error_handler(HTTPException, http_error)
