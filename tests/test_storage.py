@@ -171,7 +171,7 @@ def test_a_full_disk_answers_503_and_changes_nothing(tmp_path, mock_factory):
     with _tmpfs(tmp_path / "disk", size="2m") as disk:
         hub = _hub(disk / "state", mock_factory)
         try:
-            client = create_app(hub, {"TESTING": True}).test_client()
+            client = create_app(hub.web_service(), {"TESTING": True}).test_client()
             first = _tokens(client, {"players": PLAYERS}).get_json()
             before = (hub.loop.snapshot, hub.store.list_games(), dict(hub.settings.values))
             _fill(disk)
@@ -190,7 +190,7 @@ def test_a_full_disk_answers_503_and_changes_nothing(tmp_path, mock_factory):
 def test_a_finished_game_is_backed_up_on_the_backup_thread(tmp_path, mock_factory):
     hub = _hub(tmp_path / "state", mock_factory)
     try:
-        client = create_app(hub, {"TESTING": True}).test_client()
+        client = create_app(hub.web_service(), {"TESTING": True}).test_client()
         game = _tokens(client, {"players": PLAYERS, "rounds": 1}).get_json()
         client.post(f"/api/games/{game['id']}/rounds/1/scores",
                     json={"points": {"Ann": 0, "Bob": 5, "Cy": 7}},
