@@ -19,18 +19,6 @@ def test_exit_statuses_are_the_units(tmp_path, capsys):
     assert "config error: web.port" in capsys.readouterr().err
 
 
-def test_a_damaged_store_exits_3_and_keeps_the_file(tmp_path, capsys):
-    damaged = b"this was a game store once" * 100
-    (tmp_path / "games.db").write_bytes(damaged)
-    argv = ["run", "--backend", "sim", "--state-dir", str(tmp_path), "--port", "1"]
-    config = tmp_path / "quiet.toml"
-    config.write_text("[sound]\nenabled = false\n")
-    assert main([*argv, "--config", str(config)]) == EXIT_STORAGE
-    err = capsys.readouterr().err
-    assert "storage damaged or unusable" in err and "not a database" in err
-    assert (tmp_path / "games.db").read_bytes() == damaged
-
-
 def test_start_line_names_version_backend_devices_broker_address(make_hub):
     hub = make_hub()
     line = start_line(hub, "0.0.0.0", 80)
