@@ -25,6 +25,7 @@ from hub.storage import (
     check_storage,
     lock_state_dir,
 )
+from scorer.setup import check_setup
 from scorer.store import GameStore, new_token
 from tests.http_client import HubProcess, call
 from web import create_app
@@ -37,7 +38,7 @@ def _game_db(state_dir: Path, games: int = 1) -> Path:
     state_dir.mkdir(parents=True, exist_ok=True)
     store = GameStore(state_dir / DB_NAME)
     for _ in range(games):
-        store.create_game(PLAYERS, "consensus", token=new_token())
+        store.create_game(check_setup({"players": PLAYERS}), token=new_token())
     store.close()
     return state_dir / DB_NAME
 
