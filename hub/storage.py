@@ -20,6 +20,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from hub.config import ConfigError
+
 log = logging.getLogger("hub.storage")
 
 DB_NAME = "games.db"
@@ -57,10 +59,10 @@ def restore_hint(state_dir: Path) -> str:
 
 
 def check_state_dir(state_dir: Path) -> None:
-    """Make the state folder (owner only) if it is missing, then prove it is writable."""
-    if state_dir.exists() and not state_dir.is_dir():
-        raise StorageProblem(state_dir, "the state folder is a file, not a folder",
-                             "move the file away, or set [hub] state_dir to a folder")
+    """Make the state folder (owner only) if it is missing, then prove it is writable;
+    a state folder that is a file is a :class:`~hub.config.ConfigError`."""
+    if state_dir.exists() and not state_dir.is_dir():  # a mistake in the config
+        raise ConfigError(f"hub.state_dir: {state_dir} is a file, not a folder")
     try:
         state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=state_dir, prefix=".write-test-"):

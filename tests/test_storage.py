@@ -15,7 +15,7 @@ import pytest
 
 from hub.cli import EXIT_STORAGE
 from hub.clock import FakeClock
-from hub.config import load
+from hub.config import ConfigError, load
 from hub.io.sound import RecordingPlayer
 from hub.storage import (
     DB_NAME,
@@ -130,10 +130,13 @@ def test_a_damaged_page_is_refused(tmp_path):
         check_storage(tmp_path)
 
 
-def test_a_state_dir_that_is_a_file_is_refused(tmp_path):
+def test_a_state_dir_that_is_a_file_is_a_config_error(tmp_path):
     (tmp_path / "state").write_text("oops")
-    with pytest.raises(StorageProblem, match="is a file"):
+    with pytest.raises(ConfigError, match="hub.state_dir: .* is a file"):
         check_storage(tmp_path / "state")
+    run = _cli("run", "--backend", "sim", "--port", "1", "--state-dir", str(tmp_path / "state"))
+    assert run.returncode == 2 and "config error: hub.state_dir" in run.stderr
+    assert "Traceback" not in run.stderr and (tmp_path / "state").read_text() == "oops"
 
 
 def test_a_read_only_state_dir_is_refused(tmp_path):
