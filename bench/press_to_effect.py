@@ -6,17 +6,19 @@
    dispatch -> sound port. Beside it, in the same run, the floor: a bare
    cross-thread ``queue.Queue`` hand-off between the same two kinds of thread.
    Debounce is set to 1 ms so 10,000 presses take seconds, not minutes; the path
-   is the same.
+   is the same. Hub presses and floor hand-offs alternate in batches (``--batch``),
+   so on a shared machine both meet the same load.
 2. Idle CPU: ``mtrain-hub run`` as a subprocess with a game set up and one SSE
    client connected, CPU seconds over an idle window read from /proc, beside a
    sleeping Python process over the same window.
 
-Usage: python bench/press_to_effect.py [--presses 10000] [--idle 30]
+Usage: python bench/press_to_effect.py [--presses 10000] [--idle 30] [--batch 250]
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import queue
 import socket
@@ -27,6 +29,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,8 +44,10 @@ from hub.io.sound import RecordingPlayer  # noqa: E402
 from scorer.setup import check_setup  # noqa: E402
 
 
-def hub_latencies(presses: int, state_dir: str) -> list[float]:
-    """Microseconds from a release edge to the sound port, ``presses`` times."""
+def hub_presses(state_dir: str, cpu: list[float]) -> Iterator[float]:
+    """Microseconds from a release edge to the sound port, one per press, for as long
+    as the caller asks (closing the generator stops the hub and appends the loop
+    thread's CPU seconds to ``cpu``: a figure the machine's load hardly moves)."""
     sound = RecordingPlayer()
     arrived = threading.Event()
     stamp = [0]
@@ -57,9 +62,12 @@ def hub_latencies(presses: int, state_dir: str) -> list[float]:
     hub = Hub(config, pin_factory=MockFactory(), sound=sound)
     hub.start()
     hub.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
-    latencies = []
+    (loop,) = [t for t in threading.enumerate() if t.name == "hub-loop"]
+    assert loop.ident is not None
+    clock = time.pthread_getcpuclockid(loop.ident)
+    start = time.clock_gettime(clock)
     try:
-        for i in range(presses):
+        for i in itertools.count():
             slot = 1 + i % 2
             hub.sim.button(slot, True)
             time.sleep(0.0015)
@@ -68,22 +76,26 @@ def hub_latencies(presses: int, state_dir: str) -> list[float]:
             hub.sim.button(slot, False)
             if not arrived.wait(5):
                 raise RuntimeError(f"press {i}: no sound reached the port")
-            latencies.append((stamp[0] - t0) / 1000)
+            yield (stamp[0] - t0) / 1000
             time.sleep(0.0015)
     finally:
+        hub.loop.drain()
+        cpu.append(time.clock_gettime(clock) - start)
         hub.stop()
-    return latencies
 
 
-def floor_latencies(presses: int) -> list[float]:
-    """Microseconds for a bare cross-thread queue.Queue hand-off, ``presses`` times."""
-    q: queue.Queue = queue.Queue()
+def floor_handoffs() -> Iterator[float]:
+    """Microseconds for a bare cross-thread queue.Queue hand-off, one per call."""
+    q: queue.Queue[int | None] = queue.Queue()
     arrived = threading.Event()
     stamp = [0]
 
     def consumer() -> None:
         while True:
-            item = q.get(timeout=3.0)  # the hub loop also waits with a timeout
+            try:
+                item = q.get(timeout=3.0)  # the hub loop also waits with a timeout
+            except queue.Empty:
+                continue
             if item is None:
                 return
             stamp[0] = time.perf_counter_ns()
@@ -91,18 +103,36 @@ def floor_latencies(presses: int) -> list[float]:
 
     thread = threading.Thread(target=consumer)
     thread.start()
-    latencies = []
-    for _ in range(presses):
-        time.sleep(0.0015)
-        arrived.clear()
-        t0 = time.perf_counter_ns()
-        q.put(t0)
-        arrived.wait(5)
-        latencies.append((stamp[0] - t0) / 1000)
-        time.sleep(0.0015)
-    q.put(None)
-    thread.join()
-    return latencies
+    try:
+        while True:
+            time.sleep(0.0015)
+            arrived.clear()
+            t0 = time.perf_counter_ns()
+            q.put(t0)
+            arrived.wait(5)
+            yield (stamp[0] - t0) / 1000
+            time.sleep(0.0015)
+    finally:
+        q.put(None)
+        thread.join()
+
+
+def interleaved(presses: int, batch: int, state_dir: str,
+                cpu: list[float]) -> tuple[list[float], list[float]]:
+    """Hub presses and floor hand-offs in alternating batches, so both meet the same
+    load on a shared machine; (hub, floor) microseconds."""
+    hub, floor = hub_presses(state_dir, cpu), floor_handoffs()
+    ours: list[float] = []
+    bare: list[float] = []
+    try:
+        for done in range(0, presses, batch):
+            n = min(batch, presses - done)
+            bare += itertools.islice(floor, n)
+            ours += itertools.islice(hub, n)
+    finally:
+        hub.close()
+        floor.close()
+    return ours, bare
 
 
 def cpu_seconds(pid: int) -> float:
@@ -157,10 +187,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presses", type=int, default=10_000)
     parser.add_argument("--idle", type=float, default=30.0)
+    parser.add_argument("--batch", type=int, default=250,
+                        help="presses per batch; hub and floor batches alternate")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        floor = floor_latencies(args.presses)
-        ours = hub_latencies(args.presses, os.path.join(tmp, "latency"))
+        cpu: list[float] = []
+        ours, floor = interleaved(args.presses, args.batch, os.path.join(tmp, "latency"), cpu)
         hub_cpu, sleeper_cpu = idle_cpu(args.idle, os.path.join(tmp, "idle"))
     print(f"press to effect, {args.presses} presses (microseconds)")
     print(f"{'figure':<28}{'hub':>10}{'floor':>10}{'ratio':>8}")
@@ -169,6 +201,7 @@ def main() -> None:
         print(f"{name:<28}{a:>10.1f}{b:>10.1f}{a / b:>8.2f}")
     print(f"{'max':<28}{max(ours):>10.1f}{max(floor):>10.1f}")
     print(f"mean{'':<24}{statistics.mean(ours):>10.1f}{statistics.mean(floor):>10.1f}")
+    print(f"hub loop thread CPU per press (down and up): {cpu[0] / args.presses * 1e6:.1f} us")
     print()
     print(f"idle CPU over {args.idle:.0f} s (% of one core)")
     print(f"{'figure':<28}{'hub':>10}{'sleeper':>10}")
