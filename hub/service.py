@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from hub.broadcast import Subscription
+from hub.core.events import CENTRE, DoubleFixed, PublicFixed, TurnFixed
 from hub.settings import SettingsError, check
 from scorer.setup import SetupError, check_setup
 from scorer.store import GameNotFound, StoreError
@@ -94,6 +95,50 @@ class HubWebService:
         self._sim(slot).marker(slot, present)
         self._sleep(self._hub.loop.table.timings.flicker + SETTLE_S)
         return self._hub.loop.settled()
+
+    def sim_centre_press(self, hold_s: float) -> dict[str, Any]:
+        """Hold the simulated centre button, release it, and wait as for a slot."""
+        sim = self._hub.sim
+        if sim is None:
+            raise Refused(404, f"the {self._hub.backend} backend has no simulated pins")
+        sim.press(CENTRE, hold_s, sleep=self._sleep)
+        self._sleep(self._hub.loop.table.timings.bounce + SETTLE_S)
+        return self._hub.loop.settled()
+
+    # --- putting the table right ------------------------------------------------------
+    def _on_table(self, game_id: int) -> None:
+        game = self._hub.loop.table.game
+        if game is None or game.id != game_id or game.phase == "finished":
+            raise Refused(409, f"game {game_id} is not being played on the table")
+
+    def undo(self, game_id: int) -> dict[str, Any]:
+        """Undo the game's last table action (the snapshot after it)."""
+        self._on_table(game_id)
+        return self._hub.undo()
+
+    def fix_table(self, game_id: int, *, turn: int | None = None,
+                  double: tuple[int | None, int, int | None] | None = None,
+                  public: tuple[int, bool] | None = None) -> dict[str, Any]:
+        """Set whose turn, the open double or a public flag right by hand."""
+        self._on_table(game_id)
+        now = self._hub.clock.now()
+        fix: TurnFixed | DoubleFixed | PublicFixed
+        if turn is not None:
+            fix = TurnFixed(turn, now)
+        elif public is not None:
+            fix = PublicFixed(public[0], public[1], now)
+        else:
+            assert double is not None
+            fix = DoubleFixed(double[0], now, covers_left=double[1], responsible=double[2])
+        try:
+            return self._hub.fix_table(fix)
+        except ValueError as exc:
+            raise Refused(409, str(exc)) from exc
+
+    def set_engine(self, game_id: int, number: int, engine: int) -> dict[str, Any]:
+        """Name a round's engine (``aces``)."""
+        with _refusals():
+            return self._hub.set_engine(game_id, number, engine)
 
     # --- games ----------------------------------------------------------------------
 

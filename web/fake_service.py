@@ -192,3 +192,38 @@ class FakeHubService:
         game = self.get_game(game_id)
         game["finished"] = True
         return game
+
+    def sim_centre_press(self, hold_s: float) -> dict[str, Any]:
+        """Record the centre press; log it as a tap on slot 0."""
+        self._call("sim_centre_press", hold_s)
+        if self._backend != "sim":
+            raise Refused(404, f"the {self._backend} backend has no simulated pins")
+        self.log.append({"kind": "tap", "slot": 0})
+        return self.state
+
+    def undo(self, game_id: int) -> dict[str, Any]:
+        """Log the undo of the newest game."""
+        self._call("undo", game_id)
+        if self.running_game() != game_id:
+            raise Refused(409, f"game {game_id} is not being played on the table")
+        self.log.append({"kind": "undo", "by": "scorekeeper"})
+        return self.state
+
+    def fix_table(self, game_id: int, *, turn: int | None = None,
+                  double: tuple[int | None, int, int | None] | None = None,
+                  public: tuple[int, bool] | None = None) -> dict[str, Any]:
+        """Log the fix; set the turn in the snapshot."""
+        self._call("fix_table", game_id, turn, double, public)
+        if self.running_game() != game_id:
+            raise Refused(409, f"game {game_id} is not being played on the table")
+        if turn is not None:
+            self.state["turn"] = turn
+        self.log.append({"kind": "fix", "turn": turn, "double": double, "public": public})
+        return self.state
+
+    def set_engine(self, game_id: int, number: int, engine: int) -> dict[str, Any]:
+        """Set the round's engine as given."""
+        self._call("set_engine", game_id, number, engine)
+        game = self.get_game(game_id)
+        game["rounds"][number - 1]["engine"] = engine
+        return game

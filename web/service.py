@@ -19,7 +19,7 @@ from typing import Any, Protocol
 BODY_FIELDS = frozenset({
     "players", "rules", "seats", "mexican_slot", "first", "set", "rounds", "options",
     "points", "tiles", "went_out", "volume", "quiet", "turn_chime", "hold_ms", "present",
-    "game", "token"})
+    "game", "token", "turn", "double", "public", "engine"})
 _LEADING_FIELD = re.compile(r"([a-z_]+)(\.[^\s:]+)?: ")
 
 
@@ -95,6 +95,25 @@ class HubService(Protocol):
 
     def sim_marker(self, slot: int, present: bool) -> dict[str, Any]:
         """Put a marker on (or take it off) simulated slot ``slot``; the snapshot after."""
+
+    def sim_centre_press(self, hold_s: float) -> dict[str, Any]:
+        """Press the simulated centre button for ``hold_s`` seconds; the snapshot after.
+        Refused (404) off the sim backend."""
+
+    def undo(self, game_id: int) -> dict[str, Any]:
+        """Undo the last table action of game ``game_id`` (refused 409 unless it is being
+        played on the table); the snapshot after."""
+
+    def fix_table(self, game_id: int, *, turn: int | None = None,
+                  double: tuple[int | None, int, int | None] | None = None,
+                  public: tuple[int, bool] | None = None) -> dict[str, Any]:
+        """Set one thing right by hand: whose ``turn``; the open ``double`` as
+        ``(slot or None to close, covers_left, responsible or None)``; a train's
+        ``public`` flag as ``(slot, public)``. Refused 409 when the table cannot take
+        it now; the snapshot after."""
+
+    def set_engine(self, game_id: int, number: int, engine: int) -> dict[str, Any]:
+        """Name round ``number``'s engine (``aces``); the game after it."""
 
     def new_game(self, body: object) -> tuple[int, str]:
         """Check a ``POST /api/games`` body, store the game, start round 1 on the table;

@@ -1,0 +1,110 @@
+"""web.table_api: undo, fixes and the engine from the scorekeeper's phone; the centre on
+the sim backend. Token, JSON only, and clear errors naming the field."""
+
+from __future__ import annotations
+
+import pytest
+
+from web import create_app
+from web.fake_service import FakeHubService
+
+PLAYERS = ["Ann", "Bob", "Cid"]
+
+
+@pytest.fixture
+def game(client):
+    answer = client.post("/api/games", json={"players": PLAYERS, "first": 1})
+    return answer.get_json()
+
+
+def bearer(game):
+    return {"Authorization": f"Bearer {game['token']}"}
+
+
+def test_centre_press_on_the_sim_backend(client, game):
+    for slot in (1, 2, 3):
+        client.post(f"/api/sim/slots/{slot}/press", json={"hold_ms": 50})
+    state = client.post("/api/sim/centre/press", json={"hold_ms": 50}).get_json()
+    assert state["turn"] == 2  # Ann played on the Mexican Train (slot 4) from the centre
+    answer = client.post("/api/sim/centre/press", json={"hold_ms": -1})
+    assert answer.status_code == 400 and answer.get_json()["field"] == "hold_ms"
+    answer = client.post("/api/sim/centre/press", json={"hold": 1})
+    assert answer.status_code == 400 and answer.get_json()["field"] == "hold"
+
+
+def test_centre_press_is_refused_off_the_sim_backend():
+    app = create_app(FakeHubService(backend="gpio"), {"TESTING": True})
+    answer = app.test_client().post("/api/sim/centre/press", json={"hold_ms": 0})
+    assert answer.status_code == 404 and "no simulated pins" in answer.get_json()["error"]
+
+
+def test_undo_needs_the_token_and_json(client, game):
+    path = f"/api/games/{game['id']}/undo"
+    client.post("/api/sim/slots/1/press", json={"hold_ms": 50})
+    client.delete_cookie(f"mtrain_token_{game['id']}")
+    assert client.post(path, json={}).status_code == 401
+    assert client.post(path, json={}, headers={"Authorization": "Bearer nope"}).status_code == 403
+    answer = client.post(path, data="{}", headers=bearer(game))
+    assert answer.status_code == 415
+    state = client.post(path, json={}, headers=bearer(game)).get_json()
+    assert state["turn"] == 1 and state["undo"] == 0
+    log = client.get("/api/log?limit=50").get_json()
+    assert log[-1]["kind"] == "turn" or any(e["kind"] == "undo" for e in log)
+    assert [e["by"] for e in log if e["kind"] == "undo"] == ["scorekeeper"]
+    answer = client.post(path, json={"again": True}, headers=bearer(game))
+    assert answer.status_code == 400 and answer.get_json()["field"] == "again"
+
+
+def test_fix_turn_double_and_public(client, game):
+    path = f"/api/games/{game['id']}/fix"
+    state = client.post(path, json={"turn": 3}, headers=bearer(game)).get_json()
+    assert state["turn"] == 3
+    state = client.post(path, json={"double": {"slot": 2, "covers_left": 1, "responsible": 1}},
+                        headers=bearer(game)).get_json()
+    assert state["double"]["slot"] == 2 and state["turn"] == 1
+    state = client.post(path, json={"double": {"slot": None}}, headers=bearer(game)).get_json()
+    assert state["double"] is None
+    state = client.post(path, json={"public": {"slot": 2, "public": True}},
+                        headers=bearer(game)).get_json()
+    assert state["slots"][1]["public"] and state["slots"][1]["by_hand"]
+    kinds = [e.get("what") for e in client.get("/api/log?limit=100").get_json()
+             if e["kind"] == "fix"]
+    assert kinds == ["turn", "double", "double", "public"]
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ({"turn": 9}, "turn"),
+    ({"turn": 1, "public": {"slot": 1, "public": True}}, None),
+    ({"double": 3}, "double"),
+    ({"double": {"slot": 2, "covers_left": 4}}, "double.covers_left"),
+    ({"double": {"covers_left": 1}}, "double.slot"),
+    ({"public": {"slot": 2}}, "public.public"),
+    ({"public": {"slot": 2, "public": True, "x": 1}}, "public.x"),
+    ({"colour": "red"}, "colour"),
+])
+def test_fix_refuses_bad_bodies_naming_the_field(client, game, body, field):
+    answer = client.post(f"/api/games/{game['id']}/fix", json=body, headers=bearer(game))
+    assert answer.status_code == 400
+    assert answer.get_json().get("field") == field
+
+
+def test_fix_the_table_cannot_take_is_a_conflict(client, game):
+    answer = client.post(f"/api/games/{game['id']}/fix", json={"turn": 5}, headers=bearer(game))
+    assert answer.status_code == 409 and "no player" in answer.get_json()["error"]
+    other = client.post("/api/games", json={"players": PLAYERS}).get_json()
+    answer = client.post(f"/api/games/{game['id']}/undo", json={}, headers=bearer(game))
+    assert answer.status_code == 409 and "not being played" in answer.get_json()["error"]
+    assert client.post(f"/api/games/{other['id']}/undo", json={},
+                       headers=bearer(other)).status_code == 200
+
+
+def test_engine_route(client):
+    game = client.post("/api/games", json={"players": PLAYERS, "rules": "aces"}).get_json()
+    path = f"/api/games/{game['id']}/rounds/1/engine"
+    answer = client.post(path, json={"engine": 10}, headers=bearer(game))
+    assert answer.status_code == 200 and answer.get_json()["rounds"][0]["engine"] == 10
+    assert client.get("/api/state").get_json()["game"]["engine"] == 10
+    answer = client.post(path, json={"engine": "ten"}, headers=bearer(game))
+    assert answer.status_code == 400 and answer.get_json()["field"] == "engine"
+    answer = client.post(path, json={"engine": 13}, headers=bearer(game))
+    assert answer.status_code == 400 and "0 to 12" in answer.get_json()["error"]

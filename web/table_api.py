@@ -1,0 +1,135 @@
+"""Putting the table right from the scorekeeper's phone, and the centre button on the sim.
+
+- ``POST /api/sim/centre/press`` ``{"hold_ms": N}``: the centre button, like a slot
+  press (sim backend only). A hold of 2 s or more undoes the last table action.
+- ``POST /api/games/<id>/undo`` ``{}``: undo the last table action (``turn_back``).
+- ``POST /api/games/<id>/fix``: set the table right by hand, one thing per request:
+  ``{"turn": slot}``, ``{"double": {"slot": n, "covers_left": k, "responsible": s}}``
+  (``"slot": null`` closes the open double) or ``{"public": {"slot": n, "public": b}}``.
+- ``POST /api/games/<id>/rounds/<r>/engine`` ``{"engine": n}``: name a round's engine
+  (``aces``: the highest double anyone held).
+
+The game routes need the game's scorekeeper token and a JSON body (415 otherwise);
+the table answers with the snapshot (the engine route with the game). Every undo and
+fix is in ``GET /api/log``. ``docs/api.md`` lists the answers and errors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request
+
+from web.api import authorise, hub_service, json_body
+from web.errors import abort
+
+bp = Blueprint("table", __name__, url_prefix="/api")
+
+FIXES = ("turn", "double", "public")
+
+
+def _json_only() -> dict[str, Any]:
+    """The body of a state-changing request, which must be JSON."""
+    if request.mimetype != "application/json":
+        abort(415, "send the request as JSON (Content-Type: application/json)")
+    return json_body()
+
+
+def _scorekeeper(game_id: int) -> dict[str, Any]:
+    body = _json_only()
+    authorise(game_id, f"game {game_id}: putting the table right needs the scorekeeper's "
+              f"token (cookie mtrain_token_{game_id} or Authorization: Bearer)",
+              f"game {game_id}: that is not this game's scorekeeper token")
+    return body
+
+
+def _slot(value: object, field: str, low: int = 1) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= 8:
+        abort(400, f"{field}: expected a slot number, {low} to 8", field)
+    return value
+
+
+@bp.post("/sim/centre/press")
+def sim_centre_press() -> Response:
+    """Press the simulated centre button for ``hold_ms``; the snapshot after."""
+    body = json_body()
+    hold_ms = body.get("hold_ms", 0)
+    if not isinstance(hold_ms, int) or isinstance(hold_ms, bool) or not 0 <= hold_ms <= 10000:
+        abort(400, "hold_ms: expected a whole number of milliseconds, 0 to 10000", "hold_ms")
+    unknown = sorted(set(body) - {"hold_ms"})
+    if unknown:
+        abort(400, f"{unknown[0]}: unknown field (allowed: hold_ms)", unknown[0])
+    return jsonify(hub_service().sim_centre_press(hold_ms / 1000))
+
+
+@bp.post("/games/<int:game_id>/undo")
+def undo(game_id: int) -> Response:
+    """Undo the last table action of the game on the table."""
+    body = _scorekeeper(game_id)
+    if body:
+        abort(400, f"{sorted(body)[0]}: unknown field (an undo takes none)", sorted(body)[0])
+    return jsonify(hub_service().undo(game_id))
+
+
+@bp.post("/games/<int:game_id>/fix")
+def fix(game_id: int) -> Response:
+    """Set whose turn it is, the open double or a train's public flag by hand."""
+    body = _scorekeeper(game_id)
+    given = [key for key in FIXES if key in body]
+    unknown = sorted(set(body) - set(FIXES))
+    if unknown:
+        abort(400, f"{unknown[0]}: unknown field (give one of: {', '.join(FIXES)})",
+              unknown[0])
+    if len(given) != 1:
+        abort(400, f"give exactly one of: {', '.join(FIXES)}")
+    what = given[0]
+    if what == "turn":
+        return jsonify(hub_service().fix_table(game_id, turn=_slot(body["turn"], "turn")))
+    part = body[what]
+    if not isinstance(part, dict):
+        abort(400, f"{what}: expected an object", what)
+    if what == "public":
+        return jsonify(hub_service().fix_table(game_id, public=_public(part)))
+    return jsonify(hub_service().fix_table(game_id, double=_double(part)))
+
+
+def _public(part: dict[str, Any]) -> tuple[int, bool]:
+    extra = sorted(set(part) - {"slot", "public"})
+    if extra:
+        abort(400, f"public.{extra[0]}: unknown field (allowed: slot, public)",
+              f"public.{extra[0]}")
+    if not isinstance(part.get("public"), bool):
+        abort(400, "public.public: expected true or false", "public.public")
+    return _slot(part.get("slot"), "public.slot"), bool(part["public"])
+
+
+def _double(part: dict[str, Any]) -> tuple[int | None, int, int | None]:
+    extra = sorted(set(part) - {"slot", "covers_left", "responsible"})
+    if extra:
+        abort(400, f"double.{extra[0]}: unknown field (allowed: slot, covers_left, "
+              "responsible)", f"double.{extra[0]}")
+    if "slot" not in part:
+        abort(400, "double.slot: the double's train, or null to close it", "double.slot")
+    if part["slot"] is None:
+        return None, 1, None
+    slot = _slot(part["slot"], "double.slot", low=0)
+    covers = part.get("covers_left", 1)
+    if not isinstance(covers, int) or isinstance(covers, bool) or not 1 <= covers <= 3:
+        abort(400, "double.covers_left: 1 to 3", "double.covers_left")
+    responsible = part.get("responsible")
+    if responsible is not None:
+        responsible = _slot(responsible, "double.responsible")
+    return slot, covers, responsible
+
+
+@bp.post("/games/<int:game_id>/rounds/<int:number>/engine")
+def set_engine(game_id: int, number: int) -> Response:
+    """Name round ``number``'s engine (``aces``); the game after it."""
+    body = _scorekeeper(game_id)
+    engine = body.get("engine")
+    unknown = sorted(set(body) - {"engine"})
+    if unknown:
+        abort(400, f"{unknown[0]}: unknown field (allowed: engine)", unknown[0])
+    if not isinstance(engine, int) or isinstance(engine, bool) or not 0 <= engine <= 18:
+        abort(400, "engine: expected the engine double's pips, a whole number", "engine")
+    return jsonify(hub_service().set_engine(game_id, number, engine))
