@@ -112,7 +112,7 @@ class GameConfig:
         if self.partnerships and len(self.seats) not in (4, 6, 8):
             raise ValueError(f"partnerships: need 4, 6 or 8 players, not {len(self.seats)}")
         if self.blanks and (not self.profile.blanks_allowed or self.double_blank not in (0, 50)):
-            raise ValueError(f"blanks: a consensus option (double blank 0 or 50), not {self}")
+            raise ValueError(f"blanks: a {self.rules} option? (needs double_blank 0 or 50)")
         if self.double_blank not in DOUBLE_BLANK_VALUES:
             raise ValueError(f"double_blank {self.double_blank}: one of {DOUBLE_BLANK_VALUES}")
 
