@@ -11,7 +11,8 @@ a tap, the hub loop applies it in the pure core, the ``turn`` effect is dispatch
 the real ALSA player, and the clock stops at its first frame (debounce set to 1 ms so
 the presses can follow each other quickly; the path is the same).
 
-Baseline, in the same run on the same device: what a hobbyist writes, spawning aplay
+Baseline, in the same run on the same device (its runs alternate in batches with the
+presses through the hub, so both meet the same load): what a hobbyist writes, spawning aplay
 in the gpiozero callback, ``subprocess.run(["aplay", "-q", "-D", "null", wav10ms])``,
 timed from the edge until aplay exits having played a 10 ms WAV.
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import array
+import itertools
 import math
 import subprocess
 import sys
@@ -33,6 +35,7 @@ import tempfile
 import threading
 import time
 import wave
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -89,10 +92,9 @@ def measure_ours(
     return latencies, held, idle_cpu
 
 
-def measure_hub(device: str, presses: int) -> list[float]:
-    """Per press, seconds: a release edge through the whole hub to the first PCM frame."""
-    import tempfile as _tempfile
-
+def hub_presses(device: str) -> Iterator[float]:
+    """Seconds per press, for as long as asked: a release edge through the whole hub
+    to the first PCM frame (closing the generator stops the hub)."""
     from hub.app import Hub
     from hub.config import load
     from scorer.setup import check_setup
@@ -104,7 +106,7 @@ def measure_hub(device: str, presses: int) -> list[float]:
         stamps["frame"] = time.perf_counter()
         first_frame.set()
 
-    with _tempfile.TemporaryDirectory() as state:
+    with tempfile.TemporaryDirectory() as state:
         config = load(None, {"hub": {"backend": "sim", "state_dir": state},
                              "gestures": {"bounce_ms": 1},
                              "sound": {"device": device, "volume": 1.0}})
@@ -112,10 +114,10 @@ def measure_hub(device: str, presses: int) -> list[float]:
                   sound_options={"on_sound_start": sound_started})
         hub.start()
         hub.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
-        hub.sound.wait_idle()
-        latencies = []
+        wait_idle = hub.sound.wait_idle  # type: ignore[attr-defined]
+        wait_idle()
         try:
-            for i in range(presses):
+            for i in itertools.count():
                 slot = 1 + i % 2
                 hub.sim.button(slot, True)
                 time.sleep(0.002)
@@ -124,11 +126,10 @@ def measure_hub(device: str, presses: int) -> list[float]:
                 hub.sim.button(slot, False)
                 if not first_frame.wait(5):
                     sys.exit("the sound never reached the device through the hub")
-                latencies.append(stamps["frame"] - edge)
-                hub.sound.wait_idle()
+                yield stamps["frame"] - edge
+                wait_idle()
         finally:
             hub.stop()
-    return latencies
 
 
 def idle_cpu_share(seconds: float) -> float:
@@ -140,20 +141,35 @@ def idle_cpu_share(seconds: float) -> float:
     return (time.clock_gettime(clock) - before) / (time.perf_counter() - start)
 
 
-def measure_baseline(button: Button, device: str, wav: Path, runs: int) -> list[float]:
+def aplay_runs(button: Button, device: str, wav: Path) -> Iterator[float]:
     """Edge → aplay exited, seconds, with aplay spawned in the gpiozero callback."""
     command = ["aplay", "-q", "-D", device, str(wav)]
     button.when_pressed = lambda: subprocess.run(command, check=True)
-    durations = []
     try:
-        for _ in range(runs):
+        while True:
             edge = time.perf_counter()
             button.pin.drive_low()  # the callback runs (and blocks) inside this call
-            durations.append(time.perf_counter() - edge)
+            yield time.perf_counter() - edge
             button.pin.drive_high()
     finally:
         button.when_pressed = None
-    return durations
+
+
+def hub_beside_aplay(button: Button, device: str, wav: Path, presses: int,
+                     runs: int, batches: int = 10) -> tuple[list[float], list[float]]:
+    """Through-the-hub presses and aplay runs in alternating batches, so both meet the
+    same load on a shared machine; (hub, aplay) seconds."""
+    hub, aplay = hub_presses(device), aplay_runs(button, device, wav)
+    ours: list[float] = []
+    theirs: list[float] = []
+    try:
+        for b in range(batches):
+            theirs += itertools.islice(aplay, runs * (b + 1) // batches - len(theirs))
+            ours += itertools.islice(hub, presses * (b + 1) // batches - len(ours))
+    finally:
+        hub.close()
+        aplay.close()
+    return ours, theirs
 
 
 def write_10ms_wav(path: Path) -> None:
@@ -222,8 +238,8 @@ def main() -> int:
         wav = Path(scratch) / "blip10ms.wav"
         write_10ms_wav(wav)
         ours, held, idle_cpu = measure_ours(button, args.device, args.presses)
-        through_hub = measure_hub(args.device, args.presses)
-        baseline = measure_baseline(button, args.device, wav, args.baseline_runs)
+        through_hub, baseline = hub_beside_aplay(button, args.device, wav, args.presses,
+                                                 args.baseline_runs)
     button.close()
     print(
         f"ALSA device {args.device!r}; ours: {args.presses} presses of 'turn' (AlsaPlayer.play "
