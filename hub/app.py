@@ -20,6 +20,7 @@ from hub.core.effects import RoundEnded, RoundReopened
 from hub.core.events import (
     DoubleFixed,
     EngineSet,
+    Event,
     GameEnded,
     GameResumed,
     GameStarted,
@@ -40,6 +41,8 @@ from hub.io.lights import RingLights
 from hub.io.pins import SimPins, SlotInputs, is_raspberry_pi, make_factory
 from hub.io.sound import DisabledPlayer, SoundPlayer, SoundPolicy, parse_quiet_hours
 from hub.loop import HubLoop
+from hub.selftest import Wiring
+from hub.selftest_session import SelftestSession
 from hub.settings import Settings
 from hub.storage import DB_NAME, BackupService, check_storage
 from hub.store_writer import StoreWriter
@@ -113,9 +116,10 @@ class Hub:
         self.loop.set_extra("sound", self.sound.status())
         self.apply_settings({})
         pins = config["pins"]
+        self.selftest = self._selftest_session()  # before the inputs: it may take their edges
         self.inputs: SerialLink | SlotInputs = (
             self.link if self.link is not None and self.backend == "serial" else SlotInputs(
-                self.factory, pins["buttons"], pins["markers"], self.clock, self.loop.post,
+                self.factory, pins["buttons"], pins["markers"], self.clock, self._post_input,
                 centre_pin=pins["centre"]))
         if self.link is not None:
             self.loop.set_extra("serial", self.link.status())
@@ -197,7 +201,7 @@ class Hub:
                 self.lights.connection_changed()
 
         return SerialLink(cfg["port"], cfg["baud"], self.clock.now,
-                          lambda event: self.loop.post(event),
+                          lambda event: self._post_input(event),
                           inputs=self.backend == "serial", on_status=status,
                           leds=lambda count: ring_payload(self.lights.pixels(count)))
 
@@ -282,6 +286,22 @@ class Hub:
             self._server_thread = threading.Thread(target=self._server.run, daemon=True,
                                                    name="web")
             self._server_thread.start()
+
+    def _selftest_session(self) -> SelftestSession:
+        """The page's self-test (hub/selftest_session.py): it borrows the inputs, the
+        ring and the speaker while it runs."""
+        wiring = Wiring(self.backend, self.config["pins"], self.config["sound"]["device"],
+                        self.config["leds"]["pixels"])
+        return SelftestSession(
+            wiring, show=self.lights.override, play=self.sound.play,
+            running_game=lambda: self.web_service().running_game(),
+            reread_markers=lambda: self.loop.post(
+                MarkersRead(self.inputs.read_markers(), self.clock.now())))
+
+    def _post_input(self, event: Event) -> None:
+        """An input edge (pins or hub box): to the self-test while one runs, else the loop."""
+        if not self.selftest.take(event):
+            self.loop.post(event)
 
     def web_service(self) -> HubWebService:
         """The hub as the web layer sees it (:class:`web.service.HubService`)."""

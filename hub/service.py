@@ -200,3 +200,18 @@ class HubWebService:
         with _refusals():
             values = self._hub.apply_settings(check(changes))
         return {**values, "sound": self._hub.sound.status()}
+
+    # --- the self-test on the page -------------------------------------------------------
+
+    def selftest(self) -> dict[str, Any]:
+        """The page's self-test: running or not, the step waiting, the results."""
+        return self._hub.selftest.status()
+
+    def selftest_action(self, action: str) -> dict[str, Any]:
+        """Start, answer, skip or stop the self-test; its status after."""
+        from hub.selftest_session import SelftestRefused
+
+        try:
+            return self._hub.selftest.act(action)
+        except SelftestRefused as exc:
+            raise Refused(exc.status, str(exc), "action") from exc

@@ -76,13 +76,9 @@ def test_the_pi_commands_parse_and_name_what_the_installer_makes():
     assert {"sudo systemctl stop mtrain-hub", "sudo systemctl start mtrain-hub"} <= set(console)
 
 
-# Written by the firmware bridge's flashing steps, which have not landed yet.
-PENDING = {"flashing.md"}
-
-
 def test_the_guide_links_to_files_that_exist():
     for target in re.findall(r"\]\(([^)#:]+)\)", GUIDE.read_text()):
-        assert target in PENDING or (GUIDE.parent / target).exists(), target
+        assert (GUIDE.parent / target).exists(), target
 
 
 def test_the_openscad_command_shown_is_what_make_stl_runs():

@@ -23,7 +23,7 @@ def create_app(service: HubService, test_config: dict[str, Any] | None = None) -
     """Build the app serving ``service`` (the composition root hands in the hub's)."""
     from flask import Flask
 
-    from web import api, errors, games_api, pages, static_files, table_api
+    from web import api, errors, games_api, pages, selftest_api, static_files, table_api
 
     app = Flask(__name__, static_folder=None)
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, JSON_SORT_KEYS=False)
@@ -34,6 +34,7 @@ def create_app(service: HubService, test_config: dict[str, Any] | None = None) -
     app.register_blueprint(games_api.bp)
     app.register_blueprint(table_api.bp)
     app.register_blueprint(pages.bp)
+    app.register_blueprint(selftest_api.bp)
     static_files.install(app)
     errors.install(app, MAX_BODY)
     return app

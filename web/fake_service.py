@@ -51,6 +51,8 @@ class FakeHubService:
         self.subscriptions: list[FakeSubscription] = []
         self.calls: list[tuple[str, tuple[Any, ...]]] = []
         self.fail: dict[str, Exception] = {}
+        self.selftest_status: dict[str, Any] = {"running": False, "step": None, "steps": 0,
+                                                "done": False, "passed": False, "results": []}
 
     def _call(self, name: str, *args: Any) -> None:
         self.calls.append((name, args))
@@ -227,3 +229,15 @@ class FakeHubService:
         game = self.get_game(game_id)
         game["rounds"][number - 1]["engine"] = engine
         return game
+
+    def selftest(self) -> dict[str, Any]:
+        """The self-test's status: never running here unless started."""
+        self._call("selftest")
+        return dict(self.selftest_status)
+
+    def selftest_action(self, action: str) -> dict[str, Any]:
+        """Record the action; ``start`` marks it running, ``stop`` not."""
+        self._call("selftest_action", action)
+        if action in ("start", "stop"):
+            self.selftest_status["running"] = action == "start"
+        return dict(self.selftest_status)

@@ -148,3 +148,11 @@ class HubService(Protocol):
 
     def end_game(self, game_id: int) -> dict[str, Any]:
         """Finish a game early, after its last scored round; the game."""
+
+    def selftest(self) -> dict[str, Any]:
+        """The page's self-test (hub/selftest_session.py): ``running``, the ``step``
+        waiting (prompt, part, pin, whether it wants an answer) and the ``results``."""
+
+    def selftest_action(self, action: str) -> dict[str, Any]:
+        """``start`` (refused 409 while a game is unfinished), ``yes``/``no`` (a light or
+        sound step), ``skip`` or ``stop``; the self-test's status after."""

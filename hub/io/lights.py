@@ -114,6 +114,14 @@ class RingLights:
         self._flash: tuple[int, ...] = ()
         self._lock = threading.RLock()
         self._published: dict[str, object] | None = None
+        self._override: list[Pixel] | None = None
+
+    def override(self, pixels: list[Pixel] | None) -> None:
+        """Show ``pixels`` instead of the table (the self-test's lights); None: the
+        table again. The serial link's refresh sends the override too."""
+        with self._lock:
+            self._override = None if pixels is None else list(pixels)
+        self.redraw()
 
     def level(self) -> float:
         """The brightness now: the setting, dimmed in the quiet hours."""
@@ -123,6 +131,8 @@ class RingLights:
     def pixels(self, count: int | None = None) -> list[Pixel]:
         """The ring as it should be shown now, on ``count`` pixels."""
         with self._lock:
+            if self._override is not None:
+                return dim(self._override, self.level())
             full = render(self._snapshot, count or self.count, self._flash)
             return dim(full, self.level())
 

@@ -18,6 +18,7 @@ const VIEWS = {
   new: () => import("./newgame.js"),
   games: () => import("./games.js"),
   join: () => import("./join.js"),
+  selftest: () => import("./selftest.js"),
 };
 const ADD_ONS = ["./mqtt.js", "./ring.js"];  // loaded after the table's first paint
 

@@ -1,0 +1,61 @@
+// The self-test view (#/selftest): the hub walks a person through every button, marker,
+// light and sound, then shows a pass/fail table naming each part's pin. The hub runs it
+// (POST /api/selftest); this view shows the step waiting and polls while it runs.
+import { S, api, esc } from "./core.js";
+
+let root = null, timer = null;
+
+export function open(arg, section) {
+  root = section;
+  if (!root.dataset.built) build();
+  refresh();
+}
+
+function build() {
+  root.dataset.built = "1";
+  root.innerHTML = `<h2 id="h-selftest">Self-test</h2>
+<p class="note">The hub asks for each button and the centre, each marker on and off, lights
+each slot and plays each sound. Do what it asks at the hub. Only while no game is being played.</p>
+<p id="st-step" class="status" aria-live="polite"></p>
+<div class="links" id="st-buttons">
+  <button type="button" class="btn primary" data-action="start">Start the self-test</button>
+  <button type="button" class="btn primary" data-action="yes">Yes</button>
+  <button type="button" class="btn" data-action="no">No</button>
+  <button type="button" class="btn" data-action="skip">Skip (fails this part)</button>
+  <button type="button" class="btn" data-action="stop">Stop</button>
+</div>
+<p id="st-error" class="err" role="alert"></p>
+<table class="results" id="st-results" aria-labelledby="h-selftest"></table>`;
+  root.querySelector("#st-buttons").addEventListener("click", async (e) => {
+    const action = e.target.dataset && e.target.dataset.action;
+    if (!action) return;
+    const r = await api("POST", "/api/selftest", { action });
+    root.querySelector("#st-error").textContent = r.ok ? "" : r.data.error;
+    if (r.ok) { show(r.data); refresh(); }
+  });
+}
+
+async function refresh() {
+  clearTimeout(timer);
+  if (S.view !== "selftest") return;
+  const r = await api("GET", "/api/selftest");
+  if (r.ok) show(r.data);
+  timer = setTimeout(refresh, r.ok && r.data.running ? 400 : 3000);
+}
+
+function show(t) {
+  const step = t.step, running = t.running;
+  const buttons = root.querySelectorAll("#st-buttons button");
+  for (const b of buttons) {
+    const a = b.dataset.action;
+    b.hidden = a === "start" ? running : !running || ((a === "yes" || a === "no") && !(step && step.answer));
+  }
+  root.querySelector("#st-step").textContent = running && step
+    ? `${step.number} of ${t.steps} · ${step.part} (${step.pin}): ${step.prompt}`
+    : t.done ? (t.passed ? "Every part passed." : "Done: some parts failed, see below.")
+    : t.results.length ? "Stopped." : "";
+  const rows = t.results.map((r) => `<tr data-passed="${r.passed}"><td>${esc(r.part)}</td><td>${esc(r.pin)}</td>`
+    + `<td>${r.passed ? "PASS" : "FAIL"}</td><td>${esc(r.detail)}</td></tr>`).join("");
+  root.querySelector("#st-results").innerHTML = t.results.length
+    ? `<thead><tr><th>part</th><th>pin</th><th>result</th><th>detail</th></tr></thead><tbody>${rows}</tbody>` : "";
+}
