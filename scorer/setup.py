@@ -14,11 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from scorer.deal import default_set
+from scorer.names import BadName, clash_message, clean, first_clash
 from scorer.profiles import DEFAULT_RULES, HUB_PLAYERS, OPTIONS, PROFILES, SETS
 from scorer.rounds import round_schedule
 
 SLOTS = range(1, 9)
-MAX_NAME = 24
+MAX_SEEN = 16  # names checked one by one; a longer list is refused for its length
 FIELDS = ("players", "rules", "seats", "mexican_slot", "first", "set", "rounds", "options")
 
 
@@ -70,29 +71,23 @@ def _whole(body: Mapping[str, object], key: str) -> int | None:
 
 
 def _name(name: object) -> str:
-    if not isinstance(name, str) or not name.strip():
-        raise _refuse("players", f"{name!r} is not a name")
-    name = name.strip()
-    if len(name) > MAX_NAME:
-        raise _refuse("players", f"{name!r} is longer than {MAX_NAME} characters")
-    if name.casefold() == "mexican":
-        raise _refuse("players", f"{name!r} names the Mexican Train, not a player")
-    return name
+    try:
+        return clean(name, "players")
+    except BadName as exc:
+        raise SetupError(str(exc), exc.field) from None
 
 
 def _players(body: Mapping[str, object]) -> tuple[str, ...]:
     players = body.get("players")
     if not isinstance(players, list) or not players:
         raise _refuse("players", "expected a list of names")
-    names = tuple(_name(name) for name in players)
-    folded = [name.casefold() for name in names]
-    for i, name in enumerate(folded):
-        if name in folded[:i]:
-            twin = names[folded.index(name)]
-            raise _refuse("players", f"{twin!r} and {names[i]!r} are the same name")
+    names = tuple(_name(name) for name in players[:MAX_SEEN])
+    clash = first_clash(names)
+    if clash is not None:
+        raise SetupError(clash_message("players", *clash), "players")
     fewest, most = HUB_PLAYERS
-    if not fewest <= len(names) <= most:
-        raise _refuse("players", f"the hub seats {fewest} to {most} players, got {len(names)}")
+    if not fewest <= len(players) <= most:
+        raise _refuse("players", f"the hub seats {fewest} to {most} players, got {len(players)}")
     return names
 
 
@@ -191,7 +186,8 @@ def check_setup(body: object, default_rules: str = DEFAULT_RULES) -> GameSetup:
     """Check a ``POST /api/games`` body; raise :class:`SetupError` naming the field at fault.
 
     Keys: ``players`` (2 to 8 names in seat order, clockwise; trimmed, at most 24
-    characters, unique ignoring case, not "Mexican"), ``rules`` (a profile id, default
+    characters, Unicode-normalised, no invisible or control characters, no two alike
+    (:mod:`scorer.names`), not "Mexican"), ``rules`` (a profile id, default
     ``default_rules``), ``seats`` (each player's slot 1-8, default 1, 2, …),
     ``mexican_slot`` (a free slot, default the lowest free one; ``null``: none),
     ``first`` (round 1's starting slot), ``set`` (one of :data:`SETS`, default the

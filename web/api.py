@@ -9,6 +9,7 @@ from typing import Any, cast
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from web.errors import abort
+from web.inputs import SLOT, BadInput, parse_body, query_whole
 from web.service import HubService
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -24,16 +25,10 @@ def hub_service() -> HubService:
 
 def json_body() -> dict[str, Any]:
     """The request's JSON object, or a 400 naming what is wrong with it."""
-    raw = request.get_data(cache=True)
-    if not raw.strip():
-        return {}
     try:
-        body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        abort(400, "body: not valid JSON")
-    if not isinstance(body, dict):
-        abort(400, "body: expected a JSON object")
-    return body
+        return parse_body(request.get_data(cache=True))
+    except BadInput as exc:
+        abort(400, str(exc), exc.field)
 
 
 @bp.get("/state")
@@ -45,13 +40,10 @@ def state() -> Response:
 @bp.get("/log")
 def event_log() -> Response:
     """The newest hub events, oldest first."""
-    raw = request.args.get("limit", "100")
     try:
-        limit = int(raw)
-    except ValueError:
-        abort(400, f"limit: {raw!r} is not a whole number", "limit")
-    if not 1 <= limit <= 2000:
-        abort(400, "limit: must be between 1 and 2000", "limit")
+        limit = query_whole(request.args.get("limit", "100"), "limit", 1, 2000)
+    except BadInput as exc:
+        abort(400, str(exc), exc.field)
     return jsonify(hub_service().recent_log(limit))
 
 
@@ -89,7 +81,7 @@ def _only(body: dict[str, Any], allowed: str) -> None:
         abort(400, f"{unknown[0]}: unknown field (allowed: {allowed})", unknown[0])
 
 
-@bp.post("/sim/slots/<int(signed=True):n>/press")
+@bp.post(f"/sim/slots/<{SLOT}:n>/press")
 def sim_press(n: int) -> Response:
     """Press a simulated slot button for ``hold_ms``; the snapshot after."""
     body = json_body()
@@ -100,7 +92,7 @@ def sim_press(n: int) -> Response:
     return jsonify(hub_service().sim_press(n, hold_ms / 1000))
 
 
-@bp.post("/sim/slots/<int(signed=True):n>/marker")
+@bp.post(f"/sim/slots/<{SLOT}:n>/marker")
 def sim_marker(n: int) -> Response:
     """Put a simulated marker on or off; the snapshot after."""
     body = json_body()

@@ -16,12 +16,13 @@ from flask import Blueprint, Response, jsonify
 
 from hub import export
 from scorer.games import KEEP
+from scorer.names import BadName, clean
 from web.api import authorise, hub_service, json_body
 from web.errors import abort
+from web.inputs import ID, MAX_ID
 
 bp = Blueprint("games", __name__, url_prefix="/api/games")
 
-MAX_ID = 2**63 - 1  # SQLite's largest integer: a larger id names no game
 SCORE_FIELDS = ("points", "tiles", "went_out")
 
 
@@ -61,6 +62,26 @@ def _no_fields(body: dict[str, Any], allowed: tuple[str, ...] = ()) -> None:
         abort(400, f"{unknown[0]}: unknown field (allowed: {allowed_text})", unknown[0])
 
 
+def _name(name: object, field: str) -> str:
+    """A player's name as the body gives it, normalised as at the game's start (NFC)."""
+    try:
+        return clean(name, field)
+    except BadName as exc:
+        abort(400, str(exc), exc.field)
+
+
+def _by_name(values: dict[str, Any], field: str) -> dict[str, Any]:
+    """``values`` keyed by normalised names; 400 naming ``field.<name>`` for a bad name or
+    two keys that are one name."""
+    keyed: dict[str, Any] = {}
+    for key, value in values.items():
+        name = _name(key, f"{field}.{key}")
+        if name in keyed:
+            abort(400, f"{field}: {name!r} is given twice", f"{field}.{name}")
+        keyed[name] = value
+    return keyed
+
+
 def _check_tiles(tiles: object) -> dict[str, Any]:
     """Shape only (an object of lists of text); the store checks the tiles themselves."""
     if not isinstance(tiles, dict):
@@ -73,7 +94,7 @@ def _check_tiles(tiles: object) -> dict[str, Any]:
             if not isinstance(tile, str):
                 abort(400, f"tiles: {tile!r} in {name}'s hand is not a tile like \"6-5\"",
                       f"tiles.{name}")
-    return dict(tiles)
+    return _by_name(tiles, "tiles")
 
 
 def _score_request(body: dict[str, Any], rnd: dict[str, Any]) -> dict[str, Any]:
@@ -86,10 +107,12 @@ def _score_request(body: dict[str, Any], rnd: dict[str, Any]) -> dict[str, Any]:
     if went_out is not KEEP and went_out is not None and not isinstance(went_out, str):
         abort(400, "went_out: expected a player's name, or null for a blocked round",
               "went_out")
+    if isinstance(went_out, str):
+        went_out = _name(went_out, "went_out")
     if "points" in body:
         if not isinstance(body["points"], dict):
             abort(400, 'points: expected an object like {"Ann": 12, "Bob": 0}', "points")
-        return {"points": body["points"], "went_out": went_out}
+        return {"points": _by_name(body["points"], "points"), "went_out": went_out}
     tiles = _check_tiles(body["tiles"])
     out = rnd["went_out"] if went_out is KEEP else went_out
     if isinstance(out, str):
@@ -111,23 +134,23 @@ def list_games() -> Response:
     return jsonify(hub_service().list_games())
 
 
-@bp.get("/<int:game_id>")
+@bp.get(f"/<{ID}:game_id>")
 def get_game(game_id: int) -> Response:
     return jsonify(_game(game_id))
 
 
-@bp.get("/<int:game_id>/rounds/<int:number>/history")
+@bp.get(f"/<{ID}:game_id>/rounds/<{ID}:number>/history")
 def round_history(game_id: int, number: int) -> Response:
     _round(_game(game_id), number)
     return jsonify(hub_service().round_history(game_id, number))
 
 
-@bp.get("/<int:game_id>/export.csv")
+@bp.get(f"/<{ID}:game_id>/export.csv")
 def export_csv(game_id: int) -> Response:
     return _download(export.game_csv(_game(game_id)), game_id, "csv", "text/csv")
 
 
-@bp.get("/<int:game_id>/export.json")
+@bp.get(f"/<{ID}:game_id>/export.json")
 def export_json(game_id: int) -> Response:
     return _download(export.game_json(_game(game_id)), game_id, "json", "application/json")
 
@@ -135,7 +158,7 @@ def export_json(game_id: int) -> Response:
 # --- edits (token) --------------------------------------------------------------------
 
 
-@bp.post("/<int:game_id>/rounds/<int:number>/scores")
+@bp.post(f"/<{ID}:game_id>/rounds/<{ID}:number>/scores")
 def score_round(game_id: int, number: int) -> Response:
     game = _game(game_id)
     _authorise(game_id)
@@ -143,7 +166,7 @@ def score_round(game_id: int, number: int) -> Response:
     return jsonify(hub_service().score_round(game_id, number, **request_kwargs))
 
 
-@bp.post("/<int:game_id>/rounds/<int:number>/blocked")
+@bp.post(f"/<{ID}:game_id>/rounds/<{ID}:number>/blocked")
 def block_round(game_id: int, number: int) -> Response:
     game = _game(game_id)
     _authorise(game_id)
@@ -154,7 +177,7 @@ def block_round(game_id: int, number: int) -> Response:
     return jsonify(hub_service().block_round(game_id, number))
 
 
-@bp.post("/<int:game_id>/finish")
+@bp.post(f"/<{ID}:game_id>/finish")
 def finish_game(game_id: int) -> Response:
     game = _game(game_id)
     _authorise(game_id)

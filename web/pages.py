@@ -9,14 +9,14 @@ that hands the scorekeeper role to another phone.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from web import qr, rules_api, static_files
-from web.api import hub_service
+from web.api import hub_service, json_body
 from web.errors import abort
+from web.inputs import MAX_ID
 
 bp = Blueprint("pages", __name__)
 # The new-game form's rule data (/api/rules) and deal helper (/api/deal) come with
@@ -53,14 +53,9 @@ def join() -> Any:
 
 
 def _handover_body() -> tuple[int, str]:
-    try:
-        body: Any = json.loads(request.get_data() or b"{}")
-    except (ValueError, UnicodeDecodeError):
-        abort(400, "body: not valid JSON")
-    if not isinstance(body, dict):
-        abort(400, "body: expected a JSON object")
+    body = json_body()
     game, token = body.get("game"), body.get("token")
-    if not isinstance(game, int) or isinstance(game, bool) or game < 1:
+    if not isinstance(game, int) or isinstance(game, bool) or not 1 <= game <= MAX_ID:
         abort(400, "game: expected a game id", "game")
     if not isinstance(token, str) or not token.strip():
         abort(400, "token: expected the scorekeeper's token", "token")

@@ -18,6 +18,7 @@ from scorer.deal import DealError, deal, default_set
 from scorer.profiles import PROFILES, SETS, rules_view
 from web.api import hub_service
 from web.errors import abort
+from web.inputs import MAX_ID, BadInput, query_whole
 from web.service import field_of
 
 bp = Blueprint("rules_api", __name__, url_prefix="/api")
@@ -37,12 +38,13 @@ def rules() -> Response:
 
 
 def _whole(name: str) -> int | None:
-    raw = request.args.get(name, "").strip()
-    if not raw:
+    raw = request.args.get(name, "")
+    if not raw.strip():
         return None
-    if not raw.isdigit():
-        raise DealError(f"{name}: {raw!r} is not a whole number")
-    return int(raw)
+    try:
+        return query_whole(raw, name, 0, MAX_ID)
+    except BadInput as exc:
+        raise DealError(str(exc)) from None
 
 
 def _query() -> tuple[str, int, int | None]:

@@ -1,0 +1,110 @@
+"""Players' names: what a name may hold, and when two names are the same.
+
+A name enters the hub in a new game's ``players`` and as a key of a score body
+(``points.Ann``, ``tiles.Ann``, ``went_out``). Every one of them passes :func:`clean`:
+
+- it is normalised to Unicode NFC (so "é" typed as "e" + accent is the stored "é");
+- leading and trailing white space is trimmed; it may not be empty or longer than
+  :data:`MAX_NAME` characters;
+- invisible and control characters are refused: the Unicode categories Cc (controls),
+  Cf (format: zero-width space, joiners, bidirectional marks), Zl, Zp (line and
+  paragraph separators), Co (private use), Cn (unassigned) and Cs (lone surrogates);
+- "Mexican" (in any case) names the Mexican Train, not a player.
+
+Two names are the same when their :func:`skeleton` is: NFKC, then casefold, then each
+character that commonly stands in for a Latin letter (Cyrillic "а", Greek "ο", the
+digit-like "О"...) replaced by that letter (:data:`HOMOGLYPHS`), white space runs
+collapsed. "Ann" and "ANN", "Ann" and "Аnn" (Cyrillic A) or "ﬁ" and "fi" cannot sit
+at one table: a table must be able to tell its players apart on a small screen.
+The map is deliberately small (the letters a person can type by mistake or to fool
+the table); it is not Unicode's full confusables table.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+
+MAX_NAME = 24
+REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cn", "Cs"})
+
+# Cyrillic and Greek letters that look like a Latin letter (lower case: the skeleton is
+# taken after casefold). Sources: Unicode's confusables.txt, the Latin look-alikes only.
+HOMOGLYPHS: dict[str, str] = {
+    # Cyrillic
+    "а": "a", "в": "b", "с": "c", "ԁ": "d", "е": "e", "ѐ": "è", "ё": "ë", "һ": "h",
+    "і": "i", "ї": "ï", "ј": "j", "к": "k", "ӏ": "l", "м": "m", "н": "h", "о": "o",
+    "р": "p", "ԛ": "q", "ѕ": "s", "т": "t", "у": "y", "ԝ": "w", "х": "x", "ү": "y",
+    "ɡ": "g",
+    # Greek
+    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o",
+    "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "ϲ": "c", "ϳ": "j", "ѵ": "v",
+    # Latin look-alikes of other Latin letters
+    "ı": "i", "ł": "l",
+}
+_TABLE = str.maketrans(HOMOGLYPHS)
+
+
+class BadName(ValueError):
+    """A name that cannot be used; ``field`` names the request field it came in."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def _describe(char: str) -> str:
+    name = unicodedata.name(char, "")
+    return f"U+{ord(char):04X}" + (f" {name}" if name else "")
+
+
+def clean(name: object, field: str = "players") -> str:
+    """``name`` normalised (NFC) and trimmed; :class:`BadName` naming ``field`` if unusable."""
+    if not isinstance(name, str):
+        raise BadName(f"{field}: {name!r} is not a name", field)
+    for char in name:
+        if unicodedata.category(char) in REFUSED_CATEGORIES:
+            raise BadName(f"{field}: {name!r} holds an invisible or control character "
+                             f"({_describe(char)})", field)
+    if not name.strip():
+        raise BadName(f"{field}: {name!r} is not a name", field)
+    name = unicodedata.normalize("NFC", name).strip()
+    if len(name) > MAX_NAME:
+        raise BadName(f"{field}: {name!r} is longer than {MAX_NAME} characters", field)
+    if skeleton(name) == "mexican":
+        raise BadName(f"{field}: {name!r} names the Mexican Train, not a player", field)
+    return name
+
+
+def skeleton(name: str) -> str:
+    """What ``name`` looks like: NFKC, casefolded, homoglyphs replaced, spaces collapsed."""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    folded = unicodedata.normalize("NFKC", folded.translate(_TABLE))
+    return " ".join(folded.split())
+
+
+def same(one: str, other: str) -> bool:
+    """Whether ``one`` and ``other`` are the same name once case and width are ignored
+    (NFKC, casefold) - rather than only looking alike."""
+    def fold(name: str) -> str:
+        return unicodedata.normalize("NFKC", name).casefold()
+    return fold(one) == fold(other)
+
+
+def clash_message(field: str, one: str, other: str) -> str:
+    """Why ``one`` and ``other`` cannot both be players (the message names ``field``)."""
+    if same(one, other):
+        return f"{field}: {one!r} and {other!r} are the same name"
+    return (f"{field}: {one!r} and {other!r} look the same: give each player a name "
+            "the table can tell apart")
+
+
+def first_clash(names: Iterable[str]) -> tuple[str, str] | None:
+    """The first pair of ``names`` that look the same, or None."""
+    seen: dict[str, str] = {}
+    for name in names:
+        key = skeleton(name)
+        if key in seen:
+            return seen[key], name
+        seen[key] = name
+    return None
