@@ -269,12 +269,16 @@ class Hub:
         ``on_listening(host, port)`` runs once the socket listens, before the first
         request is served (the service says READY there); without it a line is logged.
         """
+        from hub.listen import bind_problem
         from hub.webserver import make_server
         from web import create_app
 
         app = create_app(self.web_service())
-        self._server = make_server(app, host, port, self.config["web"]["threads"],
-                                   channel_timeout=3600, ident="mtrain-hub")
+        try:
+            self._server = make_server(app, host, port, self.config["web"]["threads"],
+                                       channel_timeout=3600, ident="mtrain-hub")
+        except (OSError, ValueError) as exc:  # the host or port: a config error
+            raise ConfigError(bind_problem(exc, host, port)) from None
         if on_listening is not None:
             on_listening(host, self._server.effective_port)
         else:

@@ -141,17 +141,20 @@ def run(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    status = EXIT_OK
     try:
         hub.start()
         supervision.start()
         hub.serve(config["web"]["host"], config["web"]["port"],
                   on_listening=supervision.listening)
+    except ConfigError as exc:  # the host or port would not do (hub.listen)
+        status = _refuse(notifier, f"config error: {exc}", EXIT_CONFIG)
     except (KeyboardInterrupt, SystemExit):
         pass
     finally:
         supervision.stop()
         hub.stop()
-    return EXIT_OK
+    return status
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -173,6 +173,12 @@ def load(path: str | Path | None = None, overrides: dict[str, Any] | None = None
             raise ConfigError(f"config file {path}: not found") from None
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"config file {path}: not valid TOML: {exc}") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"config file {path}: not UTF-8 text (byte {exc.start} is "
+                              f"0x{exc.object[exc.start]:02x}); save it as UTF-8") from None
+        except OSError as exc:
+            raise ConfigError(f"config file {path}: cannot be read: "
+                              f"{exc.strerror or exc}") from None
     _check_sections(from_file)
     config = merged(from_file)
     for section, values in (overrides or {}).items():
