@@ -155,3 +155,12 @@ def test_a_stalled_box(hub, mcu, api):
     # The press the stall cut off ends once (a tap on slot 1, its own turn); no more.
     assert gestures(hub) == [("tap", 1), ("tap", 2)]
     assert hub.link.opened == 1
+
+
+def test_the_centre_button_comes_through(hub, mcu):
+    start(hub)
+    tap(mcu, hub, 1)
+    mcu.press(0, 2200)  # a long hold of the centre: undo
+    until(lambda: any(e["kind"] == "long-hold" and e["slot"] == 0
+                      for e in hub.eventlog.recent(100)), what="the centre's long hold")
+    until(lambda: hub.loop.snapshot["turn"] == 1, what="the tap undone")
