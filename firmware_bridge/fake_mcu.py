@@ -101,15 +101,19 @@ class FakeMcu:
 
     def _run(self) -> None:
         while self._running:
-            if time.monotonic() < self._stall_until:
-                select.select([self._wake_r], [], [], self._stall_until - time.monotonic())
+            stalled = self._stall_until - time.monotonic()
+            if stalled > 0:
+                select.select([self._wake_r], [], [], stalled)
                 continue
             with self._lock:
                 if self.plugged:
                     self.firmware.poll()
                 master = self._master
             fds = [self._wake_r] + ([master] if master >= 0 else [])
-            ready, _, _ = select.select(fds, [], [], 0.005)
+            try:
+                ready, _, _ = select.select(fds, [], [], 0.005)
+            except OSError:  # unplugged meanwhile: the pty's fd is closed
+                continue
             if self._wake_r in ready:
                 os.read(self._wake_r, 512)
 
@@ -127,8 +131,17 @@ class FakeMcu:
     def press(self, slot: int, hold_ms: float) -> None:
         """Hold slot ``slot``'s button (0: the centre) for ``hold_ms``, then let go."""
         self.button(slot, True)
+        self._scanned(slot)
         time.sleep(hold_ms / 1000)
         self.button(slot, False)
+
+    def _scanned(self, index: int, timeout: float = 1.0) -> None:
+        """Wait until the firmware has seen the button down (a busy host can delay the
+        fake's scan, which a real board never would), so a hold is timed from there."""
+        deadline = time.monotonic() + timeout
+        while (self.plugged and self._stall_until < time.monotonic() < deadline
+               and not self.firmware.buttons & (1 << index)):
+            time.sleep(0.0005)
 
     def marker(self, slot: int, present: bool) -> None:
         """Put a marker on slot ``slot`` or take it off."""
