@@ -180,7 +180,7 @@ def test_token_by_cookie_and_by_bearer(app, client, game):
 
 def test_blocked_round_ends_it_on_the_table_and_in_the_store(client, hub, game):
     game_id, token = game
-    r = client.post(f"/api/games/{game_id}/rounds/1/blocked", headers=bearer(token))
+    r = client.post(f"/api/games/{game_id}/rounds/1/blocked", json={}, headers=bearer(token))
     assert r.status_code == 200
     assert r.get_json()["rounds"][0]["blocked"] and not r.get_json()["rounds"][0]["finished"]
     assert table(client)["phase"] == "round-over"
@@ -188,20 +188,20 @@ def test_blocked_round_ends_it_on_the_table_and_in_the_store(client, hub, game):
     r = score(client, game_id, 1, {"points": {"Ann": 3, "Bob": 12, "Cid": 30}})
     assert r.status_code == 200 and r.get_json()["rounds"][0]["blocked"]
     assert table(client)["round"] == 2
-    r = client.post(f"/api/games/{game_id}/rounds/1/blocked")
+    r = client.post(f"/api/games/{game_id}/rounds/1/blocked", json={})
     assert r.status_code == 409 and "already scored" in r.get_json()["error"]
 
 
 def test_finish_early_keeps_the_scored_rounds(client, game):
     game_id, _ = game
-    assert client.post(f"/api/games/{game_id}/finish").status_code == 409  # nothing scored
+    assert client.post(f"/api/games/{game_id}/finish", json={}).status_code == 409  # nothing scored
     score(client, game_id, 1, {"points": {"Ann": 9, "Bob": 0, "Cid": 4}})
-    r = client.post(f"/api/games/{game_id}/finish")
+    r = client.post(f"/api/games/{game_id}/finish", json={})
     assert r.status_code == 200
     view = r.get_json()
     assert view["finished"] and view["winner"] == "Bob" and view["round_count"] == 1
     assert len(view["rounds"]) == 1 and table(client)["phase"] == "finished"
-    r = client.post(f"/api/games/{game_id}/finish")
+    r = client.post(f"/api/games/{game_id}/finish", json={})
     assert r.status_code == 409 and "already finished" in r.get_json()["error"]
 
 
@@ -320,8 +320,8 @@ def test_missing_wrong_and_foreign_tokens(app, client, game):
     stranger.set_cookie(f"mtrain_token_{game_id}", other_token)
     assert score(stranger, game_id, 1, body).status_code == 403
     for path in (f"/api/games/{game_id}/rounds/1/blocked", f"/api/games/{game_id}/finish"):
-        assert app.test_client().post(path).status_code == 401
-        assert app.test_client().post(path, headers=bearer("x")).status_code == 403
+        assert app.test_client().post(path, json={}).status_code == 401
+        assert app.test_client().post(path, json={}, headers=bearer("x")).status_code == 403
     assert client.get(f"/api/games/{game_id}").get_json()["rounds"][0]["points"] == {}
     assert table(client)["phase"] == "first-turn" and other_id != game_id
 
@@ -353,8 +353,10 @@ def test_unknown_games_are_404(client, game, method, path):
 ])
 def test_unknown_or_unplayed_rounds(client, game, path, status, fragment):
     game_id, _ = game
-    method = client.post if path.endswith("blocked") else client.get
-    r = method(f"/api/games/{game_id}{path}")
+    if path.endswith("blocked"):
+        r = client.post(f"/api/games/{game_id}{path}", json={})
+    else:
+        r = client.get(f"/api/games/{game_id}{path}")
     assert r.status_code == status and fragment in r.get_json()["error"]
     assert table(client)["phase"] == "first-turn"
 

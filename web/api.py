@@ -116,9 +116,9 @@ def create_game() -> Response:
 
 def request_token(game_id: int) -> str | None:
     """The scorekeeper token sent with this request: Bearer header, else the game's cookie."""
-    header = request.headers.get("Authorization", "")
-    if header.startswith("Bearer "):
-        return header[7:].strip()
+    scheme, _, credentials = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() == "bearer":  # scheme names are case-insensitive (RFC 7235)
+        return credentials.strip()
     return request.cookies.get(f"mtrain_token_{game_id}")
 
 

@@ -31,12 +31,13 @@ export const keeper = (id = gameId()) => !!tokenFor(id);
 
 // --- HTTP: {ok, status, data}; an error's data is {error, field?} --------------------
 export async function api(method, path, body, id) {
-  const headers = {};
-  if (body !== undefined) headers["Content-Type"] = "application/json";
+  // The hub takes changes as JSON only (415 otherwise): a change always sends a body.
+  const changes = method !== "GET" && method !== "HEAD";
+  const headers = changes ? { "Content-Type": "application/json" } : {};
   if (tokenFor(id)) headers.Authorization = "Bearer " + tokenFor(id);
   let res;
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    res = await fetch(path, { method, headers, body: changes ? JSON.stringify(body ?? {}) : undefined });
   } catch {
     return { ok: false, status: 0, data: { error: "the hub did not answer (is this phone on its Wi-Fi?)" } };
   }
