@@ -23,8 +23,7 @@ def create_app(service: HubService, test_config: dict[str, Any] | None = None) -
     """Build the app serving ``service`` (the composition root hands in the hub's)."""
     from flask import Flask
 
-    from web import (api, errors, games_api, guard, pages, selftest_api, static_files,
-                     table_api)
+    from web import api, errors, games_api, guard, pages, selftest_api, static_files, table_api
 
     app = Flask(__name__, static_folder=None)
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, JSON_SORT_KEYS=False)
