@@ -128,3 +128,24 @@ def test_main_is_the_picos_entry_point():
     text = (FIRMWARE / "main.py").read_text()
     assert "kbd_intr(-1)" in text and "mcu.Firmware(" in text
     assert os.path.exists(FIRMWARE / "board.py")
+
+
+def test_the_usb_wiring_diagram_shows_the_firmwares_pins():
+    import re
+
+    from firmware_bridge.firmware.board import MARKER_PINS, RING_PIN
+
+    svg = (FIRMWARE.parent.parent / "hardware" / "wiring-usb.svg").read_text()
+    labels = re.findall(r">([^<]*?GP \d+[^<]*)<", svg)
+
+    def pin_of(what: str) -> int:
+        found = [int(m.group(1)) for label in labels if what in label
+                 for m in [re.search(r"GP (\d+)", label)] if m]
+        assert len(found) == 1, (what, found)
+        return found[0]
+
+    for slot in range(1, 9):
+        assert pin_of(f"slot {slot} button") == BUTTON_PINS[slot - 1]
+        assert pin_of(f"slot {slot} hall sensor") == MARKER_PINS[slot - 1]
+    assert pin_of("centre button") == CENTRE_PIN
+    assert pin_of("ring data") == RING_PIN
