@@ -125,8 +125,6 @@ def test_discovery_is_retained_valid_and_resent_when_home_assistant_starts(
 
 
 def test_commands_from_the_broker(mqtt_hub, listen):
-    from hub.core import events
-
     hub = mqtt_hub(commands=True)
     listener = listen()
     listener.wait_for(lambda: listener.latest.get(f"{ROOT}/status") == b"online")
@@ -141,7 +139,15 @@ def test_commands_from_the_broker(mqtt_hub, listen):
     listener.link.publish(f"{ROOT}/cmd/sim/slot/1/press", '{"hold_ms": 0}')
     listener.wait_for(lambda: any(json.loads(p) == {**json.loads(p), "kind": "tap", "slot": 1}
                                   for p in listener.on(f"{ROOT}/event")))
-    if hasattr(events, "UndoRequested"):
-        listener.link.publish(f"{ROOT}/cmd/undo", "PRESS")
-        listener.wait_for(lambda: any(json.loads(p)["kind"] in ("undo", "undone")
-                                      for p in listener.on(f"{ROOT}/event")))
+    turn = hub.loop.snapshot["turn"]
+    assert turn != 1
+    listener.link.publish(f"{ROOT}/cmd/undo", "PRESS")
+    undo = listener.wait_for(lambda: [json.loads(p) for p in listener.on(f"{ROOT}/event")
+                                      if json.loads(p)["kind"] == "undo"])
+    assert undo[0]["by"] == "mqtt"
+    hub.loop.drain()
+    assert hub.loop.snapshot["turn"] == 1  # the tap was taken back
+    listener.link.publish(f"{ROOT}/cmd/sim/centre/press", '{"hold_ms": 0}')
+    listener.wait_for(lambda: [json.loads(p) for p in listener.on(f"{ROOT}/event")
+                               if json.loads(p)["kind"] == "tap"
+                               and json.loads(p)["slot"] == 0])

@@ -28,7 +28,7 @@ class World:
         self.applied: list[dict] = []
         self.posted: list[object] = []
         self.link: RecordingLink | None = None
-        commands = HubCommands(self.applied.append, self.posted.append, lambda: 1.0, None)
+        commands = HubCommands(self.applied.append, self.posted.append, None)
         self.settings = MqttSettings(host="127.0.0.1", port=1883, hub_id="h",
                                      **{"outbox": 16, **settings})
         self.publisher = MqttPublisher(
@@ -173,6 +173,14 @@ def test_a_bad_command_is_logged_and_changes_nothing(topic, payload, why, caplog
     world.publisher.pump()
     assert world.applied == [] and world.posted == []
     assert why in caplog.text and "ignored" in caplog.text
+
+
+def test_undo_asks_the_hub(world):
+    world = World(commands=True)
+    world.link.connect()
+    world.link.handlers.message("mtrain/h/cmd/undo", b"PRESS")
+    world.publisher.pump()
+    assert world.posted == ["mqtt"]
 
 
 def test_commands_are_ignored_when_off(world):

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from hub.core import events as core_events
 from hub.settings import SettingsError, check
 
 MAX_HOLD_MS = 10_000
@@ -120,7 +119,7 @@ class SimInputs(Protocol):
     """The simulated pins (``hub.io.pins.SimPins``) as the commands use them."""
 
     def button(self, slot: int, pressed: bool) -> None:
-        """Press or release a slot's button."""
+        """Press or release a slot's button (slot 0: the centre button)."""
 
     def marker(self, slot: int, present: bool) -> None:
         """Put a marker on a slot's sensor or take it off."""
@@ -130,11 +129,9 @@ class HubCommands:
     """Carries checked commands out on the hub: settings, undo, simulated inputs."""
 
     def __init__(self, apply_settings: Callable[[dict[str, Any]], object],
-                 post: Callable[[Any], None], now: Callable[[], float],
-                 sim: SimInputs | None) -> None:
+                 undo: Callable[[str], object], sim: SimInputs | None) -> None:
         self.apply_settings = apply_settings
-        self.post = post
-        self.now = now
+        self.undo = undo
         self.sim = sim
 
     def run(self, command: Command) -> None:
@@ -142,10 +139,7 @@ class HubCommands:
         if command.name == "settings":
             self.apply_settings(command.args["changes"])
         elif command.name == "undo":
-            undo = getattr(core_events, "UndoRequested", None)
-            if undo is None:
-                raise CommandError("cmd/undo: not available: this hub has no undo yet")
-            self.post(undo(at=self.now(), by="mqtt"))
+            self.undo("mqtt")  # the core's UndoRequested(by="mqtt"), as the centre's long hold
         elif command.name == "sim-press":
             self._press(command.args["slot"], command.args["hold_s"])
         elif command.name == "sim-marker":
@@ -158,14 +152,10 @@ class HubCommands:
 
     def _press(self, slot: int, hold_s: float) -> None:
         sim = self._simulated()
-        if slot == 0:
-            centre = getattr(sim, "centre", None)
-            if centre is None:
-                raise CommandError("cmd/sim/centre/press: this hub has no centre button yet")
-            centre(True)
-            _later(hold_s, centre, False)
-            return
-        sim.button(slot, True)
+        try:
+            sim.button(slot, True)
+        except ValueError as exc:  # the centre button has no pin
+            raise CommandError(f"cmd/sim/centre/press: {exc}") from None
         _later(hold_s, sim.button, slot, False)
 
 
