@@ -241,26 +241,31 @@ class Hub:
         """Stop in reverse order; each step runs even if an earlier one failed."""
         try:
             self.stop_server()
-            if self.mqtt is not None:
-                self.mqtt.stop()
         finally:
             try:
-                self.loop.stop()
+                if self.mqtt is not None:
+                    self.mqtt.stop()  # says "offline" while the table is still whole
+            finally:
+                self._stop_loop_and_devices()
+
+    def _stop_loop_and_devices(self) -> None:
+        try:
+            self.loop.stop()
+        finally:
+            try:
+                self.writer.stop()  # after the loop: it may still order writes
+                self.inputs.close()
+                if self.link is not None and self.link is not self.inputs:
+                    self.link.close()
             finally:
                 try:
-                    self.writer.stop()  # after the loop: it may still order writes
-                    self.inputs.close()
-                    if self.link is not None and self.link is not self.inputs:
-                        self.link.close()
+                    self.sound.close()
                 finally:
                     try:
-                        self.sound.close()
+                        if self.backups is not None:
+                            self.backups.stop()
                     finally:
-                        try:
-                            if self.backups is not None:
-                                self.backups.stop()
-                        finally:
-                            self.store.close()
+                        self.store.close()
 
     def serve(self, host: str, port: int, block: bool = True,
               on_listening: Callable[[str, int], None] | None = None) -> None:
