@@ -191,82 +191,124 @@ class SimHub:
 
 
 class BoardClient:
-    """Reads the board's SSE stream and times each table update against its publish."""
+    """Reads the board's SSE stream and notes when each table's turn arrived."""
 
-    def __init__(self, port: int, hubs: dict[str, SimHub]) -> None:
-        self.hubs = hubs
-        self.latencies: list[float] = []
-        self.counted: set[tuple[str, float]] = set()
+    def __init__(self, port: int) -> None:
+        self.received: list[tuple[str, int | None, float]] = []
         self.tables: set[str] = set()
         self.recording = False
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         self.conn.request("GET", "/api/board/events")
         self.response = self.conn.getresponse()
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
 
     def _read(self) -> None:
-        kind = ""
         try:
             for raw in self.response:
-                line = raw.decode().rstrip("\n")
-                if line.startswith("event: "):
-                    kind = line[7:]
-                elif line.startswith("data: "):
-                    self._update(kind, json.loads(line[6:]), time.perf_counter())
+                line = raw.decode()
+                if line.startswith("data: "):
+                    now = time.perf_counter()
+                    for table in json.loads(line[6:]).get("tables", []):
+                        self.tables.add(table["hub_id"])
+                        if self.recording:
+                            self.received.append((table["hub_id"], table["turn_slot"], now))
         except (OSError, ValueError, http.client.HTTPException):
             return
-
-    def _update(self, kind: str, data: dict[str, Any], now: float) -> None:
-        for table in data.get("tables", []):
-            self.tables.add(table["hub_id"])
-            hub = self.hubs.get(table["hub_id"])
-            if hub is None or not self.recording:
-                continue
-            match = [t for t, turn in hub.sent[-4:] if turn == table["turn_slot"] and t <= now]
-            if match and (hub.hub_id, match[-1]) not in self.counted:
-                self.counted.add((hub.hub_id, match[-1]))
-                self.latencies.append((now - match[-1]) * 1e6)
 
     def close(self) -> None:
         """Close the stream."""
         self.conn.close()
 
 
+def match(sent: list[tuple[str, int | None, float]],
+          received: list[tuple[str, int | None, float]]) -> list[float]:
+    """Microseconds from each publish to the first update showing it. perf_counter is
+    CLOCK_MONOTONIC on Linux: one clock for every process."""
+    by_hub: dict[str, list[tuple[float, int | None]]] = {}
+    for hub_id, turn, at in sent:
+        by_hub.setdefault(hub_id, []).append((at, turn))
+    counted: set[tuple[str, float]] = set()
+    out = []
+    for hub_id, turn, now in received:
+        earlier = [at for at, t in by_hub.get(hub_id, []) if t == turn and at <= now]
+        if earlier and (hub_id, earlier[-1]) not in counted:
+            counted.add((hub_id, earlier[-1]))
+            out.append((now - earlier[-1]) * 1e6)
+    return out
+
+
+def worker(url: str, first: int, count: int, pace_s: float) -> None:
+    """A process of simulated hubs, driven by lines on stdin: ``play K SECONDS`` (its
+    first K hubs play), ``quit``. It answers each with the publishes it made."""
+    sys.setswitchinterval(0.0005)
+    hubs = [SimHub(f"b{i:03d}", url) for i in range(first, first + count)]
+    for hub in hubs:
+        hub.publisher.start()
+    while not all(hub.publisher.link.connected for hub in hubs):
+        time.sleep(0.05)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        words = line.split()
+        if words[0] == "quit":
+            break
+        playing = hubs[:int(words[1])]
+        for hub in playing:
+            hub.sent = []
+        _play({hub.hub_id: hub for hub in playing}, float(words[2]), pace_s)
+        sent = [(hub.hub_id, turn, at) for hub in playing for at, turn in hub.sent]
+        print(json.dumps(sent), flush=True)
+    for hub in hubs:
+        hub.publisher.stop(1.0)
+
+
 def board_latencies(count: int, seconds: float, url: str, tmp: str, windows: int = 6,
-                    pace_s: float = 0.5) -> tuple[list[float], list[float]]:
+                    pace_s: float = 0.5, workers: int = 4) -> tuple[list[float], list[float]]:
     """Microseconds from a hub's publish to the board client: 1 hub playing, and
     ``count`` hubs playing, in alternating windows (``seconds`` of ``count`` hubs in
-    all, three times as long for 1 hub, which has a hundredth of the samples)."""
+    all, three times as long for 1 hub, which has a hundredth of the samples). The
+    hubs live in ``workers`` processes, as real hubs are apart from each other."""
     port = free_port()
     log = open(os.path.join(tmp, "board.log"), "ab")
     board = subprocess.Popen([sys.executable, "-m", "hub.cli", "board", "--mqtt", url,
                               "--host", "127.0.0.1", "--port", str(port)], cwd=ROOT,
                              stdout=log, stderr=subprocess.STDOUT)
-    hubs = {f"b{i:03d}": SimHub(f"b{i:03d}", url) for i in range(count)}
+    size = -(-count // workers)
+    procs = [subprocess.Popen(
+        [sys.executable, __file__, "--worker", url, str(first), str(min(size, count - first)),
+         str(pace_s)], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        stderr=log) for first in range(0, count, size)]
     try:
         _wait_http(port)
-        for hub in hubs.values():
-            hub.publisher.start()
-        client = BoardClient(port, hubs)
-        deadline = time.monotonic() + 60
-        while len(client.tables & set(hubs)) < count and time.monotonic() < deadline:
-            time.sleep(0.05)
+        for proc in procs:
+            assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        client = BoardClient(port)
         one: list[float] = []
         many: list[float] = []
         for _ in range(windows):
-            for playing, into, share in (({"b000"}, one, 3), (set(hubs), many, 1)):
-                client.latencies = []
+            for how_many, into, share in ((1, one, 3), (count, many, 1)):
+                client.received = []
                 client.recording = True
-                _play({h: hubs[h] for h in playing}, share * seconds / windows, pace_s)
+                left, sent = how_many, []
+                for proc in procs:
+                    assert proc.stdin is not None
+                    proc.stdin.write(f"play {min(left, size)} {share * seconds / windows}\n")
+                    proc.stdin.flush()
+                    left = max(0, left - size)
+                for proc in procs:
+                    assert proc.stdout is not None
+                    sent += [tuple(r) for r in json.loads(proc.stdout.readline())]
                 time.sleep(0.5)  # the window's last updates arrive
                 client.recording = False
-                into.extend(client.latencies)
+                into.extend(match(sent, client.received))  # type: ignore[arg-type]
         client.close()
         return one, many
     finally:
-        for hub in hubs.values():
-            hub.publisher.stop(1.0)
+        for proc in procs:
+            if proc.stdin is not None:
+                proc.stdin.write("quit\n")
+                proc.stdin.close()
+            proc.wait(20)
         board.terminate()
         board.wait(20)
         log.close()
@@ -276,13 +318,15 @@ def _play(hubs: dict[str, SimHub], seconds: float, pace_s: float) -> None:
     """Each hub taps every ``pace_s`` (±20 %) for ``seconds``."""
     due = {hub_id: time.perf_counter() + random.uniform(0, pace_s) for hub_id in hubs}
     end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
+    while hubs and time.perf_counter() < end:
         hub_id = min(due, key=due.__getitem__)
         wait = due[hub_id] - time.perf_counter()
         if wait > 0:
             time.sleep(wait)
         hubs[hub_id].tap()
         due[hub_id] += pace_s * random.uniform(0.8, 1.2)
+    if not hubs:
+        time.sleep(seconds)
 
 
 def _wait_http(port: int) -> None:
@@ -305,6 +349,9 @@ def _row(name: str, a: list[float], b: list[float], p: float) -> str:
 
 
 def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        worker(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]))
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presses", type=int, default=1000)
     parser.add_argument("--hubs", type=int, default=100)
