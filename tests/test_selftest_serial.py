@@ -103,3 +103,42 @@ def wait_for_lit(mcu, timeout: float = 5.0) -> list[int]:
                 return lit
         time.sleep(0.01)
     return []
+
+
+def test_check_through_the_fake_mcu_subcommand(tmp_path):
+    """``mtrain-hub fake-mcu`` in one process, ``selftest --check`` in another, as a
+    maker without a Pico would try it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bin_dir = Path(sys.executable).parent
+    box = subprocess.Popen([bin_dir / "mtrain-hub", "fake-mcu", "--link",
+                            str(tmp_path / "hub-box")], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, text=True)
+    try:
+        assert box.stdout is not None
+        path = box.stdout.readline().strip()
+        assert path == str(tmp_path / "hub-box")
+        done = subprocess.run(
+            [bin_dir / "mtrain-hub", "selftest", "--check", "--backend", "serial",
+             "--sound-device", "null", "--state-dir", str(tmp_path / "state")],
+            capture_output=True, text=True, timeout=60,
+            env={"PATH": str(bin_dir)}, input="")
+        assert "SKIP  serial link" not in done.stdout
+        # No [serial] port: the link looks for a Pico by USB id and finds none here.
+        assert "FAIL  serial link   USB (no Pico found by its USB id)" in done.stdout
+        config = tmp_path / "hub.toml"
+        config.write_text(f'[serial]\nport = "{path}"\n')
+        done = subprocess.run(
+            [bin_dir / "mtrain-hub", "selftest", "--check", "--backend", "serial",
+             "--config", str(config), "--sound-device", "null",
+             "--state-dir", str(tmp_path / "state")],
+            capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"PASS  serial link   {path}: " in done.stdout
+    finally:
+        assert box.stdin is not None and box.stdout is not None
+        box.stdin.close()
+        box.wait(10)
+        box.stdout.close()
