@@ -262,8 +262,18 @@ def worker(url: str, first: int, count: int, pace_s: float) -> None:
         hub.publisher.stop(1.0)
 
 
+def heard(listener: Listener, since: int) -> list[tuple[str, int | None, float]]:
+    """The states a bare subscriber received after message ``since``: (hub, turn, when)."""
+    out = []
+    for topic, payload, at in listener.messages[since:]:
+        if topic.endswith("/state"):
+            out.append((topic.split("/")[1], json.loads(payload).get("turn"), at))
+    return out
+
+
 def board_latencies(count: int, seconds: float, url: str, tmp: str, windows: int = 6,
-                    pace_s: float = 0.5, workers: int = 4) -> tuple[list[float], list[float]]:
+                    pace_s: float = 0.5, workers: int = 4
+                    ) -> tuple[list[float], list[float], list[float], list[float]]:
     """Microseconds from a hub's publish to the board client: 1 hub playing, and
     ``count`` hubs playing, in alternating windows (``seconds`` of ``count`` hubs in
     all, three times as long for 1 hub, which has a hundredth of the samples). The
@@ -283,11 +293,17 @@ def board_latencies(count: int, seconds: float, url: str, tmp: str, windows: int
         for proc in procs:
             assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
         client = BoardClient(port)
+        listener = Listener(int(url.rsplit(":", 1)[1]), ("mtrain/+/state",))
+        listener.wait_connected()
         one: list[float] = []
         many: list[float] = []
+        one_board: list[float] = []
+        many_board: list[float] = []
         for _ in range(windows):
-            for how_many, into, share in ((1, one, 3), (count, many, 1)):
+            for how_many, into, into_board, share in ((1, one, one_board, 3),
+                                                      (count, many, many_board, 1)):
                 client.received = []
+                since = len(listener.messages)
                 client.recording = True
                 left, sent = how_many, []
                 for proc in procs:
@@ -301,8 +317,10 @@ def board_latencies(count: int, seconds: float, url: str, tmp: str, windows: int
                 time.sleep(0.5)  # the window's last updates arrive
                 client.recording = False
                 into.extend(match(sent, client.received))  # type: ignore[arg-type]
+                into_board.extend(match(heard(listener, since), client.received))
         client.close()
-        return one, many
+        listener.close()
+        return one, many, one_board, many_board
     finally:
         for proc in procs:
             if proc.stdin is not None:
@@ -363,7 +381,8 @@ def main() -> None:
         broker = Mosquitto(Path(tmp) / "mosquitto")
         try:
             presses = press_figures(args.presses, tmp, broker.url, broker.port)
-            one, many = board_latencies(args.hubs, args.seconds, broker.url, tmp)
+            one, many, one_board, many_board = board_latencies(args.hubs, args.seconds,
+                                                               broker.url, tmp)
         finally:
             broker.stop()
     print(f"press to sound port, {len(presses['on'])} presses each (microseconds)")
@@ -381,6 +400,11 @@ def main() -> None:
     print(f"{'figure':<30}{f'{args.hubs} hubs':>12}{'1 hub':>12}{'ratio':>8}")
     for name, p in (("median", 50), ("p99", 99)):
         print(_row(name, many, one, p))
+    print()
+    print("the board's own part: a bare subscriber's receipt to the board client")
+    print(f"{'figure':<30}{f'{args.hubs} hubs':>12}{'1 hub':>12}{'ratio':>8}")
+    for name, p in (("median", 50), ("p99", 99)):
+        print(_row(name, many_board, one_board, p))
     sound = percentile(presses["on"], 99) / percentile(presses["off"], 99)
     board = percentile(many, 99) / percentile(one, 99)
     print()
