@@ -18,7 +18,8 @@ tournament board keeps up with 100 hubs.
    playing (the others connected and idle; 3x as long, for samples), then all 100
    playing, six times, so machine noise falls on both. A real table taps every 10-30
    s; 0.5 s per table is 20-60x that. Beside it, the board's own part: from a bare
-   subscriber's receipt of each state (in this process) to the board client's update. Goal: p99 with 100 at most 2x with 1.
+   subscriber's receipt of each state (in this process) to the board client's update.
+   Goal: p99 with 100 at most 2x with 1.
 
 Usage: python bench/mqtt.py [--presses 1000] [--hubs 100] [--seconds 30]
 """
