@@ -20,7 +20,7 @@ const VIEWS = {
   join: () => import("./join.js"),
   selftest: () => import("./selftest.js"),
 };
-const ADD_ONS = ["./mqtt.js", "./ring.js"];  // loaded after the table's first paint
+const ADD_ONS = ["./mqtt.js", "./ring.js", "./fixes.js"];  // loaded after the table's first paint
 
 // --- live updates ----------------------------------------------------------------------
 let source = null, retry = null, hiddenAt = 0;
@@ -70,7 +70,7 @@ async function loadGame(id, again = false) {
   if (r.ok && gameId() === id) { S.game = r.data; onGame(r.data); renderTable(); }
 }
 const SOUNDS = { choo: "Choo! A train went public", chicken: "Chicken! A double is open",
-  nope: "Nope: not that train", out: "Out! The round is over", reminder: "Put your marker down" };
+  nope: "Nope: not that train", out: "Out! The round is over", reminder: "Reminder" };
 on("sound", (sound) => { if (SOUNDS[sound.name]) toast(SOUNDS[sound.name]); });
 
 export function renderHeader() {

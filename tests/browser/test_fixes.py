@@ -1,0 +1,54 @@
+"""fixes.js on a phone: the scorekeeper's Undo, the fix panel and its log lines, the
+"one tile" badge, and the virtual hub's centre button."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import PHONE, Phone
+from tests.http_client import HubProcess
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def roomy_hub(tmp_path, free_port):
+    """A sim hub whose last-tile window allows two HTTP presses in a row."""
+    config = tmp_path / "hub.toml"
+    config.write_text("[gestures]\nlast_tile_ms = 2000\n")
+    process = HubProcess(free_port, tmp_path / "state", "--config", str(config))
+    yield process
+    process.stop()
+
+
+def test_undo_fix_one_tile_and_the_centre(chromium, roomy_hub):
+    hub = roomy_hub
+    _, game = hub.post("/api/games", {"players": ["Ann", "Bob", "Cid"], "first": 1})
+    context = chromium.new_context(viewport=PHONE)
+    try:
+        phone = Phone(context, hub.base)
+        phone.open(f"/#claim={game['id']}:{game['token']}")
+        page = phone.page
+        hub.post("/api/sim/slots/1/press", {"hold_ms": 50})
+        hub.post("/api/sim/slots/1/press", {"hold_ms": 50})  # Ann calls her last tile
+        page.locator("#one-tile").filter(has_text="One tile: Ann").wait_for()
+        page.locator("#undo").click()
+        page.locator("#fix-log li").filter(has_text="undo (scorekeeper)").wait_for()
+        page.locator("#one-tile").wait_for(state="hidden")  # the call was the last action
+        assert hub.get("/api/state")[1]["turn"] == 2
+        page.locator("#fix-panel summary").click()
+        page.select_option("#fix-turn", "3")
+        page.get_by_role("button", name="Set the turn").click()
+        page.locator("#fix-log li").filter(has_text="turn to slot 3").wait_for()
+        page.select_option("#fix-public", "2")
+        page.get_by_role("button", name="Public", exact=True).click()
+        page.locator("#fix-log li").filter(has_text="slot 2 public").wait_for()
+        assert hub.get("/api/state")[1]["slots"][1]["public"]
+        page.check("#sim-on")
+        page.get_by_role("button", name="Centre tap").click()  # Cid on the Mexican Train
+        page.wait_for_function("() => document.querySelector('#fix-turn').value === '1'")
+        assert hub.get("/api/state")[1]["turn"] == 1
+        phone.shot("fixes")
+        assert not phone.errors and not phone.foreign
+    finally:
+        context.close()
