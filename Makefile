@@ -84,7 +84,7 @@ SOAK_GAMES ?= 1000
 SOAK_SEED ?= 1
 SOAK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SOAK_RUNS := aces mexicantrainfun consensus triples "mexicantrainfun --chickenfoot" \
-	"consensus --chickenfoot" "consensus --partnerships"
+	"consensus --chickenfoot" "consensus --partnerships" "consensus --blanks"
 
 soak: $(TEST_STAMP)
 	@status=0; for run in $(SOAK_RUNS); do \

@@ -140,9 +140,9 @@ def test_command_refuses_options_the_profile_has_not(capsys):
     assert "chickenfoot" in capsys.readouterr().err
 
 
-# The in-suite soak: every profile and option run, 2 to 8 players, 100 games of 3 rounds
-# each, and a few whole games per profile (engines down to 0), about a minute on two
-# cores. `make soak` plays 1,000 whole games per run.
+# The in-suite soak: every profile and option run, 2 to 8 players, 60 games of 3 rounds
+# each (with the bots' mistakes, undone), and a few whole games per profile (engines
+# down to 0), about a minute on two cores. `make soak` plays 1,000 whole games per run.
 RUNS = [
     ("consensus", {}),
     ("aces", {}),
@@ -151,6 +151,7 @@ RUNS = [
     ("mexicantrainfun", {"chickenfoot": True}),
     ("consensus", {"chickenfoot": True}),
     ("consensus", {"partnerships": True}),
+    ("consensus", {"blanks": True}),
 ]
 
 
@@ -159,7 +160,7 @@ RUNS = [
     ("rules", "options"), RUNS, ids=["-".join([r, *o]) for r, o in RUNS]
 )
 def test_soak(rules, options):
-    check(Spec(rules, 100, (2, 8), seed=2026, rounds=3, **options))
+    check(Spec(rules, 60, (2, 8), seed=2026, rounds=3, **options))
 
 
 @pytest.mark.slow
@@ -173,6 +174,7 @@ def check(spec):
     found = "\n".join(line for m in report.mismatches for line in m.lines())
     assert report.mismatches == [], found
     assert report.games == spec.games and report.actions > spec.games * 50
+    assert report.undos > 0  # the bots' mistakes were made and undone
 
 
 def test_progress_line_speaks_at_each_tenth(capsys):
