@@ -260,6 +260,7 @@ def snapshot(table: Table, backend: str) -> dict[str, object]:
         "game": None if game is None else {
             "id": game.id, "rules": game.rules, "round": game.round, "rounds": game.rounds,
             "engine": game.engine, "phase": game.phase, "set": game.set_max,
+            "engine_named": turns.profile_of(game).engine_chosen,
             "players": list(game.players), "seats": list(game.seats),
             "mexican_slot": game.mexican_slot,
             "first_turns_left": table.first_turns_left if game.phase == "first-turn" else 0,

@@ -1,5 +1,5 @@
 // Putting mistakes right (an add-on of the table view): who holds one tile; for the
-// scorekeeper an Undo button, the round's engine (aces) and a panel to set the table
+// scorekeeper an Undo button, the round's engine (where the table names it) and a panel to set the table
 // right by hand (whose turn, the open double and who covers it, a train's public flag
 // when its marker is missing); the last undos and fixes from /api/log; and, on the sim
 // backend's virtual hub, the centre button (tap, hold, long hold = undo).
@@ -100,7 +100,7 @@ function fillTools(snap) {
   options($("fix-double"), trains(snap), double ? double.slot : snap.turn);
   options($("fix-responsible"), players, double ? double.responsible : snap.turn);
   options($("fix-public"), players, $("fix-public").value ? +$("fix-public").value : null);
-  const named = g.rules === "aces";
+  const named = !!g.engine_named;
   $("engine-form").hidden = !named;
   if (named) options($("fix-engine"), Array.from({ length: g.set + 1 }, (_, n) => [g.set - n, `${g.set - n}-${g.set - n}`]), g.engine);
   $("undo").disabled = !snap.undo && g.phase !== "round-over";
