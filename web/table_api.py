@@ -22,6 +22,7 @@ from flask import Blueprint, Response, jsonify, request
 
 from web.api import authorise, hub_service, json_body
 from web.errors import abort
+from web.inputs import ID
 
 bp = Blueprint("table", __name__, url_prefix="/api")
 
@@ -62,7 +63,7 @@ def sim_centre_press() -> Response:
     return jsonify(hub_service().sim_centre_press(hold_ms / 1000))
 
 
-@bp.post("/games/<int:game_id>/undo")
+@bp.post(f"/games/<{ID}:game_id>/undo")
 def undo(game_id: int) -> Response:
     """Undo the last table action of the game on the table."""
     body = _scorekeeper(game_id)
@@ -71,7 +72,7 @@ def undo(game_id: int) -> Response:
     return jsonify(hub_service().undo(game_id))
 
 
-@bp.post("/games/<int:game_id>/fix")
+@bp.post(f"/games/<{ID}:game_id>/fix")
 def fix(game_id: int) -> Response:
     """Set whose turn it is, the open double or a train's public flag by hand."""
     body = _scorekeeper(game_id)
@@ -122,7 +123,7 @@ def _double(part: dict[str, Any]) -> tuple[int | None, int, int | None]:
     return slot, covers, responsible
 
 
-@bp.post("/games/<int:game_id>/rounds/<int:number>/engine")
+@bp.post(f"/games/<{ID}:game_id>/rounds/<{ID}:number>/engine")
 def set_engine(game_id: int, number: int) -> Response:
     """Name round ``number``'s engine (``aces``); the game after it."""
     body = _scorekeeper(game_id)
