@@ -39,7 +39,10 @@ def same_origin(origin: str, host: str | None, scheme: str) -> bool:
     """Whether ``origin`` (an ``Origin`` header) names the hub at ``host`` over ``scheme``."""
     if not host or origin == "null":
         return False
-    parts = urlsplit(origin)
+    try:
+        parts = urlsplit(origin)
+    except ValueError:  # "http://[" and the like: not the hub
+        return False
     if parts.scheme != scheme or not parts.netloc or parts.path not in ("", "/"):
         return False
     default = {"http": "80", "https": "443"}.get(scheme, "")
