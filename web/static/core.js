@@ -5,6 +5,9 @@
 //   on("sound", (sound) => …)  every sound the hub plays
 //   on("view", (name) => …)    every change of view
 export const $ = (id) => document.getElementById(id);
+// A value of name-keyed data: own properties only, so a player called "constructor" or
+// "__proto__" is a name like any other, never something every object has.
+export const own = (o, k) => (o != null && Object.hasOwn(o, k) ? o[k] : undefined);
 export const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 export const short = (name, n = 9) => (name.length > n ? name.slice(0, n - 1) + "…" : name);
 

@@ -2,12 +2,14 @@
 // left in each hand, correcting an earlier round, marking a blocked round, and the
 // round's change history. The form is patched in place: a tap on a tile or a key keeps
 // focus where it is, and the history is fetched only when the round or its scores change.
-import { $, S, api, esc, gameId, keeper, on, short, toast } from "./core.js";
+import { $, S, api, esc, gameId, keeper, on, own, short, toast } from "./core.js";
 import { patch } from "./patch.js";
 import { onGame } from "./app.js";
 
 // errors: {p<i> | went_out | round: message}, shown by render().
-const R = { key: "", round: 0, mode: "points", points: {}, tiles: {}, active: null, out: "", outSet: false, dirty: false, errors: {} };
+const R = { key: "", round: 0, mode: "points", points: byName(), tiles: byName(), active: null, out: "", outSet: false, dirty: false, errors: {} };
+// Name-keyed data has no prototype: "__proto__" or "toString" is a player like any other.
+function byName() { return Object.create(null); }
 const curGame = () => (S.game && S.game.id === gameId() ? S.game : null);
 
 export function open(arg) {
@@ -25,8 +27,8 @@ function hubOut(g, n) {
 }
 function reset(g, n) {
   const rnd = g.rounds.find((r) => r.round === n) || { finished: false, points: {} };
-  Object.assign(R, { key: `${g.id}/${n}`, round: n, mode: "points", points: {}, tiles: {}, dirty: false, outSet: false, errors: {} });
-  for (const p of g.players) { R.points[p] = rnd.finished ? String(rnd.points[p] ?? "") : ""; R.tiles[p] = new Set(); }
+  Object.assign(R, { key: `${g.id}/${n}`, round: n, mode: "points", points: byName(), tiles: byName(), dirty: false, outSet: false, errors: {} });
+  for (const p of g.players) { R.points[p] = rnd.finished ? String(own(rnd.points, p) ?? "") : ""; R.tiles[p] = new Set(); }
   R.out = rnd.went_out || hubOut(g, n);
   R.active = g.players.find((p) => p !== R.out) || null;
 }
@@ -68,7 +70,7 @@ function render() {
 }
 function outPicker(g) {
   return `<label for="r-out">Went out</label><select id="r-out"${errAttrs("went_out")}><option value="">Nobody: the round was blocked</option>${g.players.map((p) =>
-    `<option${p === R.out ? " selected" : ""}>${esc(p)}</option>`).join("")}</select>${errBox("went_out")}`;
+    `<option value="${esc(p)}"${p === R.out ? " selected" : ""}>${esc(p)}</option>`).join("")}</select>${errBox("went_out")}`;
 }
 function handRow(g, p, i) {
   const out = p === R.out, tiles = [...R.tiles[p]];
@@ -85,7 +87,7 @@ function padHtml() {
 }
 function tilePicker(g, rnd) {
   if (!R.active || R.active === R.out) return '<p class="note">Tap a player to pick their tiles.</p>';
-  const holder = {};
+  const holder = byName();
   for (const p of g.players) for (const t of R.tiles[p]) holder[t] = p;
   const chips = g.players.filter((p) => p !== R.out).map((p) =>
     `<button type="button" data-pick="${g.players.indexOf(p)}" aria-pressed="${p === R.active}">${esc(short(p, 8))} ${handPips(p, g)}</button>`).join("");
@@ -152,10 +154,10 @@ function padKey(g, key) {
 function body(g) {
   const out = { went_out: R.out || null };
   if (R.mode === "tiles") {
-    out.tiles = {};
+    out.tiles = byName();
     for (const p of g.players) out.tiles[p] = p === R.out ? [] : [...R.tiles[p]];
   } else {
-    out.points = {};
+    out.points = byName();
     g.players.forEach((p, i) => {
       const v = valueOf(p, g);
       if (!/^\d+$/.test(v)) R.errors["p" + i] = `${p}: type the points left in the hand (0 if none)`;

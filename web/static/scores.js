@@ -1,6 +1,6 @@
 // The scores view: standings with their tie-breaks, the chart of totals, the grid of
 // rounds, the downloads, and ending a game early. Patched in place on every change.
-import { $, S, api, esc, gameId, keeper, on, short, toast } from "./core.js";
+import { $, S, api, esc, gameId, keeper, on, own, short, toast } from "./core.js";
 import { patch } from "./patch.js";
 import { onGame } from "./app.js";
 
@@ -25,7 +25,7 @@ export async function open(arg) {
 
 const lowest = (p) => (p.lowest_nonzero == null ? "none" : p.lowest_nonzero);
 function whyNotes(places) {
-  const why = {};
+  const why = Object.create(null);
   const add = (n, t) => (why[n] = why[n] ? why[n] + "; " + t : t);
   for (let i = 0; i + 1 < places.length; i++) {
     const a = places[i], b = places[i + 1];
@@ -48,7 +48,7 @@ function render() {
   let html = `<p class="note">Game ${g.id} · ${esc(g.rules)} · double-${g.set} · ${state}</p>`;
   if (g.finished) html += `<p class="winner">${g.winner ? `Winner: ${esc(g.winner)}` : `Tied for first: ${esc((g.winners || []).join(", "))}`}</p>`;
   if (g.teams) html += '<h3>Teams</h3><table aria-label="Team standings"><tbody>' + (g.team_standings || []).map((t) =>
-    `<tr><td>${esc(t)}</td><td>${g.team_totals[t]}</td></tr>`).join("") + "</tbody></table><h3>Players</h3>";
+    `<tr><td>${esc(t)}</td><td>${own(g.team_totals, t)}</td></tr>`).join("") + "</tbody></table><h3>Players</h3>";
   html += `<table class="standings" aria-label="Standings"><thead><tr><th>#</th><th>Player</th><th>Total</th></tr></thead><tbody>${rows}</tbody></table>` +
     '<p class="note">Lowest total wins. Equal totals: most zero-point rounds, then the lowest non-zero round.</p>';
   html += `<h3>Totals after each round</h3>${chartSvg(g)}<h3>Round by round</h3>${gridTable(g)}` +
@@ -64,10 +64,10 @@ function gridTable(g) {
   const body = g.rounds.map((r) => {
     const label = keeper(g.id) && r.finished ? `<a href="#/round/${r.round}" aria-label="Correct round ${r.round}">${r.round}</a>` : r.round;
     const cells = g.players.map((n) => !r.finished ? "<td>·</td>" : r.went_out === n
-      ? `<td class="out" title="went out">${r.points[n] ?? 0}★</td>` : `<td>${r.points[n] ?? ""}</td>`).join("");
+      ? `<td class="out" title="went out">${own(r.points, n) ?? 0}★</td>` : `<td>${own(r.points, n) ?? ""}</td>`).join("");
     return `<tr><th scope="row">${label} <small>(${r.engine}${r.blocked ? ", blocked" : ""})</small></th>${cells}</tr>`;
   }).join("");
-  const foot = g.players.map((n) => `<td>${g.totals[n] ?? 0}</td>`).join("");
+  const foot = g.players.map((n) => `<td>${own(g.totals, n) ?? 0}</td>`).join("");
   return `<div class="scroll"><table class="grid-table" aria-label="Points by round"><thead><tr><th>Round</th>${head}</tr></thead>` +
     `<tbody>${body}</tbody><tfoot><tr><td>Total</td>${foot}</tr></tfoot></table></div>`;
 }
@@ -78,12 +78,12 @@ function chartSvg(g) {
   const rounds = g.rounds.filter((r) => r.finished);
   if (!rounds.length) return '<p class="note">The chart starts when round 1 is scored.</p>';
   const W = 360, H = 230, L = 34, Rt = 78, T = 10, B = 26;
-  const series = g.players.map((n) => { let sum = 0; return [0, ...rounds.map((r) => (sum += r.points[n] || 0))]; });
+  const series = g.players.map((n) => { let sum = 0; return [0, ...rounds.map((r) => (sum += own(r.points, n) || 0))]; });
   const max = Math.max(10, ...series.map((s) => s[s.length - 1]));
   const step = [5, 10, 20, 25, 50, 100, 200, 250, 500].find((s) => max / s <= 5) || 1000;
   const top = Math.ceil(max / step) * step;
   const x = (i) => L + (i * (W - L - Rt)) / rounds.length, y = (v) => T + (H - T - B) * (1 - v / top);
-  let out = `<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="Cumulative totals per round: ${esc(g.players.map((n) => `${n} ${g.totals[n]}`).join(", "))}">`;
+  let out = `<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="Cumulative totals per round: ${esc(g.players.map((n) => `${n} ${own(g.totals, n)}`).join(", "))}">`;
   for (let v = 0; v <= top; v += step) out += `<line class="axis" x1="${L}" x2="${W - Rt}" y1="${y(v)}" y2="${y(v)}"/><text x="${L - 4}" y="${y(v) + 4}" text-anchor="end">${v}</text>`;
   rounds.forEach((r, i) => { out += `<text x="${x(i + 1)}" y="${H - 8}" text-anchor="middle">${r.round}</text>`; });
   const ends = series.map((s, i) => ({ i, y: y(s[s.length - 1]) })).sort((a, b) => a.y - b.y);
@@ -94,7 +94,7 @@ function chartSvg(g) {
   });
   for (const e of ends) {
     const n = g.players[e.i];
-    out += `<text class="s${e.i % 8}" x="${W - Rt + 4}" y="${e.y + 4}">${esc(short(n, 7))} ${g.totals[n]}</text>`;
+    out += `<text class="s${e.i % 8}" x="${W - Rt + 4}" y="${e.y + 4}">${esc(short(n, 7))} ${own(g.totals, n)}</text>`;
   }
   return out + "</svg>";
 }
