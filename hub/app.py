@@ -46,6 +46,7 @@ from hub.selftest_session import SelftestSession
 from hub.settings import Settings
 from hub.storage import DB_NAME, BackupService, check_storage
 from hub.store_writer import StoreWriter
+from hub.trust import TableTrust
 from scorer.games import KEEP, WentOut
 from scorer.setup import GameSetup
 from scorer.store import GameStore, new_token
@@ -108,8 +109,10 @@ class Hub:
             publish=self._publish_ring)
         self.store = store if store is not None else self._open_store()
         self.writer = StoreWriter()  # SQLite writes the loop orders run on its thread
+        self.trust = TableTrust(self)  # claims at the table and table tokens
         self.dispatcher = EffectDispatcher(self.sound, self.lights, self.eventlog,
                                            self.broadcaster, self.policy, self._round_ended)
+        self.dispatcher.on_claim = self.trust.answered
         self.loop = HubLoop(core.new_table(timings(config)), self.clock, self.dispatcher,
                             self.backend, on_state=self._state_changed)
         self._loop_ready = True
@@ -328,10 +331,11 @@ class Hub:
 
     # --- games ---------------------------------------------------------------------
 
-    def new_game(self, setup: GameSetup) -> tuple[int, str]:
-        """Store a new game and start its round 1 on the table; returns (id, token)."""
+    def new_game(self, setup: GameSetup, replaces: int | None = None) -> tuple[int, str]:
+        """Store a new game and start its round 1 on the table; returns (id, token).
+        ``replaces``: the unfinished game it replaces, marked abandoned."""
         token = new_token()
-        game_id = self.store.create_game(setup, token=token)
+        game_id = self.store.create_game(setup, token=token, replaces=replaces)
         self.loop.submit(GameStarted(
             game_id=game_id, rules=setup.rules, players=setup.players, seats=setup.seats,
             mexican_slot=setup.mexican_slot, set_max=setup.set_max, rounds=setup.rounds,
@@ -363,14 +367,16 @@ class Hub:
     def score_round(self, game_id: int, round: int, *,
                     points: Mapping[str, int] | None = None,
                     tiles: Mapping[str, Sequence[str]] | None = None,
-                    went_out: WentOut = KEEP, by: str = "scorekeeper") -> dict[str, Any]:
+                    went_out: WentOut = KEEP, by: str = "scorekeeper",
+                    based_on: int | None = None) -> dict[str, Any]:
         """Record (or correct) a round's scores; the table follows. Returns the game.
+        ``based_on``: the game's version the editor saw (``StaleEdit`` if it moved on).
 
         Raises the store's ``StoreError`` (``GameNotFound``) and then changes nothing.
         """
         self.writer.flush()  # a round the table just ended is in the store first
         game = self.store.record_round(game_id, round, points, tiles=tiles,
-                                       went_out=went_out, by=by)
+                                       went_out=went_out, by=by, based_on=based_on)
         scored = next(r for r in game["rounds"] if r["round"] == round)
         self._log("score", game=game_id, round=round, points=scored["points"],
                   went_out=scored["went_out"], by=by)
@@ -418,8 +424,20 @@ class Hub:
         """A score edit for ``GET /api/log`` and the ``event`` subscribers (MQTT)."""
         self.broadcaster.publish("event", self.eventlog.append(kind, **fields))
 
-    def _resume(self) -> None:
-        game = self.store.current_game()
+    def bring_back(self, game_id: int, replaces: int | None = None) -> dict[str, Any]:
+        """Put an abandoned game back on the table; ``replaces``, the unfinished game
+        there, is abandoned instead. Returns the game; raises the store's errors."""
+        self.writer.flush()
+        with self._rounds_lock:
+            game = self.store.bring_back(game_id, replaces)
+            self._resume(game)
+            self.loop.drain()
+            self._log("game-back", game=game_id, replaces=replaces)
+            self.broadcaster.publish("game", game)
+        return game
+
+    def _resume(self, game: dict[str, Any] | None = None) -> None:
+        game = game or self.store.current_game()
         if game is None:
             return
         current = game["rounds"][-1] if game["rounds"] else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import signal
 import sqlite3
 import sys
@@ -125,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
     """Build the hub from the config and serve until SIGINT/SIGTERM."""
     from hub.supervision import Supervision
 
+    os.umask(0o077)  # the games, settings and backups are nobody else's to read
     notifier = Notifier()
     built = _build(args, notifier)
     if isinstance(built, int):

@@ -13,7 +13,14 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from hub.broadcast import Broadcaster
-from hub.core.effects import Effect, LogEntry, PlaySound, RoundEnded, RoundReopened
+from hub.core.effects import (
+    ClaimAnswered,
+    Effect,
+    LogEntry,
+    PlaySound,
+    RoundEnded,
+    RoundReopened,
+)
 from hub.eventlog import EventLog
 from hub.io.sound import SoundPlayer, SoundPolicy
 
@@ -44,6 +51,8 @@ class EffectDispatcher:
         self.broadcaster = broadcaster
         self.policy = policy
         self.on_round_ended = on_round_ended
+        # A claim's answer (the runtime turns a grant into a token; must return at once).
+        self.on_claim: Callable[[ClaimAnswered], None] | None = None
         self.failures = 0
         self.silenced = 0
 
@@ -80,3 +89,5 @@ class EffectDispatcher:
             self.broadcaster.publish("event", entry)
         elif isinstance(effect, RoundEnded | RoundReopened) and self.on_round_ended is not None:
             self.on_round_ended(effect)
+        elif isinstance(effect, ClaimAnswered) and self.on_claim is not None:
+            self.on_claim(effect)

@@ -222,4 +222,4 @@ class HubLoop:
     def _visible(table: Table) -> tuple[object, ...]:
         return (table.game, table.turn, table.doubles, table.went_out,
                 tuple(m.present for m in table.markers), table.by_hand, table.one_tile,
-                len(table.history))
+                len(table.history), table.claim)

@@ -18,7 +18,7 @@ from hub.broadcast import Subscription
 from hub.core.events import CENTRE, DoubleFixed, PublicFixed, TurnFixed
 from hub.settings import SettingsError, check
 from scorer.setup import SetupError, check_setup
-from scorer.store import GameNotFound, StoreError
+from scorer.store import GameNotFound, StaleEdit, StoreError
 from web.service import Refused
 
 if TYPE_CHECKING:
@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 # What each validator's refusal is answered with; anything else raised is a bug (500).
 REFUSALS: tuple[tuple[type[Exception], int], ...] = (
-    (GameNotFound, 404), (StoreError, 400), (SetupError, 400), (SettingsError, 400))
+    (GameNotFound, 404), (StaleEdit, 409), (StoreError, 400), (SetupError, 400),
+    (SettingsError, 400))
 SETTLE_S = 0.005  # beyond the debounce window, so the settled snapshot shows the press
 
 
@@ -37,7 +38,10 @@ def _refusals() -> Iterator[None]:
         yield
     except tuple(kind for kind, _ in REFUSALS) as exc:
         status = next(code for kind, code in REFUSALS if isinstance(exc, kind))
-        raise Refused.because(exc, status) from exc
+        refused = Refused.because(exc, status)
+        if isinstance(exc, StaleEdit):
+            refused.extra = exc.game  # the round as it is now, and the version
+        raise refused from exc
 
 
 class HubWebService:
@@ -142,11 +146,33 @@ class HubWebService:
 
     # --- games ----------------------------------------------------------------------
 
-    def new_game(self, body: object) -> tuple[int, str]:
-        """Check the body, store the game, and start it on the table."""
+    def new_game(self, body: object, replaces: int | None = None) -> tuple[int, str]:
+        """Check the body, store the game, and start it on the table (abandoning
+        ``replaces``, the running game the caller proved it may replace)."""
         with _refusals():
             setup = check_setup(body, self.default_rules)
-            return self._hub.new_game(setup)
+            if self.running_game() != replaces:
+                raise Refused(409, "another game started meanwhile: look again")
+            return self._hub.new_game(setup, replaces)
+
+    def bring_back(self, game_id: int, replaces: int | None = None) -> dict[str, Any]:
+        """Put an abandoned game back on the table."""
+        with _refusals():
+            if self.running_game() != replaces:
+                raise Refused(409, "another game started meanwhile: look again")
+            return self._hub.bring_back(game_id, replaces)
+
+    def start_claim(self) -> dict[str, Any]:
+        """Light a slot and wait for its press (see :mod:`hub.trust`)."""
+        return self._hub.trust.start()
+
+    def claim_status(self, claim: str) -> dict[str, Any]:
+        """Where a claim stands."""
+        return self._hub.trust.status(claim)
+
+    def check_table(self, token: str) -> bool:
+        """Whether ``token`` is a live table token."""
+        return self._hub.trust.check_table(token)
 
     def running_game(self) -> int | None:
         """The game on the table, unless it is finished."""

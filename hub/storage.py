@@ -14,6 +14,7 @@ import contextlib
 import logging
 import os
 import sqlite3
+import stat
 import tempfile
 import threading
 from collections.abc import Callable
@@ -58,6 +59,17 @@ def restore_hint(state_dir: Path) -> str:
             "(the current file is kept beside it, never deleted)")
 
 
+def make_private(state_dir: Path) -> None:
+    """Take away other users' access to the state folder and everything in it (files
+    an older hub made readable by all: games, settings, backups). Files the hub makes
+    from now on are private anyway: ``run`` sets the umask 077."""
+    for path in (state_dir, *state_dir.rglob("*")):
+        mode = path.lstat().st_mode
+        if not stat.S_ISLNK(mode) and mode & 0o077:
+            with contextlib.suppress(OSError):  # not ours to change: the check says so
+                path.chmod(stat.S_IMODE(mode) & 0o700)
+
+
 def check_state_dir(state_dir: Path) -> None:
     """Make the state folder (owner only) if it is missing, then prove it is writable;
     a state folder that is a file is a :class:`~hub.config.ConfigError`."""
@@ -65,6 +77,7 @@ def check_state_dir(state_dir: Path) -> None:
         raise ConfigError(f"hub.state_dir: {state_dir} is a file, not a folder")
     try:
         state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        make_private(state_dir)
         with tempfile.NamedTemporaryFile(dir=state_dir, prefix=".write-test-"):
             pass
     except OSError as exc:

@@ -64,6 +64,8 @@ class GameRecord:
     first: int | None = None
     finished_at: str | None = None
     winner: str | None = None
+    abandoned_at: str | None = None  # replaced on the table by another game
+    version: int = 0  # bumped by every write, so a stale score edit can be refused
 
     @property
     def double_blank(self) -> int:
@@ -256,5 +258,7 @@ def game_view(game: GameRecord) -> dict[str, Any]:
         "engine": current.engine if current else None,
         "finished": game.finished_at is not None,
         "finished_at": game.finished_at,
+        "abandoned": game.abandoned_at is not None,
+        "version": game.version,
         "rounds": [_round_view(game, rnd) for rnd in game.rounds],
     } | _standings_view(game, game.scored_rounds())

@@ -8,7 +8,10 @@ Tables: ``games`` (one row per game; ``rounds`` is the planned series length,
 ``options`` JSON, ``winner`` a name or null), ``players`` (seat order in
 ``position``, hub ``slot``), ``rounds`` (one row per started round), ``scores``
 (one row per player per scored round) and ``score_edits`` (every score change,
-never updated or deleted).
+never updated or deleted); from version 2 ``tokens`` (the SHA-256 of every
+scorekeeper token of a game: never the token itself), ``games.abandoned_at`` (another
+game replaced it on the table) and ``games.version`` (bumped by every write).
+Statements may call ``token_hash(text)``, which the store registers.
 """
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -42,5 +45,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             FOREIGN KEY (game_id, round) REFERENCES rounds(game_id, round),
             FOREIGN KEY (game_id, player) REFERENCES players(game_id, name))""",
         "CREATE INDEX score_edits_by_round ON score_edits (game_id, round, id)",
+    ),
+    (
+        """CREATE TABLE tokens (
+            game_id INTEGER NOT NULL REFERENCES games(id), hash TEXT NOT NULL,
+            created_at TEXT NOT NULL, PRIMARY KEY (game_id, hash))""",
+        "INSERT INTO tokens (game_id, hash, created_at) SELECT id, token_hash(token),"
+        " created_at FROM games",
+        "UPDATE games SET token = token_hash(token)",
+        "ALTER TABLE games ADD COLUMN abandoned_at TEXT",
+        "ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 0",
     ),
 )

@@ -27,6 +27,7 @@ from scorer import games
 from scorer.games import KEEP, GameRecord, RoundChange, RoundRecord, WentOut
 from scorer.schema import MIGRATIONS
 from scorer.setup import GameSetup
+from scorer.tokens import hash_token as hash_token
 from scorer.tokens import new_token as new_token
 from scorer.tokens import tokens_match
 
@@ -47,6 +48,15 @@ class GameNotFound(StoreError):
     """No game has the given id (an HTTP layer answers 404)."""
 
 
+class StaleEdit(StoreError):
+    """A score edit based on an older version of the game (an HTTP layer answers 409);
+    ``game`` is the game as it is now, so the editor sees what changed."""
+
+    def __init__(self, message: str, game: dict[str, Any]) -> None:
+        super().__init__(message, "version")
+        self.game = game
+
+
 def utc_now() -> str:
     """The current UTC time as ISO 8601 text: the default ``now`` of :class:`GameStore`."""
     return datetime.now(UTC).isoformat(timespec="seconds")
@@ -63,7 +73,8 @@ def _load(conn: sqlite3.Connection, game_id: object) -> GameRecord:
         raise GameNotFound(f"game {game_id!r}: no such game")
     row = conn.execute(
         "SELECT id, created_at, rules, set_max, rounds AS round_count, options, mexican_slot,"
-        " first_slot AS first, finished_at, winner FROM games WHERE id = ?",
+        " first_slot AS first, finished_at, winner, abandoned_at, version FROM games"
+        " WHERE id = ?",
         (game_id,),
     ).fetchone()
     if row is None:
@@ -99,6 +110,13 @@ def _set_outcome(
         " WHERE game_id = ? AND round = ?",
         (went_out, int(went_out is None), int(finished), game_id, round),
     )
+
+
+def _round_now(game: GameRecord, round: int) -> dict[str, Any]:
+    """What a stale editor needs: the game's ``version`` and round ``round`` as stored."""
+    view = games.game_view(game)
+    current = next((r for r in view["rounds"] if r["round"] == round), None)
+    return {"version": game.version, "round": current}
 
 
 @contextmanager
@@ -142,6 +160,7 @@ class GameStore:
             raise StoreError(f"{self._path}: cannot use the WAL journal (got {mode})")
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
+        conn.create_function("token_hash", 1, hash_token, deterministic=True)
         return conn
 
     @contextmanager
@@ -215,10 +234,12 @@ class GameStore:
             broken = conn.execute("PRAGMA foreign_key_check").fetchall()
         return [tuple(r) for r in check] == [("ok",)] and not broken
 
-    def create_game(self, setup: GameSetup, *, token: str, at: str | None = None) -> int:
+    def create_game(self, setup: GameSetup, *, token: str, at: str | None = None,
+                    replaces: int | None = None) -> int:
         """Store a checked new game (:func:`scorer.setup.check_setup`), start its round 1,
         and return its id. ``token`` (see :func:`new_token`) authorises score edits
-        (:meth:`check_token`).
+        (:meth:`check_token`); only its hash is stored. ``replaces``: the unfinished
+        game this one replaces on the table, marked abandoned in the same transaction.
         """
         stamp = self._stamp(at)
         if not isinstance(token, str) or not token:
@@ -228,9 +249,13 @@ class GameStore:
             game_id = conn.execute(
                 "INSERT INTO games (created_at, rules, set_max, rounds, options, token,"
                 " mexican_slot, first_slot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (stamp, setup.rules, setup.set_max, setup.rounds, options, token,
+                (stamp, setup.rules, setup.set_max, setup.rounds, options, hash_token(token),
                  setup.mexican_slot, setup.first),
             ).lastrowid
+            conn.execute("INSERT INTO tokens (game_id, hash, created_at) VALUES (?, ?, ?)",
+                         (game_id, hash_token(token), stamp))
+            if replaces is not None:
+                self._abandon(conn, replaces, stamp)
             seated = enumerate(zip(setup.players, setup.seats, strict=True))
             conn.executemany(
                 "INSERT INTO players (game_id, name, slot, position) VALUES (?, ?, ?, ?)",
@@ -254,25 +279,61 @@ class GameStore:
     def list_games(self) -> list[dict[str, Any]]:
         """Every game, newest first: ``id``, ``created_at``, ``rules``, ``players``,
         ``round``, ``round_count``, ``finished``, ``winner``."""
-        keys = ("id", "created_at", "rules", "players", "round", "round_count", "finished")
+        keys = ("id", "created_at", "rules", "players", "round", "round_count", "finished",
+                "abandoned")
         with self._read() as conn:
             ids = [r[0] for r in conn.execute("SELECT id FROM games ORDER BY id DESC")]
             views = [games.game_view(_load(conn, game_id)) for game_id in ids]
         return [{key: view[key] for key in (*keys, "winner")} for view in views]
 
     def current_game(self) -> dict[str, Any] | None:
-        """The newest unfinished game (to resume after a restart), or ``None``."""
+        """The newest unfinished game that was not abandoned (to resume after a
+        restart), or ``None``."""
         with self._read() as conn:
             row = conn.execute(
-                "SELECT id FROM games WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1"
+                "SELECT id FROM games WHERE finished_at IS NULL AND abandoned_at IS NULL"
+                " ORDER BY id DESC LIMIT 1"
             ).fetchone()
             return None if row is None else games.game_view(_load(conn, row[0]))
 
     def check_token(self, game_id: int, token: str | None) -> bool:
-        """True when ``token`` is the game's scorekeeper token (constant-time compare)."""
+        """True when ``token`` is one of the game's scorekeeper tokens (their hashes
+        compared in constant time, every one of them)."""
         with self._read() as conn:
-            row = conn.execute("SELECT token FROM games WHERE id = ?", (game_id,)).fetchone()
-        return tokens_match(row["token"] if row else None, token)
+            rows = conn.execute("SELECT hash FROM tokens WHERE game_id = ?",
+                                (game_id,)).fetchall()
+        return sum(tokens_match(row["hash"], token) for row in rows) > 0
+
+    def add_token(self, game_id: int, token: str, at: str | None = None) -> None:
+        """Give game ``game_id`` another scorekeeper token (a claim at the table); the
+        ones it had stay valid. Raises :class:`GameNotFound`."""
+        stamp = self._stamp(at)
+        if not isinstance(token, str) or not token:
+            raise StoreError("token: must be non-empty text")
+        with self._write() as conn:
+            _load(conn, game_id)
+            conn.execute("INSERT OR IGNORE INTO tokens (game_id, hash, created_at)"
+                         " VALUES (?, ?, ?)", (game_id, hash_token(token), stamp))
+
+    def _abandon(self, conn: sqlite3.Connection, game_id: int, stamp: str) -> None:
+        """Mark an unfinished game abandoned (inside the caller's transaction)."""
+        conn.execute("UPDATE games SET abandoned_at = ?, version = version + 1"
+                     " WHERE id = ? AND finished_at IS NULL AND abandoned_at IS NULL",
+                     (stamp, game_id))
+
+    def bring_back(self, game_id: int, replaces: int | None = None,
+                   at: str | None = None) -> dict[str, Any]:
+        """Take an abandoned game back (it is no longer abandoned); ``replaces``, the
+        unfinished game on the table, is abandoned instead. Returns the game."""
+        stamp = self._stamp(at)
+        with self._write() as conn:
+            game = _load(conn, game_id)
+            if game.finished_at is not None:
+                raise StoreError(f"game {game_id} is finished: nothing to bring back")
+            if replaces is not None and replaces != game_id:
+                self._abandon(conn, replaces, stamp)
+            conn.execute("UPDATE games SET abandoned_at = NULL WHERE id = ?", (game_id,))
+            return self._settled(conn, game_id)
 
     def record_round(
         self,
@@ -284,6 +345,7 @@ class GameStore:
         went_out: WentOut = KEEP,
         by: str = "scorekeeper",
         at: str | None = None,
+        based_on: int | None = None,
     ) -> dict[str, Any]:
         """Record (or correct) a round's scores and return the game (:meth:`get_game`).
 
@@ -296,6 +358,8 @@ class GameStore:
         Scoring the current round finishes it and starts the next (the last one
         finishes the game and records its winner); scoring an earlier round corrects
         it. Each changed score goes into :meth:`round_history` with ``by`` and ``at``.
+        ``based_on``: the game's ``version`` the editor saw; another one raises
+        :class:`StaleEdit` (someone else wrote since) and changes nothing.
         Raises :class:`StoreError` (unknown game or player, missing player, bad
         points or tiles, a round not yet played) and then changes nothing.
         """
@@ -304,6 +368,10 @@ class GameStore:
             raise StoreError("scores: give either points or tiles")
         with self._write() as conn:
             game = _load(conn, game_id)
+            if based_on is not None and based_on != game.version:
+                raise StaleEdit(
+                    f"version {based_on}: game {game_id} changed since (now version "
+                    f"{game.version}); see round {round} as it is now", _round_now(game, round))
             if tiles is not None:
                 points = games.tile_scores(game, round, tiles, went_out)
             assert points is not None
@@ -339,7 +407,9 @@ class GameStore:
 
     @staticmethod
     def _settled(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
-        """Record a finished game's winner from its standings now; return the game."""
+        """Count the write in the game's version, record a finished game's winner from
+        its standings now; return the game."""
+        conn.execute("UPDATE games SET version = version + 1 WHERE id = ?", (game_id,))
         game = _load(conn, game_id)
         if game.finished_at is not None:
             game.winner = games.winner_of(game)

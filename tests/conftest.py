@@ -71,6 +71,13 @@ def client(live_hub):
 
 
 @pytest.fixture
+def table_proof(client, live_hub):
+    """``client`` holds a table token (as a press on a claimed slot would give it)."""
+    client.set_cookie("mtrain_table", live_hub.trust.table_token())
+    return client
+
+
+@pytest.fixture
 def free_port():
     """A free TCP port on 127.0.0.1."""
     with socket.socket() as s:

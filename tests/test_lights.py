@@ -82,7 +82,7 @@ def test_led_payload_is_the_protocols():
     assert payload([(1, 2, 3, BLINK), (4, 5, 6, STEADY)]) == bytes((2, 1, 2, 3, 2, 4, 5, 6, 0))
 
 
-def test_the_ring_is_in_the_snapshot_and_follows_brightness(client, live_hub):
+def test_the_ring_is_in_the_snapshot_and_follows_brightness(client, live_hub, table_proof):
     ring = client.get("/api/state").get_json()["ring"]
     assert ring["connected"] is None and ring["pixels"][0] == "1d1d1a"
     assert "serial" not in client.get("/api/state").get_json()

@@ -17,7 +17,7 @@ def test_defaults_come_from_the_config(make_hub):
     assert hub.sound.volume == 0.5 and hub.policy.quiet == "turn-only"
 
 
-def test_change_is_applied_and_saved(client, live_hub, tmp_path):
+def test_change_is_applied_and_saved(client, live_hub, tmp_path, table_proof):
     r = client.post("/api/settings", json={"volume": 0.3, "quiet": "mute"})
     assert r.status_code == 200
     assert r.get_json()["volume"] == 0.3 and r.get_json()["sound"]["available"]
@@ -29,7 +29,7 @@ def test_change_is_applied_and_saved(client, live_hub, tmp_path):
     assert again.values["quiet"] == "mute"
 
 
-def test_turn_chime_off_silences_only_the_chime(client, live_hub):
+def test_turn_chime_off_silences_only_the_chime(client, live_hub, table_proof):
     client.post("/api/settings", json={"turn_chime": False})
     client.post("/api/games", json={"players": ["Ann", "Bob"], "first": 1})
     client.post("/api/sim/slots/1/press", json={})
@@ -39,7 +39,7 @@ def test_turn_chime_off_silences_only_the_chime(client, live_hub):
     assert "choo" in live_hub.sound.played
 
 
-def test_a_muted_hub_plays_nothing_and_sends_phones_no_sound_toast(client, live_hub):
+def test_a_muted_hub_plays_nothing_and_sends_phones_no_sound_toast(client, live_hub, table_proof):
     phone = live_hub.broadcaster.subscribe({"sound", "state"})
     client.post("/api/settings", json={"quiet": "mute"})
     client.post("/api/games", json={"players": ["Ann", "Bob"], "first": 1})
@@ -62,7 +62,7 @@ def test_a_muted_hub_plays_nothing_and_sends_phones_no_sound_toast(client, live_
     ({"quiet": "sometimes"}, "quiet"), ({"turn_chime": "yes"}, "turn_chime"),
     ({"bass": 3}, "bass"), ({}, "body"),
 ])
-def test_bad_settings(client, live_hub, body, fragment):
+def test_bad_settings(client, live_hub, body, fragment, table_proof):
     r = client.post("/api/settings", json=body)
     assert r.status_code == 400 and fragment in r.get_json()["error"]
     assert live_hub.settings.values["volume"] == 0.8

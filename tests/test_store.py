@@ -17,6 +17,7 @@ from scorer.store import (
     GameNotFound,
     GameStore,
     StoreError,
+    hash_token,
     new_token,
     tokens_match,
 )
@@ -349,7 +350,8 @@ def test_tokens(store: GameStore) -> None:
     assert not store.check_token(game_id, "secreT")
     assert not store.check_token(game_id, None)
     assert not store.check_token(999, "secret")
-    assert tokens_match("a", "a") and not tokens_match("", "")
+    assert tokens_match(hash_token("a"), "a") and not tokens_match("a", "a")
+    assert not tokens_match("", "")
     assert new_token() != new_token()
 
 

@@ -26,7 +26,10 @@ def fake():
 
 @pytest.fixture
 def fake_client(fake):
-    return create_app(fake, {"TESTING": True}).test_client()
+    client = create_app(fake, {"TESTING": True}).test_client()
+    fake.table_tokens.add("table")  # the table's proof: settings may change
+    client.set_cookie("mtrain_table", "table")
+    return client
 
 
 def _public(cls: type) -> set[str]:
@@ -97,6 +100,7 @@ def test_a_refusal_from_the_hub_keeps_its_status_and_field(fake, fake_client):
 
 def test_auth_goes_through_the_service(fake, fake_client):
     game_id, token = fake.new_game({"players": PLAYERS})
+    fake_client.delete_cookie("mtrain_table")
     r = fake_client.post("/api/settings", json={"volume": 0.5})
     assert r.status_code == 401 and r.headers["WWW-Authenticate"].startswith("Bearer")
     r = fake_client.post("/api/settings", json={"volume": 0.5},
@@ -159,11 +163,11 @@ def test_field_of_prefers_the_exception_attribute():
 
 @pytest.mark.parametrize("body, field", [
     ({"volume": 2}, "volume"), ({"quiet": "loud"}, "quiet"), ({"bass": 1}, "bass")])
-def test_the_settings_check_names_the_field(client, body, field):
+def test_the_settings_check_names_the_field(client, body, field, table_proof):
     r = client.post("/api/settings", json=body)
     assert r.status_code == 400 and r.get_json()["field"] == field
 
 
-def test_a_whole_bad_settings_body_names_no_field(client):
+def test_a_whole_bad_settings_body_names_no_field(client, table_proof):
     r = client.post("/api/settings", json={})
     assert r.status_code == 400 and "field" not in r.get_json()

@@ -23,7 +23,17 @@ def create_app(service: HubService, test_config: dict[str, Any] | None = None) -
     """Build the app serving ``service`` (the composition root hands in the hub's)."""
     from flask import Flask
 
-    from web import api, errors, games_api, guard, pages, selftest_api, static_files, table_api
+    from web import (
+        api,
+        errors,
+        games_api,
+        guard,
+        pages,
+        selftest_api,
+        static_files,
+        table_api,
+        trust_api,
+    )
 
     app = Flask(__name__, static_folder=None)
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, JSON_SORT_KEYS=False)
@@ -33,6 +43,7 @@ def create_app(service: HubService, test_config: dict[str, Any] | None = None) -
     app.register_blueprint(api.bp)
     app.register_blueprint(games_api.bp)
     app.register_blueprint(table_api.bp)
+    app.register_blueprint(trust_api.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(selftest_api.bp)
     static_files.install(app)

@@ -103,23 +103,58 @@ def sim_marker(n: int) -> Response:
     return jsonify(hub_service().sim_marker(n, present))
 
 
+TOKEN_COOKIE_S = 60 * 60 * 24 * 365
+TABLE_COOKIE = "mtrain_table"
+
+
+def set_token_cookie(response: Response, game_id: int | None, token: str,
+                     max_age: int = TOKEN_COOKIE_S) -> None:
+    """Give the phone its token as a cookie too (HttpOnly, SameSite=Strict): the game's
+    scorekeeper token, or with ``game_id`` None a table token."""
+    name = TABLE_COOKIE if game_id is None else f"mtrain_token_{game_id}"
+    response.set_cookie(name, token, samesite="Strict", httponly=True, max_age=max_age)
+
+
 @bp.post("/games")
 def create_game() -> Response:
-    """Start a new game; answers its id and the scorekeeper token (also a cookie)."""
-    game_id, token = hub_service().new_game(json_body())
-    response = jsonify(id=game_id, token=token)
+    """Start a new game; answers its id and the scorekeeper token (also a cookie).
+    Over an unfinished game: only with its scorekeeper's token or the table's proof."""
+    service = hub_service()
+    running = service.running_game()
+    if running is not None and not has_proof(running):
+        abort(403, f"game {running} is not finished: starting another over it needs its "
+                   "scorekeeper's token, or the table's proof (claim it at the hub)")
+    game_id, token = service.new_game(json_body(), replaces=running)
+    answer: dict[str, Any] = {"id": game_id, "token": token}
+    if running is not None:
+        answer["replaced"] = running  # marked abandoned; its scorekeeper may bring it back
+    response = jsonify(answer)
     response.status_code = 201
-    response.set_cookie(f"mtrain_token_{game_id}", token, samesite="Strict", httponly=True,
-                        max_age=60 * 60 * 24 * 365)
+    set_token_cookie(response, game_id, token)
     return response
 
 
-def request_token(game_id: int) -> str | None:
+def request_token(game_id: int | None) -> str | None:
     """The scorekeeper token sent with this request: Bearer header, else the game's cookie."""
     scheme, _, credentials = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() == "bearer":  # scheme names are case-insensitive (RFC 7235)
         return credentials.strip()
-    return request.cookies.get(f"mtrain_token_{game_id}")
+    return None if game_id is None else request.cookies.get(f"mtrain_token_{game_id}")
+
+
+def has_proof(game_id: int | None) -> bool:
+    """Whether this request shows game ``game_id``'s scorekeeper token or a live table
+    token (the table's proof: the Bearer header or the ``mtrain_table`` cookie)."""
+    service = hub_service()
+    sent = [request_token(game_id), request.cookies.get(TABLE_COOKIE)]
+    if game_id is not None:  # the game's cookie counts even beside another Bearer
+        sent.append(request.cookies.get(f"mtrain_token_{game_id}"))
+    for token in filter(None, sent):
+        if game_id is not None and service.check_token(game_id, token):
+            return True
+        if service.check_table(token):
+            return True
+    return False
 
 
 def authorise(game_id: int, missing: str, wrong: str) -> None:
@@ -139,10 +174,16 @@ def get_settings() -> Response:
 
 @bp.post("/settings")
 def change_settings() -> Response:
-    """Change volume, quiet mode or the turn chime: while a game runs, its scorekeeper only."""
+    """Change volume, quiet mode or the turn chime: the running game's scorekeeper, or
+    the table's proof (a claim at the hub; the only way while no game runs)."""
     service = hub_service()
     game_id = service.running_game()
-    if game_id is not None:
-        authorise(game_id, "token: the scorekeeper's token is needed while a game runs",
-                  "token: not this game's scorekeeper token")
+    if not has_proof(game_id):
+        if game_id is not None:
+            abort(403 if request_token(game_id) else 401,
+                  f"token: changing the settings needs game {game_id}'s scorekeeper token "
+                  "or the table's proof (claim it at the hub)", "token")
+        abort(403 if request.cookies.get(TABLE_COOKIE) or request_token(None) else 401,
+              "token: with no game running, changing the settings needs the table's "
+              "proof: claim it at the hub (a press on the slot it lights)", "token")
     return jsonify(service.change_settings(json_body()))

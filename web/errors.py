@@ -12,6 +12,7 @@ There is deliberately no catch-all that would dress a bug up as a bad request.
 
 from __future__ import annotations
 
+import json
 from typing import NoReturn
 
 from flask import Flask, Response, jsonify
@@ -44,7 +45,10 @@ def install(app: Flask, max_body: int) -> None:
     """Register the one error handler (and its HTTP-error twin) on ``app``."""
 
     def refused(exc: Refused) -> Response:
-        return error_response(exc.status, exc.message, exc.field)
+        response = error_response(exc.status, exc.message, exc.field)
+        if exc.extra:
+            response.set_data(json.dumps({**exc.extra, **response.get_json()}))
+        return response
 
     def http_error(exc: HTTPException) -> Response:
         status = exc.code or 500

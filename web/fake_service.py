@@ -51,6 +51,9 @@ class FakeHubService:
         self.subscriptions: list[FakeSubscription] = []
         self.calls: list[tuple[str, tuple[Any, ...]]] = []
         self.fail: dict[str, Exception] = {}
+        self.claims: dict[str, dict[str, Any]] = {}
+        self.table_tokens: set[str] = set()
+        self.extra_tokens: dict[int, set[str]] = {}
         self.selftest_status: dict[str, Any] = {"running": False, "step": None, "steps": 0,
                                                 "done": False, "passed": False, "results": []}
 
@@ -116,9 +119,12 @@ class FakeHubService:
         self.state["slots"][slot - 1] = entry
         return self.state
 
-    def new_game(self, body: object) -> tuple[int, str]:
-        """Store a game of ``body["players"]`` (only that much is checked)."""
+    def new_game(self, body: object, replaces: int | None = None) -> tuple[int, str]:
+        """Store a game of ``body["players"]`` (only that much is checked); the game
+        it ``replaces`` is marked abandoned."""
         self._call("new_game", body)
+        if self.running_game() != replaces:
+            raise Refused(409, "another game started meanwhile: look again")
         players = body.get("players") if isinstance(body, dict) else None
         if not isinstance(players, list) or len(players) < 2:
             raise Refused(400, "players: expected a list of 2 to 8 names", "players")
@@ -129,19 +135,59 @@ class FakeHubService:
                                            "went_out": None, "blocked": False,
                                            "finished": False}]}
         self.tokens[game_id] = f"token-{game_id}"
+        if replaces is not None:
+            self.games[replaces]["abandoned"] = True
         self.state["game"] = {"id": game_id, "phase": "first-turn"}
         return game_id, self.tokens[game_id]
 
     def running_game(self) -> int | None:
-        """The newest game unless finished."""
-        if not self.games:
+        """The newest game that is neither finished nor abandoned."""
+        live = [i for i, g in self.games.items() if not g.get("abandoned")]
+        if not live:
             return None
-        newest = max(self.games)
+        newest = max(live)
         return None if self.games[newest]["finished"] else newest
 
+    def bring_back(self, game_id: int, replaces: int | None = None) -> dict[str, Any]:
+        """Un-abandon ``game_id``, abandoning ``replaces``."""
+        self._call("bring_back", game_id, replaces)
+        game = self.get_game(game_id)
+        if replaces is not None:
+            self.games[replaces]["abandoned"] = True
+        game["abandoned"] = False
+        self.games[game_id] = self.games.pop(game_id)
+        return game
+
+    def start_claim(self) -> dict[str, Any]:
+        """A claim on slot 1 that the test grants with :meth:`grant`."""
+        self._call("start_claim")
+        secret = f"claim-{len(self.claims) + 1}"
+        self.claims[secret] = {"state": "waiting", "slot": 1}
+        return {"claim": secret, "slot": 1, "seconds": 30.0}
+
+    def grant(self, secret: str) -> None:
+        """The table's press: a token for the running game, or a table token."""
+        game = self.running_game()
+        token = f"claimed-{secret}"
+        if game is None:
+            self.table_tokens.add(token)
+        else:
+            self.extra_tokens.setdefault(game, set()).add(token)
+        self.claims[secret] = {"state": "granted", "slot": 1, "game": game, "token": token}
+
+    def claim_status(self, claim: str) -> dict[str, Any]:
+        """Where a claim stands."""
+        if claim not in self.claims:
+            raise Refused(404, "claim: no such claim", "claim")
+        return dict(self.claims[claim])
+
+    def check_table(self, token: str) -> bool:
+        """Whether ``token`` is a table token :meth:`grant` gave."""
+        return token in self.table_tokens
+
     def check_token(self, game_id: int, token: str) -> bool:
-        """Whether ``token`` is the game's."""
-        return self.tokens.get(game_id) == token
+        """Whether ``token`` is the game's (or one a claim added)."""
+        return self.tokens.get(game_id) == token or token in self.extra_tokens.get(game_id, ())
 
     def settings(self) -> dict[str, Any]:
         """The settings and a silent player's status."""

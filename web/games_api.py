@@ -162,7 +162,15 @@ def export_json(game_id: int) -> Response:
 def score_round(game_id: int, number: int) -> Response:
     game = _game(game_id)
     _authorise(game_id)
-    request_kwargs = _score_request(json_body(), _round(game, number))
+    body = json_body()
+    version = body.pop("version", None)  # the game's version this edit is based on
+    if version is not None and (not isinstance(version, int) or isinstance(version, bool)
+                                or not 0 <= version <= 2**62):
+        abort(400, "version: expected the game's version (a whole number) from "
+                   f"GET /api/games/{game_id}", "version")
+    request_kwargs = _score_request(body, _round(game, number))
+    if version is not None:
+        request_kwargs["based_on"] = version
     return jsonify(hub_service().score_round(game_id, number, **request_kwargs))
 
 

@@ -36,6 +36,7 @@ class Refused(Exception):
         self.status = status
         self.message = message
         self.field = field
+        self.extra: dict[str, Any] = {}  # more for the body (a 409's current round)
 
     @classmethod
     def because(cls, exc: Exception, status: int = 400) -> Refused:
@@ -115,9 +116,23 @@ class HubService(Protocol):
     def set_engine(self, game_id: int, number: int, engine: int) -> dict[str, Any]:
         """Name round ``number``'s engine (``aces``); the game after it."""
 
-    def new_game(self, body: object) -> tuple[int, str]:
+    def new_game(self, body: object, replaces: int | None = None) -> tuple[int, str]:
         """Check a ``POST /api/games`` body, store the game, start round 1 on the table;
-        return ``(id, token)`` once the table shows it."""
+        return ``(id, token)`` once the table shows it. ``replaces``: the unfinished
+        game the caller may replace (it is marked abandoned); refused 409 when the
+        running game is another one by then."""
+
+    def bring_back(self, game_id: int, replaces: int | None = None) -> dict[str, Any]:
+        """Put abandoned game ``game_id`` back on the table, abandoning ``replaces``."""
+
+    def start_claim(self) -> dict[str, Any]:
+        """Ask the table for the scorekeeper role: ``{"claim", "slot", "seconds"}``."""
+
+    def claim_status(self, claim: str) -> dict[str, Any]:
+        """Where a claim stands (``state``; ``game`` and ``token`` once granted)."""
+
+    def check_table(self, token: str) -> bool:
+        """Whether ``token`` is a live table token (the table's proof, no game running)."""
 
     def running_game(self) -> int | None:
         """The id of the game on the table unless it is finished, else None."""

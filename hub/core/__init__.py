@@ -7,10 +7,11 @@ and the table rules applied; the loop thread is the only caller.
 
 from __future__ import annotations
 
-from hub.core import gestures, turns, undo
+from hub.core import claim, gestures, turns, undo
 from hub.core.effects import Effect, LogEntry, PlaySound, SetLed
 from hub.core.events import (
     ButtonChanged,
+    ClaimRequested,
     DoubleFixed,
     EngineSet,
     Event,
@@ -61,8 +62,8 @@ def apply(table: Table, event: Event) -> Result:
         table = undo.record(before, table, effects)
     effects += _derived_effects(before, table, at, chime=not isinstance(event, UndoRequested))
     if (table.buttons is not before.buttons or table.markers is not before.markers
-            or table.centre is not before.centre):
-        table = evolve(table, due=_scan(table))
+            or table.centre is not before.centre or table.claim is not before.claim):
+        table = evolve(table, due=claim.with_deadline(_scan(table), table))
     return table, effects
 
 
@@ -87,6 +88,8 @@ def _apply(table: Table, event: Event) -> Result:
         return undo.fix(table, event)
     if isinstance(event, EngineSet):
         return undo.set_engine(table, event)
+    if isinstance(event, ClaimRequested):
+        return claim.request(table, event)
     if isinstance(event, RoundBlocked):
         if table.game is None or table.game.phase not in turns.PLAYING:
             return table, []
@@ -114,7 +117,9 @@ def _button(table: Table, event: ButtonChanged) -> Result:
 def _gestures(table: Table, found: list[Gesture]) -> Result:
     effects: list[Effect] = []
     for g in found:
-        if isinstance(g, LongHeld) and g.slot == CENTRE:
+        if claim.takes(table, g):  # the table's proof: the press does nothing else
+            table, more = claim.grant(table, g)
+        elif isinstance(g, LongHeld) and g.slot == CENTRE:
             table, more = undo.undo(table, g.at, "centre")
             more.insert(0, LogEntry("long-hold", g.at, (("slot", CENTRE),)))
         else:
@@ -171,7 +176,8 @@ def _tick(table: Table, at: float) -> Result:
 
 
 def _fire(table: Table, due: float) -> Result:
-    """Tick only the inputs whose deadline is ``due`` or earlier."""
+    """Tick only the inputs whose deadline is ``due`` or earlier (and a claim window)."""
+    table, expired = claim.expire(table, due)
     buttons, markers, found = list(table.buttons), list(table.markers), []
     timings = table.timings
     for i, slot in enumerate(SLOTS):
@@ -189,8 +195,9 @@ def _fire(table: Table, due: float) -> Result:
         centre, g = gestures.button_tick(CENTRE, centre, due, _centre_timings(timings))
         found += g
     table = evolve(table, buttons=tuple(buttons), markers=tuple(markers), centre=centre)
-    table = evolve(table, due=_scan(table))
-    return _gestures(table, sorted(found, key=lambda g: g.at))
+    table = evolve(table, due=claim.with_deadline(_scan(table), table))
+    table, effects = _gestures(table, sorted(found, key=lambda g: g.at))
+    return table, expired + effects
 
 
 def _game(table: Table, ev: GameStarted | GameResumed) -> Result:
@@ -276,6 +283,7 @@ def snapshot(table: Table, backend: str) -> dict[str, object]:
         "one_tile": sorted(table.one_tile),
         "undo": len(table.history),
         "mexican_at": None if game is None else game.mexican,
+        "claim": None if table.claim is None else {"slot": table.claim.slot},
     }
 
 

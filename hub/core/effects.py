@@ -52,4 +52,13 @@ class RoundReopened:
     round: int
 
 
-Effect = PlaySound | SetLed | LogEntry | RoundEnded | RoundReopened
+@dataclass(frozen=True)
+class ClaimAnswered:
+    """Claim ``number`` ended: ``granted`` by a press on its slot in time, or not (it
+    expired, or a newer claim replaced it). The runtime turns a grant into a token."""
+
+    number: int
+    granted: bool
+
+
+Effect = PlaySound | SetLed | LogEntry | RoundEnded | RoundReopened | ClaimAnswered

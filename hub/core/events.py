@@ -197,6 +197,16 @@ class MarkerRemoved:
     at: float
 
 
+@dataclass(frozen=True)
+class ClaimRequested:
+    """A phone asked to become the scorekeeper with hands on the hub: the table lights
+    ``slot`` and a press there within the claim window grants it (claim ``number``)."""
+
+    number: int
+    slot: int
+    at: float
+
+
 Gesture = Tapped | Held | LongHeld | MarkerPlaced | MarkerRemoved
 Event = (
     ButtonChanged
@@ -213,4 +223,5 @@ Event = (
     | DoubleFixed
     | PublicFixed
     | EngineSet
+    | ClaimRequested
 )

@@ -33,6 +33,16 @@ class Timings:
     flicker: float = 0.08
     centre_long_hold: float = 2.0
     last_tile: float = 0.6
+    claim_window: float = 30.0  # a press on the lit slot grants a claim this long
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A phone's claim of the scorekeeper role, waiting for a press on ``slot``."""
+
+    number: int
+    slot: int
+    until: float
 
 
 @dataclass(frozen=True)
@@ -158,6 +168,7 @@ class Table:
     last_end: tuple[int, float] | None = None  # (player, at) of the tap that ended a turn
     lifted: int | None = None  # the turn owner lifted their own marker this turn
     history: tuple[Moment, ...] = ()  # this round's earlier moments, for undo
+    claim: Claim | None = None  # a claim waiting for a press (see hub.core.claim)
 
     def marker(self, slot: int) -> bool:
         """True while a marker (debounced) sits on ``slot`` (never on the centre)."""

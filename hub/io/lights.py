@@ -41,7 +41,17 @@ def arc(slot: int, count: int) -> range:
 
 
 def render(snapshot: dict[str, Any], count: int, flash: Sequence[int] = ()) -> list[Pixel]:
-    """The ring for ``snapshot`` (GET /api/state's), at full brightness."""
+    """The ring for ``snapshot`` (GET /api/state's), at full brightness; a slot waiting
+    for a scorekeeper claim's press blinks white over everything."""
+    ring = _table_ring(snapshot, count, flash)
+    claim = snapshot.get("claim")
+    if claim:
+        for p in arc(claim["slot"], count):
+            ring[p] = (*WHITE, BLINK)
+    return ring
+
+
+def _table_ring(snapshot: dict[str, Any], count: int, flash: Sequence[int]) -> list[Pixel]:
     game = snapshot.get("game")
     if game is None or game["phase"] == "finished":
         return [(*IDLE, STEADY)] * count

@@ -18,6 +18,26 @@ $("show-handover").addEventListener("click", async () => {
   $("handover-qr").innerHTML = r.data.svg.replace("<svg ", '<svg role="img" aria-label="QR code that hands over the scorekeeping" class="qr" ');
   $("handover-url").textContent = r.data.url;
 });
+// The claim: the hub lights a slot; a press there within the window grants a token.
+$("claim").addEventListener("click", async () => {
+  const r = await api("POST", "/api/claim", {}), note = $("claim-note");
+  if (!r.ok) { note.textContent = r.data.error; return; }
+  const { claim, slot } = r.data, until = Date.now() + r.data.seconds * 1000 + 3000;
+  note.textContent = `Press slot ${slot} on the hub (it blinks white) within ${r.data.seconds} seconds.`;
+  $("claim").disabled = true;
+  while (Date.now() < until) {
+    await new Promise((done) => setTimeout(done, 700));
+    const s = await api("GET", `/api/claim/${encodeURIComponent(claim)}`);
+    if (!s.ok || s.data.state === "expired") break;
+    if (s.data.state !== "granted") continue;
+    if (s.data.game) setToken(s.data.game, s.data.token);
+    note.textContent = s.data.game ? `This phone keeps the score of game ${s.data.game} now.` : "The table trusts this phone for 10 minutes: change the settings or start a game.";
+    $("claim").disabled = false; renderHeader(); open();
+    return;
+  }
+  $("claim").disabled = false;
+  note.textContent = "No press on the hub in time: ask again.";
+});
 $("forget").addEventListener("click", () => { setToken(gameId(), null); renderHeader(); open(); toast("This phone only views now"); });
 
 async function loadSettings() {
@@ -37,6 +57,6 @@ $("settings").addEventListener("submit", async (e) => {
   const body = { volume: +$("s-volume").value, quiet: $("s-quiet").value, turn_chime: $("s-turn_chime").checked };
   const g = S.snap && S.snap.game, r = await api("POST", "/api/settings", body, g ? g.id : null);
   if (r.ok) return toast("Settings saved");
-  if (r.status === 401 || r.status === 403) $("e-settings").textContent = "While a game runs, only its scorekeeper changes the settings.";
+  if (r.status === 401 || r.status === 403) $("e-settings").textContent = "Only the scorekeeper, or the table (ask the hub above), changes the settings.";
   else showError(form, r.data, "e-settings");
 });

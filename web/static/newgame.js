@@ -2,7 +2,7 @@
 // no rule data of its own): rules, players clockwise, their seats on a hub picture, who
 // starts, the set, the rounds and the options. The deal line follows every change,
 // worked out from the same data.
-import { $, S, api, esc, setToken, toast } from "./core.js";
+import { $, S, api, esc, gameId, setToken, toast } from "./core.js";
 import { patch } from "./patch.js";
 import { hubSvg, slotFromEvent } from "./table.js";
 import { refresh } from "./app.js";
@@ -185,7 +185,7 @@ $("new").addEventListener("submit", async (e) => {
   if (typeof body.rounds === "string") return showError(form, { field: "rounds", error: `rounds: ${body.rounds} is not a whole number` }, "e-new");
   const submit = form.querySelector("[type=submit]");
   submit.disabled = true;
-  const r = await api("POST", "/api/games", body);
+  const r = await api("POST", "/api/games", body, gameId()); // over a game: its token
   submit.disabled = false;
   if (!r.ok) return showError(form, r.data, "e-new");
   setToken(r.data.id, r.data.token);

@@ -170,16 +170,26 @@ async function save(g) {
   R.errors = {};
   const sent = body(g);
   if (Object.keys(R.errors).length) return render();
+  if (typeof g.version === "number") sent.version = g.version; // refused 409 if stale
   const button = $("r-save");
   button.disabled = true;
   const r = await api("POST", `/api/games/${g.id}/rounds/${R.round}/scores`, sent, g.id);
   button.disabled = false;
+  if (r.status === 409 && r.data.field === "version") return stale(g, r);
   if (!r.ok) return failed(g, r);
   const n = R.round;
   R.key = "";
   onGame(r.data);
   toast(`Round ${n} saved`);
   location.hash = "#/scores";
+}
+// Another scorekeeper saved first: show what is stored now, keep what was typed.
+async function stale(g, r) {
+  const fresh = await api("GET", `/api/games/${g.id}`);
+  if (fresh.ok) onGame(fresh.data);
+  const now = r.data.round && r.data.round.points ? Object.entries(r.data.round.points).map(([p, n]) => `${p} ${n}`).join(", ") : "nothing yet";
+  R.errors = { round: `Someone else saved round ${R.round} first (now: ${now}). Check it, then save again to replace it.` };
+  render();
 }
 // Where an error goes: its field's hand ("points.Ann", "tiles.Ann"), "Went out", or the
 // box over the save button.

@@ -1,0 +1,124 @@
+"""The table's proof, at run time: claims of the scorekeeper role and table tokens.
+
+A phone asks to be the scorekeeper (``POST /api/claim``): :meth:`TableTrust.start`
+posts :class:`~hub.core.events.ClaimRequested` with a slot chosen at random, and the
+core lights that slot and chimes. A press there within the claim window ends in
+:class:`~hub.core.effects.ClaimAnswered` ``granted`` (on the loop thread), and
+:meth:`TableTrust.answered` turns it into a token for that phone:
+
+- a game is running: a new scorekeeper token of that game, stored (hashed) by the
+  store writer thread, never the loop's; the game's earlier tokens stay valid;
+- no game is running: a *table token*, kept (hashed) in memory for
+  :data:`TABLE_TOKEN_S`; it authorises the settings and starting a game.
+
+The phone learns the answer by asking with the claim's secret id
+(:meth:`TableTrust.status`): only the phone that asked knows it.
+"""
+
+from __future__ import annotations
+
+import hmac
+import itertools
+import secrets
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hub.core.effects import ClaimAnswered
+from hub.core.events import ClaimRequested
+from hub.core.state import SLOTS
+from scorer.tokens import hash_token, new_token, tokens_match
+from web.service import Refused
+
+if TYPE_CHECKING:
+    from hub.app import Hub
+
+TABLE_TOKEN_S = 600.0  # a table token authorises settings and a new game this long
+KEPT_CLAIMS = 32  # answers kept for phones to fetch; older claims are forgotten
+
+
+@dataclass
+class _Claim:
+    secret: str
+    slot: int
+    state: str = "waiting"  # then "granted" or "expired"
+    game: int | None = None
+    token: str | None = None
+
+
+class TableTrust:
+    """Claims and table tokens of ``hub`` (thread-safe: requests and the loop use it)."""
+
+    def __init__(self, hub: Hub) -> None:
+        self._hub = hub
+        self._lock = threading.Lock()
+        self._numbers = itertools.count(1)
+        self._claims: dict[int, _Claim] = {}
+        self._table_tokens: dict[str, float] = {}  # hash -> when it expires
+
+    def start(self) -> dict[str, Any]:
+        """Open a claim: ``{"claim": secret id, "slot": n, "seconds": window}``."""
+        slot = secrets.choice(SLOTS)
+        claim = _Claim(secret=secrets.token_urlsafe(18), slot=slot)
+        with self._lock:
+            number = next(self._numbers)
+            self._claims[number] = claim
+            for old in list(self._claims)[:-KEPT_CLAIMS]:
+                del self._claims[old]
+        self._hub.loop.submit(ClaimRequested(number, slot, self._hub.clock.now())).result(5.0)
+        window = self._hub.loop.table.timings.claim_window
+        return {"claim": claim.secret, "slot": slot, "seconds": window}
+
+    def answered(self, effect: ClaimAnswered) -> None:
+        """The core's answer to a claim (loop thread: returns at once)."""
+        with self._lock:
+            claim = self._claims.get(effect.number)
+        if claim is None:
+            return
+        if not effect.granted:
+            claim.state = "expired"
+            return
+        game = self._hub.loop.table.game
+        if game is None or game.phase == "finished":
+            claim.token, claim.state = self.table_token(), "granted"
+            return
+
+        token = new_token()
+
+        def store_token() -> None:  # on the writer thread: SQLite waits for the disk
+            self._hub.store.add_token(game.id, token)
+            claim.game, claim.token, claim.state = game.id, token, "granted"
+
+        self._hub.writer.submit(store_token)
+
+    def table_token(self) -> str:
+        """A new table token (what a granted claim with no game running gives)."""
+        token = new_token()
+        with self._lock:
+            self._table_tokens[hash_token(token)] = self._hub.clock.now() + TABLE_TOKEN_S
+        return token
+
+    def status(self, secret: str) -> dict[str, Any]:
+        """Where the claim ``secret`` stands: ``state`` (``waiting``, ``granted``,
+        ``expired``), ``slot``, and once granted ``game`` (None: a table token) and
+        ``token``. Refused 404 for a claim nobody made (or one long forgotten)."""
+        self._hub.writer.flush()
+        with self._lock:
+            claims = list(self._claims.values())
+        found = [c for c in claims if hmac.compare_digest(c.secret.encode(), secret.encode())]
+        if not found:
+            raise Refused(404, "claim: no such claim (it may be long over: ask again)",
+                          "claim")
+        claim = found[0]
+        answer: dict[str, Any] = {"state": claim.state, "slot": claim.slot}
+        if claim.state == "granted":
+            answer |= {"game": claim.game, "token": claim.token}
+        return answer
+
+    def check_table(self, token: str) -> bool:
+        """Whether ``token`` is a live table token (its hash compared in constant time)."""
+        now = self._hub.clock.now()
+        with self._lock:
+            self._table_tokens = {h: t for h, t in self._table_tokens.items() if t > now}
+            hashes = list(self._table_tokens)
+        return sum(tokens_match(h, token) for h in hashes) > 0

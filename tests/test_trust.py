@@ -1,0 +1,161 @@
+"""The trust model over HTTP on a live sim hub: who may start a game over a running one,
+abandoned games and bringing them back, settings, the claim at the table, and stale
+score edits (DESIGN.md, "Who may do what")."""
+
+from __future__ import annotations
+
+import stat
+
+from hub.core import apply, new_table
+from hub.core.effects import ClaimAnswered, PlaySound
+from hub.core.events import ButtonChanged, ClaimRequested, ClockTicked
+from hub.storage import make_private
+
+PLAYERS = ["Ann", "Bob", "Cid"]
+
+
+def _start(client, token=None, **extra):
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return client.post("/api/games", json={"players": PLAYERS, "first": 1, **extra},
+                       headers=headers)
+
+
+def test_a_viewer_cannot_start_a_game_over_a_running_one(client, live_hub):
+    first = _start(client).get_json()
+    client.delete_cookie(f"mtrain_token_{first['id']}")  # now a viewer
+    r = _start(client)
+    assert r.status_code == 403 and "not finished" in r.get_json()["error"]
+    assert client.get("/api/state").get_json()["game"]["id"] == first["id"]
+    assert [g["id"] for g in client.get("/api/games").get_json()] == [first["id"]]
+
+
+def test_the_scorekeeper_replaces_the_game_and_the_old_one_is_abandoned(client, live_hub):
+    first = _start(client).get_json()
+    r = _start(client, token=first["token"])
+    assert r.status_code == 201 and r.get_json()["replaced"] == first["id"]
+    second = r.get_json()
+    listed = {g["id"]: g["abandoned"] for g in client.get("/api/games").get_json()}
+    assert listed == {first["id"]: True, second["id"]: False}
+    assert live_hub.store.current_game()["id"] == second["id"]
+    # The old scorekeeper alone cannot put theirs back over the new game ...
+    client.delete_cookie(f"mtrain_token_{second['id']}")
+    r = client.post(f"/api/games/{first['id']}/resume", json={},
+                    headers={"Authorization": f"Bearer {first['token']}"})
+    assert r.status_code == 403 and f"game {second['id']}" in r.get_json()["error"]
+    # ... with the new game's cookie too, it comes back and the new one is abandoned.
+    client.set_cookie(f"mtrain_token_{second['id']}", second["token"])
+    r = client.post(f"/api/games/{first['id']}/resume", json={},
+                    headers={"Authorization": f"Bearer {first['token']}"})
+    assert r.status_code == 200 and not r.get_json()["abandoned"]
+    assert client.get("/api/state").get_json()["game"]["id"] == first["id"]
+    assert client.get(f"/api/games/{second['id']}").get_json()["abandoned"]
+
+
+def test_settings_need_the_table_with_no_game_and_the_scorekeeper_with_one(client,
+                                                                          live_hub):
+    r = client.post("/api/settings", json={"volume": 0.2})
+    assert r.status_code == 401 and "table's proof" in r.get_json()["error"]
+    client.set_cookie("mtrain_table", "forged")
+    assert client.post("/api/settings", json={"volume": 0.2}).status_code == 403
+    client.set_cookie("mtrain_table", live_hub.trust.table_token())
+    assert client.post("/api/settings", json={"volume": 0.2}).status_code == 200
+    client.delete_cookie("mtrain_table")
+    game = _start(client).get_json()
+    client.delete_cookie(f"mtrain_token_{game['id']}")
+    assert client.post("/api/settings", json={"volume": 0.3}).status_code == 401
+    r = client.post("/api/settings", json={"volume": 0.3},
+                    headers={"Authorization": f"Bearer {game['token']}"})
+    assert r.status_code == 200 and r.get_json()["volume"] == 0.3
+
+
+def test_a_claim_hands_the_role_to_a_phone_by_a_press_on_the_lit_slot(client, live_hub):
+    game = _start(client).get_json()
+    client.delete_cookie(f"mtrain_token_{game['id']}")
+    before = client.get("/api/state").get_json()
+    r = client.post("/api/claim", json={})
+    assert r.status_code == 202
+    claim = r.get_json()
+    assert claim["seconds"] == 30 and 1 <= claim["slot"] <= 8
+    state = client.get("/api/state").get_json()
+    assert state["claim"] == {"slot": claim["slot"]}
+    assert {"kind": "sound", "name": "turn"} in [
+        {k: e[k] for k in ("kind", "name") if k in e} for e in live_hub.eventlog.recent(5)]
+    assert client.get(f"/api/claim/{claim['claim']}").get_json()["state"] == "waiting"
+    after = client.post(f"/api/sim/slots/{claim['slot']}/press", json={"hold_ms": 0})
+    after_state = after.get_json()
+    assert after_state["claim"] is None
+    # The press was the claim's: the game did not move.
+    assert (after_state["turn"], after_state["undo"]) == (before["turn"], before["undo"])
+    r = client.get(f"/api/claim/{claim['claim']}")
+    answer = r.get_json()
+    assert answer["state"] == "granted" and answer["game"] == game["id"]
+    assert f"mtrain_token_{game['id']}=" in r.headers["Set-Cookie"]
+    assert live_hub.store.check_token(game["id"], answer["token"])
+    assert live_hub.store.check_token(game["id"], game["token"])  # the old one stays
+    assert client.get("/api/claim/unknown").status_code == 404
+
+
+def test_a_claim_with_no_game_gives_a_table_token(client, live_hub):
+    claim = client.post("/api/claim", json={}).get_json()
+    client.post(f"/api/sim/slots/{claim['slot']}/press", json={"hold_ms": 0})
+    r = client.get(f"/api/claim/{claim['claim']}")
+    assert r.get_json()["game"] is None and "mtrain_table=" in r.headers["Set-Cookie"]
+    assert "SameSite=Strict" in r.headers["Set-Cookie"]
+    assert client.post("/api/settings", json={"volume": 0.4}).status_code == 200
+    first = _start(client).get_json()
+    client.delete_cookie(f"mtrain_token_{first['id']}")
+    assert _start(client).status_code == 201  # the table may start one over it
+
+
+def test_a_stale_score_edit_is_refused_409_with_the_round_as_it_is(client, live_hub):
+    game = _start(client).get_json()
+    path = f"/api/games/{game['id']}/rounds/1/scores"
+    version = client.get(f"/api/games/{game['id']}").get_json()["version"]
+    first = {"points": {"Ann": 0, "Bob": 5, "Cid": 7}, "version": version}
+    assert client.post(path, json=first).status_code == 200
+    r = client.post(path, json={"points": {"Ann": 0, "Bob": 9, "Cid": 9},
+                                "version": version})
+    body = r.get_json()
+    assert r.status_code == 409 and body["field"] == "version"
+    assert body["round"]["points"] == {"Ann": 0, "Bob": 5, "Cid": 7}
+    assert body["version"] > version
+    r = client.post(path, json={"points": {"Ann": 0, "Bob": 9, "Cid": 9},
+                                "version": body["version"]})
+    assert r.status_code == 200
+    bad = client.post(path, json={"points": {"Ann": 0, "Bob": 9, "Cid": 9}, "version": "x"})
+    assert bad.status_code == 400 and bad.get_json()["field"] == "version"
+
+
+def test_the_claim_window_closes_in_the_core():
+    table, effects = apply(new_table(), ClaimRequested(7, 3, at=10.0))
+    assert table.claim is not None and PlaySound("turn") in effects
+    assert table.due == 40.0
+    table, effects = apply(table, ClockTicked(40.5))
+    assert table.claim is None and ClaimAnswered(7, granted=False) in effects
+    # A press after the window is an ordinary press.
+    table, effects = apply(table, ButtonChanged(3, True, 41.0))
+    table, effects = apply(table, ButtonChanged(3, False, 41.2))
+    assert not any(isinstance(e, ClaimAnswered) for e in effects)
+
+
+def test_a_press_on_another_slot_leaves_the_claim_waiting():
+    table, _ = apply(new_table(), ClaimRequested(1, 3, at=0.0))
+    table, _ = apply(table, ButtonChanged(4, True, 1.0))
+    table, effects = apply(table, ButtonChanged(4, False, 1.2))
+    assert table.claim is not None and not any(isinstance(e, ClaimAnswered) for e in effects)
+    table, _ = apply(table, ButtonChanged(3, True, 2.0))
+    table, effects = apply(table, ButtonChanged(3, False, 2.2))
+    assert table.claim is None and ClaimAnswered(1, granted=True) in effects
+
+
+def test_the_state_folder_is_made_private(tmp_path):
+    folder = tmp_path / "state"
+    (folder / "backups").mkdir(parents=True)
+    for name in ("games.db", "settings.json", "backups/games-1.db"):
+        (folder / name).write_text("x")
+        (folder / name).chmod(0o644)
+    folder.chmod(0o755)
+    make_private(folder)
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    for name in ("games.db", "settings.json", "backups/games-1.db"):
+        assert stat.S_IMODE((folder / name).stat().st_mode) == 0o600

@@ -1,0 +1,71 @@
+"""The trust model's own calls (DESIGN.md, "Who may do what"): claiming the
+scorekeeper role with hands on the hub, and bringing an abandoned game back.
+
+``POST /api/claim`` asks the table: the hub lights a slot and chimes, and a press there
+within the window grants the phone a token (``GET /api/claim/<claim>`` tells it, and
+sets the token's cookie): the running game's scorekeeper token, or with no game
+running a short-lived table token, which authorises the settings and a new game.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, jsonify
+
+from web.api import has_proof, hub_service, json_body, set_token_cookie
+from web.errors import abort
+
+bp = Blueprint("trust", __name__, url_prefix="/api")
+
+TABLE_COOKIE_S = 600  # as long as the hub keeps a table token (hub.trust.TABLE_TOKEN_S)
+MAX_CLAIM_ID = 64
+
+
+@bp.post("/claim")
+def start_claim() -> Response:
+    """Ask the table for the scorekeeper role: 202 ``{"claim", "slot", "seconds"}``."""
+    body = json_body()
+    if body:
+        field = sorted(body)[0]
+        abort(400, f"{field}: unknown field (a claim takes none)", field)
+    response = jsonify(hub_service().start_claim())
+    response.status_code = 202
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/claim/<claim>")
+def claim_status(claim: str) -> Response:
+    """Where a claim stands; once granted, its token (also set as a cookie)."""
+    if len(claim) > MAX_CLAIM_ID:
+        abort(404, "claim: no such claim", "claim")
+    answer = hub_service().claim_status(claim)
+    response = jsonify(answer)
+    response.headers["Cache-Control"] = "no-store"
+    if answer.get("token"):
+        game = answer.get("game")
+        if game is None:
+            set_token_cookie(response, None, answer["token"], TABLE_COOKIE_S)
+        else:
+            set_token_cookie(response, game, answer["token"])
+    return response
+
+
+@bp.post("/games/<int:game_id>/resume")
+def resume_game(game_id: int) -> Response:
+    """Put an abandoned game back on the table: its scorekeeper's token (or the table's
+    proof), and, over another unfinished game, that one's too."""
+    body = json_body()
+    if body:
+        field = sorted(body)[0]
+        abort(400, f"{field}: unknown field (none allowed)", field)
+    service = hub_service()
+    if not has_proof(game_id):
+        abort(403, f"game {game_id}: bringing it back needs its scorekeeper's token or "
+                   "the table's proof (claim it at the hub)")
+    running = service.running_game()
+    if running is not None and running != game_id and not has_proof(running):
+        abort(403, f"game {running} is not finished: replacing it needs its scorekeeper's "
+                   "token too, or the table's proof")
+    if running == game_id:
+        abort(409, f"game {game_id} is on the table already")
+    return jsonify(service.bring_back(game_id, replaces=running))
