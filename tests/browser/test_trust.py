@@ -6,9 +6,11 @@ second phone by a press on the virtual hub."""
 from __future__ import annotations
 
 import http.server
+import re
 import threading
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import ARGS, PHONE  # noqa: F401  (same browser settings)
 from tests.browser.test_scorepad import press
@@ -144,15 +146,12 @@ def test_the_table_claim_hands_the_role_to_a_second_phone(hub, phones):
     second.open("/#/join")
     second.page.click("#claim")
     note = second.page.locator("#claim-note")
-    note.wait_for()
-    text = second.page.wait_for_function(
-        "() => /Press slot (\\d)/.exec(document.getElementById('claim-note').textContent)")
-    slot = int(text.json_value()[1])
+    expect(note).to_have_text(re.compile(r"Press slot \d"))
+    slot = int(re.search(r"Press slot (\d)", note.text_content() or "").group(1))
     at_the_hub = phones()
     at_the_hub.open("/")
     press(at_the_hub, slot, "tap")  # the virtual hub's press
-    second.page.wait_for_function(
-        "() => /keeps the score/.test(document.getElementById('claim-note').textContent)")
+    expect(note).to_contain_text("keeps the score", timeout=10000)
     token = second.page.evaluate(
         f"JSON.parse(localStorage.getItem('mtrain.tokens'))[{game['id']}]")
     assert token and token != game["token"]

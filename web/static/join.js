@@ -32,7 +32,7 @@ $("claim").addEventListener("click", async () => {
     if (s.data.state !== "granted") continue;
     if (s.data.game) setToken(s.data.game, s.data.token);
     note.textContent = s.data.game ? `This phone keeps the score of game ${s.data.game} now.` : "The table trusts this phone for 10 minutes: change the settings or start a game.";
-    $("claim").disabled = false; renderHeader(); open();
+    $("claim").disabled = false; renderHeader(); $("handover").hidden = !keeper();
     return;
   }
   $("claim").disabled = false;

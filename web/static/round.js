@@ -170,7 +170,8 @@ async function save(g) {
   R.errors = {};
   const sent = body(g);
   if (Object.keys(R.errors).length) return render();
-  if (typeof g.version === "number") sent.version = g.version; // refused 409 if stale
+  const seen = S.game && S.game.id === g.id ? S.game : g; // the newest this phone has
+  if (typeof seen.version === "number") sent.version = seen.version; // 409 if stale
   const button = $("r-save");
   button.disabled = true;
   const r = await api("POST", `/api/games/${g.id}/rounds/${R.round}/scores`, sent, g.id);
