@@ -43,8 +43,7 @@ def serve_problem(problem: StorageProblem, config: dict[str, Any], notifier: Not
                            threads=2, ident="mtrain-hub")
 
     def stop(*_: object) -> None:
-        server.close()
-        raise SystemExit(EXIT_STORAGE)
+        raise SystemExit(EXIT_STORAGE)  # closed below, outside the signal handler
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
@@ -60,6 +59,7 @@ def serve_problem(problem: StorageProblem, config: dict[str, Any], notifier: Not
         pass
     finally:
         alive.set()
+        server.close()
     notifier.failed(message, EXIT_STORAGE)
     return EXIT_STORAGE
 
