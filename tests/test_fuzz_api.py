@@ -233,7 +233,7 @@ def test_fuzz_endpoint(table: Table, rule: Rule) -> None:
     _fuzz(table, rule, examples=40 if _methods(rule) != ["GET"] else 15)
 
 
-@pytest.mark.xfail(strict=False, reason="POST /api/games/<id>/resume failed in the final long run; to investigate next session")
+@pytest.mark.xfail(strict=False, reason="resume failed in the final long run; investigate")
 @pytest.mark.slow
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: f"{','.join(_methods(r))} {r.rule}")
 def test_fuzz_endpoint_long(table: Table, rule: Rule) -> None:

@@ -35,7 +35,7 @@ def _pad(page, index: int, digits: str) -> None:
         page.click(f".pad [data-key='{digit}']")
 
 
-@pytest.mark.xfail(strict=False, reason="failed once in the final run after the trust landing; to investigate next session")
+@pytest.mark.xfail(strict=False, reason="failed in the final run; investigate next session")
 def test_any_name_works_on_every_view(hub, phones):
     keeper = phones()
     page = keeper.page
