@@ -80,7 +80,7 @@ class PressRig:
         self.listener = listener
         if listener is not None:
             listener.wait_for(lambda: listener.latest.get("mtrain/bench/status") == b"online")
-        self.hub.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
+        self.hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
         self.presses = 0
 
     def _heard(self, name: str) -> None:

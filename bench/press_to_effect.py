@@ -61,7 +61,7 @@ def hub_presses(state_dir: str, cpu: list[float]) -> Iterator[float]:
                          "gestures": {"bounce_ms": 1}})
     hub = Hub(config, pin_factory=MockFactory(), sound=sound)
     hub.start()
-    hub.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
+    hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
     (loop,) = [t for t in threading.enumerate() if t.name == "hub-loop"]
     assert loop.ident is not None
     clock = time.pthread_getcpuclockid(loop.ident)

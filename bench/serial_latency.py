@@ -70,7 +70,7 @@ def presses(hub: Hub, press: Callable[[int, bool], None], arrived: threading.Eve
             seen: Callable[[int], bool] = lambda slot: True) -> list[float]:
     """Microseconds from each release edge to the ``turn`` sound at the port
     (``seen(slot)``: the press has been scanned, so the release is an edge)."""
-    hub.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1, "seats": [1, 2]},
+    hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1, "seats": [1, 2]},
                              "consensus"))
     out = []
     for i in range(count):
@@ -162,7 +162,7 @@ def serial_path(count: int, state_dir: str) -> tuple[list[float], list[float]]:
         deadline = time.monotonic() + 10
         while not hub.link.connected and time.monotonic() < deadline:  # type: ignore[union-attr]
             time.sleep(0.01)
-        hub.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1, "seats": [1, 2]},
+        hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1, "seats": [1, 2]},
                                  "consensus"))
         press = []
         for i in range(count):

@@ -113,7 +113,7 @@ def hub_presses(device: str) -> Iterator[float]:
         hub = Hub(config, pin_factory=MockFactory(),
                   sound_options={"on_sound_start": sound_started})
         hub.start()
-        hub.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
+        hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
         wait_idle = hub.sound.wait_idle  # type: ignore[attr-defined]
         wait_idle()
         try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,25 +16,10 @@ from hub import core
 from hub.broadcast import Broadcaster
 from hub.clock import Clock, SystemClock
 from hub.config import ConfigError, timings
-from hub.core.effects import RoundEnded, RoundReopened
-from hub.core.events import (
-    DoubleFixed,
-    EngineSet,
-    Event,
-    GameEnded,
-    GameResumed,
-    GameStarted,
-    MarkersRead,
-    PublicFixed,
-    RoundBlocked,
-    RoundScored,
-    TurnFixed,
-    UndoRequested,
-)
-from hub.core.turns import PLAYING
-from hub.core.undo import fix_error
+from hub.core.events import Event, MarkersRead
 from hub.dispatch import EffectDispatcher
 from hub.eventlog import EventLog
+from hub.games import Games
 from hub.io.leds import RecordingLeds, SerialLeds
 from hub.io.leds import payload as ring_payload
 from hub.io.lights import RingLights
@@ -47,9 +32,7 @@ from hub.settings import Settings
 from hub.storage import DB_NAME, BackupService, check_storage
 from hub.store_writer import StoreWriter
 from hub.trust import TableTrust
-from scorer.games import KEEP, WentOut
-from scorer.setup import GameSetup
-from scorer.store import GameStore, new_token
+from scorer.store import GameStore
 
 if TYPE_CHECKING:
     from firmware_bridge.link import SerialLink
@@ -79,12 +62,7 @@ class Hub:
         self.config = config
         self.backend = resolve_backend(config["hub"]["backend"])
         self.clock = clock or SystemClock()
-        try:
-            self.factory = pin_factory or make_factory(
-                "sim" if self.backend == "serial" else self.backend)  # serial: no pins used
-        except Exception as exc:  # gpiozero's BadPinFactory and friends: not a Pi
-            raise ConfigError(f"hub.backend: {self.backend}: no GPIO pins here ({exc}); "
-                              "use --backend sim off a Raspberry Pi") from None
+        self.factory = pin_factory or self._pin_factory()
         self.state_dir = Path(config["hub"]["state_dir"])
         self.eventlog = EventLog(self.clock)
         self.broadcaster = Broadcaster()
@@ -101,38 +79,60 @@ class Hub:
         self.link = self._serial_link()  # the hub box's microcontroller, if any
         self.leds = leds if leds is not None else (
             SerialLeds(self.link) if self.link is not None else RecordingLeds())
-        self.lights = RingLights(
-            self.leds, pixels=config["leds"]["pixels"], brightness=config["leds"]["brightness"],
-            quiet_hours=parse_quiet_hours(config["sound"]["quiet_hours"])
-            if config["sound"]["quiet_hours"] else None,
-            wall=lambda: datetime.fromtimestamp(self.clock.wall()),
-            publish=self._publish_ring)
+        self.lights = self._ring_lights()
         self.store = store if store is not None else self._open_store()
         self.writer = StoreWriter()  # SQLite writes the loop orders run on its thread
         self.trust = TableTrust(self)  # claims at the table and table tokens
         self.dispatcher = EffectDispatcher(self.sound, self.lights, self.eventlog,
-                                           self.broadcaster, self.policy, self._round_ended)
+                                           self.broadcaster, self.policy)
         self.dispatcher.on_claim = self.trust.answered
         self.loop = HubLoop(core.new_table(timings(config)), self.clock, self.dispatcher,
                             self.backend, on_state=self._state_changed)
         self._loop_ready = True
+        self.games = Games(self.store, self.writer, self.loop, self.clock, self.broadcaster,
+                           self.eventlog, self.backups)
+        self.dispatcher.on_round_ended = self.games.round_ended
         self.loop.set_extra("sound", self.sound.status())
         self.apply_settings({})
-        pins = config["pins"]
         self.selftest = self._selftest_session()  # before the inputs: it may take their edges
-        self.inputs: SerialLink | SlotInputs = (
-            self.link if self.link is not None and self.backend == "serial" else SlotInputs(
-                self.factory, pins["buttons"], pins["markers"], self.clock, self._post_input,
-                centre_pin=pins["centre"]))
-        if self.link is not None:
-            self.loop.set_extra("serial", self.link.status())
-        self.sim = (SimPins(self.factory, pins["buttons"], pins["markers"], pins["centre"])
-                    if self.backend == "sim" else None)
+        self.inputs = self._inputs()
+        self.sim = (SimPins(self.factory, *self._pins()) if self.backend == "sim" else None)
         self.mqtt = self._mqtt_publisher(mqtt_link)
         self._server: Any = None  # waitress's server (untyped)
         self._server_thread: threading.Thread | None = None
-        # Keeps the table in step with the store when score requests race each other.
-        self._rounds_lock = threading.Lock()
+
+    def _pin_factory(self) -> Any:
+        """gpiozero's pin factory for the backend (``serial`` uses no pins: simulated)."""
+        try:
+            return make_factory("sim" if self.backend == "serial" else self.backend)
+        except Exception as exc:  # gpiozero's BadPinFactory and friends: not a Pi
+            raise ConfigError(f"hub.backend: {self.backend}: no GPIO pins here ({exc}); "
+                              "use --backend sim off a Raspberry Pi") from None
+
+    def _pins(self) -> tuple[Any, Any, Any]:
+        """The configured pins: (buttons, markers, centre)."""
+        pins = self.config["pins"]
+        return pins["buttons"], pins["markers"], pins["centre"]
+
+    def _inputs(self) -> SerialLink | SlotInputs:
+        """The hub box when it is the backend, else the pins (real or simulated)."""
+        if self.link is not None:
+            self.loop.set_extra("serial", self.link.status())
+            if self.backend == "serial":
+                return self.link
+        buttons, markers, centre = self._pins()
+        return SlotInputs(self.factory, buttons, markers, self.clock, self._post_input,
+                          centre_pin=centre)
+
+    def _ring_lights(self) -> RingLights:
+        """The ring drawn from each snapshot, dimmed in ``[sound] quiet_hours``."""
+        cfg = self.config
+        hours = cfg["sound"]["quiet_hours"]
+        return RingLights(
+            self.leds, pixels=cfg["leds"]["pixels"], brightness=cfg["leds"]["brightness"],
+            quiet_hours=parse_quiet_hours(hours) if hours else None,
+            wall=lambda: datetime.fromtimestamp(self.clock.wall()),
+            publish=self._publish_ring)
 
     def _sound_policy(self) -> SoundPolicy:
         """Whether a sound plays: quiet mode and turn chime from the settings, quiet
@@ -233,7 +233,7 @@ class Hub:
         if self.backups is not None:
             self.backups.start()
         self.loop.post(MarkersRead(self.inputs.read_markers(), self.clock.now()))
-        self._resume()
+        self.games.resume()
         self.loop.drain()
         if self.mqtt is not None:
             self.mqtt.start()
@@ -328,176 +328,6 @@ class Hub:
         if self._server is not None:
             self._server.close()
             self._server = None
-
-    # --- games ---------------------------------------------------------------------
-
-    def new_game(self, setup: GameSetup, replaces: int | None = None) -> tuple[int, str]:
-        """Store a new game and start its round 1 on the table; returns (id, token).
-        ``replaces``: the unfinished game it replaces, marked abandoned."""
-        token = new_token()
-        game_id = self.store.create_game(setup, token=token, replaces=replaces)
-        self.loop.submit(GameStarted(
-            game_id=game_id, rules=setup.rules, players=setup.players, seats=setup.seats,
-            mexican_slot=setup.mexican_slot, set_max=setup.set_max, rounds=setup.rounds,
-            at=self.clock.now(), first=setup.first, options=setup.options)).result(5.0)
-        return game_id, token
-
-    def round_scored(self, game: dict[str, Any]) -> None:
-        """A score change was stored: tell phones, and start the next round on the table.
-
-        The store is read again under a lock, so racing requests can neither advance
-        the table twice nor publish an older game after a newer one.
-        """
-        with self._rounds_lock:
-            stored = self.store.get_game(game["id"])
-            table = self.loop.table
-            if (table.game is not None and table.game.id == stored["id"]
-                    and table.game.phase != "finished"):
-                for _ in range(stored["round"] - table.game.round):
-                    self.loop.post(RoundScored(self.clock.now(), engine=stored["engine"]))
-                if stored["finished"]:  # the last round scored, or ended early
-                    last = stored["round_count"] == table.game.rounds
-                    now = self.clock.now()
-                    self.loop.post(RoundScored(now) if last else GameEnded(now))
-                self.loop.drain()
-            self.broadcaster.publish("game", stored)
-        if stored["finished"]:
-            self._backup(f"game{stored['id']}")
-
-    def score_round(self, game_id: int, round: int, *,
-                    points: Mapping[str, int] | None = None,
-                    tiles: Mapping[str, Sequence[str]] | None = None,
-                    went_out: WentOut = KEEP, by: str = "scorekeeper",
-                    based_on: int | None = None) -> dict[str, Any]:
-        """Record (or correct) a round's scores; the table follows. Returns the game.
-        ``based_on``: the game's version the editor saw (``StaleEdit`` if it moved on).
-
-        Raises the store's ``StoreError`` (``GameNotFound``) and then changes nothing.
-        """
-        self.writer.flush()  # a round the table just ended is in the store first
-        game = self.store.record_round(game_id, round, points, tiles=tiles,
-                                       went_out=went_out, by=by, based_on=based_on)
-        scored = next(r for r in game["rounds"] if r["round"] == round)
-        self._log("score", game=game_id, round=round, points=scored["points"],
-                  went_out=scored["went_out"], by=by)
-        self.round_scored(game)
-        return game
-
-    def block_round(self, game_id: int, round: int) -> dict[str, Any]:
-        """Nobody can play: end ``round`` as blocked (on the table too, if it is being
-        played there). Returns the game; raises the store's ``StoreError``."""
-        self.writer.flush()
-        with self._rounds_lock:
-            self.store.get_game(game_id)  # GameNotFound before touching the table
-            table = self.loop.table
-            if (table.game is not None and table.game.id == game_id
-                    and table.game.round == round and table.game.phase in PLAYING):
-                # The loop ends the round; its RoundEnded effect records it (_round_ended).
-                self.loop.submit(RoundBlocked(self.clock.now())).result(5.0)
-                self.writer.flush()
-            game = self.store.get_game(game_id)
-            if not any(r["round"] == round and r["blocked"] for r in game["rounds"]):
-                game = self.store.set_blocked(game_id, round)
-            self._log("blocked", game=game_id, round=round)
-            self.broadcaster.publish("game", game)
-        return game
-
-    def end_game(self, game_id: int) -> dict[str, Any]:
-        """Stop a game early (after its last scored round); the table shows it finished."""
-        self.writer.flush()
-        with self._rounds_lock:
-            game = self.store.finish_game(game_id)
-            table = self.loop.table
-            if table.game is not None and table.game.id == game_id:
-                self.loop.submit(GameEnded(self.clock.now())).result(5.0)
-            self._log("game-ended", game=game_id, winner=game["winner"])
-            self.broadcaster.publish("game", game)
-        self._backup(f"game{game_id}")
-        return game
-
-    def _backup(self, reason: str) -> None:
-        """A game finished: back the database up, on the backup thread."""
-        if self.backups is not None:
-            self.backups.request(reason)
-
-    def _log(self, kind: str, **fields: Any) -> None:
-        """A score edit for ``GET /api/log`` and the ``event`` subscribers (MQTT)."""
-        self.broadcaster.publish("event", self.eventlog.append(kind, **fields))
-
-    def bring_back(self, game_id: int, replaces: int | None = None) -> dict[str, Any]:
-        """Put an abandoned game back on the table; ``replaces``, the unfinished game
-        there, is abandoned instead. Returns the game; raises the store's errors."""
-        self.writer.flush()
-        with self._rounds_lock:
-            game = self.store.bring_back(game_id, replaces)
-            self._resume(game)
-            self.loop.drain()
-            self._log("game-back", game=game_id, replaces=replaces)
-            self.broadcaster.publish("game", game)
-        return game
-
-    def _resume(self, game: dict[str, Any] | None = None) -> None:
-        game = game or self.store.current_game()
-        if game is None:
-            return
-        current = game["rounds"][-1] if game["rounds"] else None
-        over = bool(current and (current.get("went_out") or current.get("blocked")))
-        options = tuple(sorted((game.get("options") or {}).items()))
-        self.loop.post(GameResumed(
-            game_id=game["id"], rules=game["rules"], players=tuple(game["players"]),
-            seats=tuple(game["seats"]), mexican_slot=game["mexican_slot"],
-            set_max=game["set"], rounds=game["round_count"], round=game["round"],
-            at=self.clock.now(), first=game["first"], options=options, round_over=over,
-            engine=current["engine"] if current else None))
-        log.info("resumed game %s at round %s", game["id"], game["round"])
-
-    # --- putting mistakes right -------------------------------------------------------
-
-    def undo(self, by: str = "scorekeeper") -> dict[str, Any]:
-        """Take back the last table action (as the centre's long hold does); returns
-        the snapshot after it (an undo with nothing to take back plays ``nope``)."""
-        self.loop.post(UndoRequested(self.clock.now(), by))
-        self.loop.drain()
-        self.writer.flush()  # a reopened round is out of the store before we answer
-        return self.loop.snapshot
-
-    def fix_table(self, fix: TurnFixed | DoubleFixed | PublicFixed) -> dict[str, Any]:
-        """Set the table right by hand; raises ``ValueError`` saying why it cannot be
-        done now (and then changes nothing). Returns the snapshot after it."""
-        error = self.loop.call(lambda table: fix_error(table, fix))
-        if error is not None:
-            raise ValueError(str(error))
-        self.loop.post(fix)
-        self.loop.drain()
-        return self.loop.snapshot
-
-    def set_engine(self, game_id: int, round: int, engine: int,
-                   by: str = "scorekeeper") -> dict[str, Any]:
-        """Name round ``round``'s engine (``aces``); the table follows when it plays that
-        round. Returns the game; raises the store's ``StoreError``."""
-        with self._rounds_lock:
-            game = self.store.set_engine(game_id, round, engine)
-            table = self.loop.table
-            if (table.game is not None and table.game.id == game_id
-                    and table.game.round == round):
-                self.loop.post(EngineSet(engine, self.clock.now(), by))
-                self.loop.drain()
-            self.broadcaster.publish("game", game)
-        return game
-
-    def _round_ended(self, effect: RoundEnded | RoundReopened) -> None:
-        """The table ended (or an undo reopened) a round: record it on the writer
-        thread, never the loop's."""
-        self.writer.submit(lambda: self._record_round_end(effect))
-
-    def _record_round_end(self, effect: RoundEnded | RoundReopened) -> None:
-        if isinstance(effect, RoundReopened):
-            game = self.store.reopen_round(effect.game_id, effect.round)
-        elif effect.went_out is not None:
-            game = self.store.set_went_out(effect.game_id, effect.round, effect.went_out)
-        else:
-            game = self.store.set_blocked(effect.game_id, effect.round)
-        self.broadcaster.publish("game", game)  # phones ask for the hands
 
     def _state_changed(self, snapshot: dict[str, Any]) -> None:
         """The table changed (loop thread): the ring redraws, adding its pixels to the

@@ -118,7 +118,7 @@ class HubWebService:
     def undo(self, game_id: int) -> dict[str, Any]:
         """Undo the game's last table action (the snapshot after it)."""
         self._on_table(game_id)
-        return self._hub.undo()
+        return self._hub.games.undo()
 
     def fix_table(self, game_id: int, *, turn: int | None = None,
                   double: tuple[int | None, int, int | None] | None = None,
@@ -135,14 +135,14 @@ class HubWebService:
             assert double is not None
             fix = DoubleFixed(double[0], now, covers_left=double[1], responsible=double[2])
         try:
-            return self._hub.fix_table(fix)
+            return self._hub.games.fix_table(fix)
         except ValueError as exc:
             raise Refused(409, str(exc)) from exc
 
     def set_engine(self, game_id: int, number: int, engine: int) -> dict[str, Any]:
         """Name a round's engine (``aces``)."""
         with _refusals():
-            return self._hub.set_engine(game_id, number, engine)
+            return self._hub.games.set_engine(game_id, number, engine)
 
     # --- games ----------------------------------------------------------------------
 
@@ -153,14 +153,14 @@ class HubWebService:
             setup = check_setup(body, self.default_rules)
             if self.running_game() != replaces:
                 raise Refused(409, "another game started meanwhile: look again")
-            return self._hub.new_game(setup, replaces)
+            return self._hub.games.new_game(setup, replaces)
 
     def bring_back(self, game_id: int, replaces: int | None = None) -> dict[str, Any]:
         """Put an abandoned game back on the table."""
         with _refusals():
             if self.running_game() != replaces:
                 raise Refused(409, "another game started meanwhile: look again")
-            return self._hub.bring_back(game_id, replaces)
+            return self._hub.games.bring_back(game_id, replaces)
 
     def start_claim(self) -> dict[str, Any]:
         """Light a slot and wait for its press (see :mod:`hub.trust`)."""
@@ -203,17 +203,17 @@ class HubWebService:
     def score_round(self, game_id: int, number: int, **scores: Any) -> dict[str, Any]:
         """Record or correct a round's scores; the table follows."""
         with _refusals():
-            return self._hub.score_round(game_id, number, **scores)
+            return self._hub.games.score_round(game_id, number, **scores)
 
     def block_round(self, game_id: int, number: int) -> dict[str, Any]:
         """End a round as blocked."""
         with _refusals():
-            return self._hub.block_round(game_id, number)
+            return self._hub.games.block_round(game_id, number)
 
     def end_game(self, game_id: int) -> dict[str, Any]:
         """Finish a game early."""
         with _refusals():
-            return self._hub.end_game(game_id)
+            return self._hub.games.end_game(game_id)
 
     # --- settings -------------------------------------------------------------------
 

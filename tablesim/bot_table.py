@@ -88,22 +88,22 @@ class BotTable:
         if isinstance(action, NewGame):
             self.names = {s: NAMES[i] for i, s in enumerate(action.config.seats)}
             body = setup_body(action.config, self.names)
-            self.game_id, _ = self.hub.new_game(check_setup(body))
+            self.game_id, _ = self.hub.games.new_game(check_setup(body))
             self.mexican = action.config.mexican_slot
             self.hand.markers.clear()
             return None
         assert self.game_id is not None, "a game starts with NewGame"
         if isinstance(action, Blocked):
-            blocked: dict[str, Any] = self.hub.block_round(self.game_id, action.round)
+            blocked: dict[str, Any] = self.hub.games.block_round(self.game_id, action.round)
             return blocked
         if isinstance(action, SetEngine):
-            named: dict[str, Any] = self.hub.set_engine(self.game_id, action.round,
+            named: dict[str, Any] = self.hub.games.set_engine(self.game_id, action.round,
                                                         action.engine, by="tablesim")
             return named
         if isinstance(action, EnterScores):
             result = action.result
             tiles = {self.names[s]: t for s, t in result.tile_names().items()}
-            scored: dict[str, Any] = self.hub.score_round(
+            scored: dict[str, Any] = self.hub.games.score_round(
                 self.game_id, result.round, tiles=tiles, by="tablesim")
             return scored
         self._gesture(action)

@@ -39,7 +39,7 @@ def mistake(hub: Hub, table: BotTable, before: Truth, rng: random.Random) -> tup
         if rng.random() < 0.5:
             table.act(LongHold(0))  # the centre's long hold
         else:
-            hub.undo(by="scorekeeper")
+            hub.games.undo(by="scorekeeper")
         if sound.played.count("turn_back") != 1:
             return [f"undo of {kind.__name__}({slot}): turn_back played "
                     f"{sound.played.count('turn_back')} times"], undone

@@ -64,7 +64,8 @@ def tap(mcu, hub, slot: int) -> None:
 
 
 def start(hub) -> None:
-    hub.new_game(check_setup({"players": PLAYERS, "first": 1, "seats": [1, 2, 3]}, "consensus"))
+    setup = check_setup({"players": PLAYERS, "first": 1, "seats": [1, 2, 3]}, "consensus")
+    hub.games.new_game(setup)
 
 
 def test_a_game_plays_through_the_hub_box(hub, mcu, api):

@@ -70,7 +70,7 @@ def test_a_table_change_sends_one_state_with_the_ring_drawn_for_it(make_hub):
     from scorer.setup import check_setup
 
     hub = make_hub()
-    hub.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
+    hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
     states = []
     hub.broadcaster.callbacks.append(
         lambda kind, payload: states.append(payload) if kind == "state" else None)
@@ -88,7 +88,7 @@ def test_a_refused_press_sends_the_ring_flash_though_the_table_is_unchanged(make
     from scorer.setup import check_setup
 
     hub = make_hub()
-    hub.new_game(check_setup({"players": ["Ann", "Bob", "Cid"], "first": 1}))
+    hub.games.new_game(check_setup({"players": ["Ann", "Bob", "Cid"], "first": 1}))
     before = hub.loop.snapshot["ring"]
     states = []
     hub.broadcaster.callbacks.append(

@@ -42,7 +42,7 @@ def play_to_turn_15(hub, rules, options=None):
     body = {"players": PLAYERS, "rules": rules, "set": 9, "first": 1, "mexican_slot": 8}
     if options:
         body["options"] = options
-    hub.new_game(check_setup(body))
+    hub.games.new_game(check_setup(body))
     t = Table(hub)
     for _ in range(2):  # turns 1-12: start trains, then one tile each
         for slot in range(1, 7):

@@ -39,7 +39,7 @@ def mqtt_hub(make_hub, mosquitto):
 
 
 def start_game(hub, players=("Ann", "Bob", "Cy")):
-    return hub.new_game(check_setup({"players": list(players)}, "consensus"))
+    return hub.games.new_game(check_setup({"players": list(players)}, "consensus"))
 
 
 def press(hub, slot, hold_s=0.0):

@@ -54,7 +54,7 @@ def test_a_round_ended_on_the_table_is_written_off_the_loop_thread(make_hub):
                                          record(*a))[1]
     from scorer.setup import check_setup
 
-    hub.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
+    hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
     hub.sim.button(1, True)
     hold = hub.loop.table.timings.long_hold + 0.05
     threading.Event().wait(hold)  # a real long hold on the real clock

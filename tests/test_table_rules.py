@@ -60,7 +60,7 @@ class Table:
 
 def start(hub, rules, players=PLAYERS, **body):
     body = {"players": players, "rules": rules, "first": 1, **body}
-    game_id, token = hub.new_game(check_setup(body))
+    game_id, token = hub.games.new_game(check_setup(body))
     table = Table(hub)
     table.sounds()
     return table, game_id
@@ -193,26 +193,26 @@ def test_aces_engine_named_by_the_scorekeeper_and_followed(make_hub):
     hub = make_hub()
     t, game_id = start(hub, "aces", players=["Ann", "Bob"], first=None)
     assert t.snap["game"]["engine"] == 12 and t.snap["game"]["rounds"] == 13
-    game = hub.set_engine(game_id, 1, 11)
+    game = hub.games.set_engine(game_id, 1, 11)
     assert game["rounds"][0]["engine"] == 11 and t.snap["game"]["engine"] == 11
     assert t.log("engine-set")[-1]["engine"] == 11
     t.tap(2)  # Bob placed the 11-11: Ann (clockwise of him) starts
     t.tap(1)
     t.tap(2)
     t.long_hold(1)
-    scored = hub.score_round(game_id, 1, tiles={"Ann": [], "Bob": ["12-12", "3-2"]})
+    scored = hub.games.score_round(game_id, 1, tiles={"Ann": [], "Bob": ["12-12", "3-2"]})
     assert scored["rounds"][0]["points"] == {"Ann": 0, "Bob": 29}
     assert t.snap["game"]["engine"] == 10 and scored["rounds"][1]["engine"] == 10
     with pytest.raises(StoreError, match="engine"):
-        hub.set_engine(game_id, 1, 9)  # a scored round keeps its engine
-    assert hub.end_game(game_id)["finished"]
+        hub.games.set_engine(game_id, 1, 9)  # a scored round keeps its engine
+    assert hub.games.end_game(game_id)["finished"]
 
 
 def test_engine_is_fixed_by_the_other_profiles(make_hub):
     hub = make_hub()
     _, game_id = start(hub, "consensus")
     with pytest.raises(StoreError, match="only aces"):
-        hub.set_engine(game_id, 1, 11)
+        hub.games.set_engine(game_id, 1, 11)
 
 
 # 8. consensus option blanks
@@ -224,7 +224,7 @@ def test_blanks_count_every_blank_half_25(make_hub):
     t.tap(1)
     t.tap(2)
     t.long_hold(1)
-    game = hub.score_round(game_id, 1, tiles={"Ann": [], "Bob": ["6-0", "0-0", "5-4"]})
+    game = hub.games.score_round(game_id, 1, tiles={"Ann": [], "Bob": ["6-0", "0-0", "5-4"]})
     assert game["rounds"][0]["points"]["Bob"] == 31 + 50 + 9
 
 
@@ -242,7 +242,7 @@ def test_a_new_game_chimes_the_turn_where_the_last_one_stood(make_hub):
     hub = make_hub()
     t, _ = start(hub, "consensus")
     assert t.snap["turn"] == 1
-    hub.new_game(check_setup({"players": PLAYERS, "first": 1}))
+    hub.games.new_game(check_setup({"players": PLAYERS, "first": 1}))
     assert t.snap["turn"] == 1 and "turn" in t.sounds()
 
 
@@ -278,13 +278,13 @@ def test_undoing_went_out_reopens_the_round_while_unscored(make_hub):
     t.tap(2)
     t.long_hold(1)
     assert stored(hub, game_id)["rounds"][0]["went_out"] == "Ann"
-    assert hub.undo()["game"]["phase"] == "play"
+    assert hub.games.undo()["game"]["phase"] == "play"
     assert t.snap["turn"] == 1 and t.snap["went_out"] is None
     assert stored(hub, game_id)["rounds"][0]["went_out"] is None
     t.long_hold(1)
-    hub.score_round(game_id, 1, points={"Ann": 0, "Bob": 5})
+    hub.games.score_round(game_id, 1, points={"Ann": 0, "Bob": 5})
     t.sounds()
-    hub.undo()  # a scored round stays scored: the new round has nothing to undo
+    hub.games.undo()  # a scored round stays scored: the new round has nothing to undo
     assert t.snap["game"]["round"] == 2 and t.sounds()[-1] == "nope"
 
 
@@ -293,21 +293,21 @@ def test_fixes_by_hand_are_logged_and_can_be_undone(make_hub):
     t, _ = start(hub, "consensus")
     first_turns(t)
     now = hub.clock.now()
-    hub.fix_table(TurnFixed(3, now))
+    hub.games.fix_table(TurnFixed(3, now))
     assert t.snap["turn"] == 3
-    hub.fix_table(DoubleFixed(2, now, covers_left=1, responsible=4))
+    hub.games.fix_table(DoubleFixed(2, now, covers_left=1, responsible=4))
     assert t.snap["double"] == {"slot": 2, "covers_left": 1, "responsible": 4,
                                 "waiting": False} and t.snap["turn"] == 4
-    hub.fix_table(PublicFixed(3, True, now))
+    hub.games.fix_table(PublicFixed(3, True, now))
     slots = {s["slot"]: s for s in t.snap["slots"]}
     assert slots[3]["public"] and slots[3]["by_hand"] and not slots[3]["marker"]
-    hub.fix_table(DoubleFixed(None, now))
+    hub.games.fix_table(DoubleFixed(None, now))
     assert t.snap["double"] is None
     assert [e["what"] for e in t.log("fix")] == ["turn", "double", "public", "double"]
-    hub.undo()
+    hub.games.undo()
     assert t.snap["double"]["slot"] == 2
     with pytest.raises(ValueError, match="no player"):
-        hub.fix_table(TurnFixed(7, now))
+        hub.games.fix_table(TurnFixed(7, now))
     t.marker(3)
     t.marker(3, False)  # the sensor is the truth again
     assert not {s["slot"]: s for s in t.snap["slots"]}[3]["public"]

@@ -57,7 +57,7 @@ def publisher(hub: Any, s: MqttSettings, link_factory: LinkFactory | None = None
         except GameNotFound:
             return None
 
-    commands = HubCommands(hub.apply_settings, hub.undo, hub.sim)
+    commands = HubCommands(hub.apply_settings, hub.games.undo, hub.sim)
     return MqttPublisher(
         s, link_factory or paho_links(s), snapshot=lambda: hub.loop.snapshot,
         load_game=load_game, settings_now=lambda: dict(hub.settings.values),
