@@ -10,7 +10,9 @@ that never blocks the writer). ``path`` must be a file, not ``:memory:``.
 
 Time: every write takes ``at`` (ISO 8601, the caller's event time); without it the
 ``now`` callable given to :class:`GameStore` is asked. Rules come from the pure
-:mod:`scorer` (mostly :mod:`scorer.games`); this module only reads and writes rows."""
+:mod:`scorer` (mostly :mod:`scorer.games`), the rows and the statements that write
+them from :mod:`scorer.rows` (with the errors, re-exported here); this module runs
+them on its connections, in its transactions."""
 
 from __future__ import annotations
 
@@ -23,38 +25,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from scorer import games
-from scorer.games import KEEP, GameRecord, RoundChange, RoundRecord, WentOut
+from scorer import games, rows
+from scorer.games import KEEP, GameRecord, WentOut
+from scorer.rows import GameNotFound as GameNotFound
+from scorer.rows import StaleEdit as StaleEdit
+from scorer.rows import StoreError as StoreError
 from scorer.schema import MIGRATIONS
 from scorer.setup import GameSetup
 from scorer.tokens import hash_token as hash_token
 from scorer.tokens import new_token as new_token
 from scorer.tokens import tokens_match
-
-
-class StoreError(ValueError):
-    """Input the store refuses (nothing was changed); the message says what and why.
-
-    ``field``, when given, is the request body path at fault (``points.Ann``).
-    """
-
-    def __init__(self, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        if field is not None:
-            self.field = field
-
-
-class GameNotFound(StoreError):
-    """No game has the given id (an HTTP layer answers 404)."""
-
-
-class StaleEdit(StoreError):
-    """A score edit based on an older version of the game (an HTTP layer answers 409);
-    ``game`` is the game as it is now, so the editor sees what changed."""
-
-    def __init__(self, message: str, game: dict[str, Any]) -> None:
-        super().__init__(message, "version")
-        self.game = game
 
 
 def utc_now() -> str:
@@ -69,54 +49,17 @@ class StorageFault(Exception):
 
 def _load(conn: sqlite3.Connection, game_id: object) -> GameRecord:
     """Read one game's rows into a :class:`GameRecord` (raises :class:`GameNotFound`)."""
-    if isinstance(game_id, bool) or not isinstance(game_id, int):
-        raise GameNotFound(f"game {game_id!r}: no such game")
-    row = conn.execute(
-        "SELECT id, created_at, rules, set_max, rounds AS round_count, options, mexican_slot,"
-        " first_slot AS first, finished_at, winner, abandoned_at, version FROM games"
-        " WHERE id = ?",
-        (game_id,),
-    ).fetchone()
-    if row is None:
-        raise GameNotFound(f"game {game_id}: no such game")
-    seated = conn.execute(
-        "SELECT name, slot FROM players WHERE game_id = ? ORDER BY position", (game_id,)
-    ).fetchall()
-    names = [p["name"] for p in seated]
-    rounds = [
-        RoundRecord(r[0], r[1], r[2], bool(r[3]), bool(r[4]))
-        for r in conn.execute(
-            "SELECT round, engine, went_out, blocked, finished FROM rounds"
-            " WHERE game_id = ? ORDER BY round",
-            (game_id,),
-        )
-    ]
-    scores = {
-        (r["round"], r["player"]): r["points"]
-        for r in conn.execute("SELECT * FROM scores WHERE game_id = ?", (game_id,))
-    }
-    for rnd in rounds:  # in seat order
-        rnd.points = {n: scores[rnd.round, n] for n in names if (rnd.round, n) in scores}
-    fields = dict(row) | {"options": json.loads(row["options"])}
-    return GameRecord(**fields, players=names, seats=[p["slot"] for p in seated], rounds=rounds)
+    number = rows.game_number(game_id)
+    game = conn.execute(rows.GAME, (number,)).fetchone()
+    details = (rows.PLAYERS, rows.ROUNDS, rows.SCORES)
+    return rows.game_record(number, game, *(conn.execute(q, (number,)).fetchall()
+                                            for q in details))
 
 
-def _set_outcome(
-    conn: sqlite3.Connection, game_id: int, round: int, went_out: str | None, finished: bool = False
-) -> None:
-    """Write who went out of a round (``None``: blocked); ``finished`` also closes it."""
-    conn.execute(
-        "UPDATE rounds SET went_out = ?, blocked = ?, finished = max(finished, ?)"
-        " WHERE game_id = ? AND round = ?",
-        (went_out, int(went_out is None), int(finished), game_id, round),
-    )
-
-
-def _round_now(game: GameRecord, round: int) -> dict[str, Any]:
-    """What a stale editor needs: the game's ``version`` and round ``round`` as stored."""
-    view = games.game_view(game)
-    current = next((r for r in view["rounds"] if r["round"] == round), None)
-    return {"version": game.version, "round": current}
+def _run(conn: sqlite3.Connection, statements: list[rows.Statement]) -> None:
+    """Execute ``statements`` in order inside the caller's transaction."""
+    for sql, parameters in statements:
+        conn.execute(sql, parameters)
 
 
 @contextmanager
@@ -241,9 +184,7 @@ class GameStore:
         (:meth:`check_token`); only its hash is stored. ``replaces``: the unfinished
         game this one replaces on the table, marked abandoned in the same transaction.
         """
-        stamp = self._stamp(at)
-        if not isinstance(token, str) or not token:
-            raise StoreError("token: must be non-empty text")
+        stamp, token = self._stamp(at), rows.token_text(token)
         options = json.dumps(dict(setup.options))
         with self._write() as conn:
             game_id = conn.execute(
@@ -256,16 +197,8 @@ class GameStore:
                          (game_id, hash_token(token), stamp))
             if replaces is not None:
                 self._abandon(conn, replaces, stamp)
-            seated = enumerate(zip(setup.players, setup.seats, strict=True))
-            conn.executemany(
-                "INSERT INTO players (game_id, name, slot, position) VALUES (?, ?, ?, ?)",
-                [(game_id, name, slot, i) for i, (name, slot) in seated],
-            )
-            conn.execute(
-                "INSERT INTO rounds (game_id, round, engine) VALUES (?, 1, ?)",
-                (game_id, setup.engines[0]),
-            )
-        assert isinstance(game_id, int)
+            assert isinstance(game_id, int)
+            _run(conn, rows.seating(game_id, setup))
         return game_id
 
     def get_game(self, game_id: int) -> dict[str, Any]:
@@ -307,9 +240,7 @@ class GameStore:
     def add_token(self, game_id: int, token: str, at: str | None = None) -> None:
         """Give game ``game_id`` another scorekeeper token (a claim at the table); the
         ones it had stay valid. Raises :class:`GameNotFound`."""
-        stamp = self._stamp(at)
-        if not isinstance(token, str) or not token:
-            raise StoreError("token: must be non-empty text")
+        stamp, token = self._stamp(at), rows.token_text(token)
         with self._write() as conn:
             _load(conn, game_id)
             conn.execute("INSERT OR IGNORE INTO tokens (game_id, hash, created_at)"
@@ -368,42 +299,13 @@ class GameStore:
             raise StoreError("scores: give either points or tiles")
         with self._write() as conn:
             game = _load(conn, game_id)
-            if based_on is not None and based_on != game.version:
-                raise StaleEdit(
-                    f"version {based_on}: game {game_id} changed since (now version "
-                    f"{game.version}); see round {round} as it is now", _round_now(game, round))
+            rows.check_version(game, based_on, round)
             if tiles is not None:
                 points = games.tile_scores(game, round, tiles, went_out)
             assert points is not None
             change = games.plan_round(game, round, points, went_out)
-            self._apply(conn, game.id, change, by, stamp)
+            _run(conn, rows.round_change(game.id, change, by, stamp))
             return self._settled(conn, game_id)
-
-    def _apply(
-        self, conn: sqlite3.Connection, game_id: int, change: RoundChange, by: str, stamp: str
-    ) -> None:
-        """Write a round change inside the caller's transaction."""
-        if not isinstance(by, str) or not by.strip():
-            raise StoreError("by: say who edits the scores")
-        for name, old, new in change.edits:
-            conn.execute(
-                "INSERT INTO scores (game_id, round, player, points) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT (game_id, round, player) DO UPDATE SET points = excluded.points",
-                (game_id, change.round, name, new),
-            )
-            conn.execute(
-                "INSERT INTO score_edits (game_id, round, player, old_points, new_points,"
-                " edited_by, edited_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (game_id, change.round, name, old, new, by, stamp),
-            )
-        _set_outcome(conn, game_id, change.round, change.went_out, finished=True)
-        if change.next_engine is not None:
-            conn.execute(
-                "INSERT INTO rounds (game_id, round, engine) VALUES (?, ?, ?)",
-                (game_id, change.round + 1, change.next_engine),
-            )
-        if change.finishes:
-            conn.execute("UPDATE games SET finished_at = ? WHERE id = ?", (stamp, game_id))
 
     @staticmethod
     def _settled(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
@@ -424,7 +326,7 @@ class GameStore:
         """
         with self._write() as conn:
             games.check_went_out(_load(conn, game_id), round, name)
-            _set_outcome(conn, game_id, round, name)
+            _run(conn, [rows.outcome(game_id, round, name)])
             return self._settled(conn, game_id)
 
     def reopen_round(self, game_id: int, round: int) -> dict[str, Any]:
@@ -447,7 +349,7 @@ class GameStore:
         """Record that nobody went out of a round (it was blocked); returns the game."""
         with self._write() as conn:
             _load(conn, game_id).round_at(round)
-            _set_outcome(conn, game_id, round, None)
+            _run(conn, [rows.outcome(game_id, round, None)])
             return self._settled(conn, game_id)
 
     def finish_game(self, game_id: int, at: str | None = None) -> dict[str, Any]:
