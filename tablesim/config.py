@@ -85,6 +85,34 @@ class GameConfig:
             return 1
         return self.covers
 
+    # -- who sits where -----------------------------------------------------------------
+
+    def next_seat(self, slot: int) -> int:
+        """The next seated slot clockwise."""
+        return self.seats[(self.seats.index(slot) + 1) % len(self.seats)]
+
+    def partner(self, slot: int) -> int | None:
+        """The partner opposite ``slot`` when playing partnerships."""
+        if not self.partnerships:
+            return None
+        half = len(self.seats) // 2
+        return self.seats[(self.seats.index(slot) + half) % len(self.seats)]
+
+    def open_trains(self, p: int, public: set[int]) -> list[int]:
+        """The trains ``p`` may play on, own first: their own, their partner's, the
+        ``public`` ones and the Mexican Train."""
+        slots = [p]
+        partner = self.partner(p)
+        if partner is not None:
+            slots.append(partner)
+        slots += [s for s in sorted(public) if s not in slots]
+        slots.append(self.mexican)
+        return slots
+
+    def public_others(self, p: int, public: set[int]) -> list[int]:
+        """Trains a ``satisfy`` double may be satisfied on: public, and not ``p``'s own."""
+        return [*(s for s in sorted(public) if s != p), self.mexican]
+
     def _mexican(self, seats: tuple[int, ...]) -> int | None:
         free = [s for s in SLOTS if s not in seats]
         if self.mexican_slot is None:

@@ -1,6 +1,7 @@
 """One round of Mexican Train, tile by tile, with the gestures each play makes.
 
-:class:`Round` deals, runs the turns of ``docs/rules.md``'s profiles and records each
+:class:`Round` deals (:mod:`tablesim.dealer`), runs the turns of ``docs/rules.md``'s
+profiles (who sits where: :class:`~tablesim.config.GameConfig`) and records each
 gesture with the :class:`~tablesim.actions.Truth` the hub must show after it. The
 gesture for a play is chosen so the hub's reading of it (the gesture table in
 ``docs/rules.md``) lands on the same truth; the module docstring of
@@ -12,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator, Mapping
 
+from tablesim import dealer
 from tablesim.actions import (
     Action,
     Blocked,
@@ -29,7 +31,7 @@ from tablesim.actions import (
 from tablesim.bots import Bot
 from tablesim.config import GameConfig
 from tablesim.table import Layout, Move, OpenDouble, longest_string
-from tablesim.tiles import Tile, full_set, hand_points, is_double
+from tablesim.tiles import Tile, hand_points, is_double
 
 FIRST, PLAY, OVER = "first-turn", "play", "round-over"
 CALLS = 0.8  # how often a player remembers to call their last tile
@@ -49,8 +51,9 @@ class Round:
             self.engine = last_engine - 1 if last_engine > 0 else config.set_max
         self.shown_engine = self.engine  # what the hub shows until the table names it
         self.seats = config.seats
-        self.found_by: int | None = None
-        self.table = self._deal_chosen(rng) if self.profile.engine_chosen else self._deal(rng)
+        dealt = (dealer.deal_whole_set(config, rng) if self.profile.engine_chosen
+                 else dealer.deal_set_aside(config, self.engine, rng))
+        self.table, self.engine, self.found_by = dealt.table, dealt.engine, dealt.found_by
         self.markers: set[int] = set()
         self.one_tile: set[int] = set()
         self.calls = CALLS
@@ -62,7 +65,7 @@ class Round:
         self.idle = 0
         self._progress = False
         self.steps: list[tuple[Action, Truth]] = []
-        self.holder, self.turn = self._starter(rng)
+        self.holder, self.turn = dealer.starter(config, number, self.found_by, rng)
 
     @classmethod
     def with_tiles(
@@ -94,49 +97,6 @@ class Round:
 
     # -- set-up ---------------------------------------------------------------------
 
-    def _deal(self, rng: random.Random) -> Layout:
-        """Set the engine aside, shuffle the rest, deal each seat its hand."""
-        assert self.config.set_max is not None
-        tiles = [t for t in full_set(self.config.set_max) if t != (self.engine, self.engine)]
-        rng.shuffle(tiles)
-        each = self.config.hand_size
-        hands = {s: tiles[i * each : (i + 1) * each] for i, s in enumerate(self.seats)}
-        boneyard = tiles[len(self.seats) * each :]
-        return Layout(self.engine, hands, boneyard, self.config.mexican)
-
-    def _deal_chosen(self, rng: random.Random) -> Layout:
-        """Deal the whole set; the engine is the highest double anyone holds (if nobody
-        holds one, everyone draws until someone does), placed by whoever holds it."""
-        assert self.config.set_max is not None
-        tiles = full_set(self.config.set_max)
-        rng.shuffle(tiles)
-        each = self.config.hand_size
-        hands = {s: tiles[i * each : (i + 1) * each] for i, s in enumerate(self.seats)}
-        boneyard = tiles[len(self.seats) * each :]
-        while boneyard and not any(is_double(t) for h in hands.values() for t in h):
-            for s in self.seats:
-                if boneyard:
-                    hands[s].append(boneyard.pop())
-        best = max(t for h in hands.values() for t in h if is_double(t))
-        self.found_by = next(s for s in self.seats if best in hands[s])
-        hands[self.found_by].remove(best)
-        self.engine = best[0]
-        return Layout(self.engine, hands, boneyard, self.config.mexican)
-
-    def _starter(self, rng: random.Random) -> tuple[int | None, int | None]:
-        """(engine holder, starter): one of them is known at the round's start."""
-        first = self.config.first
-        if self.profile.starter == "rotate":
-            first = first if first is not None else self.seats[0]
-            at = (self.seats.index(first) + self.number - 1) % len(self.seats)
-            return None, self.seats[at]
-        if self.number == 1 and first is not None:
-            return None, first
-        if self.found_by is not None:
-            return self.found_by, None
-        # The engine was set aside, so who "found" it is drawn by lot.
-        return rng.choice(self.seats), None
-
     def begin(self) -> None:
         """The scorekeeper names the engine if the hub cannot know it (``aces``); the
         engine holder (if the profile needs one) taps their slot: engine placed."""
@@ -146,7 +106,7 @@ class Round:
         if self.holder is None:
             return
         holder_starts = self.profile.starter == "engine-holder"
-        self.turn = self.holder if holder_starts else self.next_seat(self.holder)
+        self.turn = self.holder if holder_starts else self.config.next_seat(self.holder)
         self._emit(Tap(self.holder))
 
     # -- what the hub shows -------------------------------------------------------------
@@ -176,19 +136,6 @@ class Round:
 
     def _emit(self, action: Action) -> None:
         self.steps.append((action, self.truth()))
-
-    # -- seats ----------------------------------------------------------------------------
-
-    def next_seat(self, slot: int) -> int:
-        """The next seated slot clockwise."""
-        return self.seats[(self.seats.index(slot) + 1) % len(self.seats)]
-
-    def partner(self, slot: int) -> int | None:
-        """The partner opposite ``slot`` when playing partnerships."""
-        if not self.config.partnerships:
-            return None
-        half = len(self.seats) // 2
-        return self.seats[(self.seats.index(slot) + half) % len(self.seats)]
 
     # -- turns --------------------------------------------------------------------------
 
@@ -307,26 +254,10 @@ class Round:
         if d is not None and d.responsible == p:
             moves = self.table.cover_moves(p, d)
             if self.profile.after_double == "satisfy":
-                moves += self.table.moves_on(p, self._public_others(p))
+                moves += self.table.moves_on(p, self.config.public_others(p, self.markers))
             return moves
         # A double waiting for its player's second turn (triples): no second double.
-        return self.table.moves_on(p, self._open_trains(p), doubles=d is None)
-
-    def _open_trains(self, p: int) -> list[int]:
-        """Own train, partner's, the public ones and the Mexican Train: own first."""
-        slots = [p]
-        partner = self.partner(p)
-        if partner is not None:
-            slots.append(partner)
-        slots += [s for s in sorted(self.markers) if s not in slots]
-        slots.append(self.config.mexican)
-        return slots
-
-    def _public_others(self, p: int) -> list[int]:
-        """Trains a ``satisfy`` double may be satisfied on: public, and not one's own."""
-        slots = [s for s in sorted(self.markers) if s != p]
-        slots.append(self.config.mexican)
-        return slots
+        return self.table.moves_on(p, self.config.open_trains(p, self.markers), doubles=d is None)
 
     def _place(self, p: int, move: Move) -> bool:
         """Lay the tile and make its gesture; True when the same player goes on."""
@@ -413,13 +344,13 @@ class Round:
         bound = d is None or d.responsible == p
         self.idle = 0 if progress or not bound else self.idle + 1
         if self.phase == PLAY and d is not None and d.responsible == p:
-            d.responsible = self.next_seat(p)
+            d.responsible = self.config.next_seat(p)
         self.one_tile.discard(p)
         if self.phase == FIRST:
             self.first_left -= 1
             if self.first_left == 0:
                 self.phase = PLAY if self.went_out is None else OVER
-        self.turn = self.next_seat(p)
+        self.turn = self.config.next_seat(p)
         if self.phase == OVER:
             self._close()
 
@@ -459,7 +390,7 @@ class Round:
                   for s, h in hands.items()}
         if self.went_out is not None:
             points[self.went_out] = 0
-            partner = self.partner(self.went_out)
+            partner = self.config.partner(self.went_out)
             if partner is not None:
                 points[partner] = 0
         return RoundResult(self.number, self.engine, self.went_out, self.blocked, hands, points)
