@@ -20,7 +20,7 @@ KINDS = frozenset({"state", "sound", "game", "event", "settings"})
 Item = tuple[str, object]
 
 
-class Subscription:
+class NewsQueue:
     """One subscriber's news of ``kinds``: a bounded queue plus the latest ``state``."""
 
     def __init__(self, kinds: Iterable[str], size: int) -> None:
@@ -87,7 +87,7 @@ class Broadcaster:
     callback (each failure isolated)."""
 
     def __init__(self, queue_size: int = 64) -> None:
-        self._subs: list[Subscription] = []
+        self._subs: list[NewsQueue] = []
         self._lock = threading.Lock()
         self._size = queue_size
         self.callbacks: list[Callable[[str, object], None]] = []
@@ -101,10 +101,10 @@ class Broadcaster:
         for sub in subs:
             sub.close()
 
-    def subscribe(self, kinds: Iterable[str] = KINDS) -> Subscription:
+    def subscribe(self, kinds: Iterable[str] = KINDS) -> NewsQueue:
         """A new subscription to news of ``kinds``; call :meth:`unsubscribe` when done.
         After :meth:`close`, the subscription answers ``("closed", None)`` at once."""
-        sub = Subscription(kinds, self._size)
+        sub = NewsQueue(kinds, self._size)
         with self._lock:
             if not self.closed:
                 self._subs = [*self._subs, sub]
@@ -112,7 +112,7 @@ class Broadcaster:
         sub.close()
         return sub
 
-    def unsubscribe(self, sub: Subscription) -> None:
+    def unsubscribe(self, sub: NewsQueue) -> None:
         """Stop sending to ``sub``."""
         with self._lock:
             self._subs = [s for s in self._subs if s is not sub]

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from hub.broadcast import Subscription
+from hub.broadcast import NewsQueue
 from hub.core.events import CENTRE, DoubleFixed, PublicFixed, TurnFixed
 from hub.settings import SettingsError, check
 from scorer.setup import SetupError, check_setup
@@ -69,7 +69,7 @@ class HubWebService:
         """The newest ``limit`` log entries, oldest first."""
         return self._hub.eventlog.recent(limit)
 
-    def subscribe(self, kinds: Iterable[str]) -> Subscription:
+    def subscribe(self, kinds: Iterable[str]) -> NewsQueue:
         """A subscription to the broadcaster's news of ``kinds``."""
         return self._hub.broadcaster.subscribe(kinds)
 

@@ -30,7 +30,7 @@ GESTURES = {"tap": "tap", "hold": "hold", "long-hold": "long_hold"}
 STATUS_EVERY_S = 1.0
 
 
-class Link(Protocol):
+class BrokerLink(Protocol):
     """The broker connection (:class:`hub.io.mqtt.PahoLink` or ``RecordingLink``)."""
 
     connected: bool
@@ -48,7 +48,7 @@ class Link(Protocol):
         """Say goodbye and disconnect."""
 
 
-LinkFactory = Callable[[LinkHandlers, Will, tuple[str, ...]], Link]
+LinkFactory = Callable[[LinkHandlers, Will, tuple[str, ...]], BrokerLink]
 
 
 def _dumps(payload: object) -> str:

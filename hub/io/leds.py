@@ -50,7 +50,7 @@ class RecordingLeds:
         return self.frames[-1] if self.frames else []
 
 
-class Link(Protocol):
+class LedLink(Protocol):
     """What :class:`SerialLeds` needs of the serial link (``firmware_bridge.link``)."""
 
     @property
@@ -72,7 +72,7 @@ def payload(pixels: list[Pixel]) -> bytes:
 class SerialLeds:
     """The ring on the hub box's microcontroller, over the serial link."""
 
-    def __init__(self, link: Link) -> None:
+    def __init__(self, link: LedLink) -> None:
         self.link = link
         self.pixels: list[Pixel] = []
 
