@@ -8,7 +8,7 @@ and the table rules applied; the loop thread is the only caller.
 from __future__ import annotations
 
 from hub.core import claim, gestures, turns, undo
-from hub.core.effects import Effect, LogEntry, PlaySound, SetLed
+from hub.core.effects import Effect, LogEntry, PlaySound
 from hub.core.events import (
     ButtonChanged,
     ClaimRequested,
@@ -39,7 +39,7 @@ from hub.core.state import (
     evolve,
 )
 
-__all__ = ["apply", "next_deadline", "new_table", "snapshot", "led_states"]
+__all__ = ["apply", "next_deadline", "new_table", "snapshot"]
 
 Result = tuple[Table, list[Effect]]
 
@@ -218,24 +218,9 @@ def _game(table: Table, ev: GameStarted | GameResumed) -> Result:
     return table, [log, *effects]
 
 
-def led_states(table: Table) -> tuple[str, ...]:
-    """What each slot's LED shows: the turn, an open double (blink), public (on), or off."""
-    double = turns.active_double(table)
-    states = []
-    for slot in SLOTS:
-        if table.game is None or table.game.phase not in turns.PLAYING:
-            states.append("on" if table.public(slot) else "off")
-        elif slot == table.turn:
-            states.append("turn")
-        elif double is not None and slot == double.slot:
-            states.append("blink")
-        else:
-            states.append("on" if table.public(slot) else "off")
-    return tuple(states)
-
-
 def _derived_effects(before: Table, after: Table, at: float, chime: bool = True) -> list[Effect]:
-    """Turn chime and LED changes, read off the difference between two tables.
+    """The turn chime, read off the difference between two tables (the ring is drawn
+    from the snapshot, by ``hub/io/lights.py``: no LED effects).
 
     A new game chimes its first turn even where the last game's turn stood; an undo
     plays its own chime (``turn_back``) instead.
@@ -249,12 +234,6 @@ def _derived_effects(before: Table, after: Table, at: float, chime: bool = True)
             effects.append(PlaySound("turn"))
         effects.append(LogEntry("turn", at, (("slot", after.turn),
                                              ("player", after.game.owner(after.turn)))))
-    if after.markers is before.markers and after.game is before.game and (
-            after.turn == before.turn and after.doubles is before.doubles
-            and after.by_hand is before.by_hand):
-        return effects
-    old, new = led_states(before), led_states(after)
-    effects += [SetLed(slot, s) for slot, s, o in zip(SLOTS, new, old, strict=True) if s != o]
     return effects
 
 

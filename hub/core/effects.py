@@ -1,4 +1,7 @@
-"""Effects: orders the core gives; adapters carry them out (sound, LEDs, log, store)."""
+"""Effects: orders the core gives; adapters carry them out (sound, log, store, trust).
+
+The ring takes no orders: it is drawn from each snapshot (``hub/io/lights.py``).
+"""
 
 from __future__ import annotations
 
@@ -11,14 +14,6 @@ class PlaySound:
     ``turn_back``, ``last_tile``)."""
 
     name: str
-
-
-@dataclass(frozen=True)
-class SetLed:
-    """Show ``state`` (``off``, ``on``, ``turn``, ``blink``) on the LED of ``slot``."""
-
-    slot: int
-    state: str
 
 
 @dataclass(frozen=True)
@@ -61,4 +56,4 @@ class ClaimAnswered:
     granted: bool
 
 
-Effect = PlaySound | SetLed | LogEntry | RoundEnded | RoundReopened | ClaimAnswered
+Effect = PlaySound | LogEntry | RoundEnded | RoundReopened | ClaimAnswered

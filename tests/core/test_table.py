@@ -238,3 +238,12 @@ def test_aces_first_player_out_in_first_turn_is_kept():
     hub.long_hold(2)
     hub.tap(3)
     assert hub.table.game.phase == "round-over" and hub.table.went_out == 1
+
+
+def test_the_core_orders_sounds_and_log_entries_but_draws_no_lights():
+    """The ring is drawn from the snapshot (hub/io/lights.py): the core orders nothing
+    of the LEDs, even when a double opens and a train goes public."""
+    hub = illustration_to_turn_15("consensus")
+    kinds = {type(e).__name__ for e in hub.effects}
+    assert kinds == {"PlaySound", "LogEntry"}
+    assert hub.table.doubles and hub.public - {8} == {2}
