@@ -11,7 +11,7 @@ from hub.broker.commands import HubCommands
 from hub.broker.publisher import LinkFactory, MqttPublisher
 from hub.broker.settings import MqttSettings
 from hub.io.mqtt import Broker, LinkHandlers, PahoLink, Will
-from scorer.store import GameNotFound
+from web.service import HubService, Refused
 
 
 def version() -> str:
@@ -46,20 +46,26 @@ def paho_links(s: MqttSettings) -> LinkFactory:
 
 def publisher(hub: Any, s: MqttSettings, link_factory: LinkFactory | None = None
               ) -> MqttPublisher:
-    """The publisher for ``hub`` (the composition root's ``Hub``)."""
+    """The publisher for ``hub`` (the composition root's ``Hub``); it reads games
+    through the hub's service (:class:`hub.service.HubWebService`), on its own thread,
+    after the writes the loop ordered so far."""
     if not s.scorepad_url:
         from dataclasses import replace
         s = replace(s, scorepad_url=scorepad_url(hub.config))
 
+    service: HubService = hub.web_service()  # the store's queries, as a request asks them
+
     def load_game(game_id: int) -> dict[str, Any] | None:
         try:
-            return dict(hub.store.get_game(game_id))
-        except GameNotFound:
-            return None
+            return service.get_game(game_id)
+        except Refused as refused:
+            if refused.status == 404:  # no such game (any other refusal is a bug here)
+                return None
+            raise
 
     commands = HubCommands(hub.apply_settings, hub.games.undo, hub.sim)
     return MqttPublisher(
-        s, link_factory or paho_links(s), snapshot=lambda: hub.loop.snapshot,
+        s, link_factory or paho_links(s), snapshot=service.snapshot,
         load_game=load_game, settings_now=lambda: dict(hub.settings.values),
         on_status=lambda status: hub.loop.set_extra("mqtt", status), commands=commands,
         version=version())
