@@ -1,9 +1,42 @@
-"""What the bench scripts share: one definition of a percentile, so their figures agree."""
+"""What the bench scripts share: one definition of a percentile, so their figures agree,
+and one hub whose sound port stamps each sound's arrival."""
 
 from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from gpiozero.pins.mock import MockFactory
+
+from hub.app import Hub
+from hub.config import load
+from hub.io.sound import RecordingPlayer
 
 
 def percentile(values: list[float], p: float) -> float:
     """The ``p``-th percentile (0-100) by nearest rank."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def stamping_hub(backend: str, state_dir: str,
+                 **sections: dict[str, Any]) -> tuple[Hub, threading.Event, list[int]]:
+    """A started hub on gpiozero's mock pins with a 1 ms debounce (so presses take
+    milliseconds, on the same path), whose sound port stamps each sound: on arrival
+    ``stamp[0]`` is set to ``perf_counter_ns()``, then ``arrived``. ``sections`` are
+    more config sections (``serial={"port": ...}``)."""
+    sound = RecordingPlayer()
+    arrived = threading.Event()
+    stamp = [0]
+
+    def heard(name: str) -> None:
+        stamp[0] = time.perf_counter_ns()
+        arrived.set()
+
+    sound.listeners.append(heard)
+    config = load(None, {"hub": {"backend": backend, "state_dir": state_dir},
+                         "gestures": {"bounce_ms": 1}, **sections})
+    hub = Hub(config, pin_factory=MockFactory(), sound=sound)
+    hub.start()
+    return hub, arrived, stamp

@@ -35,12 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from gpiozero.pins.mock import MockFactory  # noqa: E402
 
-from bench.benchstats import percentile  # noqa: E402
-from hub.app import Hub  # noqa: E402
-from hub.config import load  # noqa: E402
-from hub.io.sound import RecordingPlayer  # noqa: E402
+from bench.benchstats import percentile, stamping_hub  # noqa: E402
 from scorer.setup import check_setup  # noqa: E402
 
 
@@ -48,19 +44,7 @@ def hub_presses(state_dir: str, cpu: list[float]) -> Iterator[float]:
     """Microseconds from a release edge to the sound port, one per press, for as long
     as the caller asks (closing the generator stops the hub and appends the loop
     thread's CPU seconds to ``cpu``: a figure the machine's load hardly moves)."""
-    sound = RecordingPlayer()
-    arrived = threading.Event()
-    stamp = [0]
-
-    def heard(name: str) -> None:
-        stamp[0] = time.perf_counter_ns()
-        arrived.set()
-
-    sound.listeners.append(heard)
-    config = load(None, {"hub": {"backend": "sim", "state_dir": state_dir},
-                         "gestures": {"bounce_ms": 1}})
-    hub = Hub(config, pin_factory=MockFactory(), sound=sound)
-    hub.start()
+    hub, arrived, stamp = stamping_hub("sim", state_dir)
     hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
     (loop,) = [t for t in threading.enumerate() if t.name == "hub-loop"]
     assert loop.ident is not None

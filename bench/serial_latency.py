@@ -33,36 +33,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from gpiozero.pins.mock import MockFactory  # noqa: E402
 
-from bench.benchstats import percentile  # noqa: E402
+from bench.benchstats import percentile, stamping_hub  # noqa: E402
 from firmware_bridge.fake_mcu import FakeMcu  # noqa: E402
 from hub.app import Hub  # noqa: E402
-from hub.clock import SystemClock  # noqa: E402
-from hub.config import load  # noqa: E402
 from hub.io.lights import hex_colours  # noqa: E402
-from hub.io.sound import RecordingPlayer  # noqa: E402
 from scorer.setup import check_setup  # noqa: E402
 
 GAP_S = 0.003  # between edges: past the 1 ms debounce
-
-
-def build(backend: str, state_dir: str, port: str = "") -> tuple[Hub, threading.Event, list[int]]:
-    """A started hub whose sound port stamps each ``turn``; a game of two under way."""
-    sound = RecordingPlayer()
-    arrived = threading.Event()
-    stamp = [0]
-
-    def heard(name: str) -> None:
-        stamp[0] = time.perf_counter_ns()
-        arrived.set()
-
-    sound.listeners.append(heard)
-    config = load(None, {"hub": {"backend": backend, "state_dir": state_dir},
-                         "gestures": {"bounce_ms": 1}, "serial": {"port": port}})
-    hub = Hub(config, clock=SystemClock(), pin_factory=MockFactory(), sound=sound)
-    hub.start()
-    return hub, arrived, stamp
 
 
 def presses(hub: Hub, press: Callable[[int, bool], None], arrived: threading.Event,
@@ -71,7 +49,7 @@ def presses(hub: Hub, press: Callable[[int, bool], None], arrived: threading.Eve
     """Microseconds from each release edge to the ``turn`` sound at the port
     (``seen(slot)``: the press has been scanned, so the release is an edge)."""
     hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1, "seats": [1, 2]},
-                             "consensus"))
+                                   "consensus"))
     out = []
     for i in range(count):
         slot = 1 + i % 2
@@ -157,13 +135,13 @@ def child(link: str) -> None:
 def serial_path(count: int, state_dir: str) -> tuple[list[float], list[float]]:
     """Press latencies over the pty, and LED change to frame received."""
     box = BoxProcess(os.path.join(state_dir + "-box"))
-    hub, arrived, heard = build("serial", state_dir, box.path)
+    hub, arrived, heard = stamping_hub("serial", state_dir, serial={"port": box.path})
     try:
         deadline = time.monotonic() + 10
         while not hub.link.connected and time.monotonic() < deadline:  # type: ignore[union-attr]
             time.sleep(0.01)
         hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1, "seats": [1, 2]},
-                                 "consensus"))
+                                       "consensus"))
         press = []
         for i in range(count):
             slot = 1 + i % 2
@@ -194,7 +172,7 @@ def serial_path(count: int, state_dir: str) -> tuple[list[float], list[float]]:
 
 def sim_path(count: int, state_dir: str) -> list[float]:
     """Press latencies through gpiozero's mock pins."""
-    hub, arrived, stamp = build("sim", state_dir)
+    hub, arrived, stamp = stamping_hub("sim", state_dir)
     try:
         assert hub.sim is not None
         return presses(hub, hub.sim.button, arrived, stamp, count)
