@@ -69,9 +69,7 @@ class Hub:
         # Damaged, emptied or missing storage stops the hub here (StorageProblem).
         self.backups = (BackupService(check_storage(self.state_dir), self.state_dir / DB_NAME)
                         if store is None else None)
-        self.settings = Settings(self.state_dir / "settings.json", {
-            "volume": config["sound"]["volume"], "quiet": config["sound"]["quiet"],
-            "turn_chime": True, "brightness": config["leds"]["brightness"]})
+        self.settings = self._open_settings()
         self._loop_ready = False
         self._sound_options = sound_options or {}
         self.policy = self._sound_policy()
@@ -93,6 +91,8 @@ class Hub:
                            self.eventlog, self.backups)
         self.dispatcher.on_round_ended = self.games.round_ended
         self.loop.set_extra("sound", self.sound.status())
+        if self.link is not None:
+            self.loop.set_extra("serial", self.link.status())
         self.apply_settings({})
         self.selftest = self._selftest_session()  # before the inputs: it may take their edges
         self.inputs = self._inputs()
@@ -116,10 +116,8 @@ class Hub:
 
     def _inputs(self) -> SerialLink | SlotInputs:
         """The hub box when it is the backend, else the pins (real or simulated)."""
-        if self.link is not None:
-            self.loop.set_extra("serial", self.link.status())
-            if self.backend == "serial":
-                return self.link
+        if self.link is not None and self.backend == "serial":
+            return self.link
         buttons, markers, centre = self._pins()
         return SlotInputs(self.factory, buttons, markers, self.clock, self._post_input,
                           centre_pin=centre)
@@ -207,6 +205,13 @@ class Hub:
                           lambda event: self._post_input(event),
                           inputs=self.backend == "serial", on_status=status,
                           leds=lambda count: ring_payload(self.lights.pixels(count)))
+
+    def _open_settings(self) -> Settings:
+        """The saved settings, defaulting to ``[sound]`` and ``[leds]``."""
+        cfg = self.config
+        return Settings(self.state_dir / "settings.json", {
+            "volume": cfg["sound"]["volume"], "quiet": cfg["sound"]["quiet"],
+            "turn_chime": True, "brightness": cfg["leds"]["brightness"]})
 
     def _open_store(self) -> GameStore:
         return GameStore(self.state_dir / "games.db")
