@@ -148,7 +148,8 @@ def idle_cpu(seconds: float, state_dir: str) -> tuple[float, float]:
             except OSError:
                 time.sleep(0.05)
         request = urllib.request.Request(base + "/api/games", method="POST",
-                                         data=b'{"players": ["Ann", "Bob", "Cid"]}')
+                                         data=b'{"players": ["Ann", "Bob", "Cid"]}',
+                                         headers={"Content-Type": "application/json"})
         urllib.request.urlopen(request, timeout=5).read()
         sse = urllib.request.urlopen(base + "/api/events", timeout=60)
         sse.readline()

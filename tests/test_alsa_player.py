@@ -12,6 +12,7 @@ import builtins
 import logging
 import os
 import subprocess
+import sys
 import threading
 import time
 import wave
@@ -19,7 +20,7 @@ import wave
 import pytest
 
 from hub import sound_cli
-from hub.io import alsa_player
+from hub.io import alsa_output
 from hub.io.alsa_player import AlsaPlayer
 from hub.io.sound import SOUND_NAMES
 
@@ -345,9 +346,9 @@ def test_a_failing_start_hook_costs_the_sound_not_the_player(make_player, device
 def alsa_null():
     """ALSA's ``null`` device through pyalsaaudio; fails instead of skipping when CI is set."""
     problem = None
-    if alsa_player.alsaaudio is None:
+    if alsa_output.alsaaudio is None:
         problem = "pyalsaaudio is not installed (pip install pyalsaaudio; needs libasound2-dev)"
-    elif "null" not in alsa_player.alsaaudio.pcms():
+    elif "null" not in alsa_output.alsaaudio.pcms():
         problem = "ALSA has no 'null' device (apt-get install alsa-utils)"
     if problem:
         if os.environ.get("CI"):
@@ -387,6 +388,22 @@ def test_a_missing_alsa_device_is_reported_not_raised(alsa_null, caplog):
     assert status["available"] is False
     assert "no-such-device" in status["reason"]
     assert len(sound_log(caplog)) == 1
+    # From the first failure on, alsa-lib's own lines go to the debug log, not stderr.
+    assert alsa_output.route_alsa_lib_messages.cache_info().currsize == 1
+
+
+def test_a_device_that_opens_never_loads_ctypes(alsa_null):
+    code = ("import sys\n"
+            "from hub.io.alsa_player import AlsaPlayer\n"
+            f"player = AlsaPlayer(device={alsa_null!r})\n"
+            "assert player.wait_ready() and player.status()['available']\n"
+            "player.play('turn')\n"
+            "assert player.wait_idle()\n"
+            "player.close()\n"
+            "print('ctypes' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=60)
+    assert out.stdout.strip() == "False", out.stderr
 
 
 # -- what `mtrain-hub sounds` calls (hub/sound_cli.py) -----------------------------------

@@ -90,3 +90,54 @@ def test_the_ring_is_in_the_snapshot_and_follows_brightness(client, live_hub, ta
     live_hub.loop.drain()
     assert client.get("/api/state").get_json()["ring"]["pixels"][0] == "30302c"
     assert client.post("/api/settings", json={"brightness": 2}).status_code == 400
+
+
+def test_the_palette_shades_as_dim_and_hex_colours_would():
+    from hub.io.lights import Palette, dim, hex_colours
+
+    ring = render(snapshot(turn=3, public=(5,), doubles=[(1, 3)]), 24) + [(1, 2, 3, BLINK)]
+    for level in (1.0, 0.6, 0.125, 0.0):
+        palette = Palette(level)
+        for _ in range(2):  # worked out, then looked up
+            assert palette.shade(ring) == (dim(ring, level), hex_colours(dim(ring, level)))
+
+
+def test_the_flash_ends_by_itself_on_one_thread_however_many_presses_are_refused():
+    import threading
+
+    leds = RecordingLeds()
+    dark = threading.Event()
+    frames = []
+
+    def published(shown):
+        frames.append(shown)
+        if "ff0010" not in shown["pixels"]:  # no red left on the ring
+            dark.set()
+
+    lights = RingLights(leds, brightness=1.0, publish=published)
+    lights.table_changed(snapshot())
+    before = threading.active_count()
+    for slot in (3, 5, 3, 5, 3):
+        dark.clear()
+        lights.take([LogEntry("tap", 1.0, (("slot", slot),)), PlaySound("nope")])
+        assert leds.pixels[arc(slot, 24)[0]] == (*RED, STEADY)
+    assert threading.active_count() <= before + 1  # one deadline thread, not one per flash
+    assert dark.wait(5)  # the last flash ended without anyone calling in
+    assert (*RED, STEADY) not in leds.pixels
+
+
+def test_the_deadline_thread_ends_when_idle_and_a_new_deadline_starts_another():
+    import threading
+
+    from hub.io.lights import Deadline
+
+    fired = threading.Semaphore(0)
+    deadline = Deadline(fired.release, "test-deadline", linger_s=0.01)
+    deadline.set(0.0)
+    assert fired.acquire(timeout=5)
+    first = deadline._thread
+    if first is not None:
+        first.join(5)
+    assert deadline._thread is None  # ended after lingering
+    deadline.set(0.0)
+    assert fired.acquire(timeout=5)

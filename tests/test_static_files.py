@@ -64,7 +64,7 @@ def test_a_changed_file_is_sent_again(client):
 
 def test_gzip_is_prepared_once_not_per_request(client, monkeypatch):
     calls = []
-    monkeypatch.setattr(static_files.gzip, "compress", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(static_files.zlib, "compress", lambda *a, **k: calls.append(a))
     for _ in range(3):
         assert client.get("/static/app.css", headers=GZIP).status_code == 200
     assert calls == []
@@ -79,3 +79,19 @@ def test_types(client):
     assert client.get("/static/app.js").mimetype == "application/javascript"
     assert client.get("/static/app.css").mimetype == "text/css"
     assert client.get("/").mimetype == "text/html"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_file_has_its_type_from_the_table_as_mimetypes_would_say(name):
+    import mimetypes
+
+    path = STATIC / name
+    assert path.suffix in static_files.TYPES  # not from the machine's own mime table
+    guessed = mimetypes.guess_type(path.name)[0]
+    assert static_files.mimetype_of(path) == (
+        "application/javascript" if guessed == "text/javascript" else guessed)
+
+
+def test_a_suffix_not_in_the_table_asks_mimetypes(tmp_path):
+    assert static_files.mimetype_of(tmp_path / "song.mp3") == "audio/mpeg"
+    assert static_files.mimetype_of(tmp_path / "blob.nosuchtype") == "application/octet-stream"

@@ -11,9 +11,8 @@ Files edited while the hub runs are seen after a restart.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-import mimetypes
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +23,14 @@ STATIC = Path(__file__).resolve().parent / "static"
 CACHE_CONTROL = "no-cache"
 # Compressing these is worth it; images such as PNG are compressed already.
 TEXT_TYPES = ("text/", "application/javascript", "application/json", "image/svg+xml")
+# The types of the files the scorepad has, by suffix. ``mimetypes`` is asked only for
+# any other suffix: its first use reads the system's whole table (~0.8 MB of memory
+# for the life of the process), and this way a file's type never depends on the machine.
+TYPES = {".html": "text/html", ".css": "text/css", ".js": "application/javascript",
+         ".json": "application/json", ".svg": "image/svg+xml", ".png": "image/png",
+         ".ico": "image/vnd.microsoft.icon", ".webmanifest": "application/manifest+json",
+         ".txt": "text/plain", ".woff2": "font/woff2"}
+GZIP = 31  # zlib's wbits for a gzip stream (header and trailer; mtime 0)
 
 bp = Blueprint("static_files", __name__)
 
@@ -43,16 +50,25 @@ class Prepared:
 def prepare(path: Path) -> Prepared:
     """Read ``path`` and prepare its answer once."""
     raw = path.read_bytes()
-    mimetype = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-    if mimetype == "text/javascript":
-        mimetype = "application/javascript"
+    mimetype = mimetype_of(path)
     gz = None
     if mimetype.startswith(TEXT_TYPES):
-        packed = gzip.compress(raw, 9, mtime=0)
+        packed = zlib.compress(raw, 9, GZIP)
         gz = packed if len(packed) < len(raw) else None
     tag = hashlib.sha256(raw).hexdigest()[:20]
     return Prepared(raw=raw, gz=gz, etag=f'"{tag}"', gz_etag=f'"{tag}-gz"',
                     modified=int(path.stat().st_mtime), mimetype=mimetype)
+
+
+def mimetype_of(path: Path) -> str:
+    """The ``Content-Type`` for ``path``, by its suffix."""
+    known = TYPES.get(path.suffix.lower())
+    if known is not None:
+        return known
+    import mimetypes  # only for a suffix the scorepad does not have today
+
+    guessed = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    return "application/javascript" if guessed == "text/javascript" else guessed
 
 
 def prepare_all(root: Path = STATIC) -> dict[str, Prepared]:

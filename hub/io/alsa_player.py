@@ -1,7 +1,7 @@
 """The ALSA sound adapter: every sound in memory, one device held open, one writer thread.
 
-This is the only module that imports the ALSA library (pyalsaaudio, ``import
-alsaaudio``). :class:`AlsaPlayer` implements :class:`hub.io.sound.SoundPlayer`:
+:class:`AlsaPlayer` implements :class:`hub.io.sound.SoundPlayer` on an ALSA device
+(:class:`hub.io.alsa_output.AlsaOutput`, the one module that imports pyalsaaudio):
 
 - At start it reads every WAV under ``hub/sounds/`` into memory (22050 Hz, 16-bit
   mono) and opens the ALSA device by name (``default``, ``plughw:1``, ``null``, ...)
@@ -24,123 +24,19 @@ alsaaudio``). :class:`AlsaPlayer` implements :class:`hub.io.sound.SoundPlayer`:
 from __future__ import annotations
 
 import array
-import ctypes
-import functools
 import logging
-import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from hub.io.alsa_output import AlsaOutput, OpenDevice, PcmOutput
 from hub.io.sound import FRAME_BYTES, Mixer, check_volume
 from hub.sounds import RATE, SOUNDS_DIR, load_sounds
 
-try:
-    import alsaaudio
-except ImportError:  # no wheel on this machine: the player reports it as a fault
-    alsaaudio = None
-
 log = logging.getLogger("hub.io.sound")
-
-
-class PcmOutput(Protocol):
-    """An open playback device taking native-endian 16-bit mono frames at 22050 Hz."""
-
-    def write(self, frames: bytes) -> None:
-        """Hand ``frames`` to the device; block while its buffer is full."""
-
-    def close(self) -> None:
-        """Let what was written play out, then release the device."""
-
-
-OpenDevice = Callable[[str, int, int, int], PcmOutput]
-
-
-class AlsaOutput:
-    """A pyalsaaudio playback PCM, recovering from the underrun that follows each idle."""
-
-    def __init__(self, device: str, rate: int, period_frames: int, periods: int) -> None:
-        if alsaaudio is None:
-            raise OSError("pyalsaaudio is not installed (pip install pyalsaaudio)")
-        _route_alsa_lib_messages()
-        big = sys.byteorder == "big"
-        fmt = alsaaudio.PCM_FORMAT_S16_BE if big else alsaaudio.PCM_FORMAT_S16_LE
-        self.device = device
-        self._pcm = alsaaudio.PCM(
-            type=alsaaudio.PCM_PLAYBACK,
-            mode=alsaaudio.PCM_NORMAL,
-            device=device,
-            rate=rate,
-            channels=1,
-            format=fmt,
-            periodsize=period_frames,
-            periods=periods,
-        )
-        actual = self._pcm.info().get("rate", rate) if hasattr(self._pcm, "info") else rate
-        if actual != rate:
-            self._pcm.close()
-            raise OSError(f"plays at {actual} Hz, not {rate}; use a plughw: or default device")
-
-    def write(self, frames: bytes) -> None:
-        """Write all of ``frames``; an underrun (-EPIPE, the stream re-prepared) is retried."""
-        view = memoryview(frames)
-        refusals = 0
-        while view:
-            written = self._pcm.write(view)
-            if written > 0:
-                view = view[written * FRAME_BYTES :]
-                continue
-            refusals += 1
-            if refusals > 3:
-                raise OSError(f"the device refuses data (write returned {written})")
-
-    def close(self) -> None:
-        """Drain (at most one buffer, ~46 ms) and close."""
-        try:
-            self._pcm.drain()
-        except alsaaudio.ALSAAudioError:
-            pass  # a broken stream has nothing left to play
-        finally:
-            self._pcm.close()
-
-
-_AlsaLibHandler = ctypes.CFUNCTYPE(
-    None, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p
-)
-
-
-def _libasound() -> ctypes.CDLL:
-    """alsa-lib by its soname; only if that fails, ask ``ctypes.util`` (which runs
-    ``ldconfig``: a process and ~0.3 MB the hub need not spend at every start)."""
-    try:
-        return ctypes.CDLL("libasound.so.2")
-    except OSError:
-        from ctypes import util
-
-        return ctypes.CDLL(util.find_library("asound") or "libasound.so.2")
-
-
-@functools.cache
-def _route_alsa_lib_messages() -> object:
-    """Send alsa-lib's own error lines to the debug log instead of stderr.
-
-    Without this every retry against a missing card prints ~9 lines to stderr (the
-    journal), every 5 s, for as long as the card is missing. The handler is
-    process-wide in alsa-lib; the cache keeps the callback alive and installs it once.
-    """
-
-    def handler(file: bytes, line: int, function: bytes, err: int, fmt: bytes) -> None:
-        log.debug("alsa-lib %s:%d %s: %s", file.decode(), line, function.decode(), fmt.decode())
-
-    callback = _AlsaLibHandler(handler)
-    try:
-        _libasound().snd_lib_error_set_handler(callback)
-    except (OSError, AttributeError) as exc:
-        log.debug("cannot route alsa-lib messages: %s", exc)
-    return callback
 
 
 class AlsaPlayer:

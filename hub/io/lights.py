@@ -10,7 +10,9 @@ idle. Brightness comes from the settings, dimmed further in the quiet hours.
 
 from __future__ import annotations
 
+import logging
 import threading
+import time as monotonic_clock
 from collections.abc import Callable, Sequence
 from datetime import datetime, time
 from typing import Any
@@ -33,6 +35,8 @@ FLASH_S = 0.25
 PLAYING = ("first-turn", "play")
 
 Rgb = tuple[int, int, int]
+
+log = logging.getLogger("hub.io.lights")
 
 
 def arc(slot: int, count: int) -> range:
@@ -105,10 +109,86 @@ def hex_colours(pixels: list[Pixel]) -> list[str]:
     return [f"{r:02x}{g:02x}{b:02x}" for r, g, b, _ in pixels]
 
 
+class Palette:
+    """Each full-brightness pixel at one level, dimmed and as ``rrggbb``, worked out once.
+
+    A ring has a handful of distinct pixels (a colour per player, amber, red, dark),
+    so a redraw on the loop thread looks them up instead of rounding 72 channels and
+    formatting 24 strings each time; a new level starts a new palette.
+    """
+
+    def __init__(self, level: float) -> None:
+        self.level = level
+        self._known: dict[Pixel, tuple[Pixel, str]] = {}
+
+    def shade(self, pixels: list[Pixel]) -> tuple[list[Pixel], list[str]]:
+        """``pixels`` dimmed to the level, and their colours as ``rrggbb``."""
+        known = self._known
+        shaded = [known.get(p) or self._learn(p) for p in pixels]
+        return [d for d, _ in shaded], [h for _, h in shaded]
+
+    def _learn(self, pixel: Pixel) -> tuple[Pixel, str]:
+        (dimmed,) = dim([pixel], self.level)
+        if len(self._known) > 256:  # an override may bring any colours: stay bounded
+            self._known.clear()
+        self._known[pixel] = entry = (dimmed, hex_colours([dimmed])[0])
+        return entry
+
+
+class Deadline:
+    """Calls ``due()`` on a thread of its own once the deadline last set has passed.
+
+    The thread starts at the first :meth:`set` and then waits on a condition between
+    deadlines: setting one (from the loop thread) only notifies it, and a later
+    deadline replaces an earlier one, so a second refused press keeps its own flash.
+    After ``linger_s`` without a deadline the thread ends (a hub that stops leaves none).
+    """
+
+    def __init__(self, due: Callable[[], None], name: str, linger_s: float = 30.0) -> None:
+        self.linger_s = linger_s
+        self._due = due
+        self._name = name
+        self._cond = threading.Condition()
+        self._at: float | None = None
+        self._thread: threading.Thread | None = None
+
+    def set(self, delay: float) -> None:
+        """Call ``due()`` ``delay`` seconds from now (instead of any earlier deadline)."""
+        with self._cond:
+            self._at = monotonic_clock.monotonic() + delay
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name=self._name,
+                                                daemon=True)
+                self._thread.start()
+            self._cond.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                if self._at is None and not self._cond.wait_for(
+                        lambda: self._at is not None, self.linger_s):
+                    self._thread = None  # idle a while: the next deadline starts another
+                    return
+                assert self._at is not None
+                left = self._at - monotonic_clock.monotonic()
+                if left > 0:
+                    self._cond.wait(left)
+                    continue
+                self._at = None
+            try:
+                self._due()
+            except Exception:  # a failed redraw must not end the thread
+                log.exception("%s failed", self._name)
+
+
 class RingLights:
     """Keeps the ring in step with the table. Called on the loop thread
-    (:meth:`table_changed`, :meth:`take`); the flash timer and the serial link's
-    refresh read it from theirs, so its state sits behind a lock."""
+    (:meth:`table_changed`, :meth:`take`); the flash's end (:class:`Deadline`) and the
+    serial link's refresh read it from theirs, so its state sits behind a lock.
+
+    The ring is drawn on the loop thread, right after the event's sounds went out, so
+    its pixels join the snapshot of that same change: one ``state`` per change (drawn
+    on a thread of its own, each change would announce a second snapshot)."""
 
     def __init__(self, driver: LedDriver, *, pixels: int = 24, brightness: float = 0.6,
                  quiet_hours: tuple[time, time] | None = None,
@@ -125,6 +205,8 @@ class RingLights:
         self._lock = threading.RLock()
         self._published: dict[str, object] | None = None
         self._override: list[Pixel] | None = None
+        self._palette = Palette(self.level())
+        self._flash_end = Deadline(self._end_flash, "ring-flash")
 
     def override(self, pixels: list[Pixel] | None) -> None:
         """Show ``pixels`` instead of the table (the self-test's lights); None: the
@@ -140,11 +222,16 @@ class RingLights:
 
     def pixels(self, count: int | None = None) -> list[Pixel]:
         """The ring as it should be shown now, on ``count`` pixels."""
+        return self._shaded(count)[0]
+
+    def _shaded(self, count: int | None = None) -> tuple[list[Pixel], list[str]]:
         with self._lock:
-            if self._override is not None:
-                return dim(self._override, self.level())
-            full = render(self._snapshot, count or self.count, self._flash)
-            return dim(full, self.level())
+            full = self._override if self._override is not None else render(
+                self._snapshot, count or self.count, self._flash)
+            level = self.level()
+            if level != self._palette.level:
+                self._palette = Palette(level)
+            return self._palette.shade(full)
 
     def table_changed(self, snapshot: dict[str, Any]) -> None:
         """The table changed: redraw."""
@@ -169,9 +256,7 @@ class RingLights:
         with self._lock:
             self._flash = (slot,)
         self.redraw()
-        timer = threading.Timer(FLASH_S, self._end_flash)
-        timer.daemon = True
-        timer.start()
+        self._flash_end.set(FLASH_S)
 
     def _end_flash(self) -> None:
         with self._lock:
@@ -181,10 +266,10 @@ class RingLights:
     def redraw(self) -> None:
         """Send the ring to the driver, and tell the page when it changed."""
         with self._lock:
-            pixels = self.pixels()
+            pixels, colours = self._shaded()
             self.driver.show(pixels)
             shown: dict[str, object] = {
-                "connected": self.driver.connected(), "pixels": hex_colours(pixels),
+                "connected": self.driver.connected(), "pixels": colours,
                 "effects": [EFFECTS[p[3]] for p in pixels]}
             if shown != self._published and self.publish is not None:
                 self._published = shown

@@ -1,0 +1,55 @@
+"""What a running hub keeps out of memory (docs/performance.md, "Footprint"): a default
+``mtrain-hub run`` on the sim backend loads no library it does not use."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Runs the real CLI's ``run`` with sound on ALSA's ``null`` device; once the hub has
+# answered a page and a static file, reports what the process has loaded.
+_PROBE = """
+import json, mimetypes, os, sys, threading, time, urllib.request
+from hub import cli
+port, state, config = sys.argv[1], sys.argv[2], sys.argv[3]
+
+def probe():
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(400):
+        try:
+            urllib.request.urlopen(base + "/api/state", timeout=1).read()
+            break
+        except OSError:
+            time.sleep(0.05)
+    else:
+        os._exit(1)
+    for path in ("/", "/static/app.js", "/static/app.css"):
+        urllib.request.urlopen(base + path, timeout=5).read()
+    top = {m.split(".")[0] for m in sys.modules}
+    print(json.dumps({"modules": sorted(top), "mimetypes_read": mimetypes.inited}),
+          flush=True)
+    os._exit(0)
+
+threading.Thread(target=probe, daemon=True).start()
+cli.main(["run", "--config", config, "--backend", "sim", "--host", "127.0.0.1",
+          "--port", port, "--state-dir", state])
+"""
+
+# Each is loaded only when the config asks for it (MQTT, the serial hub box, a QR code
+# drawn, an ALSA device that failed to open) or by another subcommand.
+NOT_LOADED = {"paho", "serial", "segno", "ctypes", "gzip", "tablesim", "hypothesis"}
+
+
+def test_a_default_run_loads_only_what_it_uses(tmp_path, free_port):
+    config = tmp_path / "hub.toml"
+    config.write_text('[sound]\ndevice = "null"\n')
+    out = subprocess.run([sys.executable, "-c", _PROBE, str(free_port), str(tmp_path / "state"),
+                          str(config)], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert NOT_LOADED & set(seen["modules"]) == set()
+    assert seen["mimetypes_read"] is False  # the scorepad's types come from a table
