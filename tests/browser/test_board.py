@@ -114,8 +114,9 @@ def test_the_board_follows_every_table(chromium, tournament, mosquitto):
         # The broker dies: the board and the scorepad both say so.
         mosquitto.kill()
         scorepad.page.wait_for_selector("#mqtt[data-connected='false']")
-        page.wait_for_function("document.getElementById('link').textContent"
-                               " === 'Broker unreachable'")
+        # Not wait_for_function("<expression>"): Playwright evals an expression on each
+        # re-check, which the board's Content-Security-Policy refuses (no 'unsafe-eval').
+        expect(page.locator("#link")).to_have_text("Broker unreachable", timeout=30_000)
         assert page.locator("article.card").count() == 3
         scorepad.context.close()
         assert not scorepad.errors and not scorepad.foreign
