@@ -13,6 +13,7 @@ from flask import Blueprint, Response, jsonify
 
 from web.api import has_proof, hub_service, json_body, set_token_cookie
 from web.errors import abort
+from web.inputs import ID
 
 bp = Blueprint("trust", __name__, url_prefix="/api")
 
@@ -50,7 +51,7 @@ def claim_status(claim: str) -> Response:
     return response
 
 
-@bp.post("/games/<int:game_id>/resume")
+@bp.post(f"/games/<{ID}:game_id>/resume")
 def resume_game(game_id: int) -> Response:
     """Put an abandoned game back on the table: its scorekeeper's token (or the table's
     proof), and, over another unfinished game, that one's too."""

@@ -9,6 +9,7 @@ import sys
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import PHONE, Phone
 from tests.http_client import HubProcess, call
@@ -69,9 +70,9 @@ def test_the_board_follows_every_table(chromium, tournament, mosquitto):
     try:
         page.goto(board.base + "/")
         page.wait_for_selector("article.card[data-hub='t3']")
-        assert page.locator("article.card").count() == 3
+        expect(page.locator("article.card")).to_have_count(3)  # the tables come one by one
         t2 = page.locator("article.card[data-hub='t2']")
-        assert "Round 1 of 13" in t2.locator(".meta").inner_text()
+        expect(t2.locator(".meta")).to_contain_text("Round 1 of 13")
         # A turn played at table 2 shows on the board, live.
         status, snapshot = hubs["t2"].post("/api/sim/slots/1/press", {"hold_ms": 0})
         assert status == 200
@@ -85,7 +86,12 @@ def test_the_board_follows_every_table(chromium, tournament, mosquitto):
             status, _ = hubs[name].post(f"/api/games/{game['id']}/rounds/1/scores",
                                         {"points": points}, token=game["token"])
             assert status == 200, _
-        page.wait_for_selector("#standings tr[data-player='Bob']")
+        # Every player has a row from the start (unplaced): wait for both tables' totals,
+        # which come from two hubs in either order.
+        page.wait_for_function("""() => {
+            const points = (name) => document.querySelector(
+                `#standings tr[data-player='${name}'] td:nth-child(4)`)?.textContent;
+            return points("Bob") === "30" && points("Flo") === "5"; }""")
         rows = page.locator("#standings tbody tr")
         assert rows.nth(0).get_attribute("data-player") in ("Ann", "Gus")
         assert rows.nth(2).get_attribute("data-player") == "Flo"
@@ -108,8 +114,9 @@ def test_the_board_follows_every_table(chromium, tournament, mosquitto):
         # The broker dies: the board and the scorepad both say so.
         mosquitto.kill()
         scorepad.page.wait_for_selector("#mqtt[data-connected='false']")
-        page.wait_for_function("document.getElementById('link').textContent"
-                               " === 'Broker unreachable'")
+        # Not wait_for_function("<expression>"): Playwright evals an expression on each
+        # re-check, which the board's Content-Security-Policy refuses (no 'unsafe-eval').
+        expect(page.locator("#link")).to_have_text("Broker unreachable", timeout=30_000)
         assert page.locator("article.card").count() == 3
         scorepad.context.close()
         assert not scorepad.errors and not scorepad.foreign

@@ -35,7 +35,6 @@ def _pad(page, index: int, digits: str) -> None:
         page.click(f".pad [data-key='{digit}']")
 
 
-@pytest.mark.xfail(strict=False, reason="failed in the final run; investigate next session")
 def test_any_name_works_on_every_view(hub, phones):
     keeper = phones()
     page = keeper.page
@@ -59,6 +58,8 @@ def test_any_name_works_on_every_view(hub, phones):
     for i, name in enumerate(NAMES):
         expect(page.locator(f".hand[data-i='{i}'] .who")).to_contain_text(name)
     page.click("#r-save")
+    grid = page.locator(".grid-table tbody tr")
+    expect(grid.nth(0).locator("td.out")).to_have_text("0★")  # round 1 is stored
     expect(page.locator(".standings tbody tr")).to_have_count(len(NAMES))
     heads = page.locator(".grid-table thead th").all_inner_texts()
     assert [h for h in heads if h in NAMES] == NAMES
@@ -76,7 +77,10 @@ def test_any_name_works_on_every_view(hub, phones):
     for i, tile in zip(others, tiles, strict=True):
         pick_tiles(page, i, [tile])
     page.click("#r-save")
-    expect(page.locator(".grid-table tbody tr")).to_have_count(2)
+    # The grid showed round 2 unscored before the save: wait for it scored (and round 3
+    # opened) before reading the game from the API.
+    expect(grid.nth(1).locator("td.out")).to_have_text("0★")
+    expect(grid).to_have_count(3)
 
     _, game = hub.get("/api/games/1")
     assert game["players"] == NAMES

@@ -20,6 +20,7 @@ export async function open() {
     if (!r.ok) { $("e-new").textContent = `The hub did not give its rules: ${r.data.error}`; return; }
     N.rules = r.data;
     renderRules(N.rules.default_rules);
+    $("new").querySelector("[type=submit]").disabled = false; // disabled until the rules came
   }
   if (!N.players.length) {
     N.players = [1, 2, 3, 4].map((slot) => ({ name: "", slot }));
@@ -141,6 +142,7 @@ $("seat-hub").addEventListener("keydown", (e) => {
 $("seat-mex").addEventListener("click", () => { N.picking = N.picking === "mex" ? null : "mex"; renderSeats(); });
 $("no-mex").addEventListener("click", () => { N.mex = null; N.picking = null; renderSeats(); });
 $("add-player").addEventListener("click", () => {
+  if (!N.rules) return; // the rules have not come yet (the button starts disabled)
   let slot = firstFree();
   if (slot == null) { slot = N.mex; N.mex = null; }
   N.players.push({ name: "", slot });
@@ -178,6 +180,7 @@ function newGameBody() {
 }
 $("new").addEventListener("submit", async (e) => {
   e.preventDefault();
+  if (!N.rules) return;
   const form = $("new");
   clearErrors(form);
   const body = newGameBody(), empty = body.players.findIndex((p) => !p);
