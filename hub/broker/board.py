@@ -4,7 +4,7 @@ tournament's standings across them (docs/mqtt.md, "The tournament board").
 It reads what the hubs publish: ``<base>/<hub_id>/status``, ``state`` and ``game``.
 A table that goes offline stays on the board, marked offline. Each change bumps a
 version; a reader asks for everything changed since the version it last saw
-(:meth:`Board.changes_since`), so a slow phone gets the newest tables in one go
+(:meth:`TournamentBoard.changes_since`), so a slow phone gets the newest tables in one go
 instead of a backlog, and a busy board never queues without bound.
 
 Standings across tables: cumulative points, lowest first (the game's own scoring,
@@ -27,7 +27,7 @@ log = logging.getLogger("hub.board")
 
 
 @dataclass
-class Table:
+class TableSeen:
     """What the board knows of one hub."""
 
     hub_id: str
@@ -56,7 +56,7 @@ def _owner(state: dict[str, Any], slot: object) -> str | None:
     return None
 
 
-def summary(table: Table) -> dict[str, Any]:
+def summary(table: TableSeen) -> dict[str, Any]:
     """One table as the board page shows it."""
     state, game = table.state or {}, table.game or {}
     raw = state.get("game")
@@ -86,7 +86,7 @@ def _scored(game: dict[str, Any]) -> list[dict[str, Any]]:
             and r["points"]]
 
 
-def standings(tables: list[Table]) -> list[dict[str, Any]]:
+def standings(tables: list[TableSeen]) -> list[dict[str, Any]]:
     """Every player at every table, ranked by cumulative points (see the module doc)."""
     rows = []
     for table in tables:
@@ -108,7 +108,7 @@ def standings(tables: list[Table]) -> list[dict[str, Any]]:
     return rows
 
 
-class Board:
+class TournamentBoard:
     """Every table seen on the broker under ``base`` (thread-safe; see the module doc)."""
 
     def __init__(self, base: str = "mtrain", clock: Callable[[], float] | None = None) -> None:
@@ -117,7 +117,7 @@ class Board:
         self.base = base
         self.connected = False
         self._clock = clock or time.monotonic
-        self._tables: dict[str, Table] = {}
+        self._tables: dict[str, TableSeen] = {}
         self._version = 0
         self._standings: list[dict[str, Any]] = []
         self._standings_version = 0
@@ -141,7 +141,7 @@ class Board:
             log.warning("board: %s: %s; ignored", topic, exc)
             return
         with self._cond:
-            table = self._tables.setdefault(hub_id, Table(hub_id))
+            table = self._tables.setdefault(hub_id, TableSeen(hub_id))
             if leaf == "status":
                 table.online = value == "online"
             elif leaf == "state":

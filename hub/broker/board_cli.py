@@ -10,7 +10,7 @@ import sys
 import threading
 from typing import Any
 
-from hub.broker.board import Board
+from hub.broker.board import TournamentBoard
 from hub.broker.settings import parse_url
 from hub.io.mqtt import Broker, LinkHandlers, PahoLink
 
@@ -46,7 +46,7 @@ def _broker(args: argparse.Namespace) -> Broker:
                   tls=tls or bool(args.ca_file), ca_file=args.ca_file)
 
 
-def connect(board: Board, broker: Broker, client_id: str = "") -> PahoLink:
+def connect(board: TournamentBoard, broker: Broker, client_id: str = "") -> PahoLink:
     """A started link that feeds ``board`` everything the hubs publish."""
     import os
 
@@ -78,7 +78,7 @@ def command(args: argparse.Namespace) -> int:
     # The broker's thread and the live streams take turns often: hand the GIL over every
     # 0.5 ms, not 5 ms (as the hub does), or a busy broker holds every phone back.
     sys.setswitchinterval(0.0005)
-    board = Board(args.base_topic)
+    board = TournamentBoard(args.base_topic)
     link = connect(board, broker)
     stopping = threading.Event()
     server: Any = create_server(create_board_app(board, stopping), host=args.host,
