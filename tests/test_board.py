@@ -132,3 +132,31 @@ def test_players_of_tables_with_no_round_scored_are_unplaced():
     rows = standings([TableSeen("t1", True, game=game(["Ann"], [({"Ann": 9}, None)])),
                       TableSeen("t2", True, game=game(["Bo"], []))])
     assert [(r["name"], r["place"]) for r in rows] == [("Ann", 1), ("Bo", None)]
+
+
+def test_posts_wait_for_the_writer_and_apply_as_one_batch():
+    board = TournamentBoard()
+    version = board.view()["version"]
+    board.post_connected(True)
+    for turn in (1, 2):
+        board.post("mtrain/t1/state", json.dumps(state(turn, ["Ann", "Bob"])).encode())
+    board.post("mtrain/t2/state", b"{nope")
+    board.post("mtrain/t2/game", json.dumps(game(["Cy"], [({"Cy": 3}, "Cy")])).encode())
+    assert board.view()["tables"] == []  # paho's thread only posted
+    assert board.drain() == 5 and board.drain() == 0
+    changes = board.changes_since(version, 0.01)
+    assert changes.connected and changes.version == version + 4  # one per applied post
+    assert [(t["hub_id"], t["turn"]) for t in changes.tables] == [("t1", "Bob"), ("t2", None)]
+    assert [r["name"] for r in changes.standings] == ["Cy"]
+
+
+def test_the_writer_thread_applies_posts():
+    board = TournamentBoard()
+    stopping = threading.Event()
+    thread = board.start(stopping)
+    board.post("mtrain/t1/status", b"online")
+    changes = board.changes_since(0, 10.0)
+    stopping.set()
+    thread.join(5)
+    assert changes is not None and changes.tables[0]["online"] is True
+    assert not thread.is_alive()
