@@ -325,7 +325,7 @@ def board_latencies(count: int, seconds: float, url: str, tmp: str, windows: int
          str(pace_s)], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
         stderr=log) for first in range(0, count, size)]
     try:
-        _wait_http(port)
+        _wait_http(port, board, os.path.join(tmp, "board.log"))
         for proc in procs:
             assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
         client = BoardClient(port)
@@ -383,9 +383,12 @@ def _play(hubs: dict[str, SimHub], seconds: float, pace_s: float) -> None:
         time.sleep(seconds)
 
 
-def _wait_http(port: int) -> None:
+def _wait_http(port: int, board: subprocess.Popen[bytes], log_path: str) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
+        if board.poll() is not None:
+            with open(log_path, errors="replace") as f:
+                raise RuntimeError(f"the board exited ({board.returncode}): {f.read()[-2000:]}")
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
             conn.request("GET", "/api/board")
