@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from hub.broker.board import Board, standings, summary
+from hub.broker.board import TournamentBoard, standings, summary
 from web.board import create_board_app
 
 
@@ -34,7 +34,7 @@ def feed(board, hub_id, leaf, payload):
 
 
 def test_tables_and_their_turns():
-    board = Board()
+    board = TournamentBoard()
     feed(board, "t1", "status", "online")
     feed(board, "t1", "state", state(2, ["Ann", "Bob"]))
     feed(board, "t1", "game", game(["Ann", "Bob"], [({"Ann": 0, "Bob": 12}, "Ann")]))
@@ -47,7 +47,7 @@ def test_tables_and_their_turns():
 
 
 def test_offline_tables_stay_on_the_board():
-    board = Board()
+    board = TournamentBoard()
     feed(board, "t1", "status", "online")
     feed(board, "t1", "game", game(["Ann"], [({"Ann": 5}, None)]))
     feed(board, "t1", "status", "offline")
@@ -59,13 +59,13 @@ def test_offline_tables_stay_on_the_board():
 def test_standings_across_tables_lowest_first_ties_to_more_rounds_won():
     t1 = game(["Ann", "Bob"], [({"Ann": 0, "Bob": 20}, "Ann"), ({"Ann": 10, "Bob": 0}, "Bob")])
     t2 = game(["Cy", "Di"], [({"Cy": 10, "Di": 0}, "Di"), ({"Cy": 0, "Di": 40}, "Cy")])
-    from hub.broker.board import Table
+    from hub.broker.board import TableSeen
 
-    rows = standings([Table("t1", True, game=t1), Table("t2", True, game=t2)])
+    rows = standings([TableSeen("t1", True, game=t1), TableSeen("t2", True, game=t2)])
     assert [(r["name"], r["points"], r["won"], r["place"]) for r in rows] == [
         ("Ann", 10, 1, 1), ("Cy", 10, 1, 1), ("Bob", 20, 1, 3), ("Di", 40, 1, 4)]
     t3 = game(["Ed"], [({"Ed": 10}, "Ed"), ({"Ed": 0}, "Ed")])
-    rows = standings([Table("t1", True, game=t1), Table("t3", True, game=t3)])
+    rows = standings([TableSeen("t1", True, game=t1), TableSeen("t3", True, game=t3)])
     assert rows[0]["name"] == "Ed" and rows[0]["place"] == 1 and rows[1]["place"] == 2
 
 
@@ -73,13 +73,13 @@ def test_standings_across_tables_lowest_first_ties_to_more_rounds_won():
     ("state", b"{nope"), ("state", b"[1, 2]"), ("status", b"maybe"), ("game", b"\xff"),
 ])
 def test_bad_payloads_are_logged_and_ignored(leaf, payload, caplog):
-    board = Board()
+    board = TournamentBoard()
     feed(board, "t1", leaf, payload)
     assert board.view()["tables"] == [] and "ignored" in caplog.text
 
 
 def test_other_topics_are_ignored():
-    board = Board()
+    board = TournamentBoard()
     board.message("mtrain/t1/event", b"{}")
     board.message("mtrain/t1/slot/1/public", b"ON")
     board.message("other/t1/state", b"{}")
@@ -87,7 +87,7 @@ def test_other_topics_are_ignored():
 
 
 def test_changes_since_coalesces():
-    board = Board()
+    board = TournamentBoard()
     version = board.view()["version"]
     assert board.changes_since(version, 0.01) is None
     for turn in (1, 2, 1):
@@ -99,7 +99,7 @@ def test_changes_since_coalesces():
 
 
 def test_the_page_and_its_stream():
-    board = Board()
+    board = TournamentBoard()
     feed(board, "t1", "game", game(["Ann"], []))
     stopping = threading.Event()
     client = create_board_app(board, stopping).test_client()
@@ -121,14 +121,42 @@ def test_the_page_and_its_stream():
 
 
 def test_summary_of_an_unknown_table():
-    from hub.broker.board import Table
+    from hub.broker.board import TableSeen
 
-    assert summary(Table("t9"))["round"] is None
+    assert summary(TableSeen("t9"))["round"] is None
 
 
 def test_players_of_tables_with_no_round_scored_are_unplaced():
-    from hub.broker.board import Table
+    from hub.broker.board import TableSeen
 
-    rows = standings([Table("t1", True, game=game(["Ann"], [({"Ann": 9}, None)])),
-                      Table("t2", True, game=game(["Bo"], []))])
+    rows = standings([TableSeen("t1", True, game=game(["Ann"], [({"Ann": 9}, None)])),
+                      TableSeen("t2", True, game=game(["Bo"], []))])
     assert [(r["name"], r["place"]) for r in rows] == [("Ann", 1), ("Bo", None)]
+
+
+def test_posts_wait_for_the_writer_and_apply_as_one_batch():
+    board = TournamentBoard()
+    version = board.view()["version"]
+    board.post_connected(True)
+    for turn in (1, 2):
+        board.post("mtrain/t1/state", json.dumps(state(turn, ["Ann", "Bob"])).encode())
+    board.post("mtrain/t2/state", b"{nope")
+    board.post("mtrain/t2/game", json.dumps(game(["Cy"], [({"Cy": 3}, "Cy")])).encode())
+    assert board.view()["tables"] == []  # paho's thread only posted
+    assert board.drain() == 5 and board.drain() == 0
+    changes = board.changes_since(version, 0.01)
+    assert changes.connected and changes.version == version + 4  # one per applied post
+    assert [(t["hub_id"], t["turn"]) for t in changes.tables] == [("t1", "Bob"), ("t2", None)]
+    assert [r["name"] for r in changes.standings] == ["Cy"]
+
+
+def test_the_writer_thread_applies_posts():
+    board = TournamentBoard()
+    stopping = threading.Event()
+    thread = board.start(stopping)
+    board.post("mtrain/t1/status", b"online")
+    changes = board.changes_since(0, 10.0)
+    stopping.set()
+    thread.join(5)
+    assert changes is not None and changes.tables[0]["online"] is True
+    assert not thread.is_alive()

@@ -2,9 +2,13 @@
 tournament's standings across them (docs/mqtt.md, "The tournament board").
 
 It reads what the hubs publish: ``<base>/<hub_id>/status``, ``state`` and ``game``.
-A table that goes offline stays on the board, marked offline. Each change bumps a
-version; a reader asks for everything changed since the version it last saw
-(:meth:`Board.changes_since`), so a slow phone gets the newest tables in one go
+A table that goes offline stays on the board, marked offline. Paho's thread only posts
+each message (:meth:`TournamentBoard.post`); one writer thread parses and applies
+everything posted so far as one batch (:meth:`TournamentBoard.drain`), builds each
+changed table's summary once, redoes the standings once per batch and only when a
+``game`` or ``status`` came, then wakes the readers once. Each change bumps a version;
+a reader asks for everything changed since the version it last saw
+(:meth:`TournamentBoard.changes_since`), so a slow phone gets the newest tables in one go
 instead of a backlog, and a busy board never queues without bound.
 
 Standings across tables: cumulative points, lowest first (the game's own scoring,
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import queue
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,7 +32,7 @@ log = logging.getLogger("hub.board")
 
 
 @dataclass
-class Table:
+class TableSeen:
     """What the board knows of one hub."""
 
     hub_id: str
@@ -36,6 +41,7 @@ class Table:
     game: dict[str, Any] | None = None
     version: int = 0
     seen: float = 0.0
+    shown: dict[str, Any] | None = None  # summary(self), built by the writer per change
 
 
 @dataclass
@@ -56,7 +62,7 @@ def _owner(state: dict[str, Any], slot: object) -> str | None:
     return None
 
 
-def summary(table: Table) -> dict[str, Any]:
+def summary(table: TableSeen) -> dict[str, Any]:
     """One table as the board page shows it."""
     state, game = table.state or {}, table.game or {}
     raw = state.get("game")
@@ -86,7 +92,7 @@ def _scored(game: dict[str, Any]) -> list[dict[str, Any]]:
             and r["points"]]
 
 
-def standings(tables: list[Table]) -> list[dict[str, Any]]:
+def standings(tables: list[TableSeen]) -> list[dict[str, Any]]:
     """Every player at every table, ranked by cumulative points (see the module doc)."""
     rows = []
     for table in tables:
@@ -108,8 +114,10 @@ def standings(tables: list[Table]) -> list[dict[str, Any]]:
     return rows
 
 
-class Board:
-    """Every table seen on the broker under ``base`` (thread-safe; see the module doc)."""
+class TournamentBoard:
+    """Every table seen on the broker under ``base`` (see the module doc). Paho's thread
+    calls :meth:`post` and :meth:`post_connected`; the writer thread (:meth:`start`)
+    applies; any thread reads :meth:`view` and :meth:`changes_since`."""
 
     def __init__(self, base: str = "mtrain", clock: Callable[[], float] | None = None) -> None:
         import time
@@ -117,43 +125,107 @@ class Board:
         self.base = base
         self.connected = False
         self._clock = clock or time.monotonic
-        self._tables: dict[str, Table] = {}
+        self._tables: dict[str, TableSeen] = {}
         self._version = 0
         self._standings: list[dict[str, Any]] = []
         self._standings_version = 0
         self._cond = threading.Condition()
+        self._inbox: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
 
     def subscriptions(self) -> tuple[str, ...]:
         """The topics the board listens to."""
         return tuple(f"{self.base}/+/{leaf}" for leaf in ("status", "state", "game"))
 
+    def post(self, topic: str, payload: bytes) -> None:
+        """A message from the broker (paho's thread): only queue it for the writer."""
+        self._inbox.put((topic, payload))
+
+    def post_connected(self, connected: bool) -> None:
+        """The board's own link came or went (paho's thread): queue it for the writer."""
+        self._inbox.put(("", connected))
+
+    def start(self, stopping: threading.Event) -> threading.Thread:
+        """The writer thread: drains the inbox until ``stopping`` is set."""
+        def run() -> None:
+            while not stopping.is_set():
+                self.drain(0.5)
+
+        thread = threading.Thread(target=run, name="board-writer", daemon=True)
+        thread.start()
+        return thread
+
+    def drain(self, timeout: float = 0.0) -> int:
+        """Apply everything posted (waiting up to ``timeout`` s for the first) as one
+        batch, waking the readers once; returns how many posts were applied."""
+        try:
+            batch = [self._inbox.get(timeout=timeout) if timeout else self._inbox.get_nowait()]
+        except queue.Empty:
+            return 0
+        while True:
+            try:
+                batch.append(self._inbox.get_nowait())
+            except queue.Empty:
+                break
+        parsed = [(topic, value) if not topic else self._read(topic, value)
+                  for topic, value in batch]
+        with self._cond:
+            self._apply([item for item in parsed if item is not None])
+        return len(batch)
+
     def message(self, topic: str, payload: bytes) -> None:
-        """A message from the broker (the link's thread): update that table."""
+        """Apply one message now (the writer's step; tests call it directly)."""
+        item = self._read(topic, payload)
+        if item is not None:
+            with self._cond:
+                self._apply([item])
+
+    def set_connected(self, connected: bool) -> None:
+        """Apply the board's own link coming or going now."""
+        with self._cond:
+            self._apply([("", connected)])
+
+    def _read(self, topic: str, payload: bytes) -> tuple[str, Any] | None:
+        """(``hub_id/leaf``, parsed value) of a message the board wants, else None."""
         prefix = f"{self.base}/"
         if not topic.startswith(prefix) or topic.count("/") != self.base.count("/") + 2:
-            return
-        hub_id, leaf = topic[len(prefix):].split("/")
-        if leaf not in ("status", "state", "game"):
-            return
+            return None
+        key = topic[len(prefix):]
+        if key.split("/")[1] not in ("status", "state", "game"):
+            return None
         try:
-            value = self._parse(leaf, payload)
+            return key, self._parse(key.split("/")[1], payload)
         except ValueError as exc:
             log.warning("board: %s: %s; ignored", topic, exc)
+            return None
+
+    def _apply(self, items: list[tuple[str, Any]]) -> None:
+        """Apply parsed messages (holding the lock): new versions, one standings pass."""
+        if not items:
             return
-        with self._cond:
-            table = self._tables.setdefault(hub_id, Table(hub_id))
+        changed: dict[str, TableSeen] = {}
+        rank = False
+        for key, value in items:
+            self._version += 1
+            if not key:
+                self.connected = bool(value)
+                continue
+            hub_id, leaf = key.split("/")
+            table = self._tables.setdefault(hub_id, TableSeen(hub_id))
             if leaf == "status":
                 table.online = value == "online"
             elif leaf == "state":
                 table.state = value
             else:
                 table.game = value
-            self._version += 1
             table.version, table.seen = self._version, self._clock()
-            if leaf == "game" or (leaf == "status" and self._standings):
-                self._standings = standings(list(self._tables.values()))
-                self._standings_version = self._version
-            self._cond.notify_all()
+            changed[hub_id] = table
+            rank = rank or leaf == "game" or (leaf == "status" and bool(self._standings))
+        for table in changed.values():
+            table.shown = summary(table)
+        if rank:
+            self._standings = standings(list(self._tables.values()))
+            self._standings_version = self._version
+        self._cond.notify_all()
 
     @staticmethod
     def _parse(leaf: str, payload: bytes) -> Any:
@@ -173,19 +245,13 @@ class Board:
             raise ValueError("expected a JSON object")
         return value
 
-    def set_connected(self, connected: bool) -> None:
-        """The board's own link to the broker came or went."""
-        with self._cond:
-            self.connected = connected
-            self._version += 1
-            self._cond.notify_all()
-
     def view(self) -> dict[str, Any]:
         """The whole board: every table, the standings, and the board's version."""
         with self._cond:
             tables = sorted(self._tables.values(), key=lambda t: t.hub_id)
             return {"version": self._version, "connected": self.connected,
-                    "tables": [summary(t) for t in tables], "standings": self._standings}
+                    "tables": [t.shown or summary(t) for t in tables],
+                    "standings": self._standings}
 
     def changes_since(self, version: int, timeout: float) -> Changes | None:
         """Wait up to ``timeout`` s for a change after ``version``; None if nothing came."""
@@ -194,5 +260,6 @@ class Board:
                 return None
             changed = sorted((t for t in self._tables.values() if t.version > version),
                              key=lambda t: t.hub_id)
-            return Changes(self._version, self.connected, [summary(t) for t in changed],
+            return Changes(self._version, self.connected,
+                           [t.shown or summary(t) for t in changed],
                            self._standings if self._standings_version > version else None)

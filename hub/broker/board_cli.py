@@ -10,7 +10,7 @@ import sys
 import threading
 from typing import Any
 
-from hub.broker.board import Board
+from hub.broker.board import TournamentBoard
 from hub.broker.settings import parse_url
 from hub.io.mqtt import Broker, LinkHandlers, PahoLink
 
@@ -46,17 +46,20 @@ def _broker(args: argparse.Namespace) -> Broker:
                   tls=tls or bool(args.ca_file), ca_file=args.ca_file)
 
 
-def connect(board: Board, broker: Broker, client_id: str = "") -> PahoLink:
+def connect(board: TournamentBoard, broker: Broker, client_id: str = "") -> PahoLink:
     """A started link that feeds ``board`` everything the hubs publish."""
     import os
 
-    handlers = LinkHandlers(connected=lambda: board.set_connected(True),
-                            disconnected=lambda: board.set_connected(False),
-                            message=board.message)
-    # QoS 0: the board wants the newest news fast; every retained topic comes again on
-    # a reconnect, so nothing it needs is lost.
+    handlers = LinkHandlers(connected=lambda: board.post_connected(True),
+                            disconnected=lambda: board.post_connected(False),
+                            message=board.post)  # paho's thread only posts
+    # QoS 1, not 0: at QoS 0 the board never writes to the broker, so the kernel holds
+    # back its TCP acknowledgements (up to 40 ms on Linux) and the broker's Nagle
+    # (mosquitto's set_tcp_nodelay is false by default) holds every next message behind
+    # them: 40 ms stalls once messages come faster than one per round trip. Each PUBACK
+    # carries the acknowledgement at once. Retained topics come again on a reconnect.
     link = PahoLink(broker, client_id or f"mtrain-board-{os.getpid()}", handlers,
-                    subscriptions=board.subscriptions(), subscribe_qos=0)
+                    subscriptions=board.subscriptions(), subscribe_qos=1)
     link.start()
     return link
 
@@ -78,9 +81,10 @@ def command(args: argparse.Namespace) -> int:
     # The broker's thread and the live streams take turns often: hand the GIL over every
     # 0.5 ms, not 5 ms (as the hub does), or a busy broker holds every phone back.
     sys.setswitchinterval(0.0005)
-    board = Board(args.base_topic)
-    link = connect(board, broker)
+    board = TournamentBoard(args.base_topic)
     stopping = threading.Event()
+    board.start(stopping)  # the one writer of the board's state
+    link = connect(board, broker)
     server: Any = create_server(create_board_app(board, stopping), host=args.host,
                                 port=args.port, threads=args.threads, ident="mtrain-board")
 
