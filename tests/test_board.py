@@ -7,6 +7,7 @@ import threading
 
 import pytest
 
+import hub.broker.board as board_module
 from hub.broker.board import TournamentBoard, standings, summary
 from web.board import create_board_app
 
@@ -143,11 +144,26 @@ def test_posts_wait_for_the_writer_and_apply_as_one_batch():
     board.post("mtrain/t2/state", b"{nope")
     board.post("mtrain/t2/game", json.dumps(game(["Cy"], [({"Cy": 3}, "Cy")])).encode())
     assert board.view()["tables"] == []  # paho's thread only posted
-    assert board.drain() == 5 and board.drain() == 0
+    # t1's two states wait as one, the newest: the board applies four topics
+    assert board.drain() == 4 and board.drain() == 0
     changes = board.changes_since(version, 0.01)
-    assert changes.connected and changes.version == version + 4  # one per applied post
+    assert changes.connected and changes.version == version + 3  # one per applied post
     assert [(t["hub_id"], t["turn"]) for t in changes.tables] == [("t1", "Bob"), ("t2", None)]
     assert [r["name"] for r in changes.standings] == ["Cy"]
+
+
+def test_posts_waiting_are_bounded_and_the_dropped_counted(monkeypatch, caplog):
+    monkeypatch.setattr(board_module, "MOST_PENDING", 3)
+    board = TournamentBoard()
+    for hub_id in ("t1", "t2", "t3", "t4", "t5"):
+        board.post(f"mtrain/{hub_id}/status", b"online")
+    board.post("mtrain/t1/status", b"offline")  # a topic already waiting: kept, newest
+    assert board.dropped == 2 and "dropped" in caplog.text
+    assert board.drain() == 3
+    tables = {t["hub_id"]: t["online"] for t in board.view()["tables"]}
+    assert tables == {"t1": False, "t2": True, "t3": True}
+    board.post("mtrain/t4/status", b"online")  # room again once the writer took them
+    assert board.drain() == 1 and board.dropped == 2
 
 
 def test_the_writer_thread_applies_posts():

@@ -3,8 +3,11 @@ tournament's standings across them (docs/mqtt.md, "The tournament board").
 
 It reads what the hubs publish: ``<base>/<hub_id>/status``, ``state`` and ``game``.
 A table that goes offline stays on the board, marked offline. Paho's thread only posts
-each message (:meth:`TournamentBoard.post`); one writer thread parses and applies
-everything posted so far as one batch (:meth:`TournamentBoard.drain`), builds each
+each message (:meth:`TournamentBoard.post`), keeping the newest per topic (only the
+latest ``state``, ``status`` or ``game`` of a table matters), at most
+:data:`MOST_PENDING` topics waiting (beyond that a new topic is dropped and counted);
+one writer thread parses and applies everything posted so far as one batch
+(:meth:`TournamentBoard.drain`), builds each
 changed table's summary once, redoes the standings once per batch and only when a
 ``game`` or ``status`` came, then wakes the readers once. Each change bumps a version;
 a reader asks for everything changed since the version it last saw
@@ -22,13 +25,13 @@ from __future__ import annotations
 
 import json
 import logging
-import queue
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 log = logging.getLogger("hub.board")
+MOST_PENDING = 10_000  # topics waiting for the writer: three per table, far beyond a tournament
 
 
 @dataclass
@@ -130,7 +133,10 @@ class TournamentBoard:
         self._standings: list[dict[str, Any]] = []
         self._standings_version = 0
         self._cond = threading.Condition()
-        self._inbox: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+        self._pending: dict[str, Any] = {}  # topic ("" for the link) -> newest payload
+        self._pending_lock = threading.Lock()
+        self._posted = threading.Event()
+        self.dropped = 0  # posts refused because MOST_PENDING topics were waiting
 
     def subscriptions(self) -> tuple[str, ...]:
         """The topics the board listens to."""
@@ -138,11 +144,24 @@ class TournamentBoard:
 
     def post(self, topic: str, payload: bytes) -> None:
         """A message from the broker (paho's thread): only queue it for the writer."""
-        self._inbox.put((topic, payload))
+        self._put(topic, payload)
 
     def post_connected(self, connected: bool) -> None:
         """The board's own link came or went (paho's thread): queue it for the writer."""
-        self._inbox.put(("", connected))
+        self._put("", connected)
+
+    def _put(self, topic: str, value: Any) -> None:
+        """Keep ``value`` as the newest for ``topic``, placed last; wake the writer."""
+        with self._pending_lock:
+            if topic not in self._pending and len(self._pending) >= MOST_PENDING:
+                self.dropped += 1
+                if self.dropped == 1 or self.dropped % 1000 == 0:
+                    log.warning("board: %d topics waiting; %d messages dropped so far",
+                                MOST_PENDING, self.dropped)
+                return
+            self._pending.pop(topic, None)
+            self._pending[topic] = value
+        self._posted.set()
 
     def start(self, stopping: threading.Event) -> threading.Thread:
         """The writer thread: drains the inbox until ``stopping`` is set."""
@@ -156,16 +175,15 @@ class TournamentBoard:
 
     def drain(self, timeout: float = 0.0) -> int:
         """Apply everything posted (waiting up to ``timeout`` s for the first) as one
-        batch, waking the readers once; returns how many posts were applied."""
-        try:
-            batch = [self._inbox.get(timeout=timeout) if timeout else self._inbox.get_nowait()]
-        except queue.Empty:
+        batch, waking the readers once; returns how many topics were applied."""
+        if timeout and not self._posted.wait(timeout):
             return 0
-        while True:
-            try:
-                batch.append(self._inbox.get_nowait())
-            except queue.Empty:
-                break
+        with self._pending_lock:
+            batch = list(self._pending.items())
+            self._pending.clear()
+            self._posted.clear()
+        if not batch:
+            return 0
         parsed = [(topic, value) if not topic else self._read(topic, value)
                   for topic, value in batch]
         with self._cond:
