@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from hub import core
-from hub.core import turns
+from hub.core import turns, undo
 from hub.core.events import (
     EngineSet,
     Event,
@@ -182,7 +182,8 @@ def _round_end(table: Table, current: dict[str, Any], now: float) -> Table | Non
     if (went_out or blocked) and not over:
         if went_out in game.players:
             slot = game.seats[game.players.index(went_out)]
-            return turns.round_over(table, slot, now)[0]
+            ended, effects = turns.round_over(table, slot, now)
+            return undo.record(table, ended, effects)  # so an undo can take it back
         return _step(table, RoundBlocked(now))
     if over and not (went_out or blocked):  # an undo reopened it
         table = _step(table, UndoRequested(now, BY))
