@@ -221,3 +221,48 @@ def test_a_power_cut_loses_only_what_was_not_synced():
     journal.append([{"event": "never synced"}])
     journal.power_cut()
     assert replayed(journal)[0] == acknowledged
+
+
+class OrderedJournal(MemoryJournal):
+    """A fake journal noting, in ``order``, each event type as it is written."""
+
+    def __init__(self, order: list[str]) -> None:
+        super().__init__()
+        self.order = order
+
+    def begin(self, records):  # type: ignore[no-untyped-def]
+        super().begin(records)
+        self.order += [r["event"]["_"] for r in records[1:]]
+
+    def append(self, records):  # type: ignore[no-untyped-def]
+        super().append(records)
+        self.order += [r["event"]["_"] for r in records]
+
+
+def test_a_round_the_table_ended_is_stored_before_its_event_is_journaled():
+    from hub.core.effects import RoundEnded
+    from hub.core.events import RoundBlocked
+
+    order: list[str] = []
+    writer = StoreWriter()
+    gate = threading.Event()
+
+    def dispatch(effects):  # the dispatcher hands a round's end to the store writer
+        if any(isinstance(e, RoundEnded) for e in effects):
+            writer.submit(lambda: (gate.wait(5), order.append("stored")))
+
+    recorder = JournalWriter(OrderedJournal(order), writer)
+    loop = HubLoop(core.new_table(), FakeClock(), dispatch, "sim", journal=recorder)
+    writer.start()
+    loop.start()
+    try:
+        loop.post(started())
+        loop.post(ButtonChanged(5, True, 2.0))
+        loop.post(RoundBlocked(3.0))
+        loop.post(ButtonChanged(5, False, 4.0))
+        threading.Timer(0.05, gate.set).start()  # a slow fsync in the store
+        loop.drain()
+    finally:
+        loop.stop()
+        writer.stop()
+    assert order.index("stored") < order.index("RoundBlocked")
