@@ -45,7 +45,7 @@ def sse(kind: str, payload: object) -> bytes:
 class _Peer:
     """One handed-over connection: a stream of news of ``kinds``, or a waiting answer."""
 
-    __slots__ = ("sock", "kinds", "out", "state", "done", "linger_until")
+    __slots__ = ("sock", "kinds", "out", "state", "done", "linger_until", "writing")
 
     def __init__(self, sock: socket.socket, kinds: frozenset[str]) -> None:
         self.sock = sock
@@ -54,6 +54,7 @@ class _Peer:
         self.state: bytes | None = None  # the newest state, held while the phone is behind
         self.done = False  # all written: half-closed, waiting for the phone to close
         self.linger_until = 0.0
+        self.writing = False  # registered for writability (something is waiting)
 
 
 class LiveStreams:
@@ -230,6 +231,17 @@ class LiveStreams:
         if kind == "state" and peer.out:  # behind: only the newest state waits
             peer.state = chunk
             return
+        if not peer.out and peer.state is None:  # the common case: straight out
+            try:
+                sent = peer.sock.send(chunk)
+            except BlockingIOError:
+                sent = 0
+            except OSError:
+                self._drop(peer)
+                return
+            if sent == len(chunk):
+                return
+            chunk = chunk[sent:]
         if peer.state is not None:  # keep the order: that state went out before this
             peer.out += peer.state
             peer.state = None
@@ -270,7 +282,9 @@ class LiveStreams:
         if not peer.out and peer.done and not peer.linger_until:
             self._half_close(peer)
             return
-        self._selector.modify(peer.sock, _READ | (_WRITE if peer.out else 0), peer)
+        if bool(peer.out) != peer.writing:  # the kernel hears only of a change
+            peer.writing = bool(peer.out)
+            self._selector.modify(peer.sock, _READ | (_WRITE if peer.writing else 0), peer)
 
     def _half_close(self, peer: _Peer) -> None:
         """All written: tell the phone, and close once it has (or after a while), so
@@ -278,7 +292,9 @@ class LiveStreams:
         peer.linger_until = time.monotonic() + LINGER_S
         try:
             peer.sock.shutdown(socket.SHUT_WR)
-            self._selector.modify(peer.sock, _READ, peer)
+            if peer.writing:
+                peer.writing = False
+                self._selector.modify(peer.sock, _READ, peer)
         except OSError:
             self._drop(peer)
 

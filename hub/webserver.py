@@ -21,11 +21,13 @@ from __future__ import annotations
 import json
 import logging
 import resource
+import select
 import socket
 import time
 from concurrent.futures import Future
 from typing import Any, cast
 
+from waitress import wasyncore
 from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
 from waitress.server import MultiSocketServer, TcpWSGIServer
@@ -161,20 +163,19 @@ class LiveChannel(HTTPChannel):
         return result
 
     def handle_close(self) -> None:
-        """Closing after the last byte: a handed-over answer moves to its own socket."""
+        """Closing after the last byte: a handed-over answer keeps its socket."""
         with self.outbuf_lock:
             handed, self.handover = self.handover, None
-        if handed is not None:
-            self._hand_over(*handed)
+        sock: socket.socket | None = self.socket
+        if handed is not None and sock is not None:
+            # Not dup(): a descriptor closed while another still points at the socket
+            # would stay in waitress's epoll set and haunt the next one given its number.
+            self.socket = None  # ours now: waitress forgets it without closing it
+            self._hand_over(sock, *handed)
         super().handle_close()
 
-    def _hand_over(self, handover: Handover, version: str, status: str,
-                   headers: list[tuple[str, str]]) -> None:
-        try:
-            sock = cast(socket.socket, self.socket).dup()  # ours once waitress closes its own
-        except OSError:
-            handover.cancel()
-            return
+    def _hand_over(self, sock: socket.socket, handover: Handover, version: str,
+                   status: str, headers: list[tuple[str, str]]) -> None:
         live: LiveStreams = cast(Any, self.server).live
         if handover.kinds is not None:
             live.adopt_stream(sock, _head(version, status, headers, None), handover.kinds)
@@ -225,6 +226,43 @@ class LiveServer(TcpWSGIServer):
         for channel in _channels(self):
             if channel.request_since and channel.request_since < late and not channel.requests:
                 channel.will_close = True
+
+
+def epoll_loop(socket_map: dict[int, Any], timeout: float) -> None:
+    """Waitress's selector loop on one lasting epoll: each round asks every connection
+    what it waits for, as waitress does, but tells the kernel only what changed
+    (waitress's own loop registers every connection anew each round)."""
+    poller = select.epoll()
+    known: dict[int, tuple[Any, int]] = {}  # fd: (the connection, its flags)
+    try:
+        while socket_map:
+            for fd, obj in list(socket_map.items()):
+                flags = select.EPOLLIN | select.EPOLLPRI if obj.readable() else 0
+                if obj.writable() and not obj.accepting:
+                    flags |= select.EPOLLOUT
+                entry = known.get(fd)
+                if entry is None or entry[0] is not obj:  # new, or a reused number
+                    _forget(poller, fd)
+                    poller.register(fd, flags)
+                elif entry[1] != flags:
+                    poller.modify(fd, flags)
+                known[fd] = (obj, flags)
+            for fd in [fd for fd in known if fd not in socket_map]:
+                _forget(poller, fd)
+                del known[fd]
+            for fd, flags in poller.poll(timeout):
+                obj = socket_map.get(fd)
+                if obj is not None:
+                    wasyncore.readwrite(obj, flags)
+    finally:
+        poller.close()
+
+
+def _forget(poller: Any, fd: int) -> None:
+    try:
+        poller.unregister(fd)
+    except OSError:  # closed already (the kernel forgot it) or never registered
+        pass
 
 
 def _channels(server: LiveServer) -> list[Any]:
@@ -287,8 +325,14 @@ class _Served:
         return int(self.server.effective_port)
 
     def run(self) -> None:
-        """Serve until closed."""
-        self.server.run()
+        """Serve until closed (waitress's ``run``, on :func:`epoll_loop`)."""
+        server: Any = self.server
+        multi = isinstance(self.server, MultiSocketServer)
+        socket_map = cast(dict[int, Any], server.map if multi else server._map)
+        try:
+            epoll_loop(socket_map, server.adj.asyncore_loop_timeout)
+        except (SystemExit, KeyboardInterrupt):
+            server.task_dispatcher.shutdown()
 
     def close(self) -> None:
         """Close the live streams, then waitress (which waits for its workers)."""
