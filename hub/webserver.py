@@ -234,20 +234,23 @@ def epoll_loop(socket_map: dict[int, Any], timeout: float) -> None:
     (waitress's own loop registers every connection anew each round)."""
     poller = select.epoll()
     known: dict[int, tuple[Any, int]] = {}  # fd: (the connection, its flags)
+    reading, writing = select.EPOLLIN | select.EPOLLPRI, select.EPOLLOUT
+    lookup, register, modify = known.get, poller.register, poller.modify
     try:
         while socket_map:
-            for fd, obj in list(socket_map.items()):
-                flags = select.EPOLLIN | select.EPOLLPRI if obj.readable() else 0
+            for fd, obj in list(socket_map.items()):  # ~1 µs per connection and round
+                flags = reading if obj.readable() else 0
                 if obj.writable() and not obj.accepting:
-                    flags |= select.EPOLLOUT
-                entry = known.get(fd)
+                    flags |= writing
+                entry = lookup(fd)
                 if entry is None or entry[0] is not obj:  # new, or a reused number
                     _forget(poller, fd)
-                    poller.register(fd, flags)
+                    register(fd, flags)
+                    known[fd] = (obj, flags)
                 elif entry[1] != flags:
-                    poller.modify(fd, flags)
-                known[fd] = (obj, flags)
-            for fd in [fd for fd in known if fd not in socket_map]:
+                    modify(fd, flags)
+                    known[fd] = (obj, flags)
+            for fd in known.keys() - socket_map.keys():  # closed, or handed over: forget
                 _forget(poller, fd)
                 del known[fd]
             for fd, flags in poller.poll(timeout):
