@@ -59,7 +59,6 @@ def free_port() -> int:
         s.bind((HOST, 0))
         return int(s.getsockname()[1])
 
-
 def rss_mb(pid: int) -> float:
     """Resident memory of ``pid`` in MB (VmRSS)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -174,7 +173,7 @@ class Crowd:
         self.probe_status[status] = self.probe_status.get(status, 0) + 1
         writer.close()
 
-    def report(self) -> dict[str, Any]:
+    def report(self) -> dict[str, Any]:  # what the measuring process prints
         return {k: v for k, v in vars(self).items() if k not in ("port", "stopping")}
 
 
@@ -268,8 +267,7 @@ def api_round_trips(port: int, samples: int) -> list[float]:
 
 def press_to_screen(port: int, phone: Phone, samples: int) -> list[float]:
     """Seconds from sending a sim press to the phone seeing the turn move on."""
-    turn = json.loads(get(http.client.HTTPConnection(HOST, port, timeout=30), "/api/state"))[
-        "turn"]
+    turn = json.loads(get(http.client.HTTPConnection(HOST, port), "/api/state"))["turn"]
     times = []
     for _ in range(samples):
         while not phone.states.empty():  # what came before this press
@@ -297,8 +295,7 @@ def press_to_screen(port: int, phone: Phone, samples: int) -> list[float]:
 
 def get(conn: http.client.HTTPConnection, path: str) -> bytes:
     conn.request("GET", path)
-    response = conn.getresponse()
-    return response.read()
+    return conn.getresponse().read()
 
 
 def start_hub(state_dir: str, streams: int) -> tuple[subprocess.Popen[bytes], int]:
