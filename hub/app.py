@@ -304,7 +304,8 @@ class Hub:
         app = create_app(self.web_service())
         try:
             self._server = make_server(app, host, port, self.config["web"]["threads"],
-                                       channel_timeout=3600, ident="mtrain-hub")
+                                       news=self.broadcaster, snapshot=lambda: self.loop.snapshot,
+                                       streams=self.config["web"]["streams"], ident="mtrain-hub")
         except (OSError, ValueError) as exc:  # the host or port: a config error
             raise ConfigError(bind_problem(exc, host, port)) from None
         if on_listening is not None:
