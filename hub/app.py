@@ -25,6 +25,8 @@ from hub.io.leds import payload as ring_payload
 from hub.io.lights import RingLights
 from hub.io.pins import SimPins, SlotInputs, is_raspberry_pi, make_factory
 from hub.io.sound import DisabledPlayer, SoundPlayer, SoundPolicy, parse_quiet_hours
+from hub.journal import FILE_NAME, FileJournal, JournalWriter
+from hub.journal_replay import differences, put_back, recover
 from hub.loop import HubLoop
 from hub.selftest import Wiring
 from hub.selftest_session import SelftestSession
@@ -80,12 +82,15 @@ class Hub:
         self.lights = self._ring_lights()
         self.store = store if store is not None else self._open_store()
         self.writer = StoreWriter()  # SQLite writes the loop orders run on its thread
+        self.journal = JournalWriter(  # fsyncs only on a real clock (not tests, the soak)
+            FileJournal(self.state_dir / FILE_NAME, durable=not self.clock.virtual),
+            self.writer)
         self.trust = TableTrust(self)  # claims at the table and table tokens
         self.dispatcher = EffectDispatcher(self.sound, self.lights, self.eventlog,
                                            self.broadcaster, self.policy)
         self.dispatcher.on_claim = self.trust.answered
         self.loop = HubLoop(core.new_table(timings(config)), self.clock, self.dispatcher,
-                            self.backend, on_state=self._state_changed)
+                            self.backend, on_state=self._state_changed, journal=self.journal)
         self._loop_ready = True
         self.games = Games(self.store, self.writer, self.loop, self.clock, self.broadcaster,
                            self.eventlog, self.backups)
@@ -229,6 +234,9 @@ class Hub:
                         "(drive them from the page's virtual hub or the API)")
         else:
             log.info("backend: %s", self.backend)
+        # The table as the journal left it, read before anything writes a new one.
+        recovered = recover(self.journal.journal, self.store, self.loop.table.timings,
+                            self.clock.now())
         if threaded:
             # A press must reach the sound thread quickly even while the loop thread
             # finishes the rest of the event: hand the GIL over every 0.5 ms, not 5 ms.
@@ -237,8 +245,14 @@ class Hub:
             self.loop.start()
         if self.backups is not None:
             self.backups.start()
-        self.loop.post(MarkersRead(self.inputs.read_markers(), self.clock.now()))
-        self.games.resume()
+        self.loop.restore(recovered.table)
+        if self.sim is not None:
+            put_back(self.sim, recovered.markers)
+        markers = self.inputs.read_markers()
+        differences(recovered.markers, markers)  # the magnets are the truth: logged
+        self.loop.post(MarkersRead(markers, self.clock.now()))
+        if recovered.resume:
+            self.games.resume()
         self.loop.drain()
         if self.mqtt is not None:
             self.mqtt.start()
@@ -262,6 +276,7 @@ class Hub:
         finally:
             try:
                 self.writer.stop()  # after the loop: it may still order writes
+                self.journal.journal.close()
                 self.inputs.close()
                 if self.link is not None and self.link is not self.inputs:
                     self.link.close()
@@ -289,7 +304,8 @@ class Hub:
         app = create_app(self.web_service())
         try:
             self._server = make_server(app, host, port, self.config["web"]["threads"],
-                                       channel_timeout=3600, ident="mtrain-hub")
+                                       news=self.broadcaster, snapshot=lambda: self.loop.snapshot,
+                                       streams=self.config["web"]["streams"], ident="mtrain-hub")
         except (OSError, ValueError) as exc:  # the host or port: a config error
             raise ConfigError(bind_problem(exc, host, port)) from None
         if on_listening is not None:

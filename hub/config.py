@@ -26,7 +26,7 @@ DEFAULT_CENTRE_PIN = 10
 DEFAULTS: dict[str, dict[str, Any]] = {
     "hub": {"backend": "auto", "hub_id": "mtrain", "state_dir": "state",
             "default_rules": DEFAULT_RULES},
-    "web": {"host": "0.0.0.0", "port": 8080, "threads": 80},
+    "web": {"host": "0.0.0.0", "port": 8080, "threads": 16, "streams": 500},
     "gestures": {"tap_max_ms": 1000, "long_hold_ms": 3000, "bounce_ms": 30,
                  "flicker_ms": 80, "centre_long_hold_ms": 2000, "last_tile_ms": 600},
     "pins": {"buttons": DEFAULT_BUTTON_PINS, "markers": DEFAULT_MARKER_PINS,
@@ -107,6 +107,7 @@ def _check_values(c: dict[str, Any]) -> None:
     _check_choice("hub.default_rules", c["hub"]["default_rules"], tuple(PROFILES))
     _check_range("web.port", c["web"]["port"], 1, 65535)
     _check_range("web.threads", c["web"]["threads"], 4, 512)
+    _check_range("web.streams", c["web"]["streams"], 1, 5000)
     g = c["gestures"]
     _check_range("gestures.tap_max_ms", g["tap_max_ms"], 100, 5000)
     _check_range("gestures.long_hold_ms", g["long_hold_ms"], g["tap_max_ms"] + 1, 20000)

@@ -1,7 +1,8 @@
 """The hub loop: one queue, one writer thread, an immutable snapshot for readers.
 
 Adapters' callbacks only :meth:`HubLoop.post` events. The loop thread applies
-each to the pure core, dispatches the effects (each failure isolated), and
+each to the pure core, dispatches the effects (each failure isolated), hands the
+event to the journal (written on another thread, :mod:`hub.journal`), and
 publishes a fresh snapshot dict that readers take without locking.
 """
 
@@ -19,6 +20,7 @@ from hub.clock import Clock
 from hub.core.effects import Effect
 from hub.core.events import ClockTicked, Event
 from hub.core.state import Table
+from hub.journal import JournalWriter
 
 log = logging.getLogger("hub.loop")
 
@@ -35,6 +37,13 @@ class _Call:
         self.result: object = None
 
 
+class _Restore:
+    """Start over from ``table`` (rebuilt from the journal at start)."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+
 class _Submitted:
     """An event whose poster waits for it: ``future`` gets the snapshot after it."""
 
@@ -47,13 +56,15 @@ class HubLoop:
     """Owns the table. ``post`` from any thread; everything else runs on the loop thread.
 
     ``dispatch(effects)`` carries out effects; ``on_state(snapshot)`` hears of each
-    visible change. Without :meth:`start`, :meth:`drain` processes events inline
-    (the soak runs that way, on a virtual clock).
+    visible change; ``journal`` gets every event applied. Without :meth:`start`,
+    :meth:`drain` processes events inline (the soak runs that way, on a virtual clock).
     """
 
     def __init__(self, table: Table, clock: Clock, dispatch: Callable[[list[Effect]], None],
-                 backend: str, on_state: Callable[[Snapshot], None] | None = None) -> None:
+                 backend: str, on_state: Callable[[Snapshot], None] | None = None,
+                 journal: JournalWriter | None = None) -> None:
         self._table = table
+        self._journal = journal
         self._clock = clock
         self._dispatch = dispatch
         self._backend = backend
@@ -85,9 +96,14 @@ class HubLoop:
             self.drain()
         return item.future
 
+    def restore(self, table: Table) -> None:
+        """Start over from ``table`` (after everything queued so far): the journal
+        begins a new segment with it, and it is announced."""
+        self._queue.put(_Restore(table))
+
     def settled(self, timeout: float = 5.0) -> Snapshot:
-        """Wait until everything queued so far (and every deadline due) is processed;
-        the snapshot then. Waits on the caller's thread, never the loop's."""
+        """Wait until everything queued so far (and every deadline due) is processed
+        and journaled; the snapshot then. Waits on the caller's thread, never the loop's."""
         self.drain(timeout)
         return self.snapshot
 
@@ -114,9 +130,12 @@ class HubLoop:
         return item.result
 
     def drain(self, timeout: float = 5.0) -> None:
-        """Process everything queued (and every deadline due) before returning."""
+        """Process everything queued (and every deadline due) before returning; with a
+        journal, wait until it is written too (what a client is told, survives)."""
         if self._thread is not None:
             self.call(lambda table: None, timeout)
+            if self._journal is not None:
+                self._journal.wait(timeout)
             return
         while True:
             try:
@@ -124,12 +143,20 @@ class HubLoop:
             except queue.Empty:
                 self._fire_due()
                 if self._queue.empty():
+                    self._hand_off()
                     return
                 continue
             self._handle(item)
 
+    def _hand_off(self) -> None:
+        """The events applied so far go to the journal's writer thread."""
+        if self._journal is not None:
+            self._journal.hand_off()
+
     def _run(self) -> None:
         while True:
+            if self._queue.empty():  # idle: what was applied goes to the disk now
+                self._hand_off()
             timeout = self._clock.timeout_until(core.next_deadline(self._table))
             try:
                 item = self._queue.get(timeout=timeout)
@@ -137,6 +164,7 @@ class HubLoop:
                 self._fire_due()
                 continue
             if item is _STOP:
+                self._hand_off()
                 return
             self._handle(item)
 
@@ -167,13 +195,25 @@ class HubLoop:
                 item.result = exc
             if self._extras_pending:
                 self._announce()
+            self._hand_off()  # a caller waits: it may then wait for the journal
             item.done.set()
             return
         if isinstance(item, _Submitted):
             self._apply(item.event)
+            self._hand_off()
             item.future.set_result(self.snapshot)
             return
+        if isinstance(item, _Restore):
+            self._restore(item.table)
+            return
         self._apply(item)  # type: ignore[arg-type]
+
+    def _restore(self, table: Table) -> None:
+        self._table = table
+        if self._journal is not None:
+            self._journal.restart(table)
+        self._key = self._visible(table)
+        self._announce()
 
     def _apply(self, event: Event) -> None:
         try:
@@ -183,6 +223,8 @@ class HubLoop:
             return
         self._table = table
         self._dispatch(effects)
+        if self._journal is not None:  # after the dispatch: a store write goes first
+            self._journal.record(event, table)
         key = self._visible(table)
         if key != self._key or self._extras_pending:
             self._key = key

@@ -2,21 +2,24 @@
 :class:`web.service.HubService` on top of the composition root's parts.
 
 Every method runs on the requesting thread (a waitress worker). It may wait (for the
-loop to apply an event, for the store writer to finish), sleep (a simulated press)
-or write to SQLite: none of that happens on the loop thread. The validators' errors
-become :class:`web.service.Refused` here, so the web layer needs to know no hub type.
+loop to apply an event, for the store writer to finish) or write to SQLite; a held
+simulated press is released by a timer (``*_later`` answer with a future). None of
+that happens on the loop thread. The validators' errors become
+:class:`web.service.Refused` here, so the web layer needs to know no hub type.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from hub.broadcast import NewsQueue
 from hub.core.events import CENTRE, DoubleFixed, PublicFixed, TurnFixed
 from hub.settings import SettingsError, check
+from hub.timers import InlineTimers, Timers
 from scorer.setup import SetupError, check_setup
 from scorer.store import GameNotFound, StaleEdit, StoreError
 from web.service import Refused
@@ -50,6 +53,8 @@ class HubWebService:
     def __init__(self, hub: Hub, sleep: Callable[[float], None] = time.sleep) -> None:
         self._hub = hub
         self._sleep = sleep
+        # A held press is released by a timer, not by a sleeping request thread.
+        self._timers = Timers() if sleep is time.sleep else InlineTimers(sleep)
 
     @property
     def backend(self) -> str:
@@ -90,9 +95,12 @@ class HubWebService:
     def sim_press(self, slot: int, hold_s: float) -> dict[str, Any]:
         """Hold the simulated button, release it, and wait (on this thread) until the
         debounce window has closed and the loop has handled the press."""
-        self._sim(slot).press(slot, hold_s, sleep=self._sleep)
-        self._sleep(self._hub.loop.table.timings.bounce + SETTLE_S)
-        return self._hub.loop.settled()
+        return self.sim_press_later(slot, hold_s).result()
+
+    def sim_press_later(self, slot: int, hold_s: float) -> Future[dict[str, Any]]:
+        """Press the simulated button now; a timer releases it after ``hold_s`` and,
+        once the debounce window has closed, resolves the future with the snapshot."""
+        return self._press(self._sim(slot), slot, hold_s)
 
     def sim_marker(self, slot: int, present: bool) -> dict[str, Any]:
         """Move the simulated marker; the snapshot once its flicker window is over."""
@@ -102,12 +110,32 @@ class HubWebService:
 
     def sim_centre_press(self, hold_s: float) -> dict[str, Any]:
         """Hold the simulated centre button, release it, and wait as for a slot."""
+        return self.sim_centre_press_later(hold_s).result()
+
+    def sim_centre_press_later(self, hold_s: float) -> Future[dict[str, Any]]:
+        """The centre button, as :meth:`sim_press_later`."""
         sim = self._hub.sim
         if sim is None:
             raise Refused(404, f"the {self._hub.backend} backend has no simulated pins")
-        sim.press(CENTRE, hold_s, sleep=self._sleep)
-        self._sleep(self._hub.loop.table.timings.bounce + SETTLE_S)
-        return self._hub.loop.settled()
+        return self._press(sim, CENTRE, hold_s)
+
+    def _press(self, sim: Any, slot: int, hold_s: float) -> Future[dict[str, Any]]:
+        done: Future[dict[str, Any]] = Future()
+        settle_s = self._hub.loop.table.timings.bounce + SETTLE_S
+
+        def settled() -> None:
+            try:
+                done.set_result(self._hub.loop.settled())
+            except Exception as exc:  # the loop did not answer: the request says so
+                done.set_exception(exc)
+
+        def release() -> None:
+            sim.button(slot, False)
+            self._timers.call_later(settle_s, settled)
+
+        sim.button(slot, True)
+        self._timers.call_later(hold_s, release)
+        return done
 
     # --- putting the table right ------------------------------------------------------
     def _on_table(self, game_id: int) -> None:

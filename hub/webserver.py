@@ -1,22 +1,48 @@
-"""The web server: waitress, with a worker pool that grows with the load and shrinks back.
+"""The web server: waitress for requests, one thread for the streams (docs/architecture.md).
 
-Waitress starts every worker thread up front, and an SSE stream holds its worker
-for as long as a phone listens, so the hub used to start 80 threads to be ready for
-a table of phones. :class:`ElasticDispatcher` starts ``idle`` workers and adds one
-whenever a request would otherwise wait, up to ``most``; when requests find more than
-``idle`` workers waiting, the extra ones are told to stop. An idle hub with a phone
-listening runs a handful of threads, and a burst of phones is still served at once.
+Waitress reads each request whole on its main (selector) thread, so a phone sending
+slowly holds no worker; a worker thread runs the Flask handler; the answer is written
+back from the selector thread, so a phone reading slowly holds none either. What
+used to hold a worker is handed over: a handler asks ``environ[LIVE_SERVER]`` (see
+:class:`web.service.LiveServer`) to serve its answer as a live stream, or to send it
+once a future resolves, and the connection moves to :class:`hub.streams.LiveStreams`
+once waitress has written everything before it. Limits on top of waitress's:
+
+- idle connections are closed after :data:`IDLE_S`; a request must arrive whole
+  within :data:`REQUEST_S` of its first byte;
+- when every connection is taken, the least recently active idle ones are closed to
+  make room, so a crowd of idle connections can never lock the API out;
+- :class:`ElasticDispatcher` starts ``idle`` workers and grows to ``most`` only
+  while requests would wait.
 """
 
 from __future__ import annotations
 
+import json
 import logging
-from typing import Any
+import resource
+import select
+import socket
+import time
+from concurrent.futures import Future
+from typing import Any, cast
 
-from waitress.server import create_server
-from waitress.task import ThreadedTaskDispatcher
+from waitress import wasyncore
+from waitress.adjustments import Adjustments
+from waitress.channel import HTTPChannel
+from waitress.server import MultiSocketServer, TcpWSGIServer
+from waitress.task import ThreadedTaskDispatcher, WSGITask
+
+from hub.streams import LiveStreams
+from web.service import LIVE_SERVER
 
 log = logging.getLogger("hub.webserver")
+
+IDLE_S = 30  # an idle keep-alive connection is closed after this (waitress channel_timeout)
+REQUEST_S = 10.0  # a request must arrive whole within this of its first byte
+CLEANUP_S = 2  # how often the idle and slow connections are looked for
+CONNECTIONS = 1000  # open connections (streams not counted), fewer if file descriptors lack
+STREAMS = 500  # live streams (config web.streams)
 
 
 class ElasticDispatcher(ThreadedTaskDispatcher):
@@ -43,9 +69,278 @@ class ElasticDispatcher(ThreadedTaskDispatcher):
         super().add_task(task)
 
 
+class Handover:
+    """``environ[LIVE_SERVER]`` for one request: what its handler asked for."""
+
+    def __init__(self, live: LiveStreams) -> None:
+        self.live = live
+        self.kinds: tuple[str, ...] | None = None
+        self.future: Future[Any] | None = None
+
+    def stream(self, kinds: Any) -> bool:
+        """Reserve a place for a live stream (False: all are taken)."""
+        if not self.live.reserve():
+            return False
+        self.kinds = tuple(kinds)
+        return True
+
+    def answer_later(self, future: Future[Any]) -> None:
+        """Answer with ``future``'s JSON once it resolves."""
+        self.future = future
+
+    @property
+    def asked(self) -> bool:
+        """Whether the handler asked for anything."""
+        return self.kinds is not None or self.future is not None
+
+    def cancel(self) -> None:
+        """The answer will not be handed over after all (an error, a closed phone)."""
+        if self.kinds is not None:
+            self.live.release()
+        self.kinds = self.future = None
+
+
+def _head(version: str, status: str, headers: list[tuple[str, str]],
+          length: int | None) -> bytes:
+    """The answer's status line and headers, ending the connection after the body."""
+    lines = [f"HTTP/{version} {status}"]
+    lines += [f"{name}: {value}" for name, value in headers
+              if name.lower() not in ("content-length", "connection")]
+    if length is not None:
+        lines.append(f"Content-Length: {length}")
+    lines.append("Connection: close")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+class LiveTask(WSGITask):
+    """A WSGI task whose handler may hand its answer over to the stream thread."""
+
+    def get_environment(self) -> Any:
+        """Waitress's environ, plus the hand-over offer."""
+        environ = super().get_environment()
+        server: Any = self.channel.server
+        environ.setdefault(LIVE_SERVER, Handover(server.live))
+        return environ
+
+    def finish(self) -> None:
+        """Hand the connection over if the handler asked and succeeded; else as usual."""
+        handover = (self.environ or {}).get(LIVE_SERVER)
+        if handover is None or not handover.asked:
+            return super().finish()
+        if not self.status.startswith("200"):
+            handover.cancel()
+            return super().finish()
+        self.wrote_header = True  # waitress writes nothing more on this connection
+        self.close_on_finish = True
+        channel: Any = self.channel
+        channel.give_over(handover, self.version, self.status, list(self.response_headers))
+        return None
+
+
+class LiveChannel(HTTPChannel):
+    """A waitress connection that can be handed over once it has written everything."""
+
+    task_class = LiveTask
+    handover: tuple[Handover, str, str, list[tuple[str, str]]] | None = None
+    request_since = 0.0  # when the request being received began (0: none)
+
+    def give_over(self, handover: Handover, version: str, status: str,
+                  headers: list[tuple[str, str]]) -> None:
+        """On the worker: hand over when flushed (see :meth:`handle_close`)."""
+        with self.outbuf_lock:
+            if self.connected:
+                self.handover = (handover, version, status, headers)
+                return
+        handover.cancel()  # the phone is gone already
+
+    def received(self, data: bytes) -> Any:
+        """Note when a request starts arriving (slow senders are cut off)."""
+        if self.request is None and data:
+            self.request_since = time.monotonic()
+        result = super().received(data)
+        if self.request is None:
+            self.request_since = 0.0
+        return result
+
+    def handle_close(self) -> None:
+        """Closing after the last byte: a handed-over answer keeps its socket."""
+        with self.outbuf_lock:
+            handed, self.handover = self.handover, None
+        sock: socket.socket | None = self.socket
+        if handed is not None and sock is not None:
+            # Not dup(): a descriptor closed while another still points at the socket
+            # would stay in waitress's epoll set and haunt the next one given its number.
+            self.socket = None  # ours now: waitress forgets it without closing it
+            self._hand_over(sock, *handed)
+        super().handle_close()
+
+    def _hand_over(self, sock: socket.socket, handover: Handover, version: str,
+                   status: str, headers: list[tuple[str, str]]) -> None:
+        live: LiveStreams = cast(Any, self.server).live
+        if handover.kinds is not None:
+            live.adopt_stream(sock, _head(version, status, headers, None), handover.kinds)
+        elif handover.future is not None:
+            live.adopt_answer(sock, handover.future,
+                              lambda done: _render(done, version, status, headers))
+
+
+def _render(done: Future[Any], version: str, status: str,
+            headers: list[tuple[str, str]]) -> bytes:
+    """A waiting answer once its future resolved: the JSON of its result (or a 500)."""
+    try:
+        body = json.dumps(done.result(), separators=(",", ":")).encode() + b"\n"
+    except Exception:
+        log.exception("an answer that waited for the hub failed")
+        status = "500 Internal Server Error"
+        body = json.dumps({"error": "the hub failed on this request (see its log)"}).encode()
+    return _head(version, status, headers, len(body)) + body
+
+
+class LiveServer(TcpWSGIServer):
+    """Waitress's TCP server with the hand-over, the request deadline and room-making."""
+
+    channel_class = LiveChannel
+    live: LiveStreams
+
+    def readable(self) -> bool:
+        """Accept while it can; when every connection is taken, close idle ones first."""
+        if self.accepting and len(cast(Any, self)._map) >= self.adj.connection_limit:
+            self._make_room()
+        return bool(super().readable())
+
+    def _make_room(self) -> None:
+        idle = [c for c in _channels(self)
+                if not c.requests and c.request is None and not c.will_close]
+        idle.sort(key=lambda c: c.last_activity)
+        closing = idle[:max(1, self.adj.connection_limit // 16)]
+        for channel in closing:  # closed by the selector loop itself, next time round
+            channel.will_close = True
+        if closing:
+            log.info("all %d connections taken: closing the %d least active idle ones",
+                     self.adj.connection_limit, len(closing))
+
+    def maintenance(self, now: Any) -> None:
+        """Waitress's idle timeout, and a request that trickles in too slowly is cut."""
+        super().maintenance(now)
+        late = time.monotonic() - REQUEST_S
+        for channel in _channels(self):
+            if channel.request_since and channel.request_since < late and not channel.requests:
+                channel.will_close = True
+
+
+def epoll_loop(socket_map: dict[int, Any], timeout: float) -> None:
+    """Waitress's selector loop on one lasting epoll: each round asks every connection
+    what it waits for, as waitress does, but tells the kernel only what changed
+    (waitress's own loop registers every connection anew each round)."""
+    poller = select.epoll()
+    known: dict[int, tuple[Any, int]] = {}  # fd: (the connection, its flags)
+    reading, writing = select.EPOLLIN | select.EPOLLPRI, select.EPOLLOUT
+    lookup, register, modify = known.get, poller.register, poller.modify
+    try:
+        while socket_map:
+            for fd, obj in list(socket_map.items()):  # ~1 µs per connection and round
+                flags = reading if obj.readable() else 0
+                if obj.writable() and not obj.accepting:
+                    flags |= writing
+                entry = lookup(fd)
+                if entry is None or entry[0] is not obj:  # new, or a reused number
+                    _forget(poller, fd)
+                    register(fd, flags)
+                    known[fd] = (obj, flags)
+                elif entry[1] != flags:
+                    modify(fd, flags)
+                    known[fd] = (obj, flags)
+            for fd in known.keys() - socket_map.keys():  # closed, or handed over: forget
+                _forget(poller, fd)
+                del known[fd]
+            for fd, flags in poller.poll(timeout):
+                obj = socket_map.get(fd)
+                if obj is not None:
+                    wasyncore.readwrite(obj, flags)
+    finally:
+        poller.close()
+
+
+def _forget(poller: Any, fd: int) -> None:
+    try:
+        poller.unregister(fd)
+    except OSError:  # closed already (the kernel forgot it) or never registered
+        pass
+
+
+def _channels(server: LiveServer) -> list[Any]:
+    """The server's open connections (waitress's ``active_channels``, untyped)."""
+    return list(cast(Any, server).active_channels.values())
+
+
+def raise_file_limit(need: int) -> int:
+    """Raise the soft limit of open files towards the hard one; the soft limit after."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < need and soft != resource.RLIM_INFINITY:
+        target = need if hard == resource.RLIM_INFINITY else min(need, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        soft = target
+    return soft
+
+
 def make_server(app: Any, host: str, port: int, most_threads: int, idle_threads: int = 4,
+                news: Any = None, snapshot: Any = None, streams: int = STREAMS,
                 **options: Any) -> Any:
-    """A waitress server for WSGI ``app`` whose pool grows to ``most_threads``."""
+    """A waitress server for WSGI ``app`` whose pool grows to ``most_threads`` and which
+    serves up to ``streams`` live streams of ``news`` (a Broadcaster) on one thread,
+    each starting with ``snapshot()``."""
+    files = raise_file_limit(CONNECTIONS + streams + 128)
+    connections = max(16, min(CONNECTIONS, files - streams - 64))
+    settings = {"channel_timeout": IDLE_S, "cleanup_interval": CLEANUP_S,
+                "connection_limit": connections, **options}
+    adj = Adjustments(host=host, port=port, threads=most_threads, **settings)
     dispatcher = ElasticDispatcher(idle_threads, most_threads)
-    return create_server(app, host=host, port=port, threads=most_threads,
-                         _dispatcher=dispatcher, **options)
+    live = LiveStreams(streams, snapshot or (lambda: None))
+    servers: list[LiveServer] = []
+    socket_map: dict[int, Any] = {}
+    for sockinfo in adj.listen:
+        server = LiveServer(app, socket_map, dispatcher=dispatcher, adj=adj,
+                            sockinfo=cast(Any, sockinfo))
+        server.live = live
+        servers.append(server)
+    if news is not None:
+        news.callbacks.append(live.offer)
+    live.start()
+    if len(servers) == 1:
+        return _Served(servers[0], live, news)
+    listening = [(cast(Any, s).effective_host, cast(Any, s).effective_port) for s in servers]
+    return _Served(MultiSocketServer(socket_map, adj, listening, dispatcher), live, news)
+
+
+class _Served:
+    """The server as the hub uses it: ``run``, ``close`` (streams too), its port."""
+
+    def __init__(self, server: Any, live: LiveStreams, news: Any) -> None:
+        self.server = server
+        self.live = live
+        self._news = news
+
+    @property
+    def effective_port(self) -> int:
+        """The port it listens on (the first, with several addresses)."""
+        if isinstance(self.server, MultiSocketServer):
+            return int(self.server.effective_listen[0][1])
+        return int(self.server.effective_port)
+
+    def run(self) -> None:
+        """Serve until closed (waitress's ``run``, on :func:`epoll_loop`)."""
+        server: Any = self.server
+        multi = isinstance(self.server, MultiSocketServer)
+        socket_map = cast(dict[int, Any], server.map if multi else server._map)
+        try:
+            epoll_loop(socket_map, server.adj.asyncore_loop_timeout)
+        except (SystemExit, KeyboardInterrupt):
+            server.task_dispatcher.shutdown()
+
+    def close(self) -> None:
+        """Close the live streams, then waitress (which waits for its workers)."""
+        if self._news is not None and self.live.offer in self._news.callbacks:
+            self._news.callbacks.remove(self.live.offer)
+        self.live.close()
+        self.server.close()
+

@@ -138,10 +138,11 @@ def check_game(hub: HubProcess, ledger: Ledger) -> dict:
 
 
 def check_table(hub: HubProcess, ledger: Ledger, view: dict) -> None:
-    """The table resumed at the stored round of the unfinished game."""
+    """The table resumed at the stored round of the unfinished game (a finished one
+    is shown finished, as it was before the cut)."""
     game = hub.get("/api/state")[1]["game"]
     if ledger.finished:
-        assert game is None
+        assert (game["id"], game["phase"]) == (ledger.id, "finished")
     else:
         assert (game["id"], game["round"], game["engine"]) == (ledger.id, view["round"],
                                                                view["engine"])

@@ -71,13 +71,16 @@ def test_a_restart_mid_game_resumes_the_same_game_round_and_scores(start, sig, c
     assert score(hub, game_id, 1, {"Ann": 0, "Bob": 15, "Cid": 22}, token)[0] == 200
     hub.post("/api/sim/slots/4/press", {"hold_ms": 0})  # round 3 under way
     before_table, before_game = table_view(hub), hub.get(f"/api/games/{game_id}")[1]
+    before_state = hub.get("/api/state")[1]
     assert before_table[0]["round"] == 3 and before_table[0]["engine"] == 7
     assert hub.stop(sig) == code
 
     hub = start()
     after_table, after_game = table_view(hub), hub.get(f"/api/games/{game_id}")[1]
-    assert after_table[:2] == before_table[:2]
-    assert after_table[2] == "first-turn"  # the round restarts on the table
+    assert after_table == before_table
+    after_state = hub.get("/api/state")[1]  # the journal kept the round's first turn
+    assert (after_state["turn"], after_state["game"]["first_turns_left"]) == (
+        before_state["turn"], before_state["game"]["first_turns_left"])
     assert after_game == before_game
     history = hub.get(f"/api/games/{game_id}/rounds/1/history")[1]
     assert [(h["player"], h["old"], h["new"]) for h in history][-1] == ("Bob", 14, 15)
@@ -123,6 +126,8 @@ def test_a_finished_game_does_not_resume(start):
     assert hub.post(f"/api/games/{game_id}/finish", token=token)[0] == 200
     assert hub.stop(signal.SIGKILL) == -signal.SIGKILL
     hub = start()
-    assert hub.get("/api/state")[1]["game"] is None
+    game = hub.get("/api/state")[1]["game"]  # shown finished, as before the kill
+    assert (game["id"], game["phase"]) == (game_id, "finished")
+    assert hub.post("/api/games", {"players": PLAYERS})[0] == 201  # none unfinished
     assert hub.get(f"/api/games/{game_id}")[1]["winner"] == "Ann"
     assert hub.stop() == 0

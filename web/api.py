@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from concurrent.futures import Future
 from typing import Any, cast
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from web.errors import abort
+from web.errors import abort, error_response
 from web.inputs import SLOT, BadInput, parse_body, query_whole
-from web.service import HubService
+from web.service import LIVE_SERVER, HubService, LiveServer
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 SSE_KINDS = ("state", "sound", "game")
 KEEPALIVE_S = 15.0
+RETRY_AFTER_S = 10  # a stream refused for capacity: when to try again
 
 
 def hub_service() -> HubService:
@@ -51,28 +53,60 @@ def _sse(kind: str, payload: object) -> str:
     return f"event: {kind}\ndata: {json.dumps(payload, separators=(',', ':'))}\n\n"
 
 
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+def live_server() -> LiveServer | None:
+    """The web server's offer to serve this answer off the worker thread, if it has one."""
+    return cast("LiveServer | None", request.environ.get(LIVE_SERVER))
+
+
 @bp.get("/events")
 def events() -> Response:
-    """Server-Sent Events: the snapshot first, then ``state``, ``sound`` and ``game``."""
-    service = hub_service()
+    """Server-Sent Events: the snapshot first, then ``state``, ``sound`` and ``game``.
+
+    The hub's server takes the stream over from the worker thread (web/service.py,
+    ``LiveServer``); beyond its capacity the phone gets a 503 with ``Retry-After`` and
+    its page polls ``GET /api/state`` meanwhile. Without such a server (the test
+    client) the stream runs on the request's thread.
+    """
+    live = live_server()
+    if live is not None:
+        if not live.stream(SSE_KINDS):
+            response = error_response(503, "events: the hub is serving all the live streams "
+                                           f"it can; poll /api/state and try again in "
+                                           f"{RETRY_AFTER_S} s")
+            response.headers["Retry-After"] = str(RETRY_AFTER_S)
+            return response
+        return Response(iter(()), mimetype="text/event-stream", headers=STREAM_HEADERS)
+    return Response(_stream(hub_service()), mimetype="text/event-stream",
+                    headers=STREAM_HEADERS)
+
+
+def _stream(service: HubService) -> Iterator[str]:
     sub = service.subscribe(SSE_KINDS)
+    try:
+        yield "retry: 2000\n\n" + _sse("state", service.snapshot())
+        while True:
+            item = sub.get(timeout=KEEPALIVE_S)
+            if item is None:
+                yield ": keepalive\n\n"
+            elif item[0] == "closed":  # the hub is stopping: end the stream
+                return
+            else:
+                yield _sse(*item)
+    finally:
+        service.unsubscribe(sub)
 
-    def stream() -> Iterator[str]:
-        try:
-            yield "retry: 2000\n\n" + _sse("state", service.snapshot())
-            while True:
-                item = sub.get(timeout=KEEPALIVE_S)
-                if item is None:
-                    yield ": keepalive\n\n"
-                elif item[0] == "closed":  # the hub is stopping: end the stream
-                    return
-                else:
-                    yield _sse(*item)
-        finally:
-            service.unsubscribe(sub)
 
-    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(stream(), mimetype="text/event-stream", headers=headers)
+def answer_when_done(future: Future[dict[str, Any]]) -> Response:
+    """The JSON of ``future``'s result, sent once it resolves; the worker does not wait
+    for it when the server can take the answer over (else it does)."""
+    live = live_server()
+    if live is None:
+        return jsonify(future.result(timeout=30))
+    live.answer_later(future)
+    return Response(iter(()), mimetype="application/json")
 
 
 def _only(body: dict[str, Any], allowed: str) -> None:
@@ -89,7 +123,7 @@ def sim_press(n: int) -> Response:
     if not isinstance(hold_ms, int) or isinstance(hold_ms, bool) or not 0 <= hold_ms <= 10000:
         abort(400, "hold_ms: expected a whole number of milliseconds, 0 to 10000", "hold_ms")
     _only(body, "hold_ms")
-    return jsonify(hub_service().sim_press(n, hold_ms / 1000))
+    return answer_when_done(hub_service().sim_press_later(n, hold_ms / 1000))
 
 
 @bp.post(f"/sim/slots/<{SLOT}:n>/marker")

@@ -11,12 +11,19 @@ from __future__ import annotations
 
 import queue
 from collections.abc import Iterable
+from concurrent.futures import Future
 from typing import Any
 
 from scorer.profiles import DEFAULT_RULES
 from web.service import Refused
 
 SLOTS = range(1, 9)
+
+
+def _done(snapshot: dict[str, Any]) -> Future[dict[str, Any]]:
+    future: Future[dict[str, Any]] = Future()
+    future.set_result(snapshot)
+    return future
 
 
 class FakeSubscription:
@@ -111,6 +118,14 @@ class FakeHubService:
         self._slot(slot)
         self.log.append({"kind": "tap", "slot": slot})
         return self.state
+
+    def sim_press_later(self, slot: int, hold_s: float) -> Future[dict[str, Any]]:
+        """As :meth:`sim_press` (refusals raised at once), the snapshot in a done future."""
+        return _done(self.sim_press(slot, hold_s))
+
+    def sim_centre_press_later(self, hold_s: float) -> Future[dict[str, Any]]:
+        """As :meth:`sim_centre_press`, in a done future."""
+        return _done(self.sim_centre_press(hold_s))
 
     def sim_marker(self, slot: int, present: bool) -> dict[str, Any]:
         """Set the slot's marker (and public train) in the snapshot."""

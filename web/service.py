@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from concurrent.futures import Future
 from typing import Any, Protocol
 
 # Fields of the request bodies, for validators whose errors carry no ``field`` yet but
@@ -60,6 +61,24 @@ def field_of(exc: Exception) -> str | None:
     return match.group(1) + (match.group(2) or "")
 
 
+# The WSGI environ key of a server that can take a request over from its worker thread
+# (hub/webserver.py provides one; the Flask test client and other servers do not).
+LIVE_SERVER = "mtrain.live"
+
+
+class LiveServer(Protocol):
+    """What the web server offers a handler in ``environ[LIVE_SERVER]``: to serve the
+    answer off the worker thread, once the handler has returned (its status and headers
+    are kept, its body is not sent)."""
+
+    def stream(self, kinds: Iterable[str]) -> bool:
+        """Serve the answer as a live stream: the snapshot, then news of ``kinds``, as
+        Server-Sent Events. False when the server holds all the streams it can."""
+
+    def answer_later(self, future: Future[Any]) -> None:
+        """Send the JSON of ``future``'s result as the body once it resolves."""
+
+
 class Subscription(Protocol):
     """One listener's queue of hub news (``(kind, payload)`` pairs)."""
 
@@ -93,6 +112,13 @@ class HubService(Protocol):
     def sim_press(self, slot: int, hold_s: float) -> dict[str, Any]:
         """Press simulated slot ``slot`` for ``hold_s`` seconds; the snapshot once the
         hub has handled it. Refused (404) off the sim backend."""
+
+    def sim_press_later(self, slot: int, hold_s: float) -> Future[dict[str, Any]]:
+        """As :meth:`sim_press`, without waiting: the release is scheduled on the hub
+        side and the future resolves with the snapshot once the hub has handled it."""
+
+    def sim_centre_press_later(self, hold_s: float) -> Future[dict[str, Any]]:
+        """As :meth:`sim_centre_press`, without waiting (see :meth:`sim_press_later`)."""
 
     def sim_marker(self, slot: int, present: bool) -> dict[str, Any]:
         """Put a marker on (or take it off) simulated slot ``slot``; the snapshot after."""

@@ -20,7 +20,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
-from web.api import authorise, hub_service, json_body
+from web.api import answer_when_done, authorise, hub_service, json_body
 from web.errors import abort
 from web.inputs import ID
 
@@ -60,7 +60,7 @@ def sim_centre_press() -> Response:
     unknown = sorted(set(body) - {"hold_ms"})
     if unknown:
         abort(400, f"{unknown[0]}: unknown field (allowed: hold_ms)", unknown[0])
-    return jsonify(hub_service().sim_centre_press(hold_ms / 1000))
+    return answer_when_done(hub_service().sim_centre_press_later(hold_ms / 1000))
 
 
 @bp.post(f"/games/<{ID}:game_id>/undo")

@@ -23,19 +23,47 @@ const VIEWS = {
 const ADD_ONS = ["./mqtt.js", "./ring.js", "./fixes.js"];  // loaded after the table's first paint
 
 // --- live updates ----------------------------------------------------------------------
-let source = null, retry = null, hiddenAt = 0;
+// The stream; or, while the hub refuses it (a 503: it serves all the streams it can),
+// polling /api/state (and the game now and then) until the stream is taken again.
+// EventSource cannot read Retry-After: the page tries again after about as long.
+const POLL_MS = 3000, STREAM_RETRY_MS = 10000;
+let source = null, retry = null, hiddenAt = 0, poller = null, polls = 0;
 function connect() {
   if (source) source.close();
+  clearTimeout(retry);
   source = new EventSource("/api/events");
   // The stream starts with the state; scores changed while it was down are fetched.
-  source.onopen = () => { $("banner").hidden = true; if (S.game) loadGame(S.game.id, true); };
+  source.onopen = () => { stopPolling(); $("banner").hidden = true; if (S.game) loadGame(S.game.id, true); };
   source.onerror = () => {
-    $("banner").hidden = false;
-    if (source.readyState === EventSource.CLOSED) { clearTimeout(retry); retry = setTimeout(connect, 2000); }
+    if (source.readyState !== EventSource.CLOSED) { $("banner").hidden = false; return; }  // it retries itself
+    startPolling();
+    retry = setTimeout(connect, STREAM_RETRY_MS * (0.75 + Math.random() / 2));
   };
   source.addEventListener("state", (e) => newState(JSON.parse(e.data)));
   source.addEventListener("game", (e) => onGame(JSON.parse(e.data)));
   source.addEventListener("sound", (e) => emit("sound", JSON.parse(e.data)));
+}
+function startPolling() {
+  document.documentElement.dataset.live = "polling";
+  if (poller) return;
+  poll();
+  poller = setInterval(poll, POLL_MS);
+}
+function stopPolling() {
+  document.documentElement.dataset.live = "stream";
+  clearInterval(poller);
+  poller = null;
+}
+async function poll() {
+  if (document.hidden) return;
+  const r = await api("GET", "/api/state");
+  $("banner").hidden = r.ok;
+  if (!r.ok || !poller) return;
+  const was = S.snap && S.snap.game, g = r.data.game;
+  newState(r.data);
+  // Score changes come as "game" news on the stream; polling, the game is fetched when
+  // the table moves on to another round, and every fourth poll.
+  if (g && (++polls % 4 === 0 || !was || was.id !== g.id || was.round !== g.round || was.phase !== g.phase)) loadGame(g.id, true);
 }
 export async function refresh() {
   const r = await api("GET", "/api/state");

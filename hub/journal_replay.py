@@ -1,0 +1,245 @@
+"""After a crash: the table the journal rebuilds, brought in line with the store and
+the sensors.
+
+1. **Replay.** The journal's checkpoint, then every journaled event through the pure
+   core (``core.apply``), the effects thrown away: no sound, no light, no store write
+   happens twice.
+2. **Settle.** Times in the table are the old process's monotonic clock, which means
+   nothing to the new one (after a power cut it starts again near zero). Everything
+   that waits on such a time is dropped: a button held or a marker moved while the hub
+   died (its release or its flicker window never came), a last-tile call's window, a
+   claim waiting for a press. The play itself (turn, doubles, public trains, history
+   for undo) is kept whole; the new config's timings replace the old.
+3. **Catch up with the store.** The journal is never ahead of the store (they share a
+   writer thread) but may be behind it by its last batch: a round scored or ended,
+   reopened by an undo, an engine named, the game ended. Those steps are applied to
+   the table; when the store is on another game or round, the journal is no help and
+   the round starts from the store, as it did before the journal.
+4. **Reconcile with the sensors** (by the caller, who reads them): the magnets are
+   the truth, each difference is logged and the sensors' reading applied.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from hub import core
+from hub.core import turns, undo
+from hub.core.events import (
+    EngineSet,
+    Event,
+    GameEnded,
+    RoundBlocked,
+    RoundScored,
+    UndoRequested,
+)
+from hub.core.state import SLOTS, ButtonInput, MarkerInput, Table, Timings, evolve
+from hub.journal import VERSION, Journal
+from hub.journal_codec import CodecError, decode_event, decode_table
+
+log = logging.getLogger("hub.journal")
+
+BY = "journal"  # who asked, for the catch-up steps' log entries
+
+
+class Store(Protocol):
+    """What recovery reads of the game store (:class:`scorer.store.GameStore`)."""
+
+    def current_game(self) -> dict[str, Any] | None:
+        """The unfinished game to resume, or None."""
+
+    def get_game(self, game_id: int) -> dict[str, Any]:
+        """A game as the API shows it (raises when there is none)."""
+
+
+@dataclass(frozen=True)
+class Recovered:
+    """What the hub starts from: ``table`` (settled, caught up with the store),
+    ``resume`` (True: the store's current game must still be put on the table),
+    ``markers`` (where the journal's table had markers, for the sim backend's
+    virtual ones) and ``events`` (how many were replayed)."""
+
+    table: Table
+    resume: bool
+    markers: tuple[bool, ...]
+    events: int = 0
+
+
+def read(journal: Journal) -> tuple[Table, list[Event]] | None:
+    """The checkpoint and the events after it, up to the first that does not decode;
+    None when there is no journal (or no usable checkpoint)."""
+    try:
+        records = journal.load()
+    except OSError as exc:
+        log.warning("journal: cannot read it (%s); the table starts from the store", exc)
+        return None
+    if not records:
+        return None
+    try:
+        if records[0].get("v") != VERSION:
+            raise CodecError(f"version {records[0].get('v')!r}, this hub reads {VERSION}")
+        table = decode_table(records[0].get("table"))
+    except CodecError as exc:
+        log.warning("journal: its checkpoint is unusable (%s); the table starts from "
+                    "the store", exc)
+        return None
+    events: list[Event] = []
+    for number, record in enumerate(records[1:], 2):
+        try:
+            events.append(decode_event(record.get("event")))
+        except CodecError as exc:
+            log.warning("journal: record %d does not decode (%s); replaying the %d "
+                        "events before it", number, exc, len(events))
+            break
+    return table, events
+
+
+def replay(table: Table, events: list[Event]) -> Table:
+    """``table`` after ``events``, through the pure core, effects discarded."""
+    for event in events:
+        try:
+            table, _ = core.apply(table, event)
+        except Exception:  # the loop dropped it then too
+            log.exception("journal: core failed on %r during replay; skipped", event)
+    return table
+
+
+def settle(table: Table, timings: Timings) -> Table:
+    """``table`` without anything timed by the old process's clock (see the module)."""
+    markers = tuple(MarkerInput(raw=m.present, present=m.present) for m in table.markers)
+    history = tuple(evolve(m, last_end=None) for m in table.history)
+    return evolve(table, timings=timings, buttons=tuple(ButtonInput() for _ in SLOTS),
+                  centre=ButtonInput(), markers=markers, due=None, claim=None,
+                  last_end=None, history=history)
+
+
+def recover(journal: Journal, store: Store, timings: Timings, now: float) -> Recovered:
+    """The table to start from: the journal replayed, settled and caught up with the
+    store; or a fresh one with ``resume`` set when the journal cannot say."""
+    fresh = core.new_table(timings)
+    found = read(journal)
+    if found is None:
+        return Recovered(fresh, resume=True, markers=_markers(fresh))
+    start, events = found
+    table = settle(replay(start, events), timings)
+    markers = _markers(table)
+    caught = catch_up(table, store, now)
+    if caught is None:
+        game = table.game
+        log.warning("journal: the store has moved on from %s; the round starts from the "
+                    "store", "no game" if game is None else f"game {game.id} round {game.round}")
+        return Recovered(fresh, resume=True, markers=markers, events=len(events))
+    log.info("journal: table rebuilt from %d events: %s", len(events), describe(caught))
+    return Recovered(caught, resume=False, markers=markers, events=len(events))
+
+
+def catch_up(table: Table, store: Store, now: float) -> Table | None:
+    """``table`` with the steps the store took after the journal's last record; None
+    when the store is on another game or round."""
+    current = store.current_game()
+    game = table.game
+    if current is None:
+        return _after_the_end(table, store, now)
+    if game is None or game.id != current["id"] or game.phase == "finished":
+        return None
+    if current["round"] == game.round + 1:  # scored: the next round began
+        table = _step(table, RoundScored(now, engine=current["engine"]))
+    game = table.game
+    if game is None or current["round"] != game.round:
+        return None
+    ended = _round_end(table, current, now)
+    engine = current["engine"]
+    if ended is not None and ended.game is not None and engine not in (None, ended.game.engine):
+        ended = _step(ended, EngineSet(engine, now, BY))
+    return ended
+
+
+def _after_the_end(table: Table, store: Store, now: float) -> Table | None:
+    """No game to resume: the table's game, finished, if the store finished it."""
+    game = table.game
+    if game is None or game.phase == "finished":
+        return table
+    try:
+        stored = store.get_game(game.id)
+    except Exception:  # the store does not know it: no game on the table
+        return None
+    if not stored["finished"]:
+        return None  # abandoned: never resumed on its own
+    last = game.phase == "round-over" and game.round >= game.rounds
+    return _step(table, RoundScored(now) if last else GameEnded(now))
+
+
+def _round_end(table: Table, current: dict[str, Any], now: float) -> Table | None:
+    """The round's end as the store has it: recorded (went out, blocked) or reopened."""
+    game = table.game
+    assert game is not None
+    rounds = current["rounds"]
+    stored = rounds[-1] if rounds else {}
+    went_out, blocked = stored.get("went_out"), stored.get("blocked")
+    over = game.phase == "round-over"
+    if (went_out or blocked) and not over:
+        if went_out in game.players:
+            slot = game.seats[game.players.index(went_out)]
+            ended, effects = turns.round_over(table, slot, now)
+            return undo.record(table, ended, effects)  # so an undo can take it back
+        return _step(table, RoundBlocked(now))
+    if over and not (went_out or blocked):  # an undo reopened it
+        table = _step(table, UndoRequested(now, BY))
+        return None if table.game is None or table.game.phase == "round-over" else table
+    return table
+
+
+def _step(table: Table, event: Event) -> Table:
+    return core.apply(table, event)[0]
+
+
+def _markers(table: Table) -> tuple[bool, ...]:
+    return tuple(table.marker(slot) for slot in SLOTS)
+
+
+def describe(table: Table) -> str:
+    """The table in a few words, for the log."""
+    game = table.game
+    if game is None:
+        return "no game"
+    public = [s for s in SLOTS if table.public(s)]
+    doubles = [d.slot for d in table.doubles]
+    return (f"game {game.id} round {game.round} {game.phase}, turn {table.turn}, "
+            f"public {public}, doubles {doubles}")
+
+
+def differences(markers: tuple[bool, ...], read: tuple[bool, ...]) -> list[str]:
+    """Each slot where the sensors read otherwise than the rebuilt table, logged: the
+    sensor wins (the caller applies the reading)."""
+    found = []
+    for slot, (had, has) in enumerate(zip(markers, read, strict=True), 1):
+        if had != has:
+            line = (f"slot {slot}: marker {_on(had)} in the journal, {_on(has)} on the "
+                    "sensor; the sensor wins")
+            log.warning("journal: %s", line)
+            found.append(line)
+    return found
+
+
+def _on(present: bool) -> str:
+    return "on" if present else "off"
+
+
+class VirtualMarkers(Protocol):
+    """The sim backend's simulated sensors (:class:`hub.io.pins.SimPins`)."""
+
+    def marker(self, slot: int, present: bool) -> None:
+        """Put a marker on ``slot``'s sensor, or take it off."""
+
+    def marker_present(self, slot: int) -> bool:
+        """What ``slot``'s simulated sensor reads."""
+
+
+def put_back(sim: VirtualMarkers, markers: tuple[bool, ...]) -> None:
+    """The sim backend's markers are where the journal left them: a real table's
+    magnets stay on the hub while it restarts, the virtual ones died with the process."""
+    for slot, present in enumerate(markers, 1):
+        if sim.marker_present(slot) != present:
+            sim.marker(slot, present)

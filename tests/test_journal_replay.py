@@ -1,0 +1,327 @@
+"""After a crash the hub rebuilds the exact in-round table from the journal: replayed
+through the pure core without a sound, settled into the new process's clock (nothing
+held or moving across the crash fires), caught up with a store that got further than
+the journal, and reconciled with the magnets (each difference logged). Undo still
+works. Hubs here run on fake clocks without their loop thread; a "crash" abandons a
+hub without stopping it."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from hub import core
+from hub.app import Hub
+from hub.clock import FakeClock
+from hub.config import load
+from hub.io.pins import SimPins
+from hub.io.sound import RecordingPlayer
+from hub.journal import FILE_NAME
+from scorer.setup import check_setup
+
+PLAYERS = ["Ann", "Bob", "Cid"]
+SEATS = [1, 3, 5]
+TAP, HOLD, LONG = 0.2, 1.5, 3.5
+
+
+class Table:
+    """Hubs one after another on one state directory, each on its own mock pins and
+    fake clock (``start``: its monotonic epoch), like restarts of one hub."""
+
+    def __init__(self, tmp_path, backend="sim"):
+        self.state = tmp_path / "state"
+        self.backend = backend
+        self.hub: Hub | None = None
+        self.pins: SimPins | None = None
+
+    def start(self, clock_start=1000.0, magnets=()) -> Hub:
+        config = load(None, {"hub": {"backend": self.backend, "state_dir": str(self.state)}})
+        factory = MockFactory()
+        hub = Hub(config, clock=FakeClock(clock_start), pin_factory=factory,
+                  sound=RecordingPlayer())
+        pins = config["pins"]
+        self.pins = hub.sim or SimPins(factory, pins["buttons"], pins["markers"],
+                                       pins["centre"])
+        for slot in magnets:  # moved onto the hub while it was down
+            self.pins.marker(slot, True)
+        hub.start(threaded=False)
+        self.hub = hub
+        return hub
+
+    def crash(self) -> None:
+        """Abandon the hub as SIGKILL would: nothing is stopped in order."""
+        hub = self.hub
+        assert hub is not None
+        hub.journal.journal.close()
+        if hub.backups is not None:
+            hub.backups.stop()
+        hub.inputs.close()
+        hub.store.close()
+        self.hub = None
+
+    def stop(self) -> None:
+        if self.hub is not None:
+            self.hub.stop()
+
+    def wait(self, seconds: float) -> None:
+        assert self.hub is not None
+        self.hub.clock.advance(seconds)  # type: ignore[attr-defined]
+        self.hub.loop.drain()
+
+    def press(self, slot: int, seconds: float = TAP, release: bool = True) -> None:
+        assert self.pins is not None
+        self.pins.button(slot, True)
+        self.wait(seconds)
+        if release:
+            self.pins.button(slot, False)
+            self.wait(0.1)
+
+    def marker(self, slot: int, present: bool, settle: bool = True) -> None:
+        assert self.pins is not None
+        self.pins.marker(slot, present)
+        self.wait(0.2 if settle else 0.01)
+
+    def view(self) -> dict:
+        assert self.hub is not None
+        return core.snapshot(self.hub.loop.table, self.backend)
+
+    def new_game(self, rules: str = "consensus") -> int:
+        assert self.hub is not None
+        setup = {"players": PLAYERS, "seats": SEATS, "mexican_slot": 8, "first": 1,
+                 "rules": rules, "set": 9}
+        return self.hub.games.new_game(check_setup(setup))[0]
+
+    def journal_copy(self) -> bytes:
+        return (self.state / FILE_NAME).read_bytes()
+
+    def journal_back(self, saved: bytes) -> None:
+        """The journal as it was: its later batches never reached the disk."""
+        (self.state / FILE_NAME).write_bytes(saved)
+
+
+@pytest.fixture
+def table(tmp_path):
+    t = Table(tmp_path)
+    yield t
+    t.stop()
+
+
+def played_round(table: Table) -> list[dict]:
+    """Ann plays, Bob a double on his train, Cid covers it, Ann's marker goes down."""
+    views = [table.view()]
+    for action in [lambda: table.press(1), lambda: table.press(3, HOLD),
+                   lambda: table.press(5), lambda: table.marker(1, True)]:
+        action()
+        views.append(table.view())
+    return views
+
+
+def test_the_exact_table_comes_back_without_a_sound_and_undo_walks_back(table):
+    table.start()
+    table.new_game()
+    views = played_round(table)
+    assert views[-1]["turn"] == 3 and views[-1]["slots"][0]["public"]
+    assert views[2]["double"] is not None
+    table.crash()
+
+    hub = table.start(clock_start=5.0)  # after a power cut the clock starts near zero
+    assert table.view() == views[-1]
+    assert hub.sound.played == []  # type: ignore[attr-defined]
+    by_count = {v["undo"]: v for v in views}  # the view after each table action
+    assert views[-1]["undo"] >= 2
+    for count in range(views[-1]["undo"] - 1, -1, -1):
+        hub.games.undo()
+        assert play_of(table.view()) == play_of(by_count[count])
+    assert hub.sound.played == ["turn_back"] * views[-1]["undo"]  # type: ignore[attr-defined]
+
+
+def play_of(view: dict) -> dict:
+    """A snapshot without the inputs: what an undo puts back."""
+    return {k: v for k, v in view.items() if k != "slots"}
+
+
+def test_a_press_or_a_marker_moving_across_the_crash_does_nothing(table):
+    table.start()
+    table.new_game()
+    table.press(1)
+    before = table.view()
+    table.press(3, 2.5, release=False)  # Bob holds his slot: long hold due at 3 s
+    table.marker(5, True, settle=False)  # Cid's marker: still in its flicker window
+    table.crash()
+
+    table.start(clock_start=1_000_000.0)  # or the same boot, later
+    table.wait(10.0)  # no long hold fires, no marker settles
+    assert table.view() == before
+    table.press(3)  # the hub reads the next press as usual
+    assert table.view()["turn"] == 5
+
+
+def test_no_last_tile_call_spans_a_restart(table):
+    table.start()
+    table.new_game()
+    table.press(1)  # Ann's turn ends; a second tap within 0.6 s would call her last tile
+    table.crash()
+    table.start(clock_start=1.0)
+    table.press(1)  # Ann's tap now: not a call (it is Bob's turn: refused)
+    view = table.view()
+    assert view["one_tile"] == [] and view["turn"] == 3
+    assert table.hub.sound.played == ["nope"]  # type: ignore[union-attr]
+
+
+def test_the_magnets_are_the_truth_and_each_difference_is_logged(tmp_path, caplog):
+    table = Table(tmp_path, backend="gpio")
+    try:
+        table.start()
+        table.new_game()
+        table.press(1)
+        table.marker(3, True)  # Bob's train public; his turn ended on it
+        before = table.view()
+        table.crash()
+        with caplog.at_level(logging.WARNING, "hub.journal"):
+            table.start(magnets=[5])  # Bob's marker lifted, Cid's put down meanwhile
+        after = table.view()
+    finally:
+        table.stop()
+    assert "slot 3: marker on in the journal, off on the sensor" in caplog.text
+    assert "slot 5: marker off in the journal, on on the sensor" in caplog.text
+    assert caplog.text.count("the sensor wins") == 2
+    assert [s["public"] for s in after["slots"]][2:5] == [False, False, True]
+    assert after["turn"] == before["turn"]  # a reading moves no turn
+
+
+def test_a_virtual_table_keeps_its_markers(table):
+    hub = table.start()
+    table.new_game()
+    table.marker(3, True)
+    table.crash()
+    hub = table.start()
+    assert hub.sim is not None and hub.sim.marker_present(3)
+    assert table.view()["slots"][2]["public"]
+
+
+def test_no_journal_starts_from_the_store_as_before(table):
+    table.start()
+    game_id = table.new_game()
+    table.press(1)
+    table.crash()
+    (table.state / FILE_NAME).unlink()
+    table.start()
+    view = table.view()
+    assert view["game"]["id"] == game_id and view["turn"] == 1  # the round's start
+
+
+def test_a_damaged_checkpoint_starts_from_the_store(table, caplog):
+    table.start()
+    table.new_game()
+    table.press(1)
+    table.crash()
+    path = table.state / FILE_NAME
+    path.write_bytes(b"00000000 {}\n" + path.read_bytes())
+    with caplog.at_level(logging.WARNING, "hub.journal"):
+        table.start()
+    assert "line 1 of" in caplog.text and table.view()["turn"] == 1
+
+
+# --- the store got further than the journal ---------------------------------------------
+
+def finish_round_1(table: Table) -> None:
+    table.press(1)
+    table.press(3, LONG)  # Bob went out
+
+
+def test_a_round_ended_in_the_store_but_not_in_the_journal(table):
+    table.start()
+    table.new_game()
+    table.press(1)
+    saved = table.journal_copy()
+    table.press(3, LONG)
+    live = table.view()
+    assert live["game"]["phase"] == "round-over"
+    table.crash()
+    table.journal_back(saved)
+    table.start()
+    assert table.view() == live
+
+
+def test_a_scored_round_the_journal_missed(table):
+    hub = table.start()
+    game_id = table.new_game()
+    finish_round_1(table)
+    saved = table.journal_copy()
+    hub.games.score_round(game_id, 1, points={"Ann": 4, "Bob": 0, "Cid": 7})
+    live = table.view()
+    assert live["game"]["round"] == 2
+    table.crash()
+    table.journal_back(saved)
+    table.start()
+    assert table.view() == live
+
+
+def test_an_undone_round_end_the_journal_missed(table):
+    hub = table.start()
+    table.new_game()
+    finish_round_1(table)
+    saved = table.journal_copy()
+    hub.games.undo()
+    live = table.view()
+    assert live["game"]["phase"] == "first-turn"  # Bob's long hold taken back
+    table.crash()
+    table.journal_back(saved)
+    table.start()
+    view = table.view()
+    assert view == live
+
+
+def test_an_engine_named_after_the_journal(table):
+    hub = table.start()
+    game_id = table.new_game(rules="aces")
+    saved = table.journal_copy()
+    hub.games.set_engine(game_id, 1, 7)
+    live = table.view()
+    assert live["game"]["engine"] == 7
+    table.crash()
+    table.journal_back(saved)
+    table.start()
+    assert table.view() == live
+
+
+def test_a_game_ended_after_the_journal_shows_finished(table):
+    hub = table.start()
+    game_id = table.new_game()
+    finish_round_1(table)
+    hub.games.score_round(game_id, 1, points={"Ann": 4, "Bob": 0, "Cid": 7})
+    saved = table.journal_copy()
+    hub.games.end_game(game_id)
+    live = table.view()
+    table.crash()
+    table.journal_back(saved)
+    table.start()
+    assert table.view() == live and live["game"]["phase"] == "finished"
+
+
+def test_a_new_game_the_journal_missed_starts_from_the_store(table, tmp_path):
+    hub = table.start()
+    game_id = table.new_game()
+    finish_round_1(table)
+    hub.games.score_round(game_id, 1, points={"Ann": 4, "Bob": 0, "Cid": 7})
+    hub.games.end_game(game_id)
+    saved = table.journal_copy()
+    second = table.new_game()
+    live = table.view()
+    table.crash()
+    table.journal_back(saved)
+    table.start()
+    assert table.view() == live and live["game"]["id"] == second
+
+
+def test_a_clean_stop_keeps_the_table_too(table, tmp_path):
+    table.start()
+    table.new_game()
+    views = played_round(table)
+    table.stop()
+    shutil.copy(table.state / FILE_NAME, tmp_path / "copy")
+    table.start()
+    assert table.view() == views[-1]

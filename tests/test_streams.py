@@ -1,0 +1,89 @@
+"""The live-stream thread alone, on socket pairs: capacity, the snapshot first, only the
+news asked for, a phone that falls too far behind, and waiting answers."""
+
+from __future__ import annotations
+
+import socket
+from concurrent.futures import Future
+
+import pytest
+
+import hub.streams as streams
+from hub.streams import LiveStreams
+from tests.test_capacity import eventually
+
+
+@pytest.fixture
+def live():
+    snapshot = {"turn": 1}
+    hub = LiveStreams(2, lambda: snapshot)
+    hub.start()
+    yield hub
+    hub.close()
+
+
+def phone(live: LiveStreams) -> socket.socket:
+    """A stream handed over to ``live``; the phone's end of it."""
+    ours, theirs = socket.socketpair()
+    theirs.settimeout(10)
+    assert live.reserve()
+    live.adopt_stream(ours, b"HEAD\r\n\r\n", ["state", "sound"])
+    return theirs
+
+
+def read_until(sock: socket.socket, marker: bytes) -> bytes:
+    seen = b""
+    while marker not in seen:
+        chunk = sock.recv(65536)
+        assert chunk, f"closed before {marker!r}: {seen!r}"
+        seen += chunk
+    return seen
+
+
+def test_a_stream_starts_with_the_snapshot_then_hears_what_it_asked_for(live):
+    sock = phone(live)
+    first = read_until(sock, b'"turn":1}\n\n')
+    assert first.startswith(b"HEAD\r\n\r\nretry: 2000\n\nevent: state\n")
+    live.offer("game", {"id": 1})  # not asked for
+    live.offer("sound", {"name": "choo"})
+    assert b"game" not in read_until(sock, b'event: sound\ndata: {"name":"choo"}\n\n')
+    sock.close()
+
+
+def test_capacity_is_taken_and_given_back(live):
+    first, second = phone(live), phone(live)
+    assert not live.reserve()  # both places taken
+    read_until(first, b"\n\n")
+    first.close()  # the phone goes: the thread sees its end close and frees the place
+
+    def freed() -> bool:
+        if live.reserve():
+            live.release()
+            return True
+        return False
+
+    assert eventually(freed)
+    second.close()
+
+
+def test_a_phone_far_behind_is_dropped(live, monkeypatch):
+    monkeypatch.setattr(streams, "MOST_UNSENT", 64 * 1024)
+    sock = phone(live)  # and it reads nothing for now
+    for i in range(3000):  # sounds are all kept, unlike states: the backlog grows
+        live.offer("sound", {"name": "x" * 200, "i": i})
+    data = b""
+    while chunk := sock.recv(65536):  # what the kernel held, then the end
+        data += chunk
+    assert b'"i":2999' not in data
+    sock.close()
+
+
+def test_an_answer_is_sent_when_its_future_resolves_then_the_socket_closes(live):
+    ours, theirs = socket.socketpair()
+    theirs.settimeout(10)
+    future: Future[int] = Future()
+    live.adopt_answer(ours, future, lambda done: b"ANSWER %d" % done.result())
+    future.set_result(7)
+    assert read_until(theirs, b"7") == b"ANSWER 7"
+    assert theirs.recv(100) == b""  # half-closed after the answer
+    theirs.close()
