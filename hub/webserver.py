@@ -4,7 +4,7 @@ Waitress reads each request whole on its main (selector) thread, so a phone send
 slowly holds no worker; a worker thread runs the Flask handler; the answer is written
 back from the selector thread, so a phone reading slowly holds none either. What
 used to hold a worker is handed over: a handler asks ``environ[LIVE_SERVER]`` (see
-:class:`web.service.LiveServer`) to serve its answer as a live stream, or to send it
+:class:`web.service.ServerTakeover`) to serve its answer as a live stream, or to send it
 once a future resolves, and the connection moves to :class:`hub.streams.LiveStreams`
 once waitress has written everything before it. Limits on top of waitress's:
 

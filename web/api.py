@@ -11,7 +11,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from web.errors import abort, error_response
 from web.inputs import SLOT, BadInput, parse_body, query_whole
-from web.service import LIVE_SERVER, HubService, LiveServer
+from web.service import LIVE_SERVER, HubService, ServerTakeover
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -56,9 +56,9 @@ def _sse(kind: str, payload: object) -> str:
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
-def live_server() -> LiveServer | None:
+def live_server() -> ServerTakeover | None:
     """The web server's offer to serve this answer off the worker thread, if it has one."""
-    return cast("LiveServer | None", request.environ.get(LIVE_SERVER))
+    return cast("ServerTakeover | None", request.environ.get(LIVE_SERVER))
 
 
 @bp.get("/events")
@@ -66,7 +66,7 @@ def events() -> Response:
     """Server-Sent Events: the snapshot first, then ``state``, ``sound`` and ``game``.
 
     The hub's server takes the stream over from the worker thread (web/service.py,
-    ``LiveServer``); beyond its capacity the phone gets a 503 with ``Retry-After`` and
+    ``ServerTakeover``); beyond its capacity the phone gets a 503 with ``Retry-After`` and
     its page polls ``GET /api/state`` meanwhile. Without such a server (the test
     client) the stream runs on the request's thread.
     """

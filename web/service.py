@@ -66,7 +66,7 @@ def field_of(exc: Exception) -> str | None:
 LIVE_SERVER = "mtrain.live"
 
 
-class LiveServer(Protocol):
+class ServerTakeover(Protocol):
     """What the web server offers a handler in ``environ[LIVE_SERVER]``: to serve the
     answer off the worker thread, once the handler has returned (its status and headers
     are kept, its body is not sent)."""
