@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hub.io.sound import check_quiet_mode, check_volume
+from scorer.errors import FieldError
 from scorer.store import StorageFault
 
 log = logging.getLogger("hub.settings")
@@ -19,13 +20,9 @@ log = logging.getLogger("hub.settings")
 KEYS = ("volume", "quiet", "turn_chime", "brightness")
 
 
-class SettingsError(ValueError):
+class SettingsError(FieldError):
     """A setting's value is not allowed; the message names the key, and ``field`` is
     that key (None when the change as a whole is wrong)."""
-
-    def __init__(self, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        self.field = field
 
 
 def check(changes: object) -> dict[str, Any]:

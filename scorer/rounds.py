@@ -14,19 +14,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from scorer.errors import FieldError
 from scorer.tiles import check_set_max
 
 
-class RoundError(ValueError):
+class RoundError(FieldError):
     """Round points or a schedule that cannot be accepted; the message says why.
 
     ``field``, when given, is the request body path at fault (``points.Ann``).
     """
-
-    def __init__(self, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        if field is not None:
-            self.field = field
 
 
 def round_schedule(set_max: int, rounds: int | None = None) -> tuple[int, ...]:

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from scorer import games
+from scorer.errors import FieldError
 from scorer.games import GameRecord, RoundChange, RoundRecord
 from scorer.setup import GameSetup
 
@@ -26,16 +27,11 @@ ROUNDS = ("SELECT round, engine, went_out, blocked, finished FROM rounds"
 SCORES = "SELECT round, player, points FROM scores WHERE game_id = ?"
 
 
-class StoreError(ValueError):
+class StoreError(FieldError):
     """Input the store refuses (nothing was changed); the message says what and why.
 
     ``field``, when given, is the request body path at fault (``points.Ann``).
     """
-
-    def __init__(self, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        if field is not None:
-            self.field = field
 
 
 class GameNotFound(StoreError):

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from scorer.deal import default_set
+from scorer.errors import FieldError
 from scorer.names import BadName, clash_message, clean, first_clash
 from scorer.profiles import DEFAULT_RULES, HUB_PLAYERS, OPTIONS, PROFILES, SETS
 from scorer.rounds import round_schedule
@@ -23,15 +24,11 @@ MAX_SEEN = 16  # names checked one by one; a longer list is refused for its leng
 FIELDS = ("players", "rules", "seats", "mexican_slot", "first", "set", "rounds", "options")
 
 
-class SetupError(ValueError):
+class SetupError(FieldError):
     """A set-up that cannot start a game; ``field`` names the body's field at fault.
 
     The message starts with that field (``"players: two players have the same name"``).
     """
-
-    def __init__(self, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        self.field = field
 
 
 def _refuse(field: str, why: str) -> SetupError:

@@ -18,22 +18,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from scorer.errors import FieldError
 from scorer.profiles import DOUBLE_BLANK_VALUES, SETS
 
 MIN_SET = SETS[0]
 MAX_SET = SETS[-1]
 
 
-class TileError(ValueError):
+class TileError(FieldError):
     """A tile, a hand or a set that cannot be scored; the message says which and why.
 
     ``field``, when given, is the request body path at fault (``tiles.Ann``).
     """
-
-    def __init__(self, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        if field is not None:
-            self.field = field
 
 
 @dataclass(frozen=True, order=True)
