@@ -22,6 +22,7 @@ from __future__ import annotations
 import select
 import threading
 import time
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from waitress import wasyncore
@@ -29,6 +30,7 @@ from waitress.channel import HTTPChannel
 
 RESCAN_S = 1.0  # every resting connection is asked again at least this often
 _READING, _WRITING = select.EPOLLIN | select.EPOLLPRI, select.EPOLLOUT
+_NOTHING: frozenset[int] = frozenset()  # what take() returns when nothing happened
 
 
 class SocketMap(dict[int, Any]):
@@ -61,8 +63,10 @@ class SocketMap(dict[int, Any]):
         """Whether anything came, went or was touched since the last :meth:`take`."""
         return bool(self._came or self._went or self._touched)
 
-    def take(self) -> tuple[set[int], set[int]]:
+    def take(self) -> tuple[AbstractSet[int], AbstractSet[int]]:
         """What went, and what came or was touched, since the last call."""
+        if not self.changed():  # the usual round: nothing to allocate
+            return _NOTHING, _NOTHING
         with self._lock:
             went, came = self._went, self._came | self._touched
             self._went, self._came, self._touched = set(), set(), set()
@@ -99,8 +103,9 @@ class EpollLoop:
         try:
             while self.map:
                 ask = self.busy | woken
-                if time.monotonic() >= next_full:
-                    ask, next_full = set(self.map), time.monotonic() + RESCAN_S
+                now = time.monotonic()
+                if now >= next_full:
+                    ask, next_full = set(self.map), now + RESCAN_S
                 while ask or self.map.changed():  # asking may touch others (room made)
                     went, came = self.map.take()
                     self._forget_gone(went)
@@ -110,7 +115,7 @@ class EpollLoop:
         finally:
             self.poller.close()
 
-    def _forget_gone(self, went: set[int]) -> None:
+    def _forget_gone(self, went: AbstractSet[int]) -> None:
         for fd in went:
             entry = self.known.get(fd)
             if entry is not None and self.map.get(fd) is not entry[0]:

@@ -204,7 +204,7 @@ def _render(done: Future[Any], version: str, status: str,
     return _head(version, status, headers, len(body)) + body
 
 
-class LiveServer(TcpWSGIServer):
+class HandoverServer(TcpWSGIServer):
     """Waitress's TCP server with the hand-over, the request deadline and room-making."""
 
     channel_class = LiveChannel
@@ -239,7 +239,7 @@ class LiveServer(TcpWSGIServer):
                 touch(channel)  # a resting connection is not asked every round
 
 
-def _channels(server: LiveServer) -> list[Any]:
+def _channels(server: HandoverServer) -> list[Any]:
     """The server's open connections (waitress's ``active_channels``, untyped)."""
     return list(cast(Any, server).active_channels.values())
 
@@ -267,10 +267,10 @@ def make_server(app: Any, host: str, port: int, most_threads: int, idle_threads:
     adj = Adjustments(host=host, port=port, threads=most_threads, **settings)
     dispatcher = ElasticDispatcher(idle_threads, most_threads)
     live = LiveStreams(streams, snapshot or (lambda: None))
-    servers: list[LiveServer] = []
+    servers: list[HandoverServer] = []
     socket_map = SocketMap()
     for sockinfo in adj.listen:
-        server = LiveServer(app, socket_map, dispatcher=dispatcher, adj=adj,
+        server = HandoverServer(app, socket_map, dispatcher=dispatcher, adj=adj,
                             sockinfo=cast(Any, sockinfo))
         server.live = live
         servers.append(server)

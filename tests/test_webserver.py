@@ -85,12 +85,11 @@ def hello(environ: Any, start_response: Any) -> list[bytes]:
     return [b"ok"]
 
 
-@pytest.fixture
-def served(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+def serve(monkeypatch: pytest.MonkeyPatch, idle_s: int) -> Iterator[Any]:
     """The hub's web server around a one-line app, its loop's backstop round turned
-    off (an hour), idle connections closed after 1 s."""
+    off (an hour), idle connections closed after ``idle_s``."""
     monkeypatch.setattr(webloop, "RESCAN_S", 3600.0)
-    server = webserver.make_server(hello, "127.0.0.1", 0, 4, channel_timeout=1,
+    server = webserver.make_server(hello, "127.0.0.1", 0, 4, channel_timeout=idle_s,
                                    cleanup_interval=1)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -98,6 +97,18 @@ def served(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     yield server
     server.close()
     thread.join(10)
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Idle connections closed after 60 s (never during a test)."""
+    yield from serve(monkeypatch, idle_s=60)
+
+
+@pytest.fixture
+def served_briefly(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Idle connections closed after 1 s."""
+    yield from serve(monkeypatch, idle_s=1)
 
 
 def connect(server: Any) -> socket.socket:
@@ -164,7 +175,8 @@ def test_a_resting_connection_that_closes_is_forgotten(served):
     assert eventually(lambda: fd not in served.server._map and fd not in served.loop.known)
 
 
-def test_the_idle_timeout_still_closes_a_resting_connection(served):
+def test_the_idle_timeout_still_closes_a_resting_connection(served_briefly):
+    served = served_briefly
     sock = connect(served)
     fd = server_fd(served, sock)
     assert eventually(lambda: resting(served, fd))
