@@ -343,8 +343,8 @@ class Hub:
         return HubWebService(self)
 
     def stop_server(self) -> None:
-        """End the live streams, then close the web server if it runs (waitress waits
-        up to 5 s for request threads; an open SSE stream would hold it that long)."""
+        """End the live streams, then close the web server if it runs (no stream holds a
+        request thread: they are closed on their own thread, see hub/streams.py)."""
         self.broadcaster.close()
         if self._server is not None:
             self._server.close()

@@ -13,7 +13,9 @@ once waitress has written everything before it. Limits on top of waitress's:
 - when every connection is taken, the least recently active idle ones are closed to
   make room, so a crowd of idle connections can never lock the API out;
 - :class:`ElasticDispatcher` starts ``idle`` workers and grows to ``most`` only
-  while requests would wait.
+  while requests would wait;
+- the selector loop (:mod:`hub.webloop`) asks only the connections that may have
+  changed, so resting idle connections cost it nothing per round.
 """
 
 from __future__ import annotations
@@ -21,19 +23,18 @@ from __future__ import annotations
 import json
 import logging
 import resource
-import select
 import socket
 import time
 from concurrent.futures import Future
 from typing import Any, cast
 
-from waitress import wasyncore
 from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
 from waitress.server import MultiSocketServer, TcpWSGIServer
 from waitress.task import ThreadedTaskDispatcher, WSGITask
 
 from hub.streams import LiveStreams
+from hub.webloop import EpollLoop, SocketMap, touch
 from web.service import LIVE_SERVER
 
 log = logging.getLogger("hub.webserver")
@@ -153,6 +154,13 @@ class LiveChannel(HTTPChannel):
                 return
         handover.cancel()  # the phone is gone already
 
+    def service(self) -> None:
+        """On a worker: serve, then have the selector loop ask this connection again."""
+        try:
+            super().service()
+        finally:
+            touch(self)
+
     def received(self, data: bytes) -> Any:
         """Note when a request starts arriving (slow senders are cut off)."""
         if self.request is None and data:
@@ -196,7 +204,7 @@ def _render(done: Future[Any], version: str, status: str,
     return _head(version, status, headers, len(body)) + body
 
 
-class LiveServer(TcpWSGIServer):
+class HandoverServer(TcpWSGIServer):
     """Waitress's TCP server with the hand-over, the request deadline and room-making."""
 
     channel_class = LiveChannel
@@ -215,6 +223,7 @@ class LiveServer(TcpWSGIServer):
         closing = idle[:max(1, self.adj.connection_limit // 16)]
         for channel in closing:  # closed by the selector loop itself, next time round
             channel.will_close = True
+            touch(channel)
         if closing:
             log.info("all %d connections taken: closing the %d least active idle ones",
                      self.adj.connection_limit, len(closing))
@@ -226,49 +235,11 @@ class LiveServer(TcpWSGIServer):
         for channel in _channels(self):
             if channel.request_since and channel.request_since < late and not channel.requests:
                 channel.will_close = True
+            if channel.will_close:
+                touch(channel)  # a resting connection is not asked every round
 
 
-def epoll_loop(socket_map: dict[int, Any], timeout: float) -> None:
-    """Waitress's selector loop on one lasting epoll: each round asks every connection
-    what it waits for, as waitress does, but tells the kernel only what changed
-    (waitress's own loop registers every connection anew each round)."""
-    poller = select.epoll()
-    known: dict[int, tuple[Any, int]] = {}  # fd: (the connection, its flags)
-    reading, writing = select.EPOLLIN | select.EPOLLPRI, select.EPOLLOUT
-    lookup, register, modify = known.get, poller.register, poller.modify
-    try:
-        while socket_map:
-            for fd, obj in list(socket_map.items()):  # ~1 µs per connection and round
-                flags = reading if obj.readable() else 0
-                if obj.writable() and not obj.accepting:
-                    flags |= writing
-                entry = lookup(fd)
-                if entry is None or entry[0] is not obj:  # new, or a reused number
-                    _forget(poller, fd)
-                    register(fd, flags)
-                    known[fd] = (obj, flags)
-                elif entry[1] != flags:
-                    modify(fd, flags)
-                    known[fd] = (obj, flags)
-            for fd in known.keys() - socket_map.keys():  # closed, or handed over: forget
-                _forget(poller, fd)
-                del known[fd]
-            for fd, flags in poller.poll(timeout):
-                obj = socket_map.get(fd)
-                if obj is not None:
-                    wasyncore.readwrite(obj, flags)
-    finally:
-        poller.close()
-
-
-def _forget(poller: Any, fd: int) -> None:
-    try:
-        poller.unregister(fd)
-    except OSError:  # closed already (the kernel forgot it) or never registered
-        pass
-
-
-def _channels(server: LiveServer) -> list[Any]:
+def _channels(server: HandoverServer) -> list[Any]:
     """The server's open connections (waitress's ``active_channels``, untyped)."""
     return list(cast(Any, server).active_channels.values())
 
@@ -296,10 +267,10 @@ def make_server(app: Any, host: str, port: int, most_threads: int, idle_threads:
     adj = Adjustments(host=host, port=port, threads=most_threads, **settings)
     dispatcher = ElasticDispatcher(idle_threads, most_threads)
     live = LiveStreams(streams, snapshot or (lambda: None))
-    servers: list[LiveServer] = []
-    socket_map: dict[int, Any] = {}
+    servers: list[HandoverServer] = []
+    socket_map = SocketMap()
     for sockinfo in adj.listen:
-        server = LiveServer(app, socket_map, dispatcher=dispatcher, adj=adj,
+        server = HandoverServer(app, socket_map, dispatcher=dispatcher, adj=adj,
                             sockinfo=cast(Any, sockinfo))
         server.live = live
         servers.append(server)
@@ -319,6 +290,7 @@ class _Served:
         self.server = server
         self.live = live
         self._news = news
+        self.loop: EpollLoop | None = None  # the selector loop, once running
 
     @property
     def effective_port(self) -> int:
@@ -328,12 +300,13 @@ class _Served:
         return int(self.server.effective_port)
 
     def run(self) -> None:
-        """Serve until closed (waitress's ``run``, on :func:`epoll_loop`)."""
+        """Serve until closed (waitress's ``run``, on :class:`hub.webloop.EpollLoop`)."""
         server: Any = self.server
         multi = isinstance(self.server, MultiSocketServer)
-        socket_map = cast(dict[int, Any], server.map if multi else server._map)
+        socket_map = cast(SocketMap, server.map if multi else server._map)
         try:
-            epoll_loop(socket_map, server.adj.asyncore_loop_timeout)
+            self.loop = EpollLoop(socket_map, server.adj.asyncore_loop_timeout)
+            self.loop.run()
         except (SystemExit, KeyboardInterrupt):
             server.task_dispatcher.shutdown()
 

@@ -1,11 +1,19 @@
-"""The web server's worker pool: a few threads idle, more while phones listen, and back."""
+"""The web server: its worker pool (a few threads idle, more while phones listen, and
+back) and its selector loop, which leaves resting connections alone until they stir."""
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import Any
 
+import pytest
+
+import hub.webloop as webloop
+import hub.webserver as webserver
+from hub.webloop import SocketMap
 from hub.webserver import ElasticDispatcher
 
 
@@ -67,3 +75,125 @@ def test_the_pool_never_exceeds_its_most():
     finally:
         release.set()
         pool.shutdown(timeout=5)
+
+
+# --- the selector loop: resting connections are not asked every round -------------------
+
+
+def hello(environ: Any, start_response: Any) -> list[bytes]:
+    start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", "2")])
+    return [b"ok"]
+
+
+def serve(monkeypatch: pytest.MonkeyPatch, idle_s: int) -> Iterator[Any]:
+    """The hub's web server around a one-line app, its loop's backstop round turned
+    off (an hour), idle connections closed after ``idle_s``."""
+    monkeypatch.setattr(webloop, "RESCAN_S", 3600.0)
+    server = webserver.make_server(hello, "127.0.0.1", 0, 4, channel_timeout=idle_s,
+                                   cleanup_interval=1)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    assert eventually(lambda: server.loop is not None)
+    yield server
+    server.close()
+    thread.join(10)
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Idle connections closed after 60 s (never during a test)."""
+    yield from serve(monkeypatch, idle_s=60)
+
+
+@pytest.fixture
+def served_briefly(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Idle connections closed after 1 s."""
+    yield from serve(monkeypatch, idle_s=1)
+
+
+def connect(server: Any) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", server.effective_port), timeout=10)
+    return sock
+
+
+def server_fd(server: Any, sock: socket.socket) -> int:
+    """The hub's descriptor for the connection whose phone end is ``sock``."""
+    phone = sock.getsockname()
+    found: list[int] = []
+
+    def accepted() -> bool:
+        found[:] = [fd for fd, obj in list(server.server._map.items())
+                    if getattr(obj, "addr", None) == phone]
+        return bool(found)
+
+    assert eventually(accepted)
+    return found[0]
+
+
+def resting(server: Any, fd: int) -> bool:
+    """Whether the loop knows ``fd`` and has stopped asking it every round."""
+    return fd in server.loop.known and fd not in server.loop.busy
+
+
+def ask(sock: socket.socket) -> bytes:
+    sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    answer = b""
+    while not answer.endswith(b"ok"):
+        chunk = sock.recv(4096)
+        assert chunk, answer
+        answer += chunk
+    return answer
+
+
+def test_a_resting_connection_is_not_asked_while_others_are_served(served):
+    crowd = [connect(served) for _ in range(50)]
+    assert eventually(lambda: all(resting(served, server_fd(served, s)) for s in crowd))
+    phone = connect(served)
+    before = served.loop.asked
+    for _ in range(20):
+        assert ask(phone).startswith(b"HTTP/1.1 200")
+    assert served.loop.asked - before < 20 * 50  # asking all 50 each round would exceed it
+    for sock in crowd + [phone]:
+        sock.close()
+
+
+def test_a_resting_connection_that_sends_a_request_later_is_answered(served):
+    sock = connect(served)
+    fd = server_fd(served, sock)
+    assert eventually(lambda: resting(served, fd))
+    assert ask(sock).startswith(b"HTTP/1.1 200")
+    assert eventually(lambda: resting(served, fd))  # served, and resting again
+    assert ask(sock).startswith(b"HTTP/1.1 200")
+    sock.close()
+
+
+def test_a_resting_connection_that_closes_is_forgotten(served):
+    sock = connect(served)
+    fd = server_fd(served, sock)
+    assert eventually(lambda: resting(served, fd))
+    sock.close()
+    assert eventually(lambda: fd not in served.server._map and fd not in served.loop.known)
+
+
+def test_the_idle_timeout_still_closes_a_resting_connection(served_briefly):
+    served = served_briefly
+    sock = connect(served)
+    fd = server_fd(served, sock)
+    assert eventually(lambda: resting(served, fd))
+    assert sock.recv(1) == b""  # closed by the hub after 1 s idle (10 s would raise)
+    sock.close()
+
+
+def test_the_socket_map_notes_what_came_went_and_was_touched():
+    socket_map = SocketMap()
+    socket_map[5] = "five"
+    socket_map[6] = "six"
+    assert socket_map.changed()
+    assert socket_map.take() == (set(), {5, 6})
+    assert not socket_map.changed()
+    del socket_map[5]
+    socket_map.touch(6)
+    socket_map.touch(None)  # a closed dispatcher has no descriptor: nothing to ask
+    assert socket_map.take() == ({5}, {6})
+    assert socket_map.take() == (set(), set())
+    assert dict(socket_map) == {6: "six"}
