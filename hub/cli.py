@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import importlib
 import os
 import signal
@@ -164,6 +165,12 @@ def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     args = _parser(words[0] if words else None).parse_args(words)
     logs.configure(verbose=getattr(args, "verbose", False))
+    # `kill -USR1 <pid>` writes every thread's stack to stderr (the journal under
+    # systemd): how a maker or a test finds out where a hub that hangs is stuck.
+    try:
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
+    except (AttributeError, OSError):  # no real stderr (a test capturing it): no dumps
+        pass
     if args.command == "run":
         return run(args)
     if args.command in SUBCOMMANDS:

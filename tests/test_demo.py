@@ -116,7 +116,14 @@ def test_mtrain_hub_demo_serves_the_scorepad_and_stops_cleanly_on_ctrl_c(tmp_pat
         assert len(seen_turns) >= 2, "the bots did not play"
         assert state["game"]["rules"] == "consensus"
         proc.send_signal(signal.SIGINT)
-        out, _ = proc.communicate(timeout=15)
+        try:
+            out, _ = proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:  # say where it is stuck (hub/cli.py: SIGUSR1)
+            proc.send_signal(signal.SIGUSR1)
+            time.sleep(1)
+            proc.kill()
+            out, _ = proc.communicate()
+            pytest.fail(f"the demo did not stop within 15 s of Ctrl-C:\n{out[-8000:]}")
     finally:
         if proc.poll() is None:
             proc.kill()
