@@ -195,7 +195,11 @@ def _serve_demo(config: dict[str, Any], args: argparse.Namespace, seed: int) -> 
     from hub.app import Hub
 
     hub = Hub(config)
-    # SIGTERM unwinds like Ctrl-C: through ``finally`` and ``hub.stop()``.
+    previous = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    # Ctrl-C stops the demo even when a shell started it in the background (which
+    # ignores SIGINT for its children); SIGTERM unwinds the same way, through
+    # ``finally`` and ``hub.stop()``.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         hub.start()
@@ -211,6 +215,11 @@ def _serve_demo(config: dict[str, Any], args: argparse.Namespace, seed: int) -> 
         return 2
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C: let it stop
-        hub.stop()
-        log.info("demo stopped")
+        try:
+            hub.stop()
+            log.info("demo stopped")
+        finally:  # called in-process (tests): leave the caller's handlers as they were
+            for signum, handler in zip((signal.SIGINT, signal.SIGTERM), previous, strict=True):
+                if handler is not None:
+                    signal.signal(signum, handler)
     return 0

@@ -93,14 +93,22 @@ def get_json(url):
         return json.load(response)
 
 
-def test_mtrain_hub_demo_serves_the_scorepad_and_stops_cleanly_on_ctrl_c(tmp_path, free_port):
+def _ignore_sigint():
+    """What a shell does for a job it starts in the background (no job control)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("started", ["in the foreground", "in the background"])
+def test_mtrain_hub_demo_serves_the_scorepad_and_stops_cleanly_on_ctrl_c(
+        tmp_path, free_port, started):
     config = tmp_path / "hub.toml"
     config.write_text("[sound]\nenabled = false\n")
     cmd = [sys.executable, "-m", "hub.cli", "demo", "--config", str(config), "--port",
            str(free_port), "--host", "127.0.0.1", "--speed", "20", "--seed", "3",
            "--players", "3", "--state-dir", str(tmp_path / "state")]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                            preexec_fn=_ignore_sigint if "back" in started else None)
     try:
         seen_turns = set()
         deadline = time.monotonic() + 30
