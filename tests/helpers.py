@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from hub.core import apply, new_table
 from hub.core.effects import LogEntry, PlaySound
 from hub.core.events import ButtonChanged, ClockTicked, GameStarted, MarkerChanged
@@ -61,3 +64,13 @@ class CoreDriver:
     @property
     def public(self):
         return {s for s in range(1, 9) if self.table.public(s)}
+
+
+def eventually(predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
+    """Wait for ``predicate``, which other threads make true; False after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+    return True

@@ -6,27 +6,17 @@ from __future__ import annotations
 import json
 import socket
 import threading
-import time
-from collections.abc import Callable
 
 import pytest
 
 import hub.webserver as webserver
 from hub.config import DEFAULT_BUTTON_PINS
+from tests.helpers import eventually
 from tests.http_client import call
 
 WORKERS = 4
 STREAMS = 6  # more than the workers: a stream that held one would starve the API
 
-
-def eventually(predicate: Callable[[], bool], timeout: float = 10.0) -> bool:
-    """Wait for ``predicate`` (it changes on other threads)."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
 
 
 @pytest.fixture

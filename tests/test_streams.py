@@ -10,7 +10,7 @@ import pytest
 
 import hub.streams as streams
 from hub.streams import LiveStreams
-from tests.test_capacity import eventually
+from tests.helpers import eventually
 
 
 @pytest.fixture

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,16 +14,7 @@ import hub.webloop as webloop
 import hub.webserver as webserver
 from hub.webloop import SocketMap
 from hub.webserver import ElasticDispatcher
-
-
-def eventually(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
-    """Poll ``predicate`` (the pool's workers change state on their own threads)."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.005)
-    return True
+from tests.helpers import eventually
 
 
 class Task:
