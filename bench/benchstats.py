@@ -1,10 +1,13 @@
 """What the bench scripts share: one definition of a percentile, so their figures agree,
-and one hub whose sound port stamps each sound's arrival."""
+one hub whose sound port stamps each sound's arrival, and the floor every press is
+compared with (a bare hand-off from one thread to another)."""
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from gpiozero.pins.mock import MockFactory
@@ -40,3 +43,36 @@ def stamping_hub(backend: str, state_dir: str,
     hub = Hub(config, pin_factory=MockFactory(), sound=sound)
     hub.start()
     return hub, arrived, stamp
+
+
+def floor_handoffs() -> Iterator[float]:
+    """Microseconds for a bare cross-thread queue.Queue hand-off, one per call."""
+    q: queue.Queue[int | None] = queue.Queue()
+    arrived = threading.Event()
+    stamp = [0]
+
+    def consumer() -> None:
+        while True:
+            try:
+                item = q.get(timeout=3.0)  # the hub loop also waits with a timeout
+            except queue.Empty:
+                continue
+            if item is None:
+                return
+            stamp[0] = time.perf_counter_ns()
+            arrived.set()
+
+    thread = threading.Thread(target=consumer)
+    thread.start()
+    try:
+        while True:
+            time.sleep(0.0015)
+            arrived.clear()
+            t0 = time.perf_counter_ns()
+            q.put(t0)
+            arrived.wait(5)
+            yield (stamp[0] - t0) / 1000
+            time.sleep(0.0015)
+    finally:
+        q.put(None)
+        thread.join()

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-import queue
 import socket
 import statistics
 import subprocess
@@ -36,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-from bench.benchstats import percentile, stamping_hub  # noqa: E402
+from bench.benchstats import floor_handoffs, percentile, stamping_hub  # noqa: E402
 from scorer.setup import check_setup  # noqa: E402
 
 
@@ -66,39 +65,6 @@ def hub_presses(state_dir: str, cpu: list[float]) -> Iterator[float]:
         hub.loop.drain()
         cpu.append(time.clock_gettime(clock) - start)
         hub.stop()
-
-
-def floor_handoffs() -> Iterator[float]:
-    """Microseconds for a bare cross-thread queue.Queue hand-off, one per call."""
-    q: queue.Queue[int | None] = queue.Queue()
-    arrived = threading.Event()
-    stamp = [0]
-
-    def consumer() -> None:
-        while True:
-            try:
-                item = q.get(timeout=3.0)  # the hub loop also waits with a timeout
-            except queue.Empty:
-                continue
-            if item is None:
-                return
-            stamp[0] = time.perf_counter_ns()
-            arrived.set()
-
-    thread = threading.Thread(target=consumer)
-    thread.start()
-    try:
-        while True:
-            time.sleep(0.0015)
-            arrived.clear()
-            t0 = time.perf_counter_ns()
-            q.put(t0)
-            arrived.wait(5)
-            yield (stamp[0] - t0) / 1000
-            time.sleep(0.0015)
-    finally:
-        q.put(None)
-        thread.join()
 
 
 def interleaved(presses: int, batch: int, state_dir: str,
