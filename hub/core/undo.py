@@ -29,29 +29,40 @@ ACTIONS = ("tap", "hold", "long-hold", "marker", "fix", "round-over")
 
 def record(before: Table, after: Table, effects: list[Effect]) -> Table:
     """``after`` with ``before``'s play in its history, when an action changed the play
-    within one round (a new round or game starts a fresh history)."""
+    within one round (a new round or game starts a fresh history).
+
+    This runs on every press, between the press and its sound: it reads the fields
+    straight from the tables' dicts and builds the :class:`Moment` without its
+    ``__init__`` (both frozen dataclasses, never mutated; see ``evolve``).
+    """
     old, new = before.game, after.game
     if old is None or new is None or old.id != new.id or old.round != new.round:
         return after
     if after.history is not before.history:  # an undo: it is not an action itself
         return after
-    if all(_same(getattr(before, f), getattr(after, f)) for f in CHANGES):
+    was, now = before.__dict__, after.__dict__
+    for f in CHANGES:
+        a, b = was[f], now[f]
+        if a is not b and a != b:
+            break
+    else:
         return after
-    moment = Moment(**{f: getattr(before, f) for f in PLAY}, what=_what(effects))
-    return evolve(after, history=(*before.history, moment)[-HISTORY:])
-
-
-def _same(a: object, b: object) -> bool:
-    return a is b or a == b
+    moment = object.__new__(Moment)
+    moment.__dict__.update({f: was[f] for f in PLAY}, what=_what(effects))
+    history = before.history
+    kept = (*history, moment) if len(history) < HISTORY else (*history[1 - HISTORY:], moment)
+    return evolve(after, history=kept)
 
 
 def _what(effects: list[Effect]) -> str:
     """The action in a few words, from its log entries: ``tap slot 3``."""
     for effect in effects:
         if isinstance(effect, LogEntry) and effect.kind in ACTIONS:
-            fields = dict(effect.fields)
-            words = [effect.kind] + [f"{k} {v}" for k, v in fields.items() if k != "by"]
-            return " ".join(str(w) for w in words)
+            words = [effect.kind]
+            for k, v in effect.fields:
+                if k != "by":
+                    words.append(f"{k} {v}")
+            return " ".join(words)
     return "table action"
 
 
