@@ -12,7 +12,7 @@ from typing import Any
 
 from gpiozero.pins.mock import MockFactory
 
-from hub.app import Hub
+from hub.app import Hub, settle_heap
 from hub.config import load
 from hub.io.sound import RecordingPlayer
 
@@ -42,6 +42,7 @@ def stamping_hub(backend: str, state_dir: str,
                          "gestures": {"bounce_ms": 1}, **sections})
     hub = Hub(config, pin_factory=MockFactory(), sound=sound)
     hub.start()
+    settle_heap()  # as ``mtrain-hub run`` does once it listens
     return hub, arrived, stamp
 
 

@@ -10,12 +10,15 @@ import signal
 import sqlite3
 import sys
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hub import logs
 from hub.config import ConfigError, load
 from hub.notify import Notifier
 from scorer.store import StoreError
+
+if TYPE_CHECKING:
+    from hub.supervision import Supervision
 
 # Exit statuses of ``mtrain-hub run`` (the unit's ``RestartPreventExitStatus=2 3``:
 # restarting cannot mend a bad config or a damaged store, so systemd does not try).
@@ -149,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         hub.start()
         supervision.start()
         hub.serve(config["web"]["host"], config["web"]["port"],
-                  on_listening=supervision.listening)
+                  on_listening=lambda host, port: _listening(supervision, host, port))
     except ConfigError as exc:  # the host or port would not do (hub.listen)
         status = _refuse(notifier, f"config error: {exc}", EXIT_CONFIG)
     except (KeyboardInterrupt, SystemExit):
@@ -158,6 +161,14 @@ def run(args: argparse.Namespace) -> int:
         supervision.stop()
         hub.stop()
     return status
+
+
+def _listening(supervision: Supervision, host: str, port: int) -> None:
+    """The hub is built and its socket listens: settle the heap, then say READY."""
+    from hub.app import settle_heap
+
+    settle_heap()
+    supervision.listening(host, port)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Runs the real CLI's ``run`` with sound on ALSA's ``null`` device; once the hub has
 # answered a page and a static file, reports what the process has loaded.
 _PROBE = """
-import json, mimetypes, os, sys, threading, time, urllib.request
+import gc, json, mimetypes, os, sys, threading, time, urllib.request
 from hub import cli
 port, state, config = sys.argv[1], sys.argv[2], sys.argv[3]
 
@@ -30,8 +30,8 @@ def probe():
     for path in ("/", "/static/app.js", "/static/app.css"):
         urllib.request.urlopen(base + path, timeout=5).read()
     top = {m.split(".")[0] for m in sys.modules}
-    print(json.dumps({"modules": sorted(top), "mimetypes_read": mimetypes.inited}),
-          flush=True)
+    print(json.dumps({"modules": sorted(top), "mimetypes_read": mimetypes.inited,
+                      "frozen": gc.get_freeze_count()}), flush=True)
     os._exit(0)
 
 threading.Thread(target=probe, daemon=True).start()
@@ -44,12 +44,23 @@ cli.main(["run", "--config", config, "--backend", "sim", "--host", "127.0.0.1",
 NOT_LOADED = {"paho", "serial", "segno", "ctypes", "gzip", "tablesim", "hypothesis"}
 
 
-def test_a_default_run_loads_only_what_it_uses(tmp_path, free_port):
+def _probe(tmp_path: Path, port: int) -> dict[str, object]:
     config = tmp_path / "hub.toml"
     config.write_text('[sound]\ndevice = "null"\n')
-    out = subprocess.run([sys.executable, "-c", _PROBE, str(free_port), str(tmp_path / "state"),
+    out = subprocess.run([sys.executable, "-c", _PROBE, str(port), str(tmp_path / "state"),
                           str(config)], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert out.returncode == 0, out.stderr
-    seen = json.loads(out.stdout.strip().splitlines()[-1])
-    assert NOT_LOADED & set(seen["modules"]) == set()
+    seen: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
+    return seen
+
+
+def test_a_default_run_loads_only_what_it_uses(tmp_path, free_port):
+    seen = _probe(tmp_path, free_port)
+    assert NOT_LOADED & set(seen["modules"]) == set()  # type: ignore[arg-type]
     assert seen["mimetypes_read"] is False  # the scorepad's types come from a table
+
+
+def test_a_running_hub_keeps_its_start_up_objects_out_of_the_collector(tmp_path, free_port):
+    # hub.app.settle_heap: a full collection on the loop thread would otherwise walk
+    # every module and class the hub loaded (docs/performance.md, "Press to effect").
+    assert _probe(tmp_path, free_port)["frozen"] > 20_000  # type: ignore[operator]
