@@ -18,6 +18,7 @@ Usage: python bench/press_to_effect.py [--presses 10000] [--idle 30] [--batch 25
 from __future__ import annotations
 
 import argparse
+import gc
 import itertools
 import os
 import socket
@@ -39,16 +40,27 @@ from bench.benchstats import floor_handoffs, percentile, stamping_hub  # noqa: E
 from scorer.setup import check_setup  # noqa: E402
 
 
-def hub_presses(state_dir: str, cpu: list[float]) -> Iterator[float]:
+def hub_presses(state_dir: str, cpu: list[float],
+                pauses: list[float] | None = None) -> Iterator[float]:
     """Microseconds from a release edge to the sound port, one per press, for as long
     as the caller asks (closing the generator stops the hub and appends the loop
-    thread's CPU seconds to ``cpu``: a figure the machine's load hardly moves)."""
+    thread's CPU seconds to ``cpu``: a figure the machine's load hardly moves).
+    ``pauses`` gets the microseconds of each cyclic collection on the loop thread."""
     hub, arrived, stamp = stamping_hub("sim", state_dir)
     hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
     (loop,) = [t for t in threading.enumerate() if t.name == "hub-loop"]
     assert loop.ident is not None
     clock = time.pthread_getcpuclockid(loop.ident)
     start = time.clock_gettime(clock)
+    began = [0]
+
+    def collecting(phase: str, info: dict[str, int]) -> None:
+        if pauses is not None and threading.get_ident() == loop.ident:
+            if phase == "start":
+                began[0] = time.perf_counter_ns()
+            else:
+                pauses.append((time.perf_counter_ns() - began[0]) / 1000)
+    gc.callbacks.append(collecting)
     try:
         for i in itertools.count():
             slot = 1 + i % 2
@@ -64,14 +76,15 @@ def hub_presses(state_dir: str, cpu: list[float]) -> Iterator[float]:
     finally:
         hub.loop.drain()
         cpu.append(time.clock_gettime(clock) - start)
+        gc.callbacks.remove(collecting)
         hub.stop()
 
 
-def interleaved(presses: int, batch: int, state_dir: str,
+def interleaved(presses: int, batch: int, state_dir: str, pauses: list[float],
                 cpu: list[float]) -> tuple[list[float], list[float]]:
     """Hub presses and floor hand-offs in alternating batches, so both meet the same
     load on a shared machine; (hub, floor) microseconds."""
-    hub, floor = hub_presses(state_dir, cpu), floor_handoffs()
+    hub, floor = hub_presses(state_dir, cpu, pauses), floor_handoffs()
     ours: list[float] = []
     bare: list[float] = []
     try:
@@ -143,7 +156,9 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         cpu: list[float] = []
-        ours, floor = interleaved(args.presses, args.batch, os.path.join(tmp, "latency"), cpu)
+        pauses: list[float] = []
+        ours, floor = interleaved(args.presses, args.batch, os.path.join(tmp, "latency"),
+                                  pauses, cpu)
         hub_cpu, sleeper_cpu = idle_cpu(args.idle, os.path.join(tmp, "idle"))
     print(f"press to effect, {args.presses} presses (microseconds)")
     print(f"{'figure':<28}{'hub':>10}{'floor':>10}{'ratio':>8}")
@@ -153,6 +168,8 @@ def main() -> None:
     print(f"{'max':<28}{max(ours):>10.1f}{max(floor):>10.1f}")
     print(f"mean{'':<24}{statistics.mean(ours):>10.1f}{statistics.mean(floor):>10.1f}")
     print(f"hub loop thread CPU per press (down and up): {cpu[0] / args.presses * 1e6:.1f} us")
+    print(f"cyclic collections on the loop thread: {len(pauses)}, longest "
+          f"{max(pauses, default=0):.1f} us")
     print()
     print(f"idle CPU over {args.idle:.0f} s (% of one core)")
     print(f"{'figure':<28}{'hub':>10}{'sleeper':>10}")
