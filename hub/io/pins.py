@@ -119,6 +119,7 @@ class SimPins:
         if pin is None:
             raise ValueError("the centre button has no pin")
         pin.drive_low() if pressed else pin.drive_high()
+        _forget(pin)
 
     def press(self, slot: int, hold_s: float,
               sleep: Callable[[float], None] = time.sleep) -> None:
@@ -131,7 +132,15 @@ class SimPins:
         """Put a marker on (drive low) or take it off the sensor of ``slot``."""
         pin = self._markers[slot - 1]
         pin.drive_low() if present else pin.drive_high()
+        _forget(pin)
 
     def marker_present(self, slot: int) -> bool:
         """What the simulated sensor of ``slot`` reads."""
         return not self._markers[slot - 1].state
+
+
+def _forget(pin: Any) -> None:
+    """Drop the mock pin's record of its changes: gpiozero's MockPin keeps every change
+    it ever made (for its own tests' ``assert_states``), which on a demo or bot table
+    that runs for days is a list growing by two entries per press."""
+    pin.clear_states()
