@@ -7,7 +7,9 @@
    cross-thread ``queue.Queue`` hand-off between the same two kinds of thread.
    Debounce is set to 1 ms so 10,000 presses take seconds, not minutes; the path
    is the same. Hub presses and floor hand-offs alternate in batches (``--batch``),
-   so on a shared machine both meet the same load.
+   so on a shared machine both meet the same load. The release's ``core.apply`` is
+   timed on the loop thread too, and the path without it is set beside the floor:
+   the core's share of the latency, measured where it runs (cold, between presses).
 2. Idle CPU: ``mtrain-hub run`` as a subprocess with a game set up and one SSE
    client connected, CPU seconds over an idle window read from /proc, beside a
    sleeping Python process over the same window.
@@ -31,22 +33,35 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
 from bench.benchstats import floor_handoffs, percentile, stamping_hub  # noqa: E402
+from hub import core  # noqa: E402
 from scorer.setup import check_setup  # noqa: E402
 
 
-def hub_presses(state_dir: str, cpu: list[float],
-                pauses: list[float] | None = None) -> Iterator[float]:
+def hub_presses(state_dir: str, cpu: list[float], pauses: list[float] | None = None,
+                cores: list[float] | None = None) -> Iterator[float]:
     """Microseconds from a release edge to the sound port, one per press, for as long
     as the caller asks (closing the generator stops the hub and appends the loop
     thread's CPU seconds to ``cpu``: a figure the machine's load hardly moves).
-    ``pauses`` gets the microseconds of each cyclic collection on the loop thread."""
+    ``pauses`` gets the microseconds of each cyclic collection on the loop thread, and
+    ``cores`` those of ``core.apply`` on each release (timed around the call)."""
     hub, arrived, stamp = stamping_hub("sim", state_dir)
+    apply, last = core.apply, [0.0]
+
+    def timed(table: Any, event: Any) -> Any:
+        t = time.perf_counter_ns()
+        try:
+            return apply(table, event)
+        finally:
+            last[0] = (time.perf_counter_ns() - t) / 1000
+    if cores is not None:
+        core.apply = timed  # the loop calls core.apply through the module
     hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
     (loop,) = [t for t in threading.enumerate() if t.name == "hub-loop"]
     assert loop.ident is not None
@@ -71,9 +86,12 @@ def hub_presses(state_dir: str, cpu: list[float],
             hub.sim.button(slot, False)
             if not arrived.wait(5):
                 raise RuntimeError(f"press {i}: no sound reached the port")
+            if cores is not None:
+                cores.append(last[0])
             yield (stamp[0] - t0) / 1000
             time.sleep(0.0015)
     finally:
+        core.apply = apply
         hub.loop.drain()
         cpu.append(time.clock_gettime(clock) - start)
         gc.callbacks.remove(collecting)
@@ -81,10 +99,10 @@ def hub_presses(state_dir: str, cpu: list[float],
 
 
 def interleaved(presses: int, batch: int, state_dir: str, pauses: list[float],
-                cpu: list[float]) -> tuple[list[float], list[float]]:
+                cores: list[float], cpu: list[float]) -> tuple[list[float], list[float]]:
     """Hub presses and floor hand-offs in alternating batches, so both meet the same
     load on a shared machine; (hub, floor) microseconds."""
-    hub, floor = hub_presses(state_dir, cpu, pauses), floor_handoffs()
+    hub, floor = hub_presses(state_dir, cpu, pauses, cores), floor_handoffs()
     ours: list[float] = []
     bare: list[float] = []
     try:
@@ -157,13 +175,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cpu: list[float] = []
         pauses: list[float] = []
+        cores: list[float] = []
         ours, floor = interleaved(args.presses, args.batch, os.path.join(tmp, "latency"),
-                                  pauses, cpu)
+                                  pauses, cores, cpu)
         hub_cpu, sleeper_cpu = idle_cpu(args.idle, os.path.join(tmp, "idle"))
     print(f"press to effect, {args.presses} presses (microseconds)")
     print(f"{'figure':<28}{'hub':>10}{'floor':>10}{'ratio':>8}")
     for name, p in (("median", 50), ("p99", 99)):
         a, b = percentile(ours, p), percentile(floor, p)
+        print(f"{name:<28}{a:>10.1f}{b:>10.1f}{a / b:>8.2f}")
+    rest = [a - b for a, b in zip(ours, cores, strict=True)]
+    for name, p in (("  of it core.apply, median", 50), ("  of it core.apply, p99", 99)):
+        print(f"{name:<28}{percentile(cores, p):>10.1f}")
+    for name, p in (("  without it, median", 50), ("  without it, p99", 99)):
+        a, b = percentile(rest, p), percentile(floor, p)
         print(f"{name:<28}{a:>10.1f}{b:>10.1f}{a / b:>8.2f}")
     print(f"{'max':<28}{max(ours):>10.1f}{max(floor):>10.1f}")
     print(f"mean{'':<24}{statistics.mean(ours):>10.1f}{statistics.mean(floor):>10.1f}")
