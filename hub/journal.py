@@ -229,6 +229,7 @@ class JournalWriter:
         self._count = 0  # events in the segment (writer thread only)
         self._broken = True  # no segment written yet (or the last write failed)
         self._failing = False  # the last write failed (said once in the log)
+        self._unsynced = False  # appended, its fsync left to a later batch (writer thread)
 
     def record(self, event: Event, table: Table) -> None:
         """``event`` was applied and made ``table`` (loop thread; never blocks)."""
@@ -251,7 +252,24 @@ class JournalWriter:
 
     def wait(self, timeout: float = 5.0) -> None:
         """Wait until every batch handed off is on disk (never on the loop thread)."""
-        self._writer.flush(timeout)
+        self.written().result(timeout)
+
+    def written(self) -> Future[Any]:
+        """A future that resolves once every batch handed off so far is on disk. It
+        runs on the writer thread after those batches and fsyncs what the last of them
+        left to a later batch: one the loop may hand off only after this was asked."""
+        return self._writer.submit(self._sync_left)
+
+    def _sync_left(self) -> None:
+        """Writer thread: fsync an append whose fsync was left to a later batch."""
+        if not self._unsynced:
+            return
+        try:
+            self.journal.sync()
+        except Exception as exc:  # as a failed write: the next batch starts afresh
+            self._failed(exc)
+            return
+        self._unsynced = False
 
     def _write(self, batch: list[tuple[Event | None, Table]], number: int) -> None:
         """Writer thread: append the batch, or begin a segment where one is due."""
@@ -267,20 +285,27 @@ class JournalWriter:
         try:
             if start is not None:
                 self.journal.begin([{"v": VERSION, "table": encode(start)}, *events])
+                self._unsynced = False  # a new segment is durable once renamed
             elif events:
                 self.journal.append(events)
-                if number == self._handed:  # a later batch will sync for both
+                self._unsynced = True
+                if number == self._handed:  # else a later batch syncs for both
                     self.journal.sync()
+                    self._unsynced = False
         except Exception as exc:  # a full or read-only disk: the hub plays on
-            self._broken = True  # the next batch starts a whole new segment
-            if not self._failing:
-                log.error("journal: cannot write %s (%s); the table will not survive a "
-                          "crash until a write succeeds", _where(self.journal), exc)
-            self._failing = True
+            self._failed(exc)
             return
         if self._failing:
             log.warning("journal: %s is written again", _where(self.journal))
             self._failing = False
+
+    def _failed(self, exc: Exception) -> None:
+        """A write or fsync failed: the next batch starts a whole new segment."""
+        self._broken = True
+        if not self._failing:
+            log.error("journal: cannot write %s (%s); the table will not survive a "
+                      "crash until a write succeeds", _where(self.journal), exc)
+        self._failing = True
 
     def _due(self, table: Table) -> bool:
         """A new segment starts with a new game or round, or a long segment."""

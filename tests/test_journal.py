@@ -8,6 +8,8 @@ import logging
 import os
 import stat
 import threading
+from collections.abc import Callable
+from concurrent.futures import Future
 
 import pytest
 
@@ -193,6 +195,51 @@ def test_only_the_newest_batch_pays_for_the_fsync():
         writer.stop()
     assert journal.syncs == 1 and len(journal.records) == 4
     assert journal.synced == 4
+
+
+class SteppedWriter:
+    """A writer thread the test runs one job at a time (``step``), so the order in
+    which the loop and a waiting request hand jobs over can be set exactly."""
+
+    def __init__(self) -> None:
+        self.jobs: list[tuple[Callable[[], object], Future[object]]] = []
+
+    def submit(self, job: Callable[[], object]) -> Future[object]:
+        future: Future[object] = Future()
+        self.jobs.append((job, future))
+        return future
+
+    def flush(self, timeout: float = 5.0) -> None:
+        self.submit(lambda: None)
+
+    def step(self) -> None:
+        job, future = self.jobs.pop(0)
+        future.set_result(job())
+
+
+def test_an_answer_waits_for_the_fsync_a_batch_left_to_one_handed_off_after_it():
+    # The loop hands off batch 1, a request asks to wait for the disk, and the loop
+    # hands off batch 2 before the writer gets to batch 1, which then leaves its fsync
+    # to batch 2. The request's wait must not end before that fsync: what it answers
+    # would be lost in a power cut.
+    journal, writer = MemoryJournal(), SteppedWriter()
+    recorder = JournalWriter(journal, writer)
+    table = core.apply(core.new_table(), started())[0]
+    recorder.restart(table)
+    recorder.hand_off()
+    writer.step()  # the segment's checkpoint
+    recorder.record(ButtonChanged(5, True, 2.0), table)
+    recorder.hand_off()  # batch 1: the press the request answers with
+    written = recorder.written()
+    recorder.record(ButtonChanged(5, False, 2.1), table)
+    recorder.hand_off()  # batch 2
+    writer.step()  # batch 1, appended, its fsync left to batch 2
+    writer.step()  # the request's wait
+    assert written.done()
+    journal.power_cut()
+    assert len(journal.load()) == 2  # the checkpoint and the answered press
+    writer.step()  # batch 2 syncs itself
+    assert journal.synced == len(journal.records) == 3
 
 
 def test_a_failing_disk_is_logged_once_and_the_next_write_starts_a_whole_segment(caplog):
