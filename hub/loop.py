@@ -52,6 +52,14 @@ class _Submitted:
         self.future: Future[Snapshot] = Future()
 
 
+class _Settle:
+    """Resolve ``future`` with the snapshot once everything queued before it is
+    applied and journaled (:meth:`HubLoop.settled_later`)."""
+
+    def __init__(self) -> None:
+        self.future: Future[Snapshot] = Future()
+
+
 class HubLoop:
     """Owns the table. ``post`` from any thread; everything else runs on the loop thread.
 
@@ -106,6 +114,16 @@ class HubLoop:
         and journaled; the snapshot then. Waits on the caller's thread, never the loop's."""
         self.drain(timeout)
         return self.snapshot
+
+    def settled_later(self) -> Future[Snapshot]:
+        """As :meth:`settled`, waited for by no thread: the future resolves (on the
+        journal's writer thread, or here without a loop thread) with the snapshot once
+        everything queued so far, and every deadline due, is processed and journaled."""
+        item = _Settle()
+        self._queue.put(item)
+        if self._thread is None:
+            self.drain()
+        return item.future
 
     def start(self) -> None:
         """Start the loop thread."""
@@ -206,7 +224,30 @@ class HubLoop:
         if isinstance(item, _Restore):
             self._restore(item.table)
             return
+        if isinstance(item, _Settle):
+            self._settle(item.future)
+            return
         self._apply(item)  # type: ignore[arg-type]
+
+    def _settle(self, future: Future[Snapshot]) -> None:
+        """A barrier nobody waits on: ``future`` gets the snapshot once the journal
+        has written what was applied so far."""
+        self._fire_due()
+        if self._extras_pending:
+            self._announce()
+        self._hand_off()
+        snapshot = self.snapshot
+        if self._journal is None:
+            future.set_result(snapshot)
+            return
+
+        def written(done: Future[Any]) -> None:
+            error = done.exception()
+            if error is None:
+                future.set_result(snapshot)
+            else:
+                future.set_exception(error)
+        self._journal.written().add_done_callback(written)
 
     def _restore(self, table: Table) -> None:
         self._table = table

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,7 @@ REFUSALS: tuple[tuple[type[Exception], int], ...] = (
     (GameNotFound, 404), (StaleEdit, 409), (StoreError, 400), (SetupError, 400),
     (SettingsError, 400))
 SETTLE_S = 0.005  # beyond the debounce window, so the settled snapshot shows the press
+LOOP_TIMEOUT_S = 5.0  # a simulated press the loop has not answered by then fails
 
 
 @contextmanager
@@ -45,6 +46,26 @@ def _refusals() -> Iterator[None]:
         if isinstance(exc, StaleEdit):
             refused.extra = exc.game  # the round as it is now, and the version
         raise refused from exc
+
+
+def _pass_on(source: Future[dict[str, Any]], target: Future[dict[str, Any]]) -> None:
+    """``source``'s outcome to ``target``, unless ``target`` has given up already."""
+    try:
+        error = source.exception()
+        if error is None:
+            target.set_result(source.result())
+        else:
+            target.set_exception(error)
+    except InvalidStateError:
+        pass
+
+
+def _give_up(target: Future[dict[str, Any]]) -> None:
+    """The loop has not answered in ``LOOP_TIMEOUT_S``: the request gets an error."""
+    try:
+        target.set_exception(TimeoutError("hub loop did not answer"))
+    except InvalidStateError:
+        pass
 
 
 class HubWebService:
@@ -120,14 +141,16 @@ class HubWebService:
         return self._press(sim, CENTRE, hold_s)
 
     def _press(self, sim: Any, slot: int, hold_s: float) -> Future[dict[str, Any]]:
+        """Press now, release in ``hold_s``; the future of the snapshot once the loop has
+        handled the release and the journal has it. No thread waits for it: the timer
+        thread only moves the pin and asks the loop (``settled_later``)."""
         done: Future[dict[str, Any]] = Future()
         settle_s = self._hub.loop.table.timings.bounce + SETTLE_S
 
         def settled() -> None:
-            try:
-                done.set_result(self._hub.loop.settled())
-            except Exception as exc:  # the loop did not answer: the request says so
-                done.set_exception(exc)
+            self._hub.loop.settled_later().add_done_callback(lambda f: _pass_on(f, done))
+            if self._sleep is time.sleep:  # a loop that never answers: the request says so
+                self._timers.call_later(LOOP_TIMEOUT_S, lambda: _give_up(done))
 
         def release() -> None:
             sim.button(slot, False)

@@ -313,3 +313,16 @@ def test_a_round_the_table_ended_is_stored_before_its_event_is_journaled():
         loop.stop()
         writer.stop()
     assert order.index("stored") < order.index("RoundBlocked")
+
+
+def test_settled_later_without_a_loop_thread_resolves_at_once_with_all_of_it_on_disk():
+    journal = MemoryJournal()
+    loop, _ = loop_with(journal)
+    loop.post(started())
+    loop.post(ButtonChanged(1, True, 2.0))
+    answer = loop.settled_later()
+    assert answer.done() and answer.result() is loop.snapshot
+    assert loop.table.buttons[0].raw is True
+    assert journal.synced == len(journal.records)
+    assert {"_": "ButtonChanged", "slot": 1, "pressed": True, "at": 2.0} in [
+        r.get("event") for r in journal.records]
