@@ -70,9 +70,10 @@ def presses(hub: Hub, press: Callable[[int, bool], None], arrived: threading.Eve
 class BoxProcess:
     """The fake microcontroller in a process of its own (as a real box is its own
     hardware), driven over a pipe: ``p SLOT`` presses (answered once the firmware
-    scanned it), ``r SLOT`` releases (answered with the release's time); every LED
-    frame is reported as ``L time``. Times are ``perf_counter_ns``: CLOCK_MONOTONIC,
-    the same clock in both processes."""
+    scanned it), ``r SLOT`` releases (not answered: nothing in either process wakes
+    for the harness while the release travels), ``t 0`` answers the last release's
+    time; every LED frame is reported as ``L time``. Times are ``perf_counter_ns``:
+    CLOCK_MONOTONIC, the same clock in both processes."""
 
     def __init__(self, link: str) -> None:
         self.proc = subprocess.Popen([sys.executable, __file__, "--child", link],
@@ -93,10 +94,13 @@ class BoxProcess:
             else:
                 self.answers.put(line.strip())
 
-    def ask(self, command: str) -> str:
+    def tell(self, command: str) -> None:
         assert self.proc.stdin is not None
         self.proc.stdin.write(command + "\n")
         self.proc.stdin.flush()
+
+    def ask(self, command: str) -> str:
+        self.tell(command)
         return self.answers.get(timeout=5)
 
     def close(self) -> None:
@@ -117,16 +121,20 @@ def child(link: str) -> None:
 
     mcu = FakeMcu(link, on_leds=frame)
     print(mcu.path, flush=True)
+    released = 0
     for line in sys.stdin:
         what, slot = line.split()
+        if what == "r":  # no answer now: the hub's side is being timed
+            released = time.perf_counter_ns()
+            mcu.button(int(slot), False)
+            continue
         if what == "p":
             mcu.button(int(slot), True)
             while not mcu.firmware.buttons & (1 << int(slot)):
                 time.sleep(0.0002)
             answer = "ok"
         else:
-            answer = str(time.perf_counter_ns())
-            mcu.button(int(slot), False)
+            answer = str(released)
         with lock:
             print(answer, flush=True)
     mcu.close()
@@ -148,10 +156,10 @@ def serial_path(count: int, state_dir: str) -> tuple[list[float], list[float]]:
             box.ask(f"p {slot}")
             time.sleep(GAP_S)
             arrived.clear()
-            t0 = int(box.ask(f"r {slot}"))
+            box.tell(f"r {slot}")
             if not arrived.wait(5):
                 raise RuntimeError(f"press {i}: no sound reached the port")
-            press.append((heard[0] - t0) / 1000)
+            press.append((heard[0] - int(box.ask("t 0"))) / 1000)
             time.sleep(GAP_S)
         leds = []
         for i in range(count // 4):
