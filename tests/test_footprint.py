@@ -41,8 +41,10 @@ cli.main(["run", "--config", config, "--backend", "sim", "--host", "127.0.0.1",
 """
 
 # Each is loaded only when the config asks for it (MQTT, the serial hub box, a QR code
-# drawn, an ALSA device that failed to open) or by another subcommand.
-NOT_LOADED = {"paho", "serial", "segno", "ctypes", "gzip", "tablesim", "hypothesis"}
+# drawn, an ALSA device that failed to open) or by another subcommand; argparse only for
+# a command line that is not plainly ``run`` and its options (hub/cli.py).
+NOT_LOADED = {"paho", "serial", "segno", "ctypes", "gzip", "tablesim", "hypothesis",
+              "argparse"}
 # gpiozero's package __init__ is not run (hub/io/pins.py): its other device classes stay out.
 NOT_LOADED_PARTS = {"gpiozero.boards", "gpiozero.spi_devices", "gpiozero.internal_devices",
                     "subprocess"}
