@@ -138,7 +138,11 @@ class SlotInputs:
 
 
 class SimPins:
-    """Drives the MockFactory pins behind the ``sim`` backend, as a finger and a magnet would."""
+    """Drives the MockFactory pins behind the ``sim`` backend, as a finger and a magnet would.
+
+    A MockPin records every change it goes through (for a test's ``assert_states``); a
+    hub driving its pins for hours would keep them all, so each drive here clears that
+    record (docs/performance.md, "Footprint")."""
 
     def __init__(self, factory: MockFactory, button_pins: list[int], marker_pins: list[int],
                  centre_pin: int | None = None) -> None:
@@ -152,7 +156,7 @@ class SimPins:
         pin = self._centre if slot == CENTRE else self._buttons[slot - 1]
         if pin is None:
             raise ValueError("the centre button has no pin")
-        pin.drive_low() if pressed else pin.drive_high()
+        _drive(pin, low=pressed)
 
     def press(self, slot: int, hold_s: float,
               sleep: Callable[[float], None] = time.sleep) -> None:
@@ -163,9 +167,14 @@ class SimPins:
 
     def marker(self, slot: int, present: bool) -> None:
         """Put a marker on (drive low) or take it off the sensor of ``slot``."""
-        pin = self._markers[slot - 1]
-        pin.drive_low() if present else pin.drive_high()
+        _drive(self._markers[slot - 1], low=present)
 
     def marker_present(self, slot: int) -> bool:
         """What the simulated sensor of ``slot`` reads."""
         return not self._markers[slot - 1].state
+
+
+def _drive(pin: Any, low: bool) -> None:
+    """Drive a MockPin low or high, keeping no record of its past changes."""
+    pin.drive_low() if low else pin.drive_high()
+    pin.clear_states()
