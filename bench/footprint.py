@@ -21,7 +21,11 @@ costs memory and time a deployed hub does not spend.
 Goals (issue 9): resident memory at most 6 MB above the bare process; at most 20
 threads idle.
 
-    python bench/footprint.py [--runs 3] [--settle 2]
+``--presses N`` reports one more figure, after the others are read: the hub's resident
+memory once its table has taken N more presses (``POST /api/sim/slots/<n>/press``,
+slots 1-3 in turn, each answered before the next), to show what a long game adds.
+
+    python bench/footprint.py [--runs 3] [--settle 2] [--presses 0]
 """
 
 from __future__ import annotations
@@ -95,9 +99,19 @@ def first_answer(url: str, started: float, proc: subprocess.Popen[bytes]) -> flo
             time.sleep(0.005)
 
 
+def press(base: str, count: int) -> None:
+    """``count`` simulated presses, slots 1-3 in turn, each answered before the next."""
+    for n in range(count):
+        request = urllib.request.Request(
+            base + f"/api/sim/slots/{n % 3 + 1}/press", method="POST",
+            headers={"Content-Type": "application/json"}, data=b'{"hold_ms": 0}')
+        urllib.request.urlopen(request, timeout=10).read()
+
+
 def measure(command: list[str], port: int, settle: float,
-            warm_up: Callable[[str], list[object]]) -> dict[str, float]:
-    """Start ``command``, time its first answer, warm it up, read memory and threads."""
+            warm_up: Callable[[str], list[object]], presses: int = 0) -> dict[str, float]:
+    """Start ``command``, time its first answer, warm it up, read memory and threads
+    (and, with ``presses``, memory again after them)."""
     started = time.perf_counter()
     proc = subprocess.Popen(command, cwd=ROOT, env=ENV, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
@@ -108,6 +122,10 @@ def measure(command: list[str], port: int, settle: float,
         time.sleep(settle)
         figures = {"rss_mb": status_kb(proc.pid, "VmRSS") / 1024,
                    "threads": float(threads(proc.pid)), "first_answer_s": answer}
+        if presses:
+            press(base, presses)
+            time.sleep(settle)
+            figures["pressed_rss_mb"] = status_kb(proc.pid, "VmRSS") / 1024
         for stream in held:
             stream.close()  # type: ignore[attr-defined]
         return figures
@@ -144,14 +162,14 @@ def import_time(name: str) -> float:
     return float(out.stdout)
 
 
-def run_once(settle: float, state: Path) -> dict[str, dict[str, float]]:
+def run_once(settle: float, state: Path, presses: int = 0) -> dict[str, dict[str, float]]:
     """One start of each process, the hub first."""
     config = state / "hub.toml"
     config.write_text(CONFIG)
     port = free_port()
     hub = measure([sys.executable, "-m", "hub.cli", "run", "--config", str(config),
                    "--backend", "sim", "--host", "127.0.0.1", "--port", str(port),
-                   "--state-dir", str(state / "hub")], port, settle, hub_warm_up)
+                   "--state-dir", str(state / "hub")], port, settle, hub_warm_up, presses)
     port = free_port()
     bare = measure([sys.executable, "-c", BARE, str(port)], port, settle, bare_warm_up)
     hub["import_s"], bare["import_s"] = import_time("hub"), import_time("bare")
@@ -163,6 +181,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--settle", type=float, default=2.0)
+    parser.add_argument("--presses", type=int, default=0,
+                        help="report the hub's memory again after this many presses")
     args = parser.parse_args()
     runs = []
     with tempfile.TemporaryDirectory() as cache:
@@ -171,7 +191,7 @@ def main() -> int:
         import_time("hub")  # compiles the hub's modules into the cache
         for n in range(args.runs):
             with tempfile.TemporaryDirectory() as tmp:
-                runs.append(run_once(args.settle, Path(tmp)))
+                runs.append(run_once(args.settle, Path(tmp), args.presses))
             print(f"run {n + 1}: " + json.dumps(runs[-1]), file=sys.stderr)
     med = {side: {key: statistics.median(r[side][key] for r in runs) for key in runs[0][side]}
            for side in ("hub", "bare")}
@@ -187,6 +207,10 @@ def main() -> int:
         a, b = med["hub"][key] * scale, med["bare"][key] * scale
         print(f"| {label:28} | {shown.format(a):>8} | {shown.format(b):>8} | "
               f"{shown.format(a - b):>10} |")
+    if args.presses:
+        after = med["hub"]["pressed_rss_mb"]
+        print(f"| {f'hub after {args.presses} presses (MB)':28} | {after:8.1f} | {'':>8} | "
+              f"{after - med['hub']['rss_mb']:+10.1f} |  (last column: against the hub at rest)")
     extra = med["hub"]["rss_mb"] - med["bare"]["rss_mb"]
     count = med["hub"]["threads"]
     print(f"\ngoal memory at most 6 MB above bare: {'met' if extra <= 6 else 'NOT met'} "

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import faulthandler
 import importlib
 import os
 import signal
 import sqlite3
 import sys
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from hub import logs
@@ -18,7 +17,11 @@ from hub.notify import Notifier
 from scorer.store import StoreError
 
 if TYPE_CHECKING:
+    import argparse
+
     from hub.supervision import Supervision
+
+    Args = argparse.Namespace | SimpleNamespace
 
 # Exit statuses of ``mtrain-hub run`` (the unit's ``RestartPreventExitStatus=2 3``:
 # restarting cannot mend a bad config or a damaged store, so systemd does not try).
@@ -48,24 +51,66 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+# ``run``'s options (and ``-v``/``--verbose``): argparse's, and what :func:`_plain_run`
+# reads without it.
+RUN_OPTIONS: dict[str, dict[str, Any]] = {
+    "--config": {"help": "TOML config file"},
+    "--backend": {"choices": ("sim", "gpio", "serial")},
+    "--host": {},
+    "--port": {"type": int},
+    "--state-dir": {},
+    "--mqtt": {"metavar": "URL", "help": "publish to this MQTT broker, e.g. mqtt://localhost:1883"},
+    "--hub-id": {"metavar": "NAME", "help": "this hub's name on MQTT (mtrain/NAME/)"},
+    "--serial-port": {"metavar": "PATH",
+                      "help": "the hub box's serial device (default: found by its USB id)"},
+}
+VERBOSE = ("-v", "--verbose")
+
+
+def _plain_run(words: list[str]) -> SimpleNamespace | None:
+    """``run``'s arguments read without argparse, when each word plainly is one of its
+    options (``--name value``, ``--name=value``, ``-v``) with a value it takes; None for
+    anything else (help, an abbreviation, a wrong value), which argparse then reads and
+    answers. A running hub so never loads argparse (~0.3 MB; docs/performance.md)."""
+    if not words or words[0] != "run":
+        return None
+    values: dict[str, Any] = {"command": "run", "verbose": False}
+    values |= {flag[2:].replace("-", "_"): None for flag in RUN_OPTIONS}
+    rest = iter(words[1:])
+    for word in rest:
+        flag, equals, value = word.partition("=")
+        if word in VERBOSE:
+            values["verbose"] = True
+            continue
+        if flag not in RUN_OPTIONS:
+            return None
+        if not equals:
+            value = next(rest, "-")
+            if value.startswith("-"):
+                return None
+        settings = RUN_OPTIONS[flag]
+        try:
+            read = settings.get("type", str)(value)
+        except ValueError:
+            return None
+        if read not in settings.get("choices", (read,)):
+            return None
+        values[flag[2:].replace("-", "_")] = read
+    return SimpleNamespace(**values)
+
+
 def _module(name: str) -> ModuleType:
     return importlib.import_module(SUBCOMMANDS[name][0])
 
 
 def _parser(command: str | None) -> argparse.ArgumentParser:
+    import argparse
+
     parser = argparse.ArgumentParser(prog="mtrain-hub", description="The Mexican Train hub")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run the hub and serve the scorepad")
-    run.add_argument("--config", help="TOML config file")
-    run.add_argument("--backend", choices=("sim", "gpio", "serial"))
-    run.add_argument("--host")
-    run.add_argument("--port", type=int)
-    run.add_argument("--state-dir")
-    run.add_argument("--mqtt", metavar="URL",
-                     help="publish to this MQTT broker, e.g. mqtt://localhost:1883")
-    run.add_argument("--hub-id", metavar="NAME", help="this hub's name on MQTT (mtrain/NAME/)")
-    run.add_argument("--serial-port", metavar="PATH",
-                     help="the hub box's serial device (default: found by its USB id)")
+    for flag, settings in RUN_OPTIONS.items():
+        run.add_argument(flag, **settings)
     run.add_argument("-v", "--verbose", action="store_true")
     for name, (_, help_text) in SUBCOMMANDS.items():
         sub_parser = sub.add_parser(name, help=help_text)
@@ -74,7 +119,7 @@ def _parser(command: str | None) -> argparse.ArgumentParser:
     return parser
 
 
-def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+def _overrides(args: Args) -> dict[str, Any]:
     hub: dict[str, Any] = {}
     web: dict[str, Any] = {}
     if args.backend:
@@ -99,7 +144,7 @@ def _refuse(notifier: Notifier, message: str, status: int) -> int:
     return status
 
 
-def _build(args: argparse.Namespace, notifier: Notifier) -> tuple[Any, dict[str, Any]] | int:
+def _build(args: Args, notifier: Notifier) -> tuple[Any, dict[str, Any]] | int:
     """The config and the hub, or the exit status that says why there is none."""
     from hub.app import Hub
     from hub.storage import StorageProblem, lock_state_dir
@@ -126,7 +171,7 @@ def _build(args: argparse.Namespace, notifier: Notifier) -> tuple[Any, dict[str,
     return hub, config
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: Args) -> int:
     """Build the hub from the config and serve until SIGINT/SIGTERM."""
     from hub.supervision import Supervision
 
@@ -174,7 +219,7 @@ def _listening(supervision: Supervision, host: str, port: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script."""
     words = sys.argv[1:] if argv is None else argv
-    args = _parser(words[0] if words else None).parse_args(words)
+    args = _plain_run(words) or _parser(words[0] if words else None).parse_args(words)
     logs.configure(verbose=getattr(args, "verbose", False))
     # `kill -USR1 <pid>` writes every thread's stack to stderr (the journal under
     # systemd): how a maker or a test finds out where a hub that hangs is stuck.

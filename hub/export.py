@@ -8,16 +8,18 @@ header (``round``, ``engine``, each player, ``went_out``), one row per scored ro
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hub.config import ConfigError, load
 from scorer.store import GameStore, StoreError
+
+if TYPE_CHECKING:  # argparse is loaded only when a command line is parsed with it
+    import argparse
 
 FORMATS = ("csv", "json")
 # A spreadsheet runs a cell starting with one of these as a formula (CSV injection).

@@ -5,8 +5,9 @@ write: nothing acknowledged is lost, refused input changes nothing. The schema v
 is ``PRAGMA user_version``; opening a store runs the missing :data:`MIGRATIONS`.
 
 Threads: one writer (the hub loop; a lock serialises writes anyway) and any number of
-readers, each on its own connection inside a read transaction (a consistent snapshot
-that never blocks the writer). ``path`` must be a file, not ``:memory:``.
+readers, each read on a connection no other read is using, inside a read transaction
+(a consistent snapshot that never blocks the writer); idle reader connections are kept
+for the next reads. ``path`` must be a file, not ``:memory:``.
 
 Time: every write takes ``at`` (ISO 8601, the caller's event time); without it the
 ``now`` callable given to :class:`GameStore` is asked. Rules come from the pure
@@ -89,8 +90,8 @@ class GameStore:
         self._now = now
         self._write_lock = threading.Lock()
         self._readers_lock = threading.Lock()
-        self._readers: list[sqlite3.Connection] = []
-        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []  # every reader connection opened
+        self._idle: list[sqlite3.Connection] = []  # the readers no read is using now
         self._writer = self._connect()
         self._migrate()
 
@@ -121,11 +122,15 @@ class GameStore:
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
-        """A consistent read snapshot on this thread's own connection."""
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        """A consistent read snapshot on a reader connection no other read is using.
+
+        Readers are pooled, not one per thread: a hub opens as many as reads ever ran at
+        once (one, mostly), not one per web worker that ever read (each connection holds
+        its own page cache and schema; docs/performance.md, "Footprint")."""
+        with self._readers_lock:
+            conn = self._idle.pop() if self._idle else None
         if conn is None:
             conn = self._connect()
-            self._local.conn = conn
             with self._readers_lock:
                 self._readers.append(conn)
         conn.execute("BEGIN")
@@ -133,6 +138,8 @@ class GameStore:
             yield conn
         finally:
             conn.execute("COMMIT")
+            with self._readers_lock:
+                self._idle.append(conn)
 
     def _migrate(self) -> None:
         with self._write() as conn:
@@ -155,7 +162,7 @@ class GameStore:
     def close(self) -> None:
         """Close the writer and every reader connection."""
         with self._readers_lock:
-            readers, self._readers = self._readers, []
+            readers, self._readers, self._idle = self._readers, [], []
         for conn in readers:
             conn.close()
         with self._write_lock:

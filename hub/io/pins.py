@@ -8,18 +8,52 @@ debounces (gpiozero's MockFactory ignores ``bounce_time``, so we never rely on i
 
 from __future__ import annotations
 
+import importlib.util
 import logging
+import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
-
-from gpiozero import DigitalInputDevice
-from gpiozero.pins.mock import MockFactory
 
 from hub.clock import Clock
 from hub.core.events import CENTRE, ButtonChanged, Event, MarkerChanged
 
 log = logging.getLogger("hub.io.pins")
+
+
+def lazy_package(name: str) -> None:
+    """Put package ``name`` in ``sys.modules`` without running its ``__init__`` (unless
+    it is imported already): its submodules then import alone. The first name asked of
+    the package that it lacks runs the real ``__init__``, so ``import gpiozero;
+    gpiozero.Button`` anywhere still works.
+
+    gpiozero's ``__init__`` imports every device class it has (boards, SPI devices,
+    internal devices and ``subprocess`` with them, ~0.6 MB resident) where the hub
+    uses one input device and one pin factory (docs/performance.md, "Footprint")."""
+    spec = importlib.util.find_spec(name) if name not in sys.modules else None
+    if spec is None or spec.loader is None:
+        return  # imported already, or not installed (the import says so)
+    loader, module = spec.loader, importlib.util.module_from_spec(spec)
+    lock = threading.RLock()
+    ran: list[bool] = []  # whether the real __init__ has run (or is running)
+
+    def __getattr__(attr: str) -> Any:
+        with lock:
+            if not ran:
+                ran.append(True)
+                loader.exec_module(module)
+                return getattr(module, attr)
+        raise AttributeError(f"module {name!r} has no attribute {attr!r}")
+
+    module.__getattr__ = __getattr__  # type: ignore[method-assign]
+    sys.modules[name] = module
+
+
+lazy_package("gpiozero")
+
+from gpiozero.input_devices import DigitalInputDevice  # noqa: E402
+from gpiozero.pins.mock import MockFactory  # noqa: E402
 
 
 def is_raspberry_pi() -> bool:
@@ -41,7 +75,7 @@ def make_factory(backend: str) -> Any:
         return LGPIOFactory()
     except Exception as exc:  # not a Pi, or lgpio missing: let gpiozero pick
         log.warning("lgpio unavailable (%s); using gpiozero's default pin factory", exc)
-        from gpiozero import Device
+        from gpiozero.devices import Device
 
         return Device._default_pin_factory()
 
@@ -104,7 +138,11 @@ class SlotInputs:
 
 
 class SimPins:
-    """Drives the MockFactory pins behind the ``sim`` backend, as a finger and a magnet would."""
+    """Drives the MockFactory pins behind the ``sim`` backend, as a finger and a magnet would.
+
+    A MockPin records every change it goes through (for a test's ``assert_states``); a
+    hub driving its pins for hours would keep them all, so each drive here clears that
+    record (docs/performance.md, "Footprint")."""
 
     def __init__(self, factory: MockFactory, button_pins: list[int], marker_pins: list[int],
                  centre_pin: int | None = None) -> None:
@@ -118,8 +156,7 @@ class SimPins:
         pin = self._centre if slot == CENTRE else self._buttons[slot - 1]
         if pin is None:
             raise ValueError("the centre button has no pin")
-        pin.drive_low() if pressed else pin.drive_high()
-        _forget(pin)
+        _drive(pin, low=pressed)
 
     def press(self, slot: int, hold_s: float,
               sleep: Callable[[float], None] = time.sleep) -> None:
@@ -130,17 +167,14 @@ class SimPins:
 
     def marker(self, slot: int, present: bool) -> None:
         """Put a marker on (drive low) or take it off the sensor of ``slot``."""
-        pin = self._markers[slot - 1]
-        pin.drive_low() if present else pin.drive_high()
-        _forget(pin)
+        _drive(self._markers[slot - 1], low=present)
 
     def marker_present(self, slot: int) -> bool:
         """What the simulated sensor of ``slot`` reads."""
         return not self._markers[slot - 1].state
 
 
-def _forget(pin: Any) -> None:
-    """Drop the mock pin's record of its changes: gpiozero's MockPin keeps every change
-    it ever made (for its own tests' ``assert_states``), which on a demo or bot table
-    that runs for days is a list growing by two entries per press."""
+def _drive(pin: Any, low: bool) -> None:
+    """Drive a MockPin low or high, keeping no record of its past changes."""
+    pin.drive_low() if low else pin.drive_high()
     pin.clear_states()
