@@ -8,7 +8,10 @@ Three paths timed in the same run, N presses each:
 2. sim: the same press through gpiozero's mock pins (the path ``bench/press_to_effect``
    measures), as the baseline.
 3. bare: a one-byte round trip over a pty between two threads, as the floor USB adds.
-Goal: serial p99 at most sim p99 plus two bare round trips (p99).
+Goal: serial p99 at most sim p99 plus two bare round trips (p99). The serial figure is
+split, too: the box (the release to its EDGE frame written to the pty, the fake
+microcontroller's own share, which real hardware replaces) and the hub's side (that
+frame to the sound).
 
 And the other way: an LED change (a new brightness redraws the ring) to the LED
 frame arriving in the fake microcontroller's firmware, p99.
@@ -35,7 +38,8 @@ sys.path.insert(0, str(ROOT))
 
 
 from bench.benchstats import percentile, stamping_hub  # noqa: E402
-from firmware_bridge.fake_mcu import FakeMcu  # noqa: E402
+from firmware_bridge.fake_mcu import FakeMcu, PtyPort  # noqa: E402
+from firmware_bridge.firmware import proto  # noqa: E402
 from hub.app import Hub  # noqa: E402
 from hub.io.lights import hex_colours  # noqa: E402
 from scorer.setup import check_setup  # noqa: E402
@@ -119,6 +123,14 @@ def child(link: str) -> None:
         with lock:
             print(f"L {stamp} {hex_colours(pixels)[0]}", flush=True)
 
+    sent = [0]  # when the firmware last wrote an EDGE frame to the pty
+    write = PtyPort.write
+
+    def stamped(port: PtyPort, data: bytes) -> None:
+        write(port, data)
+        if len(data) > 3 and data[3] == proto.EDGE:
+            sent[0] = time.perf_counter_ns()
+    PtyPort.write = stamped  # type: ignore[method-assign]
     mcu = FakeMcu(link, on_leds=frame)
     print(mcu.path, flush=True)
     released = 0
@@ -134,14 +146,16 @@ def child(link: str) -> None:
                 time.sleep(0.0002)
             answer = "ok"
         else:
-            answer = str(released)
+            answer = f"{released} {sent[0]}"
         with lock:
             print(answer, flush=True)
     mcu.close()
 
 
-def serial_path(count: int, state_dir: str) -> tuple[list[float], list[float]]:
-    """Press latencies over the pty, and LED change to frame received."""
+def serial_path(count: int,
+                state_dir: str) -> tuple[list[float], list[float], list[float]]:
+    """Press latencies over the pty, the hub's side of them (from the EDGE frame written
+    to the pty), and LED change to frame received."""
     box = BoxProcess(os.path.join(state_dir + "-box"))
     hub, arrived, heard = stamping_hub("serial", state_dir, serial={"port": box.path})
     try:
@@ -150,7 +164,7 @@ def serial_path(count: int, state_dir: str) -> tuple[list[float], list[float]]:
             time.sleep(0.01)
         hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1, "seats": [1, 2]},
                                        "consensus"))
-        press = []
+        press, hub_side = [], []
         for i in range(count):
             slot = 1 + i % 2
             box.ask(f"p {slot}")
@@ -159,7 +173,9 @@ def serial_path(count: int, state_dir: str) -> tuple[list[float], list[float]]:
             box.tell(f"r {slot}")
             if not arrived.wait(5):
                 raise RuntimeError(f"press {i}: no sound reached the port")
-            press.append((heard[0] - int(box.ask("t 0"))) / 1000)
+            released, sent = (int(t) for t in box.ask("t 0").split())
+            press.append((heard[0] - released) / 1000)
+            hub_side.append((heard[0] - sent) / 1000)
             time.sleep(GAP_S)
         leds = []
         for i in range(count // 4):
@@ -175,7 +191,7 @@ def serial_path(count: int, state_dir: str) -> tuple[list[float], list[float]]:
     finally:
         hub.stop()
         box.close()
-    return press, leds
+    return press, hub_side, leds
 
 
 def sim_path(count: int, state_dir: str) -> list[float]:
@@ -225,12 +241,16 @@ def main() -> None:
         child(args.child)
         return
     with tempfile.TemporaryDirectory() as tmp:
-        serial, leds = serial_path(args.presses, os.path.join(tmp, "serial"))
+        serial, hub_side, leds = serial_path(args.presses, os.path.join(tmp, "serial"))
         sim = sim_path(args.presses, os.path.join(tmp, "sim"))
     bare = bare_round_trips(args.presses)
     print(f"serial bridge latency, {args.presses} presses (microseconds)")
     print(f"{'path':<34}{'p50':>10}{'p99':>10}{'max':>10}")
-    for name, values in (("edge -> sound, serial (pty)", serial), ("edge -> sound, sim", sim),
+    for name, values in (("edge -> sound, serial (pty)", serial),
+                         ("  of it: EDGE written -> sound", hub_side),
+                         ("  of it: the box, edge -> EDGE", [a - b for a, b in
+                                                           zip(serial, hub_side, strict=True)]),
+                         ("edge -> sound, sim", sim),
                          ("bare pty round trip", bare), ("LED change -> frame at the box", leds)):
         print(row(name, values))
     goal = percentile(sim, 99) + 2 * percentile(bare, 99)
