@@ -10,6 +10,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 
 def call(base: str, method: str, path: str, body=None, token=None):
@@ -37,6 +38,14 @@ class HubProcess:
         self.log = open(os.path.join(str(state_dir) + ".log"), "ab")
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT)
         self.wait_ready()
+
+    @classmethod
+    def configured(cls, port: int, folder: Path, toml: str) -> HubProcess:
+        """A hub whose config file (``folder/hub.toml``) holds ``toml``, its state in
+        ``folder/state``."""
+        config = folder / "hub.toml"
+        config.write_text(toml)
+        return cls(port, folder / "state", "--config", str(config))
 
     def wait_ready(self, timeout: float = 30) -> None:
         """Poll ``/api/state`` until the hub answers."""

@@ -19,9 +19,7 @@ REFUSED = "503"  # Chromium logs the refused EventSource (and its MIME type) as 
 @pytest.fixture
 def hub(tmp_path, free_port):
     """A sim hub that serves one live stream at most."""
-    config = tmp_path / "hub.toml"
-    config.write_text("[web]\nstreams = 1\n")
-    process = HubProcess(free_port, tmp_path / "state", "--config", str(config))
+    process = HubProcess.configured(free_port, tmp_path, "[web]\nstreams = 1\n")
     yield process
     process.stop(signal.SIGKILL)
 

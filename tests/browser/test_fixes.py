@@ -14,9 +14,7 @@ pytestmark = pytest.mark.browser
 @pytest.fixture
 def roomy_hub(tmp_path, free_port):
     """A sim hub whose last-tile window allows two HTTP presses in a row."""
-    config = tmp_path / "hub.toml"
-    config.write_text("[gestures]\nlast_tile_ms = 2000\n")
-    process = HubProcess(free_port, tmp_path / "state", "--config", str(config))
+    process = HubProcess.configured(free_port, tmp_path, "[gestures]\nlast_tile_ms = 2000\n")
     yield process
     process.stop()
 
