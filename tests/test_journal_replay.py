@@ -101,6 +101,14 @@ class Table:
         """The journal as it was: its later batches never reached the disk."""
         (self.state / FILE_NAME).write_bytes(saved)
 
+    def restart_behind(self, saved: bytes) -> dict:
+        """Crash, put the journal back to ``saved`` (the store kept what came after),
+        start again; the table then."""
+        self.crash()
+        self.journal_back(saved)
+        self.start()
+        return self.view()
+
 
 @pytest.fixture
 def table(tmp_path):
@@ -240,10 +248,7 @@ def test_a_round_ended_in_the_store_but_not_in_the_journal(table):
     table.press(3, LONG)
     live = table.view()
     assert live["game"]["phase"] == "round-over"
-    table.crash()
-    table.journal_back(saved)
-    table.start()
-    assert table.view() == live
+    assert table.restart_behind(saved) == live
 
 
 def test_a_scored_round_the_journal_missed(table):
@@ -254,10 +259,7 @@ def test_a_scored_round_the_journal_missed(table):
     hub.games.score_round(game_id, 1, points={"Ann": 4, "Bob": 0, "Cid": 7})
     live = table.view()
     assert live["game"]["round"] == 2
-    table.crash()
-    table.journal_back(saved)
-    table.start()
-    assert table.view() == live
+    assert table.restart_behind(saved) == live
 
 
 def test_an_undone_round_end_the_journal_missed(table):
@@ -268,11 +270,7 @@ def test_an_undone_round_end_the_journal_missed(table):
     hub.games.undo()
     live = table.view()
     assert live["game"]["phase"] == "first-turn"  # Bob's long hold taken back
-    table.crash()
-    table.journal_back(saved)
-    table.start()
-    view = table.view()
-    assert view == live
+    assert table.restart_behind(saved) == live
 
 
 def test_an_engine_named_after_the_journal(table):
@@ -282,10 +280,7 @@ def test_an_engine_named_after_the_journal(table):
     hub.games.set_engine(game_id, 1, 7)
     live = table.view()
     assert live["game"]["engine"] == 7
-    table.crash()
-    table.journal_back(saved)
-    table.start()
-    assert table.view() == live
+    assert table.restart_behind(saved) == live
 
 
 def test_a_game_ended_after_the_journal_shows_finished(table):
@@ -296,10 +291,7 @@ def test_a_game_ended_after_the_journal_shows_finished(table):
     saved = table.journal_copy()
     hub.games.end_game(game_id)
     live = table.view()
-    table.crash()
-    table.journal_back(saved)
-    table.start()
-    assert table.view() == live and live["game"]["phase"] == "finished"
+    assert table.restart_behind(saved) == live and live["game"]["phase"] == "finished"
 
 
 def test_a_new_game_the_journal_missed_starts_from_the_store(table, tmp_path):
@@ -311,10 +303,7 @@ def test_a_new_game_the_journal_missed_starts_from_the_store(table, tmp_path):
     saved = table.journal_copy()
     second = table.new_game()
     live = table.view()
-    table.crash()
-    table.journal_back(saved)
-    table.start()
-    assert table.view() == live and live["game"]["id"] == second
+    assert table.restart_behind(saved) == live and live["game"]["id"] == second
 
 
 def test_a_clean_stop_keeps_the_table_too(table, tmp_path):
