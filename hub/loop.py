@@ -151,9 +151,10 @@ class HubLoop:
         """Process everything queued (and every deadline due) before returning; with a
         journal, wait until it is written too (what a client is told, survives)."""
         if self._thread is not None:
-            self.call(lambda table: None, timeout)
-            if self._journal is not None:
-                self._journal.wait(timeout)
+            try:
+                self.settled_later().result(timeout)
+            except TimeoutError:
+                raise TimeoutError("hub loop did not answer") from None
             return
         while True:
             try:
