@@ -3,8 +3,9 @@
 The loop thread only hands each applied event (and the table it made) to a
 :class:`JournalWriter`, which batches them and has the store writer thread encode,
 append and fsync them: the loop never waits for the disk. A request that answers
-with the table (a press on the virtual hub, an undo, a fix) first waits for
-:meth:`JournalWriter.wait`, so what a client was told has been written.
+with the table (a press on the virtual hub, an undo, a fix) first waits for the
+loop's :meth:`~hub.loop.HubLoop.drain` or ``settled_later``, which end only once
+:meth:`JournalWriter.written` has: what a client was told has been written.
 
 The journal holds one *segment*: a checkpoint (the whole table, encoded by
 :mod:`hub.journal_codec`) followed by the events applied since. A new segment starts
@@ -249,10 +250,6 @@ class JournalWriter:
         self._handed += 1
         number = self._handed
         self._writer.submit(lambda: self._write(batch, number))
-
-    def wait(self, timeout: float = 5.0) -> None:
-        """Wait until every batch handed off is on disk (never on the loop thread)."""
-        self.written().result(timeout)
 
     def written(self) -> Future[Any]:
         """A future that resolves once every batch handed off so far is on disk. It

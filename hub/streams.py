@@ -7,7 +7,7 @@ over to :class:`LiveStreams`: one thread with a selector that writes each piece 
 to every stream that wants it, formatted once. A stream costs a socket and a buffer,
 no thread. A phone that falls :data:`MOST_UNSENT` bytes behind is dropped (its page
 reconnects and starts again from the snapshot); while it is behind, only the newest
-``state`` waits for it, as in :class:`hub.broadcast.Subscription`.
+``state`` waits for it, as in :class:`hub.broadcast.NewsQueue`.
 
 An answer that waits for the hub (a simulated press held for a while) is handed over
 the same way with a future: the thread writes the JSON once the future resolves, so

@@ -190,7 +190,7 @@ def test_only_the_newest_batch_pays_for_the_fsync():
             recorder.record(ButtonChanged(5, n % 2 == 0, 2.0 + n), table)
             recorder.hand_off()
         gate.set()
-        recorder.wait()
+        recorder.written().result(5)
     finally:
         writer.stop()
     assert journal.syncs == 1 and len(journal.records) == 4

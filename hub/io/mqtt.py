@@ -63,8 +63,9 @@ class LinkHandlers:
 class PahoLink:
     """One MQTT connection on its own thread (paho-mqtt 2), reconnecting forever.
 
-    ``subscriptions`` are (re)subscribed on every connect (at ``subscribe_qos``: 0 for a
-    reader that wants the latest news fast, 1 for commands that must arrive).
+    ``subscriptions`` are (re)subscribed on every connect, at ``subscribe_qos``: 1 for
+    the board too, whose acknowledgements carry the TCP ACKs a QoS 0 reader would leave
+    delayed behind mosquitto's Nagle (docs/mqtt.md).
     :meth:`publish` may be called from any thread; it returns False (and sends nothing)
     while disconnected.
     """
