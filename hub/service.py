@@ -113,11 +113,6 @@ class HubWebService:
             raise Refused(404, f"slot {slot}: there are slots 1 to 8")
         return sim
 
-    def sim_press(self, slot: int, hold_s: float) -> dict[str, Any]:
-        """Hold the simulated button, release it, and wait (on this thread) until the
-        debounce window has closed and the loop has handled the press."""
-        return self.sim_press_later(slot, hold_s).result()
-
     def sim_press_later(self, slot: int, hold_s: float) -> Future[dict[str, Any]]:
         """Press the simulated button now; a timer releases it after ``hold_s`` and,
         once the debounce window has closed, resolves the future with the snapshot."""
@@ -128,10 +123,6 @@ class HubWebService:
         self._sim(slot).marker(slot, present)
         self._sleep(self._hub.loop.table.timings.flicker + SETTLE_S)
         return self._hub.loop.settled()
-
-    def sim_centre_press(self, hold_s: float) -> dict[str, Any]:
-        """Hold the simulated centre button, release it, and wait as for a slot."""
-        return self.sim_centre_press_later(hold_s).result()
 
     def sim_centre_press_later(self, hold_s: float) -> Future[dict[str, Any]]:
         """The centre button, as :meth:`sim_press_later`."""

@@ -112,20 +112,21 @@ class FakeHubService:
             raise Refused(404, f"slot {slot}: there are slots 1 to 8")
         return dict(self.state["slots"][slot - 1])
 
-    def sim_press(self, slot: int, hold_s: float) -> dict[str, Any]:
-        """Record the press; log it as a tap."""
+    def sim_press_later(self, slot: int, hold_s: float) -> Future[dict[str, Any]]:
+        """Record the press and log it as a tap (refusals raised at once); the snapshot
+        in a done future."""
         self._call("sim_press", slot, hold_s)
         self._slot(slot)
         self.log.append({"kind": "tap", "slot": slot})
-        return self.state
-
-    def sim_press_later(self, slot: int, hold_s: float) -> Future[dict[str, Any]]:
-        """As :meth:`sim_press` (refusals raised at once), the snapshot in a done future."""
-        return _done(self.sim_press(slot, hold_s))
+        return _done(self.state)
 
     def sim_centre_press_later(self, hold_s: float) -> Future[dict[str, Any]]:
-        """As :meth:`sim_centre_press`, in a done future."""
-        return _done(self.sim_centre_press(hold_s))
+        """Record the centre press and log it as a tap on slot 0; in a done future."""
+        self._call("sim_centre_press", hold_s)
+        if self._backend != "sim":
+            raise Refused(404, f"the {self._backend} backend has no simulated pins")
+        self.log.append({"kind": "tap", "slot": 0})
+        return _done(self.state)
 
     def sim_marker(self, slot: int, present: bool) -> dict[str, Any]:
         """Set the slot's marker (and public train) in the snapshot."""
@@ -255,14 +256,6 @@ class FakeHubService:
         game = self.get_game(game_id)
         game["finished"] = True
         return game
-
-    def sim_centre_press(self, hold_s: float) -> dict[str, Any]:
-        """Record the centre press; log it as a tap on slot 0."""
-        self._call("sim_centre_press", hold_s)
-        if self._backend != "sim":
-            raise Refused(404, f"the {self._backend} backend has no simulated pins")
-        self.log.append({"kind": "tap", "slot": 0})
-        return self.state
 
     def undo(self, game_id: int) -> dict[str, Any]:
         """Log the undo of the newest game."""

@@ -109,23 +109,16 @@ class HubService(Protocol):
     def unsubscribe(self, subscription: Subscription) -> None:
         """Stop hearing news on ``subscription``."""
 
-    def sim_press(self, slot: int, hold_s: float) -> dict[str, Any]:
-        """Press simulated slot ``slot`` for ``hold_s`` seconds; the snapshot once the
-        hub has handled it. Refused (404) off the sim backend."""
-
     def sim_press_later(self, slot: int, hold_s: float) -> Future[dict[str, Any]]:
-        """As :meth:`sim_press`, without waiting: the release is scheduled on the hub
-        side and the future resolves with the snapshot once the hub has handled it."""
+        """Press simulated slot ``slot`` for ``hold_s`` seconds, without waiting: the
+        release is scheduled on the hub side and the future resolves with the snapshot
+        once the hub has handled it. Refused (404) off the sim backend, at once."""
 
     def sim_centre_press_later(self, hold_s: float) -> Future[dict[str, Any]]:
-        """As :meth:`sim_centre_press`, without waiting (see :meth:`sim_press_later`)."""
+        """The simulated centre button, as :meth:`sim_press_later`."""
 
     def sim_marker(self, slot: int, present: bool) -> dict[str, Any]:
         """Put a marker on (or take it off) simulated slot ``slot``; the snapshot after."""
-
-    def sim_centre_press(self, hold_s: float) -> dict[str, Any]:
-        """Press the simulated centre button for ``hold_s`` seconds; the snapshot after.
-        Refused (404) off the sim backend."""
 
     def undo(self, game_id: int) -> dict[str, Any]:
         """Undo the last table action of game ``game_id`` (refused 409 unless it is being
