@@ -3,7 +3,9 @@
 Three paths timed in the same run, N presses each:
 1. serial: the fake microcontroller (the real firmware under CPython, in a process of
    its own as a real box is its own hardware) sees a release edge, timestamps it,
-   frames it and writes it to a pty; the hub's serial link reads it, the session
+   frames it and writes it to a pty (scanned at once on the thread that makes the edge,
+   as a board whose loop never pauses would: no hand-off between two host threads
+   inside the box); the hub's serial link reads it, the session
    posts it, the loop applies it, the ``turn`` sound reaches the port.
 2. sim: the same press through gpiozero's mock pins (the path ``bench/press_to_effect``
    measures), as the baseline.
@@ -74,9 +76,9 @@ def presses(hub: Hub, press: Callable[[int, bool], None], arrived: threading.Eve
 class BoxProcess:
     """The fake microcontroller in a process of its own (as a real box is its own
     hardware), driven over a pipe: ``p SLOT`` presses (answered once the firmware
-    scanned it), ``r SLOT`` releases (not answered: nothing in either process wakes
-    for the harness while the release travels), ``t 0`` answers the last release's
-    time; every LED frame is reported as ``L time``. Times are ``perf_counter_ns``:
+    scanned it), ``r SLOT`` releases and scans at once (not answered: nothing in either
+    process wakes for the harness while the release travels), ``t 0`` answers the last
+    release's time; every LED frame is reported as ``L time``. Times are ``perf_counter_ns``:
     CLOCK_MONOTONIC, the same clock in both processes."""
 
     def __init__(self, link: str) -> None:
@@ -138,7 +140,7 @@ def child(link: str) -> None:
         what, slot = line.split()
         if what == "r":  # no answer now: the hub's side is being timed
             released = time.perf_counter_ns()
-            mcu.button(int(slot), False)
+            mcu.edge_now(int(slot), False)
             continue
         if what == "p":
             mcu.button(int(slot), True)

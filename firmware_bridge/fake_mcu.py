@@ -128,6 +128,17 @@ class FakeMcu:
         self.machine.pins[number].level = 0 if pressed else 1
         self._wake()
 
+    def edge_now(self, index: int, pressed: bool) -> None:
+        """Press or release button ``index`` and scan it at once on the caller's thread,
+        as a board whose loop never pauses sees an edge. :meth:`button` wakes the
+        fake's own thread instead, a hand-off between two host threads that a real
+        board does not have (``bench/serial_latency.py`` times the link without it)."""
+        number = CENTRE_PIN if index == 0 else BUTTON_PINS[index - 1]
+        with self._lock:
+            self.machine.pins[number].level = 0 if pressed else 1
+            if self.plugged:
+                self.firmware.scan()
+
     def press(self, slot: int, hold_ms: float) -> None:
         """Hold slot ``slot``'s button (0: the centre) for ``hold_ms``, then let go."""
         self.button(slot, True)
