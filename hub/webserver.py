@@ -20,6 +20,7 @@ once waitress has written everything before it. Limits on top of waitress's:
 
 from __future__ import annotations
 
+import heapq
 import json
 import logging
 import resource
@@ -144,6 +145,20 @@ class LiveChannel(HTTPChannel):
     task_class = LiveTask
     handover: tuple[Handover, str, str, list[tuple[str, str]]] | None = None
     request_since = 0.0  # when the request being received began (0: none)
+    _will_close = False
+
+    @property
+    def will_close(self) -> bool:
+        """Waitress's "close the socket" mark; setting it (from any thread, by waitress
+        or by us) has the selector loop ask this connection again, so a resting one is
+        closed now rather than at the next full round."""
+        return self._will_close
+
+    @will_close.setter
+    def will_close(self, value: bool) -> None:
+        self._will_close = value
+        if value:
+            touch(self)
 
     def give_over(self, handover: Handover, version: str, status: str,
                   headers: list[tuple[str, str]]) -> None:
@@ -217,13 +232,12 @@ class HandoverServer(TcpWSGIServer):
         return bool(super().readable())
 
     def _make_room(self) -> None:
-        idle = [c for c in _channels(self)
-                if not c.requests and c.request is None and not c.will_close]
-        idle.sort(key=lambda c: c.last_activity)
-        closing = idle[:max(1, self.adj.connection_limit // 16)]
+        idle = (c for c in _channels(self)
+                if not c.requests and c.request is None and not c.will_close)
+        closing = heapq.nsmallest(max(1, self.adj.connection_limit // 16), idle,
+                                  key=lambda c: c.last_activity)
         for channel in closing:  # closed by the selector loop itself, next time round
             channel.will_close = True
-            touch(channel)
         if closing:
             log.info("all %d connections taken: closing the %d least active idle ones",
                      self.adj.connection_limit, len(closing))
@@ -234,9 +248,7 @@ class HandoverServer(TcpWSGIServer):
         late = time.monotonic() - REQUEST_S
         for channel in _channels(self):
             if channel.request_since and channel.request_since < late and not channel.requests:
-                channel.will_close = True
-            if channel.will_close:
-                touch(channel)  # a resting connection is not asked every round
+                channel.will_close = True  # asked again at once, though resting
 
 
 def _channels(server: HandoverServer) -> list[Any]:

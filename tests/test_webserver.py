@@ -187,3 +187,17 @@ def test_the_socket_map_notes_what_came_went_and_was_touched():
     assert socket_map.take() == ({5}, {6})
     assert socket_map.take() == (set(), set())
     assert dict(socket_map) == {6: "six"}
+
+
+def test_marking_a_connection_for_closing_has_the_loop_ask_it_again():
+    socket_map = SocketMap()
+    channel = webserver.LiveChannel.__new__(webserver.LiveChannel)  # no socket needed
+    channel._map, channel._fileno = socket_map, 9
+    socket_map[9] = channel
+    socket_map.take()
+    assert not channel.will_close
+    channel.will_close = False  # nothing to close: nothing to ask
+    assert not socket_map.changed()
+    channel.will_close = True  # as waitress's idle timeout or our room-making does
+    assert channel.will_close
+    assert socket_map.take() == (set(), {9})
