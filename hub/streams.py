@@ -73,6 +73,7 @@ class LiveStreams:
         self._lock = threading.Lock()
         self._taken = 0  # streams reserved or served
         self._inbox: deque[tuple[str, Any]] = deque()
+        self._woken = False  # a wake is on its way: no need to send another (see _post)
         self._selector = selectors.DefaultSelector()
         self._wake_r, self._wake_w = socket.socketpair()
         self._wake_r.setblocking(False)
@@ -138,7 +139,13 @@ class LiveStreams:
         self._wake_w.close()
 
     def _post(self, what: str, item: Any) -> None:
+        # One wake per burst, not one system call per piece of news: the thread clears
+        # the flag before it empties the inbox, so an item appended while the flag was
+        # still set is taken in that pass, and one appended after it sends a new wake.
         self._inbox.append((what, item))
+        if self._woken:
+            return
+        self._woken = True
         try:
             self._wake_w.send(b"\0")
         except (BlockingIOError, OSError):  # already woken (buffer full), or closing
@@ -172,6 +179,7 @@ class LiveStreams:
 
     def _take_inbox(self) -> bool:
         """Handle what other threads posted; False once told to stop."""
+        self._woken = False  # before the inbox is read: see _post
         while self._inbox:
             what, item = self._inbox.popleft()
             if what == "news":

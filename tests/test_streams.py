@@ -71,6 +71,9 @@ def test_a_phone_far_behind_is_dropped(live, monkeypatch):
     sock = phone(live)  # and it reads nothing for now
     for i in range(3000):  # sounds are all kept, unlike states: the backlog grows
         live.offer("sound", {"name": "x" * 200, "i": i})
+    # Read only once it is dropped (its place given back): offers only queue, so the
+    # thread may still be writing them when the loop above ends.
+    assert eventually(lambda: live._taken == 0)
     data = b""
     while chunk := sock.recv(65536):  # what the kernel held, then the end
         data += chunk
@@ -87,3 +90,20 @@ def test_an_answer_is_sent_when_its_future_resolves_then_the_socket_closes(live)
     assert read_until(theirs, b"7") == b"ANSWER 7"
     assert theirs.recv(100) == b""  # half-closed after the answer
     theirs.close()
+
+
+def test_a_burst_of_news_wakes_the_thread_once():
+    live = LiveStreams(2, lambda: {"turn": 1})  # not started: the test is its thread
+    try:
+        assert live.reserve()
+        for n in range(5):
+            live.offer("sound", {"name": f"s{n}"})
+        live._wake_r.setblocking(False)
+        assert live._wake_r.recv(64) == b"\0"  # one wake for the five
+        assert live._take_inbox()  # the thread's pass takes all five
+        assert not live._inbox
+        live.offer("sound", {"name": "later"})  # news after the pass wakes it again
+        assert live._wake_r.recv(64) == b"\0"
+        assert list(live._inbox) == [("news", ("sound", {"name": "later"}))]
+    finally:
+        live.close()
