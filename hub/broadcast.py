@@ -117,11 +117,6 @@ class Broadcaster:
         with self._lock:
             self._subs = [s for s in self._subs if s is not sub]
 
-    @property
-    def count(self) -> int:
-        """How many subscribers are connected."""
-        return len(self._subs)
-
     def wants(self, kind: str) -> bool:
         """Whether anyone at all would hear news of ``kind`` (skip building it if not)."""
         return bool(self.callbacks) or any(kind in sub.kinds for sub in self._subs)

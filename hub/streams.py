@@ -16,7 +16,6 @@ the wait holds no worker either.
 
 from __future__ import annotations
 
-import json
 import logging
 import selectors
 import socket
@@ -27,19 +26,13 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from typing import Any
 
+from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, event
+
 log = logging.getLogger("hub.streams")
 
-KEEPALIVE_S = 15.0  # a comment line on every stream: proxies and phones keep it open
 MOST_UNSENT = 256 * 1024  # bytes waiting for one phone before it is dropped
 LINGER_S = 2.0  # after an answer, how long to wait for the phone to close first
-RETRY_MS = 2000  # the EventSource reconnect delay the stream announces
 _READ, _WRITE = selectors.EVENT_READ, selectors.EVENT_WRITE
-
-
-def sse(kind: str, payload: object) -> bytes:
-    """One Server-Sent Event: ``event: kind`` with the payload's compact JSON."""
-    data = json.dumps(payload, separators=(",", ":"))
-    return f"event: {kind}\ndata: {data}\n\n".encode()
 
 
 class _Peer:
@@ -85,11 +78,6 @@ class LiveStreams:
         self._stopping = False
 
     # --- any thread ---------------------------------------------------------------------
-
-    @property
-    def count(self) -> int:
-        """Streams reserved or being served."""
-        return self._taken
 
     def reserve(self) -> bool:
         """Take one of the ``capacity`` places for a stream; False when all are taken."""
@@ -167,7 +155,7 @@ class LiveStreams:
             now = time.monotonic()
             if now >= next_keepalive:
                 next_keepalive = now + KEEPALIVE_S
-                self._broadcast(None, b": keepalive\n\n")
+                self._broadcast(None, KEEPALIVE)
             self._end_lingering(now)
 
     def _drain_wake(self) -> None:
@@ -193,7 +181,7 @@ class LiveStreams:
         return True
 
     def _format(self, kind: str, payload: object) -> bytes:
-        chunk = sse(kind, payload)
+        chunk = event(kind, payload)
         if kind == "state":
             self._last_state = (payload, chunk)
         return chunk
@@ -201,13 +189,13 @@ class LiveStreams:
     def _start_stream(self, sock: socket.socket, head: bytes, kinds: frozenset[str]) -> None:
         snapshot = self._snapshot()
         cached = self._last_state
-        state = cached[1] if cached is not None and cached[0] is snapshot else sse(
+        state = cached[1] if cached is not None and cached[0] is snapshot else event(
             "state", snapshot)
         peer = self._add(sock, kinds)
         if peer is None:
             self.release()
             return
-        peer.out += head + f"retry: {RETRY_MS}\n\n".encode() + state
+        peer.out += head + RETRY + state
         self._flush(peer)
 
     def _start_answer(self, sock: socket.socket, future: Future[Any],

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from concurrent.futures import Future
 from typing import Any, cast
@@ -12,11 +11,11 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from web.errors import abort, error_response
 from web.inputs import SLOT, BadInput, parse_body, query_whole
 from web.service import LIVE_SERVER, HubService, ServerTakeover
+from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, event
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 SSE_KINDS = ("state", "sound", "game")
-KEEPALIVE_S = 15.0
 RETRY_AFTER_S = 10  # a stream refused for capacity: when to try again
 
 
@@ -49,10 +48,6 @@ def event_log() -> Response:
     return jsonify(hub_service().recent_log(limit))
 
 
-def _sse(kind: str, payload: object) -> str:
-    return f"event: {kind}\ndata: {json.dumps(payload, separators=(',', ':'))}\n\n"
-
-
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
@@ -83,18 +78,25 @@ def events() -> Response:
                     headers=STREAM_HEADERS)
 
 
-def _stream(service: HubService) -> Iterator[str]:
+def _stream(service: HubService) -> Iterator[bytes]:
+    """The live stream on the request's thread, for a server that cannot take it over.
+
+    It has no capacity limit (each stream holds a worker) and need not: the hub serves
+    this app only through hub/webserver.py, which offers ``environ[LIVE_SERVER]`` on
+    every request, so only the Flask test client gets here. The bytes are those of
+    :class:`hub.streams.LiveStreams` (:mod:`web.sse`).
+    """
     sub = service.subscribe(SSE_KINDS)
     try:
-        yield "retry: 2000\n\n" + _sse("state", service.snapshot())
+        yield RETRY + event("state", service.snapshot())
         while True:
             item = sub.get(timeout=KEEPALIVE_S)
             if item is None:
-                yield ": keepalive\n\n"
+                yield KEEPALIVE
             elif item[0] == "closed":  # the hub is stopping: end the stream
                 return
             else:
-                yield _sse(*item)
+                yield event(*item)
     finally:
         service.unsubscribe(sub)
 

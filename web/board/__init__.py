@@ -7,14 +7,14 @@ The page needs no other host (no CDN), works on a phone and updates live.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Protocol
+
+from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, event
 
 if TYPE_CHECKING:
     from flask import Flask, Response
 
-KEEPALIVE_S = 15.0
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
                                "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
@@ -43,10 +43,6 @@ class BoardSource(Protocol):
     def changes_since(self, version: int, timeout: float) -> BoardChanges | None:
         """What changed after ``version`` (waits up to ``timeout`` s), or None."""
         ...
-
-
-def _sse(kind: str, payload: object) -> str:
-    return f"event: {kind}\ndata: {json.dumps(payload, separators=(',', ':'))}\n\n"
 
 
 def create_board_app(board: BoardSource, stopping: Any = None) -> Flask:
@@ -79,10 +75,10 @@ def create_board_app(board: BoardSource, stopping: Any = None) -> Flask:
     return app
 
 
-def _stream(board: BoardSource, stopping: Any) -> Iterator[str]:
+def _stream(board: BoardSource, stopping: Any) -> Iterator[bytes]:
     view = board.view()
     version = int(view["version"])
-    yield "retry: 2000\n\n" + _sse("board", view)
+    yield RETRY + event("board", view)
     quiet = 0.0
     while stopping is None or not stopping.is_set():
         changes = board.changes_since(version, 1.0)
@@ -90,7 +86,7 @@ def _stream(board: BoardSource, stopping: Any) -> Iterator[str]:
             quiet += 1.0
             if quiet >= KEEPALIVE_S:  # tells a proxy (and a dead phone) we are here
                 quiet = 0.0
-                yield ": keepalive\n\n"
+                yield KEEPALIVE
             continue
         quiet = 0.0
         version = changes.version
@@ -98,4 +94,4 @@ def _stream(board: BoardSource, stopping: Any) -> Iterator[str]:
                                   "connected": changes.connected}
         if changes.standings is not None:
             update["standings"] = changes.standings
-        yield _sse("tables", update)
+        yield event("tables", update)
