@@ -142,6 +142,12 @@ class Games:
         self._backup(f"game{game_id}")
         return game
 
+    def get_game(self, game_id: int) -> dict[str, Any]:
+        """A stored game as the API shows it, after every write the loop ordered so far
+        (a round the table just ended is in it); raises the store's ``GameNotFound``."""
+        self.writer.flush()
+        return self.store.get_game(game_id)
+
     def _backup(self, reason: str) -> None:
         """A game finished: back the database up, on the backup thread."""
         if self.backups is not None:
@@ -186,8 +192,9 @@ class Games:
         """Take back the last table action (as the centre's long hold does); returns
         the snapshot after it (an undo with nothing to take back plays ``nope``)."""
         self.loop.post(UndoRequested(self.clock.now(), by))
+        # The drain waits for the journal, written on the store writer's thread after
+        # the reopened round it was handed first: that is out of the store when we answer.
         self.loop.drain()
-        self.writer.flush()  # a reopened round is out of the store before we answer
         return self.loop.snapshot
 
     def fix_table(self, fix: TurnFixed | DoubleFixed | PublicFixed) -> dict[str, Any]:

@@ -232,9 +232,8 @@ class HubWebService:
 
     def get_game(self, game_id: int) -> dict[str, Any]:
         """One stored game (404 when there is none)."""
-        self._hub.writer.flush()
         with _refusals():
-            return self._hub.store.get_game(game_id)
+            return self._hub.games.get_game(game_id)
 
     def round_history(self, game_id: int, number: int) -> list[dict[str, Any]]:
         """The edits of one round's scores."""
