@@ -69,13 +69,20 @@ def _give_up(target: Future[dict[str, Any]]) -> None:
 
 
 class HubWebService:
-    """What a request may ask of ``hub`` (see :class:`web.service.HubService`)."""
+    """What a request may ask of ``hub`` (see :class:`web.service.HubService`).
 
-    def __init__(self, hub: Hub, sleep: Callable[[float], None] = time.sleep) -> None:
+    ``sleep`` None (the composition root): real time; a held press is released by a
+    timer thread, not by a sleeping request thread, and a press the loop has not
+    answered in ``LOOP_TIMEOUT_S`` fails. A ``sleep`` given (a test's virtual clock):
+    every wait advances it, inline, and nothing gives up.
+    """
+
+    def __init__(self, hub: Hub, sleep: Callable[[float], None] | None = None) -> None:
         self._hub = hub
-        self._sleep = sleep
-        # A held press is released by a timer, not by a sleeping request thread.
-        self._timers = Timers() if sleep is time.sleep else InlineTimers(sleep)
+        self._sleep = sleep or time.sleep
+        self._times_out = sleep is None
+        self._timers: Timers | InlineTimers = (
+            Timers() if sleep is None else InlineTimers(sleep))
 
     @property
     def backend(self) -> str:
@@ -140,7 +147,7 @@ class HubWebService:
 
         def settled() -> None:
             self._hub.loop.settled_later().add_done_callback(lambda f: _pass_on(f, done))
-            if self._sleep is time.sleep:  # a loop that never answers: the request says so
+            if self._times_out:  # a loop that never answers: the request says so
                 self._timers.call_later(LOOP_TIMEOUT_S, lambda: _give_up(done))
 
         def release() -> None:
