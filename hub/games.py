@@ -77,13 +77,12 @@ class Games:
         """
         with self._rounds_lock:
             stored = self.store.get_game(game["id"])
-            table = self.loop.table
-            if (table.game is not None and table.game.id == stored["id"]
-                    and table.game.phase != "finished"):
-                for _ in range(stored["round"] - table.game.round):
+            running = self.loop.table.running_game
+            if running is not None and running.id == stored["id"]:
+                for _ in range(stored["round"] - running.round):
                     self.loop.post(RoundScored(self.clock.now(), engine=stored["engine"]))
                 if stored["finished"]:  # the last round scored, or ended early
-                    last = stored["round_count"] == table.game.rounds
+                    last = stored["round_count"] == running.rounds
                     now = self.clock.now()
                     self.loop.post(RoundScored(now) if last else GameEnded(now))
                 self.loop.drain()

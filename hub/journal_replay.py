@@ -138,10 +138,10 @@ def catch_up(table: Table, store: Store, now: float) -> Table | None:
     """``table`` with the steps the store took after the journal's last record; None
     when the store is on another game or round."""
     current = store.current_game()
-    game = table.game
     if current is None:
         return _after_the_end(table, store, now)
-    if game is None or game.id != current["id"] or game.phase == "finished":
+    game = table.running_game
+    if game is None or game.id != current["id"]:
         return None
     if current["round"] == game.round + 1:  # scored: the next round began
         table = _step(table, RoundScored(now, engine=current["engine"]))
@@ -157,8 +157,8 @@ def catch_up(table: Table, store: Store, now: float) -> Table | None:
 
 def _after_the_end(table: Table, store: Store, now: float) -> Table | None:
     """No game to resume: the table's game, finished, if the store finished it."""
-    game = table.game
-    if game is None or game.phase == "finished":
+    game = table.running_game
+    if game is None:
         return table
     try:
         stored = store.get_game(game.id)

@@ -160,8 +160,7 @@ class HubWebService:
 
     # --- putting the table right ------------------------------------------------------
     def _on_table(self, game_id: int) -> None:
-        game = self._hub.loop.table.game
-        if game is None or game.id != game_id or game.phase == "finished":
+        if self.running_game() != game_id:
             raise Refused(409, f"game {game_id} is not being played on the table")
 
     def undo(self, game_id: int) -> dict[str, Any]:
@@ -225,8 +224,8 @@ class HubWebService:
 
     def running_game(self) -> int | None:
         """The game on the table, unless it is finished."""
-        game = self._hub.loop.table.game
-        return None if game is None or game.phase == "finished" else game.id
+        game = self._hub.loop.table.running_game
+        return None if game is None else game.id
 
     def check_token(self, game_id: int, token: str) -> bool:
         """Whether ``token`` is the game's scorekeeper token."""
