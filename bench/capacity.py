@@ -27,7 +27,6 @@ import http.client
 import json
 import os
 import queue
-import resource
 import socket
 import subprocess
 import sys
@@ -41,17 +40,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.benchstats import percentile  # noqa: E402
+from hub.webserver import raise_file_limit  # noqa: E402
 
 HOST = "127.0.0.1"
 ERRORS: list[str] = []  # requests of the measuring clients that failed
-
-
-def raise_file_limit() -> int:
-    """Soft limit of open files up to the hard one (the crowd needs a thousand)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != hard:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
 def free_port() -> int:
@@ -338,7 +330,8 @@ def main() -> None:
     parser.add_argument("--load", nargs=4, type=int, metavar=("PORT", "S", "I", "SL"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
-    files = raise_file_limit()
+    # The crowd holds a socket per client (the default, a thousand), plus room to spare.
+    files = raise_file_limit(args.streams + args.idle + args.slow + 256)
     if args.load:
         asyncio.run(crowd_main(*args.load))
         return

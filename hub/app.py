@@ -27,7 +27,7 @@ from hub.io.lights import RingLights
 from hub.io.pins import SimPins, SlotInputs, is_raspberry_pi, make_factory
 from hub.io.sound import DisabledPlayer, SoundPlayer, SoundPolicy, parse_quiet_hours
 from hub.journal import FILE_NAME, FileJournal, JournalWriter
-from hub.journal_replay import differences, put_back, recover
+from hub.journal_replay import log_differences, put_back, recover
 from hub.loop import HubLoop
 from hub.selftest import Wiring
 from hub.selftest_session import SelftestSession
@@ -262,7 +262,7 @@ class Hub:
         if self.sim is not None:
             put_back(self.sim, recovered.markers)
         markers = self.inputs.read_markers()
-        differences(recovered.markers, markers)  # the magnets are the truth: logged
+        log_differences(recovered.markers, markers)  # the magnets are the truth
         self.loop.post(MarkersRead(markers, self.clock.now()))
         if recovered.resume:
             self.games.resume()

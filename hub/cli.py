@@ -111,7 +111,7 @@ def _parser(command: str | None) -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the hub and serve the scorepad")
     for flag, settings in RUN_OPTIONS.items():
         run.add_argument(flag, **settings)
-    run.add_argument("-v", "--verbose", action="store_true")
+    run.add_argument(*VERBOSE, action="store_true")
     for name, (_, help_text) in SUBCOMMANDS.items():
         sub_parser = sub.add_parser(name, help=help_text)
         if name == command:

@@ -42,15 +42,16 @@ class EffectDispatcher:
     """
 
     def __init__(self, sound: SoundPlayer, lights: Lights, eventlog: EventLog,
-                 broadcaster: Broadcaster, policy: SoundPolicy,
-                 on_round_ended: Callable[[RoundEnded | RoundReopened], None] | None = None,
-                 ) -> None:
+                 broadcaster: Broadcaster, policy: SoundPolicy) -> None:
         self.sound = sound
         self.leds = lights
         self.eventlog = eventlog
         self.broadcaster = broadcaster
         self.policy = policy
-        self.on_round_ended = on_round_ended
+        # Set by the composition root once the parts they call exist (they need the loop,
+        # which needs this dispatcher). A round ended or reopened on the table (to the
+        # store writer's thread).
+        self.on_round_ended: Callable[[RoundEnded | RoundReopened], None] | None = None
         # A claim's answer (the runtime turns a grant into a token; must return at once).
         self.on_claim: Callable[[ClaimAnswered], None] | None = None
         self.failures = 0

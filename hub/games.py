@@ -77,13 +77,12 @@ class Games:
         """
         with self._rounds_lock:
             stored = self.store.get_game(game["id"])
-            table = self.loop.table
-            if (table.game is not None and table.game.id == stored["id"]
-                    and table.game.phase != "finished"):
-                for _ in range(stored["round"] - table.game.round):
+            running = self.loop.table.running_game
+            if running is not None and running.id == stored["id"]:
+                for _ in range(stored["round"] - running.round):
                     self.loop.post(RoundScored(self.clock.now(), engine=stored["engine"]))
                 if stored["finished"]:  # the last round scored, or ended early
-                    last = stored["round_count"] == table.game.rounds
+                    last = stored["round_count"] == running.rounds
                     now = self.clock.now()
                     self.loop.post(RoundScored(now) if last else GameEnded(now))
                 self.loop.drain()
@@ -142,6 +141,12 @@ class Games:
         self._backup(f"game{game_id}")
         return game
 
+    def get_game(self, game_id: int) -> dict[str, Any]:
+        """A stored game as the API shows it, after every write the loop ordered so far
+        (a round the table just ended is in it); raises the store's ``GameNotFound``."""
+        self.writer.flush()
+        return self.store.get_game(game_id)
+
     def _backup(self, reason: str) -> None:
         """A game finished: back the database up, on the backup thread."""
         if self.backups is not None:
@@ -186,8 +191,9 @@ class Games:
         """Take back the last table action (as the centre's long hold does); returns
         the snapshot after it (an undo with nothing to take back plays ``nope``)."""
         self.loop.post(UndoRequested(self.clock.now(), by))
+        # The drain waits for the journal, written on the store writer's thread after
+        # the reopened round it was handed first: that is out of the store when we answer.
         self.loop.drain()
-        self.writer.flush()  # a reopened round is out of the store before we answer
         return self.loop.snapshot
 
     def fix_table(self, fix: TurnFixed | DoubleFixed | PublicFixed) -> dict[str, Any]:

@@ -97,7 +97,6 @@ class FileJournal:
         self.path = path
         self.durable = durable
         self._file: Any = None
-        self.dropped: str | None = None  # what :meth:`load` left out, if anything
 
     def load(self) -> list[Record]:
         """Every record up to the first torn or damaged one (which a power cut can
@@ -110,9 +109,8 @@ class FileJournal:
         for number, line in enumerate(lines, 1):
             record = unframe(line)
             if record is None:
-                self.dropped = (f"{self.path}: line {number} of {len(lines)} is torn or "
-                                f"damaged; replaying the {number - 1} records before it")
-                log.warning("journal: %s", self.dropped)
+                log.warning("journal: %s: line %d of %d is torn or damaged; replaying the "
+                            "%d records before it", self.path, number, len(lines), number - 1)
                 break
             records.append(record)
         return records
@@ -209,9 +207,6 @@ class Writer(Protocol):
 
     def submit(self, job: Callable[[], Any]) -> Future[Any]:
         """Run ``job`` on the writer thread, after every job submitted before it."""
-
-    def flush(self, timeout: float = 5.0) -> None:
-        """Wait until every job submitted so far has run."""
 
 
 class JournalWriter:

@@ -58,13 +58,12 @@ class Store(Protocol):
 class Recovered:
     """What the hub starts from: ``table`` (settled, caught up with the store),
     ``resume`` (True: the store's current game must still be put on the table),
-    ``markers`` (where the journal's table had markers, for the sim backend's
-    virtual ones) and ``events`` (how many were replayed)."""
+    and ``markers`` (where the journal's table had markers, for the sim backend's
+    virtual ones)."""
 
     table: Table
     resume: bool
     markers: tuple[bool, ...]
-    events: int = 0
 
 
 def read(journal: Journal) -> tuple[Table, list[Event]] | None:
@@ -130,19 +129,19 @@ def recover(journal: Journal, store: Store, timings: Timings, now: float) -> Rec
         game = table.game
         log.warning("journal: the store has moved on from %s; the round starts from the "
                     "store", "no game" if game is None else f"game {game.id} round {game.round}")
-        return Recovered(fresh, resume=True, markers=markers, events=len(events))
+        return Recovered(fresh, resume=True, markers=markers)
     log.info("journal: table rebuilt from %d events: %s", len(events), describe(caught))
-    return Recovered(caught, resume=False, markers=markers, events=len(events))
+    return Recovered(caught, resume=False, markers=markers)
 
 
 def catch_up(table: Table, store: Store, now: float) -> Table | None:
     """``table`` with the steps the store took after the journal's last record; None
     when the store is on another game or round."""
     current = store.current_game()
-    game = table.game
     if current is None:
         return _after_the_end(table, store, now)
-    if game is None or game.id != current["id"] or game.phase == "finished":
+    game = table.running_game
+    if game is None or game.id != current["id"]:
         return None
     if current["round"] == game.round + 1:  # scored: the next round began
         table = _step(table, RoundScored(now, engine=current["engine"]))
@@ -158,8 +157,8 @@ def catch_up(table: Table, store: Store, now: float) -> Table | None:
 
 def _after_the_end(table: Table, store: Store, now: float) -> Table | None:
     """No game to resume: the table's game, finished, if the store finished it."""
-    game = table.game
-    if game is None or game.phase == "finished":
+    game = table.running_game
+    if game is None:
         return table
     try:
         stored = store.get_game(game.id)
@@ -210,17 +209,13 @@ def describe(table: Table) -> str:
             f"public {public}, doubles {doubles}")
 
 
-def differences(markers: tuple[bool, ...], read: tuple[bool, ...]) -> list[str]:
-    """Each slot where the sensors read otherwise than the rebuilt table, logged: the
+def log_differences(markers: tuple[bool, ...], read: tuple[bool, ...]) -> None:
+    """Log each slot where the sensors read otherwise than the rebuilt table: the
     sensor wins (the caller applies the reading)."""
-    found = []
     for slot, (had, has) in enumerate(zip(markers, read, strict=True), 1):
         if had != has:
-            line = (f"slot {slot}: marker {_on(had)} in the journal, {_on(has)} on the "
-                    "sensor; the sensor wins")
-            log.warning("journal: %s", line)
-            found.append(line)
-    return found
+            log.warning("journal: slot %d: marker %s in the journal, %s on the sensor; "
+                        "the sensor wins", slot, _on(had), _on(has))
 
 
 def _on(present: bool) -> str:

@@ -69,13 +69,20 @@ def _give_up(target: Future[dict[str, Any]]) -> None:
 
 
 class HubWebService:
-    """What a request may ask of ``hub`` (see :class:`web.service.HubService`)."""
+    """What a request may ask of ``hub`` (see :class:`web.service.HubService`).
 
-    def __init__(self, hub: Hub, sleep: Callable[[float], None] = time.sleep) -> None:
+    ``sleep`` None (the composition root): real time; a held press is released by a
+    timer thread, not by a sleeping request thread, and a press the loop has not
+    answered in ``LOOP_TIMEOUT_S`` fails. A ``sleep`` given (a test's virtual clock):
+    every wait advances it, inline, and nothing gives up.
+    """
+
+    def __init__(self, hub: Hub, sleep: Callable[[float], None] | None = None) -> None:
         self._hub = hub
-        self._sleep = sleep
-        # A held press is released by a timer, not by a sleeping request thread.
-        self._timers = Timers() if sleep is time.sleep else InlineTimers(sleep)
+        self._sleep = sleep or time.sleep
+        self._times_out = sleep is None
+        self._timers: Timers | InlineTimers = (
+            Timers() if sleep is None else InlineTimers(sleep))
 
     @property
     def backend(self) -> str:
@@ -140,7 +147,7 @@ class HubWebService:
 
         def settled() -> None:
             self._hub.loop.settled_later().add_done_callback(lambda f: _pass_on(f, done))
-            if self._sleep is time.sleep:  # a loop that never answers: the request says so
+            if self._times_out:  # a loop that never answers: the request says so
                 self._timers.call_later(LOOP_TIMEOUT_S, lambda: _give_up(done))
 
         def release() -> None:
@@ -153,8 +160,7 @@ class HubWebService:
 
     # --- putting the table right ------------------------------------------------------
     def _on_table(self, game_id: int) -> None:
-        game = self._hub.loop.table.game
-        if game is None or game.id != game_id or game.phase == "finished":
+        if self.running_game() != game_id:
             raise Refused(409, f"game {game_id} is not being played on the table")
 
     def undo(self, game_id: int) -> dict[str, Any]:
@@ -218,8 +224,8 @@ class HubWebService:
 
     def running_game(self) -> int | None:
         """The game on the table, unless it is finished."""
-        game = self._hub.loop.table.game
-        return None if game is None or game.phase == "finished" else game.id
+        game = self._hub.loop.table.running_game
+        return None if game is None else game.id
 
     def check_token(self, game_id: int, token: str) -> bool:
         """Whether ``token`` is the game's scorekeeper token."""
@@ -232,9 +238,8 @@ class HubWebService:
 
     def get_game(self, game_id: int) -> dict[str, Any]:
         """One stored game (404 when there is none)."""
-        self._hub.writer.flush()
         with _refusals():
-            return self._hub.store.get_game(game_id)
+            return self._hub.games.get_game(game_id)
 
     def round_history(self, game_id: int, number: int) -> list[dict[str, Any]]:
         """The edits of one round's scores."""

@@ -37,12 +37,6 @@ class Timers:
                 self._running = True
                 threading.Thread(target=self._run, name="hub-timers", daemon=True).start()
 
-    @property
-    def pending(self) -> int:
-        """How many calls are waiting."""
-        with self._cv:
-            return len(self._due)
-
     def _run(self) -> None:
         while True:
             with self._cv:

@@ -78,8 +78,8 @@ class TableTrust:
         if not effect.granted:
             claim.state = "expired"
             return
-        game = self._hub.loop.table.game
-        if game is None or game.phase == "finished":
+        game = self._hub.loop.table.running_game
+        if game is None:
             claim.token, claim.state = self.table_token(), "granted"
             return
 

@@ -31,7 +31,8 @@ def state(turn, players):
 def feed(board, hub_id, leaf, payload):
     raw = payload if isinstance(payload, bytes) else (
         payload.encode() if isinstance(payload, str) else json.dumps(payload).encode())
-    board.message(f"mtrain/{hub_id}/{leaf}", raw)
+    board.post(f"mtrain/{hub_id}/{leaf}", raw)
+    board.drain()
 
 
 def test_tables_and_their_turns():
@@ -81,10 +82,10 @@ def test_bad_payloads_are_logged_and_ignored(leaf, payload, caplog):
 
 def test_other_topics_are_ignored():
     board = TournamentBoard()
-    board.message("mtrain/t1/event", b"{}")
-    board.message("mtrain/t1/slot/1/public", b"ON")
-    board.message("other/t1/state", b"{}")
-    assert board.view()["tables"] == []
+    board.post("mtrain/t1/event", b"{}")
+    board.post("mtrain/t1/slot/1/public", b"ON")
+    board.post("other/t1/state", b"{}")
+    assert board.drain() == 3 and board.view()["tables"] == []
 
 
 def test_changes_since_coalesces():

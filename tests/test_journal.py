@@ -209,9 +209,6 @@ class SteppedWriter:
         self.jobs.append((job, future))
         return future
 
-    def flush(self, timeout: float = 5.0) -> None:
-        self.submit(lambda: None)
-
     def step(self) -> None:
         job, future = self.jobs.pop(0)
         future.set_result(job())

@@ -32,6 +32,10 @@ from typing import Any
 
 log = logging.getLogger("hub.board")
 MOST_PENDING = 10_000  # topics waiting for the writer: three per table, far beyond a tournament
+LEAVES = ("status", "state", "game")  # what the board reads of each hub
+
+# A parsed message: ((hub_id, leaf), value), or (None, connected) for the board's own link.
+Item = tuple[tuple[str, str] | None, Any]
 
 
 @dataclass
@@ -44,7 +48,9 @@ class TableSeen:
     game: dict[str, Any] | None = None
     version: int = 0
     seen: float = 0.0
-    shown: dict[str, Any] | None = None  # summary(self), built by the writer per change
+    # summary(self), built by the writer in the batch that changed the table (the one
+    # that added it too), so every table a reader can see has it.
+    shown: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -140,7 +146,7 @@ class TournamentBoard:
 
     def subscriptions(self) -> tuple[str, ...]:
         """The topics the board listens to."""
-        return tuple(f"{self.base}/+/{leaf}" for leaf in ("status", "state", "game"))
+        return tuple(f"{self.base}/+/{leaf}" for leaf in LEAVES)
 
     def post(self, topic: str, payload: bytes) -> None:
         """A message from the broker (paho's thread): only queue it for the writer."""
@@ -184,50 +190,38 @@ class TournamentBoard:
             self._posted.clear()
         if not batch:
             return 0
-        parsed = [(topic, value) if not topic else self._read(topic, value)
+        parsed = [(None, value) if not topic else self._read(topic, value)
                   for topic, value in batch]
         with self._cond:
             self._apply([item for item in parsed if item is not None])
         return len(batch)
 
-    def message(self, topic: str, payload: bytes) -> None:
-        """Apply one message now (the writer's step; tests call it directly)."""
-        item = self._read(topic, payload)
-        if item is not None:
-            with self._cond:
-                self._apply([item])
-
-    def set_connected(self, connected: bool) -> None:
-        """Apply the board's own link coming or going now."""
-        with self._cond:
-            self._apply([("", connected)])
-
-    def _read(self, topic: str, payload: bytes) -> tuple[str, Any] | None:
-        """(``hub_id/leaf``, parsed value) of a message the board wants, else None."""
+    def _read(self, topic: str, payload: bytes) -> Item | None:
+        """((hub_id, leaf), parsed value) of a message the board wants, else None."""
         prefix = f"{self.base}/"
         if not topic.startswith(prefix) or topic.count("/") != self.base.count("/") + 2:
             return None
-        key = topic[len(prefix):]
-        if key.split("/")[1] not in ("status", "state", "game"):
+        hub_id, leaf = topic[len(prefix):].split("/")
+        if leaf not in LEAVES:
             return None
         try:
-            return key, self._parse(key.split("/")[1], payload)
+            return (hub_id, leaf), self._parse(leaf, payload)
         except ValueError as exc:
             log.warning("board: %s: %s; ignored", topic, exc)
             return None
 
-    def _apply(self, items: list[tuple[str, Any]]) -> None:
+    def _apply(self, items: list[Item]) -> None:
         """Apply parsed messages (holding the lock): new versions, one standings pass."""
         if not items:
             return
         changed: dict[str, TableSeen] = {}
         rank = False
-        for key, value in items:
+        for where, value in items:
             self._version += 1
-            if not key:
+            if where is None:
                 self.connected = bool(value)
                 continue
-            hub_id, leaf = key.split("/")
+            hub_id, leaf = where
             table = self._tables.setdefault(hub_id, TableSeen(hub_id))
             if leaf == "status":
                 table.online = value == "online"
@@ -268,7 +262,7 @@ class TournamentBoard:
         with self._cond:
             tables = sorted(self._tables.values(), key=lambda t: t.hub_id)
             return {"version": self._version, "connected": self.connected,
-                    "tables": [t.shown or summary(t) for t in tables],
+                    "tables": [t.shown for t in tables],
                     "standings": self._standings}
 
     def changes_since(self, version: int, timeout: float) -> Changes | None:
@@ -279,5 +273,5 @@ class TournamentBoard:
             changed = sorted((t for t in self._tables.values() if t.version > version),
                              key=lambda t: t.hub_id)
             return Changes(self._version, self.connected,
-                           [t.shown or summary(t) for t in changed],
+                           [t.shown for t in changed],
                            self._standings if self._standings_version > version else None)

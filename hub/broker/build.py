@@ -10,8 +10,9 @@ from typing import Any
 from hub.broker.commands import HubCommands
 from hub.broker.publisher import LinkFactory, MqttPublisher
 from hub.broker.settings import MqttSettings
+from hub.games import Games
 from hub.io.mqtt import Broker, LinkHandlers, PahoLink, Will
-from web.service import HubService, Refused
+from scorer.store import GameNotFound
 
 
 def version() -> str:
@@ -47,25 +48,23 @@ def paho_links(s: MqttSettings) -> LinkFactory:
 def publisher(hub: Any, s: MqttSettings, link_factory: LinkFactory | None = None
               ) -> MqttPublisher:
     """The publisher for ``hub`` (the composition root's ``Hub``); it reads games
-    through the hub's service (:class:`hub.service.HubWebService`), on its own thread,
+    through the hub's games (:meth:`hub.games.Games.get_game`), on its own thread,
     after the writes the loop ordered so far."""
     if not s.scorepad_url:
         from dataclasses import replace
         s = replace(s, scorepad_url=scorepad_url(hub.config))
 
-    service: HubService = hub.web_service()  # the store's queries, as a request asks them
+    games: Games = hub.games
 
     def load_game(game_id: int) -> dict[str, Any] | None:
         try:
-            return service.get_game(game_id)
-        except Refused as refused:
-            if refused.status == 404:  # no such game (any other refusal is a bug here)
-                return None
-            raise
+            return games.get_game(game_id)
+        except GameNotFound:
+            return None
 
     commands = HubCommands(hub.apply_settings, hub.games.undo, hub.sim)
     return MqttPublisher(
-        s, link_factory or paho_links(s), snapshot=service.snapshot,
+        s, link_factory or paho_links(s), snapshot=lambda: hub.loop.snapshot,
         load_game=load_game, settings_now=lambda: dict(hub.settings.values),
         on_status=lambda status: hub.loop.set_extra("mqtt", status), commands=commands,
         version=version())

@@ -170,6 +170,12 @@ class Table:
     history: tuple[Moment, ...] = ()  # this round's earlier moments, for undo
     claim: Claim | None = None  # a claim waiting for a press (see hub.core.claim)
 
+    @property
+    def running_game(self) -> Game | None:
+        """The game on the table unless it is finished (None: no game is being played)."""
+        game = self.game
+        return None if game is None or game.phase == "finished" else game
+
     def marker(self, slot: int) -> bool:
         """True while a marker (debounced) sits on ``slot`` (never on the centre)."""
         return slot != CENTRE and self.markers[slot - 1].present

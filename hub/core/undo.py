@@ -68,8 +68,8 @@ def _what(effects: list[Effect]) -> str:
 
 def undo(table: Table, at: float, by: str) -> Result:
     """Put back the play before the round's last table action (``turn_back``)."""
-    game = table.game
-    if game is None or game.phase == "finished" or not table.history:
+    game = table.running_game
+    if game is None or not table.history:
         why = "nothing to undo in this round"
         return table, [PlaySound("nope"), LogEntry("undo", at, (("by", by), ("undid", None),
                                                                  ("why", why)))]
@@ -144,8 +144,8 @@ def _fix_double(table: Table, event: DoubleFixed) -> tuple[Table, tuple[tuple[st
 
 def set_engine(table: Table, event: EngineSet) -> Result:
     """The scorekeeper named this round's engine: the table shows it from now on."""
-    game = table.game
-    if game is None or game.phase == "finished":
+    game = table.running_game
+    if game is None:
         return table, []
     table = evolve(table, game=evolve(game, engine_set=event.engine))
     return table, [LogEntry("engine-set", event.at, (("round", game.round),

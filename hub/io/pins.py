@@ -12,7 +12,6 @@ import importlib.util
 import logging
 import sys
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -157,13 +156,6 @@ class SimPins:
         if pin is None:
             raise ValueError("the centre button has no pin")
         _drive(pin, low=pressed)
-
-    def press(self, slot: int, hold_s: float,
-              sleep: Callable[[float], None] = time.sleep) -> None:
-        """Hold the button of ``slot`` for ``hold_s`` seconds, then release it."""
-        self.button(slot, True)
-        sleep(hold_s)
-        self.button(slot, False)
 
     def marker(self, slot: int, present: bool) -> None:
         """Put a marker on (drive low) or take it off the sensor of ``slot``."""
