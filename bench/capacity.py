@@ -330,8 +330,10 @@ def main() -> None:
     parser.add_argument("--load", nargs=4, type=int, metavar=("PORT", "S", "I", "SL"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
-    # The crowd holds a socket per client (the default, a thousand), plus room to spare.
-    files = raise_file_limit(args.streams + args.idle + args.slow + 256)
+    # The crowd holds a socket per client (the default, a thousand), plus room to spare;
+    # the crowd's own process (--load) is sized by the counts it was given.
+    clients = args.load[1:] if args.load else (args.streams, args.idle, args.slow)
+    files = raise_file_limit(sum(clients) + 256)
     if args.load:
         asyncio.run(crowd_main(*args.load))
         return
