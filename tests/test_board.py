@@ -9,6 +9,7 @@ import pytest
 
 import hub.broker.board as board_module
 from hub.broker.board import TournamentBoard, standings, summary
+from tests.helpers import eventually
 from web.board import create_board_app
 
 
@@ -177,3 +178,46 @@ def test_the_writer_thread_applies_posts():
     thread.join(5)
     assert changes is not None and changes.tables[0]["online"] is True
     assert not thread.is_alive()
+
+
+WRONG_SHAPES = [
+    ("game", {"totals": [1]}),
+    ("game", {"players": "Ann", "standings": {"Ann": 1}, "totals": {"Ann": "x"}}),
+    ("game", {"players": [["Ann"], "Bob"], "rounds": [{"points": {"Bob": "12"}}, 7, None]}),
+    ("game", {"players": ["Ann"], "rounds": {"1": 2}, "id": {"no": 1}, "winner": []}),
+    ("state", {"slots": 5, "turn": {}}),
+    ("state", {"game": {"players": [{}], "round": [2]}, "slots": [3, {"slot": [1]}], "turn": 1}),
+    ("state", {"game": "t1", "turn": [1]}),
+]
+
+
+@pytest.mark.parametrize(("leaf", "payload"), WRONG_SHAPES)
+def test_well_formed_json_of_the_wrong_shape_is_cut_to_what_fits(leaf, payload):
+    board = TournamentBoard()
+    feed(board, "t1", "game", game(["Ann", "Bob"], [({"Ann": 0, "Bob": 12}, "Ann")]))
+    feed(board, "t1", leaf, payload)
+    view = json.loads(json.dumps(board.view()))  # what the page gets: plain JSON
+    (table,) = view["tables"]
+    assert table["hub_id"] == "t1"
+    for player in table["players"]:
+        assert isinstance(player["name"], str)
+        assert player["total"] is None or isinstance(player["total"], int | float)
+    for row in view["standings"]:
+        assert isinstance(row["name"], str) and isinstance(row["points"], int)
+
+
+def test_the_writer_outlives_any_message():
+    board = TournamentBoard()
+    stopping = threading.Event()
+    thread = board.start(stopping)
+    try:
+        for leaf, payload in WRONG_SHAPES:
+            board.post(f"mtrain/bad/{leaf}", json.dumps(payload).encode())
+        board.post("mtrain/deep/state", b"[" * 100_000)  # deeper than json can parse
+        board.post("mtrain/t1/status", b"online")  # and a good one after them
+        assert board.changes_since(0, 10.0) is not None
+        assert eventually(lambda: any(t["hub_id"] == "t1" for t in board.view()["tables"]))
+        assert thread.is_alive()
+    finally:
+        stopping.set()
+        thread.join(5)

@@ -9,7 +9,10 @@ latest ``state``, ``status`` or ``game`` of a table matters), at most
 one writer thread parses and applies everything posted so far as one batch
 (:meth:`TournamentBoard.drain`), builds each
 changed table's summary once, redoes the standings once per batch and only when a
-``game`` or ``status`` came, then wakes the readers once. Each change bumps a version;
+``game`` or ``status`` came, then wakes the readers once. A message is cut down to
+the fields the board reads, each of the type it expects (:func:`clean_state`,
+:func:`clean_game`), so a hub publishing another shape cannot break a summary; the
+writer logs a batch that fails anyway and carries on. Each change bumps a version;
 a reader asks for everything changed since the version it last saw
 (:meth:`TournamentBoard.changes_since`), so a slow phone gets the newest tables in one go
 instead of a backlog, and a busy board never queues without bound.
@@ -61,6 +64,53 @@ class Changes:
     connected: bool
     tables: list[dict[str, Any]] = field(default_factory=list)
     standings: list[dict[str, Any]] | None = None
+
+
+# A hub's messages are not trusted to have the shape ours publish: each is cut down to
+# the fields the board reads, every field of its type or left out, before it is kept.
+_SCALAR = (str, int, float, bool, type(None))
+
+
+def _names(value: object) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _points(value: object) -> dict[str, int | float]:
+    if not isinstance(value, dict):
+        return {}
+    return {k: v for k, v in value.items()
+            if isinstance(k, str) and isinstance(v, int | float) and not isinstance(v, bool)}
+
+
+def _scalars(raw: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {key: raw[key] for key in keys if key in raw and isinstance(raw[key], _SCALAR)}
+
+
+def clean_game(raw: dict[str, Any]) -> dict[str, Any]:
+    """The parts of a hub's ``game`` the board uses, each of the type it expects."""
+    game = _scalars(raw, ("id", "round", "round_count", "engine", "finished", "winner"))
+    game["players"], game["standings"] = _names(raw.get("players")), _names(raw.get("standings"))
+    game["totals"] = _points(raw.get("totals"))
+    rounds = raw.get("rounds")
+    game["rounds"] = [
+        {"points": _points(r.get("points")),
+         "went_out": r.get("went_out") if isinstance(r.get("went_out"), str) else None}
+        for r in (rounds if isinstance(rounds, list) else []) if isinstance(r, dict)]
+    return game
+
+
+def clean_state(raw: dict[str, Any]) -> dict[str, Any]:
+    """The parts of a hub's ``state`` the board uses, each of the type it expects."""
+    state = _scalars(raw, ("turn",))
+    on_table = raw.get("game")
+    if isinstance(on_table, dict):
+        state["game"] = {**_scalars(on_table, ("id", "round", "rounds", "engine", "phase")),
+                         "players": _names(on_table.get("players"))}
+    slots = raw.get("slots")
+    state["slots"] = [_scalars(entry, ("slot", "owner"))
+                      for entry in (slots if isinstance(slots, list) else [])
+                      if isinstance(entry, dict)]
+    return state
 
 
 def _owner(state: dict[str, Any], slot: object) -> str | None:
@@ -173,7 +223,10 @@ class TournamentBoard:
         """The writer thread: drains the inbox until ``stopping`` is set."""
         def run() -> None:
             while not stopping.is_set():
-                self.drain(0.5)
+                try:
+                    self.drain(0.5)
+                except Exception:  # a bug must not stop the board for good: log, go on
+                    log.exception("board: applying a batch failed; it is dropped")
 
         thread = threading.Thread(target=run, name="board-writer", daemon=True)
         thread.start()
@@ -251,11 +304,13 @@ class TournamentBoard:
             return text
         try:
             value = json.loads(text or "null")
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deep
             raise ValueError("not valid JSON") from None
-        if value is not None and not isinstance(value, dict):
+        if value is None:
+            return None
+        if not isinstance(value, dict):
             raise ValueError("expected a JSON object")
-        return value
+        return clean_state(value) if leaf == "state" else clean_game(value)
 
     def view(self) -> dict[str, Any]:
         """The whole board: every table, the standings, and the board's version."""
