@@ -221,3 +221,30 @@ def test_the_writer_outlives_any_message():
     finally:
         stopping.set()
         thread.join(5)
+
+
+def test_live_pages_beyond_the_limit_are_told_to_poll():
+    board = TournamentBoard()
+    feed(board, "t1", "status", "online")
+    stopping = threading.Event()
+    client = create_board_app(board, stopping, most_streams=1).test_client()
+    live = client.get("/api/board/events", buffered=False)
+    assert live.status_code == 200 and b"event: board" in next(live.response)
+    refused = client.get("/api/board/events")
+    assert refused.status_code == 503 and refused.headers["Retry-After"] == "5"
+    assert "updates every 5 s" in refused.get_json()["error"]
+    assert client.get("/api/board").get_json()["tables"][0]["hub_id"] == "t1"  # still served
+    live.close()  # the phone left: its place is free again
+    again = client.get("/api/board/events", buffered=False)
+    assert again.status_code == 200 and b"event: board" in next(again.response)
+    stopping.set()
+    again.close()
+
+
+@pytest.mark.parametrize("threads", ["4", "0", "1001"])
+def test_the_board_refuses_thread_counts_that_leave_no_live_page(threads, capsys):
+    from hub.cli import main
+
+    assert main(["board", "--mqtt", "mqtt://127.0.0.1:1", "--port", "1",
+                 "--threads", threads]) == 2
+    assert "--threads" in capsys.readouterr().err

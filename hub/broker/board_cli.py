@@ -15,6 +15,7 @@ from hub.broker.settings import parse_url
 from hub.io.mqtt import Broker, LinkHandlers, PahoLink
 
 log = logging.getLogger("hub.board")
+SPARE_THREADS = 4  # web threads no live page may take: page loads and /api/board
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,7 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--password-file", default="", help="file holding the password")
     parser.add_argument("--ca-file", default="", help="CA certificate for mqtts://")
     parser.add_argument("--threads", type=int, default=64,
-                        help="web threads; each open board page holds one")
+                        help="web threads (64); each live board page holds one, and "
+                             f"{SPARE_THREADS} stay for page loads: pages beyond that "
+                             "update every few seconds instead of live")
     parser.add_argument("-v", "--verbose", action="store_true")
 
 
@@ -78,6 +81,10 @@ def command(args: argparse.Namespace) -> int:
     if not 1 <= args.port <= 65535:
         print(f"mtrain-hub board: --port: {args.port} is not 1 to 65535", file=sys.stderr)
         return 2
+    if not SPARE_THREADS < args.threads <= 1000:
+        print(f"mtrain-hub board: --threads: {args.threads} is not {SPARE_THREADS + 1} to 1000",
+              file=sys.stderr)
+        return 2
     # The broker's thread and the live streams take turns often: hand the GIL over every
     # 0.5 ms, not 5 ms (as the hub does), or a busy broker holds every phone back.
     sys.setswitchinterval(0.0005)
@@ -85,7 +92,8 @@ def command(args: argparse.Namespace) -> int:
     stopping = threading.Event()
     board.start(stopping)  # the one writer of the board's state
     link = connect(board, broker)
-    server: Any = create_server(create_board_app(board, stopping), host=args.host,
+    app = create_board_app(board, stopping, most_streams=args.threads - SPARE_THREADS)
+    server: Any = create_server(app, host=args.host,
                                 port=args.port, threads=args.threads, ident="mtrain-board")
 
     def stop(*_: object) -> None:

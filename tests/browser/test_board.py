@@ -21,12 +21,12 @@ pytestmark = pytest.mark.browser
 class BoardProcess:
     """``mtrain-hub board`` as a subprocess on 127.0.0.1."""
 
-    def __init__(self, url: str, port: int, log_path) -> None:
+    def __init__(self, url: str, port: int, log_path, *args: str) -> None:
         self.base = f"http://127.0.0.1:{port}"
         self.log = open(log_path, "ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "hub.cli", "board", "--mqtt", url, "--host", "127.0.0.1",
-             "--port", str(port)], stdout=self.log, stderr=subprocess.STDOUT)
+             "--port", str(port), *args], stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -124,3 +124,45 @@ def test_the_board_follows_every_table(chromium, tournament, mosquitto):
         context.close()
     assert not phone.foreign, phone.foreign
     assert not phone.errors, phone.errors
+
+
+def test_pages_beyond_the_live_places_update_every_few_seconds(chromium, tmp_path, mosquitto):
+    hub = HubProcess(free_port(), tmp_path / "t1", "--mqtt", mosquitto.url, "--hub-id", "t1")
+    # 5 web threads, 4 kept for page loads: one live page.
+    board = BoardProcess(mosquitto.url, free_port(), tmp_path / "board.log", "--threads", "5")
+    first = Phone(chromium.new_context(viewport=PHONE), board.base)
+    second = Phone(chromium.new_context(viewport=PHONE), board.base)
+    second.allowed.append("503")  # the browser logs the refused stream
+    try:
+        status, _ = hub.post("/api/games", {"players": ["Ann", "Bob"], "first": 1})
+        assert status == 201
+        first.page.goto(board.base + "/")
+        first.page.wait_for_selector("article.card[data-hub='t1']")
+        expect(first.page.locator("#link")).to_have_text("Live")
+        second.page.goto(board.base + "/")  # refused live: fetches the board instead
+        second.page.wait_for_selector("article.card[data-hub='t1']")
+        expect(second.page.locator("#link")).to_have_text("Every 5 s")
+        status, snapshot = hub.post("/api/sim/slots/1/press", {"hold_ms": 0})
+        assert status == 200
+        whose = {s["slot"]: s["owner"] for s in snapshot["slots"]}[snapshot["turn"]]
+        for phone in (first, second):  # live on the first, within 5 s on the second
+            expect(phone.page.locator("article.card[data-hub='t1'] .turn")).to_contain_text(
+                whose, timeout=15_000)
+        # The first page goes. Waitress sees it gone only when writing to it fails (the
+        # second or third write after, news or the 15 s keep-alive); then its place is
+        # free and the second page's next try (every 5 s) gets it.
+        first.context.close()
+        deadline = time.monotonic() + 60
+        while second.page.locator("#link").inner_text() != "Live":
+            assert time.monotonic() < deadline, "the place never came free"
+            # The turn passes: a new state, so the board writes to every page.
+            status, snapshot = hub.post(f"/api/sim/slots/{snapshot['turn']}/press",
+                                        {"hold_ms": 0})
+            assert status == 200
+            time.sleep(1)
+        assert not second.errors, second.errors
+        assert not first.foreign and not second.foreign
+    finally:
+        second.context.close()
+        assert board.stop() == 0
+        hub.stop(signal.SIGKILL)

@@ -7,7 +7,7 @@ The page needs no other host (no CDN), works on a phone and updates live.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, event
@@ -45,11 +45,43 @@ class BoardSource(Protocol):
         ...
 
 
-def create_board_app(board: BoardSource, stopping: Any = None) -> Flask:
-    """The board's Flask app. ``stopping`` (a ``threading.Event``) ends live streams."""
+BUSY_RETRY_S = 5  # a page refused a live stream fetches the board this often instead
+
+
+class StreamPlaces:
+    """At most ``most`` live streams at once (each holds a web thread while it lasts)."""
+
+    def __init__(self, most: int | None) -> None:
+        import threading
+
+        self.most = most
+        self.taken = 0
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        """A place for one more stream; False when all are taken."""
+        with self._lock:
+            if self.most is not None and self.taken >= self.most:
+                return False
+            self.taken += 1
+            return True
+
+    def give_back(self) -> None:
+        """A stream ended."""
+        with self._lock:
+            self.taken -= 1
+
+
+def create_board_app(board: BoardSource, stopping: Any = None,
+                     most_streams: int | None = None) -> Flask:
+    """The board's Flask app. ``stopping`` (a ``threading.Event``) ends live streams;
+    past ``most_streams`` at once (None: no limit) a stream is refused with a 503 and
+    the page fetches ``/api/board`` every :data:`BUSY_RETRY_S` instead, so open pages
+    never take every web thread and a page load always gets one."""
     from flask import Flask, jsonify, send_from_directory
 
     app = Flask(__name__, static_folder="static", static_url_path="/static")
+    places = StreamPlaces(most_streams)
 
     @app.after_request
     def secure(response: Response) -> Response:
@@ -68,14 +100,31 @@ def create_board_app(board: BoardSource, stopping: Any = None) -> Flask:
 
     @app.get("/api/board/events")
     def events() -> Response:
-        return app.response_class(_stream(board, stopping), mimetype="text/event-stream",
+        if not places.take():
+            response = jsonify({"error": f"the board has {places.most} live pages open "
+                                         f"already; this page updates every {BUSY_RETRY_S} s"})
+            response.status_code = 503
+            response.headers["Retry-After"] = str(BUSY_RETRY_S)
+            return response
+        return app.response_class(_stream(board, stopping, places.give_back),
+                                  mimetype="text/event-stream",
                                   headers={"Cache-Control": "no-cache",
                                            "X-Accel-Buffering": "no"})
 
     return app
 
 
-def _stream(board: BoardSource, stopping: Any) -> Iterator[bytes]:
+def _stream(board: BoardSource, stopping: Any,
+            ended: Callable[[], None] = lambda: None) -> Iterator[bytes]:
+    """The page's live stream; ``ended()`` once it is over (the phone left: the
+    server closes the generator at its next write, a keep-alive at the latest)."""
+    try:
+        yield from _updates(board, stopping)
+    finally:
+        ended()
+
+
+def _updates(board: BoardSource, stopping: Any) -> Iterator[bytes]:
     view = board.view()
     version = int(view["version"])
     yield RETRY + event("board", view)

@@ -86,17 +86,41 @@ function setLink(connected) {
   badge.textContent = connected ? "Live" : "Broker unreachable";
 }
 
+function showBoard(view) {
+  tables.clear();
+  for (const t of view.tables) tables.set(t.hub_id, t);
+  standings = view.standings;
+  setLink(view.connected);
+  renderTables();
+  renderStandings();
+}
+
+// The board refused a live stream (every live place taken: a 503): fetch the whole
+// board now, then try the stream again in a few seconds; until a place is free the
+// page updates that often instead of live.
+const BUSY_RETRY_MS = 5000;
+
+async function poll() {
+  try {
+    const response = await fetch("/api/board", { cache: "no-store" });
+    if (response.ok) {
+      const view = await response.json();
+      showBoard(view);
+      if (view.connected) {
+        const badge = document.getElementById("link");
+        badge.className = "badge on";
+        badge.textContent = `Every ${BUSY_RETRY_MS / 1000} s`;
+      }
+    }
+  } catch (err) {
+    // the board is unreachable: the badge says so below, and the next try comes anyway
+  }
+  setTimeout(connect, BUSY_RETRY_MS);
+}
+
 function connect() {
   const source = new EventSource("/api/board/events");
-  source.addEventListener("board", (e) => {
-    const view = JSON.parse(e.data);
-    tables.clear();
-    for (const t of view.tables) tables.set(t.hub_id, t);
-    standings = view.standings;
-    setLink(view.connected);
-    renderTables();
-    renderStandings();
-  });
+  source.addEventListener("board", (e) => showBoard(JSON.parse(e.data)));
   source.addEventListener("tables", (e) => {
     const update = JSON.parse(e.data);
     for (const t of update.tables) tables.set(t.hub_id, t);
@@ -111,6 +135,11 @@ function connect() {
     const badge = document.getElementById("link");
     badge.className = "badge off";
     badge.textContent = "Reconnecting…";
+    if (source.readyState === EventSource.CLOSED) {
+      // Refused (a 503) or not a stream: the browser will not retry this one itself.
+      source.close();
+      poll();
+    }
   };
 }
 
