@@ -170,15 +170,35 @@ class LiveStreams:
         self._woken = False  # before the inbox is read: see _post
         while self._inbox:
             what, item = self._inbox.popleft()
-            if what == "news":
-                self._broadcast(item[0], self._format(*item))
-            elif what == "stream":
-                self._start_stream(*item)
-            elif what == "answer":
-                self._start_answer(*item)
-            elif what == "stop":
+            if what == "stop":
                 return False
+            try:
+                self._take(what, item)
+            except Exception:  # a bug must not end every phone's stream: drop this one
+                log.exception("live streams: %s failed; dropped", what)
+                if what in ("stream", "answer"):
+                    self._discard(item[0])
+                if what == "stream":  # its place was reserved: give it back
+                    self.release()
         return True
+
+    def _discard(self, sock: socket.socket) -> None:
+        """Forget and close ``sock`` whether or not it was added yet."""
+        peer = self._peers.pop(sock.fileno(), None) if sock.fileno() >= 0 else None
+        if peer is not None:
+            try:
+                self._selector.unregister(sock)
+            except (KeyError, ValueError):
+                pass
+        sock.close()
+
+    def _take(self, what: str, item: Any) -> None:
+        if what == "news":
+            self._broadcast(item[0], self._format(*item))
+        elif what == "stream":
+            self._start_stream(*item)
+        elif what == "answer":
+            self._start_answer(*item)
 
     def _format(self, kind: str, payload: object) -> bytes:
         chunk = event(kind, payload)

@@ -107,3 +107,35 @@ def test_a_burst_of_news_wakes_the_thread_once():
         assert list(live._inbox) == [("news", ("sound", {"name": "later"}))]
     finally:
         live.close()
+
+
+def test_news_that_fails_to_format_is_dropped_and_the_streams_go_on(live, caplog):
+    sock = phone(live)
+    read_until(sock, b"event: state")
+    live.offer("sound", {"name": object()})  # not JSON: a bug upstream
+    live.offer("sound", {"name": "choo"})
+    assert b'"name":"choo"' in read_until(sock, b'"choo"')
+    assert "live streams: news failed; dropped" in caplog.text
+    theirs = phone(live)  # a second stream still starts
+    assert b"event: state" in read_until(theirs, b"event: state")
+    sock.close()
+    theirs.close()
+
+
+def test_a_stream_that_fails_to_start_gives_its_place_back(caplog):
+    def broken_snapshot():
+        raise RuntimeError("a bug")
+
+    live = LiveStreams(1, broken_snapshot)
+    live.start()
+    try:
+        ours, theirs = socket.socketpair()
+        theirs.settimeout(10)
+        assert live.reserve()
+        live.adopt_stream(ours, b"HEAD\r\n\r\n", ["state"])
+        assert theirs.recv(100) == b""  # closed, nothing sent
+        assert eventually(lambda: live.reserve())  # the one place is free again
+        assert "live streams: stream failed; dropped" in caplog.text
+        theirs.close()
+    finally:
+        live.close()
