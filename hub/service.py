@@ -231,8 +231,7 @@ class HubWebService:
 
     def running_game(self) -> int | None:
         """The game on the table, unless it is finished."""
-        game = self._hub.loop.table.running_game
-        return None if game is None else game.id
+        return self._hub.running_game_id()
 
     def check_token(self, game_id: int, token: str) -> bool:
         """Whether ``token`` is the game's scorekeeper token."""

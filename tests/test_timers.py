@@ -91,7 +91,7 @@ def test_held_presses_ending_together_do_not_queue_on_the_timer_thread(live_hub)
         gate.set()
     snapshots = [answer.result(5) for answer in answers]
     assert all(s["backend"] == "sim" for s in snapshots)
-    assert live_hub.journal.journal.load()  # written before the answers
+    assert live_hub.journal_file.load()  # written before the answers
 
 
 def test_an_answered_press_leaves_no_give_up_timer_behind(live_hub):
