@@ -13,6 +13,7 @@ from typing import Any
 from hub.broker.board import TournamentBoard
 from hub.broker.settings import parse_url
 from hub.io.mqtt import Broker, LinkHandlers, PahoLink
+from hub.logs import VERBOSE
 
 log = logging.getLogger("hub.board")
 
@@ -30,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ca-file", default="", help="CA certificate for mqtts://")
     parser.add_argument("--threads", type=int, default=64,
                         help="web threads; each open board page holds one")
-    parser.add_argument("-v", "--verbose", action="store_true")
+    parser.add_argument(*VERBOSE, action="store_true")
 
 
 def _broker(args: argparse.Namespace) -> Broker:
