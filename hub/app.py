@@ -95,9 +95,11 @@ class Hub:
         self.lights = self._ring_lights()
         self.store = store if store is not None else self._open_store()
         self.writer = StoreWriter()  # SQLite writes the loop orders run on its thread
-        self.journal = JournalWriter(  # fsyncs only on a real clock (not tests, the soak)
-            FileJournal(self.state_dir / FILE_NAME, durable=not self.clock.virtual),
-            self.writer)
+        # The table's journal: read here at start, closed here at stop; fsyncs only on a
+        # real clock (not tests, the soak). The loop hands it its events through the writer.
+        self.journal_file = FileJournal(self.state_dir / FILE_NAME,
+                                        durable=not self.clock.virtual)
+        self.journal = JournalWriter(self.journal_file, self.writer)
         self.trust = TableTrust(self)  # claims at the table and table tokens
         self.dispatcher = EffectDispatcher(self.sound, self.lights, self.eventlog,
                                            self.broadcaster, self.policy)
@@ -248,7 +250,7 @@ class Hub:
         else:
             log.info("backend: %s", self.backend)
         # The table as the journal left it, read before anything writes a new one.
-        recovered = recover(self.journal.journal, self.store, self.loop.table.timings,
+        recovered = recover(self.journal_file, self.store, self.loop.table.timings,
                             self.clock.now())
         if threaded:
             # A press must reach the sound thread quickly even while the loop thread
@@ -289,7 +291,7 @@ class Hub:
         finally:
             try:
                 self.writer.stop()  # after the loop: it may still order writes
-                self.journal.journal.close()
+                self.journal_file.close()
                 self.inputs.close()
                 if self.link is not None and self.link is not self.inputs:
                     self.link.close()
@@ -340,9 +342,14 @@ class Hub:
                         self.config["leds"]["pixels"])
         return SelftestSession(
             wiring, show=self.lights.override, play=self.sound.play,
-            running_game=lambda: self.web_service().running_game(),
+            running_game=self.running_game_id,
             reread_markers=lambda: self.loop.post(
                 MarkersRead(self.inputs.read_markers(), self.clock.now())))
+
+    def running_game_id(self) -> int | None:
+        """The id of the game on the table, unless it is finished (None: no such game)."""
+        game = self.loop.table.running_game
+        return None if game is None else game.id
 
     def _post_input(self, event: Event) -> None:
         """An input edge (pins or hub box): to the self-test while one runs, else the loop."""

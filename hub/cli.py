@@ -51,7 +51,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-# ``run``'s options (and ``-v``/``--verbose``): argparse's, and what :func:`_plain_run`
+# ``run``'s options (and ``logs.VERBOSE``): argparse's, and what :func:`_plain_run`
 # reads without it.
 RUN_OPTIONS: dict[str, dict[str, Any]] = {
     "--config": {"help": "TOML config file"},
@@ -64,7 +64,6 @@ RUN_OPTIONS: dict[str, dict[str, Any]] = {
     "--serial-port": {"metavar": "PATH",
                       "help": "the hub box's serial device (default: found by its USB id)"},
 }
-VERBOSE = ("-v", "--verbose")
 
 
 def _plain_run(words: list[str]) -> SimpleNamespace | None:
@@ -79,7 +78,7 @@ def _plain_run(words: list[str]) -> SimpleNamespace | None:
     rest = iter(words[1:])
     for word in rest:
         flag, equals, value = word.partition("=")
-        if word in VERBOSE:
+        if word in logs.VERBOSE:
             values["verbose"] = True
             continue
         if flag not in RUN_OPTIONS:
@@ -111,7 +110,7 @@ def _parser(command: str | None) -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the hub and serve the scorepad")
     for flag, settings in RUN_OPTIONS.items():
         run.add_argument(flag, **settings)
-    run.add_argument(*VERBOSE, action="store_true")
+    run.add_argument(*logs.VERBOSE, action="store_true")
     for name, (_, help_text) in SUBCOMMANDS.items():
         sub_parser = sub.add_parser(name, help=help_text)
         if name == command:

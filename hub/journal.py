@@ -216,7 +216,7 @@ class JournalWriter:
 
     def __init__(self, journal: Journal, writer: Writer,
                  compact_after: int = COMPACT_AFTER) -> None:
-        self.journal = journal
+        self._journal = journal
         self._writer = writer
         self._compact_after = compact_after
         self._pending: list[tuple[Event | None, Table]] = []  # loop thread only
@@ -257,7 +257,7 @@ class JournalWriter:
         if not self._unsynced:
             return
         try:
-            self.journal.sync()
+            self._journal.sync()
         except Exception as exc:  # as a failed write: the next batch starts afresh
             self._failed(exc)
             return
@@ -276,19 +276,19 @@ class JournalWriter:
                 self._count += 1
         try:
             if start is not None:
-                self.journal.begin([{"v": VERSION, "table": encode(start)}, *events])
+                self._journal.begin([{"v": VERSION, "table": encode(start)}, *events])
                 self._unsynced = False  # a new segment is durable once renamed
             elif events:
-                self.journal.append(events)
+                self._journal.append(events)
                 self._unsynced = True
                 if number == self._handed:  # else a later batch syncs for both
-                    self.journal.sync()
+                    self._journal.sync()
                     self._unsynced = False
         except Exception as exc:  # a full or read-only disk: the hub plays on
             self._failed(exc)
             return
         if self._failing:
-            log.warning("journal: %s is written again", _where(self.journal))
+            log.warning("journal: %s is written again", _where(self._journal))
             self._failing = False
 
     def _failed(self, exc: Exception) -> None:
@@ -296,7 +296,7 @@ class JournalWriter:
         self._broken = True
         if not self._failing:
             log.error("journal: cannot write %s (%s); the table will not survive a "
-                      "crash until a write succeeds", _where(self.journal), exc)
+                      "crash until a write succeeds", _where(self._journal), exc)
         self._failing = True
 
     def _due(self, table: Table) -> bool:

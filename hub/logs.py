@@ -19,6 +19,9 @@ from typing import TextIO
 PRIORITIES = {logging.CRITICAL: 2, logging.ERROR: 3, logging.WARNING: 4, logging.INFO: 6,
               logging.DEBUG: 7}
 TERMINAL_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+# The flags of a subcommand that logs debug lines too (``configure(verbose=True)``):
+# ``run``, ``demo`` and ``board`` take them, and the CLI hands ``verbose`` on here.
+VERBOSE = ("-v", "--verbose")
 
 
 def priority(level: int) -> int:

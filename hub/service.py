@@ -141,14 +141,21 @@ class HubWebService:
     def _press(self, sim: Any, slot: int, hold_s: float) -> Future[dict[str, Any]]:
         """Press now, release in ``hold_s``; the future of the snapshot once the loop has
         handled the release and the journal has it. No thread waits for it: the timer
-        thread only moves the pin and asks the loop (``settled_later``)."""
+        thread only moves the pin and asks the loop (``settled_later``); the answer
+        cancels the give-up timer."""
         done: Future[dict[str, Any]] = Future()
         settle_s = self._hub.loop.table.timings.bounce + SETTLE_S
 
         def settled() -> None:
-            self._hub.loop.settled_later().add_done_callback(lambda f: _pass_on(f, done))
-            if self._times_out:  # a loop that never answers: the request says so
-                self._timers.call_later(LOOP_TIMEOUT_S, lambda: _give_up(done))
+            # Armed before the loop is asked: an answer that comes at once can cancel it.
+            give_up = (self._timers.call_later(LOOP_TIMEOUT_S, lambda: _give_up(done))
+                       if self._times_out else None)  # a loop that never answers: say so
+
+            def answered(source: Future[dict[str, Any]]) -> None:
+                if give_up is not None:  # not left in the timers' heap for 5 s
+                    give_up.cancel()
+                _pass_on(source, done)
+            self._hub.loop.settled_later().add_done_callback(answered)
 
         def release() -> None:
             sim.button(slot, False)
@@ -224,8 +231,7 @@ class HubWebService:
 
     def running_game(self) -> int | None:
         """The game on the table, unless it is finished."""
-        game = self._hub.loop.table.running_game
-        return None if game is None else game.id
+        return self._hub.running_game_id()
 
     def check_token(self, game_id: int, token: str) -> bool:
         """Whether ``token`` is the game's scorekeeper token."""

@@ -1,6 +1,12 @@
-"""The game store's rows without the database: what the store refuses, a game's rows
-read into a :class:`~scorer.games.GameRecord`, and the statements that write a change.
+"""The game store's pure part, without the database: the errors it raises and the
+checks that raise them (a game's id, a token's text, a stale edit); the queries that
+read one game and its rows read into a :class:`~scorer.games.GameRecord`; and the
+writes that take working out: a new game's seats and round 1, a round's outcome, a
+round's change (its scores, their history, its outcome, the next round, the end).
 
+The writes of one plain statement (a game's own row and its tokens, abandoning and
+bringing back, an engine, a reopened round, an early finish, the version and winner)
+and the queries that list games stay in :mod:`scorer.store`, beside their transaction.
 Pure, like the rest of :mod:`scorer`: :mod:`scorer.store` runs every statement here
 inside its own transactions, on its own connections.
 """

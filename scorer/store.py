@@ -11,9 +11,11 @@ for the next reads. ``path`` must be a file, not ``:memory:``.
 
 Time: every write takes ``at`` (ISO 8601, the caller's event time); without it the
 ``now`` callable given to :class:`GameStore` is asked. Rules come from the pure
-:mod:`scorer` (mostly :mod:`scorer.games`), the rows and the statements that write
-them from :mod:`scorer.rows` (with the errors, re-exported here); this module runs
-them on its connections, in its transactions."""
+:mod:`scorer` (mostly :mod:`scorer.games`). :mod:`scorer.rows` gives the errors
+(re-exported here), the queries of one game and the record made of its rows, and the
+statements of the writes that take working out (a new game's seats, a round's outcome,
+a round's change); this module runs them on its connections, in its transactions, and
+holds the rest itself: the writes of one plain statement and the listing queries."""
 
 from __future__ import annotations
 

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hub.config import ConfigError, load
+from hub.logs import VERBOSE
 from tablesim import (
     PROFILES,
     Blocked,
@@ -171,7 +172,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host")
     parser.add_argument("--port", type=int)
     parser.add_argument("--state-dir", help="keep the demo's games here (default: a temp dir)")
-    parser.add_argument("-v", "--verbose", action="store_true")
+    parser.add_argument(*VERBOSE, action="store_true")
 
 
 def command(args: argparse.Namespace) -> int:

@@ -55,7 +55,7 @@ class Table:
         """Abandon the hub as SIGKILL would: nothing is stopped in order."""
         hub = self.hub
         assert hub is not None
-        hub.journal.journal.close()
+        hub.journal_file.close()
         if hub.backups is not None:
             hub.backups.stop()
         hub.inputs.close()

@@ -27,11 +27,52 @@ def test_calls_run_in_time_order_and_a_failure_stops_none():
     assert ran == ["soon", "late"]
 
 
+def test_a_cancelled_call_is_not_made_and_the_others_are():
+    timers = Timers()
+    ran: list[str] = []
+    done = threading.Event()
+    dropped = timers.call_later(0.02, lambda: ran.append("dropped"))
+    timers.call_later(0.05, lambda: (ran.append("kept"), done.set()))
+    dropped.cancel()
+    dropped.cancel()  # twice: still one cancel
+    assert timers.waiting() == 1
+    assert done.wait(10)
+    assert ran == ["kept"]
+    assert timers.waiting() == 0
+
+
+def test_cancelling_after_the_call_was_made_changes_nothing():
+    timers = Timers()
+    done = threading.Event()
+    call = timers.call_later(0.0, done.set)
+    assert done.wait(10)
+    call.cancel()
+    assert timers.waiting() == 0
+    later = threading.Event()
+    timers.call_later(0.0, later.set)  # the count of cancelled calls did not drift
+    assert later.wait(10) and timers.waiting() == 0
+
+
+def test_cancelled_calls_do_not_pile_up_in_the_heap():
+    # A busy table's give-up timers, each cancelled microseconds after it was armed.
+    timers = Timers()
+    keep = timers.call_later(60.0, lambda: None)
+    for _ in range(1000):
+        timers.call_later(5.0, lambda: None).cancel()
+        assert len(timers._due) <= 3  # at most as many dead calls as live ones, plus one
+    assert timers.waiting() == 1
+    keep.cancel()
+    assert timers._due == [] and timers.waiting() == 0
+    assert eventually(lambda: not timers._running, 3)  # nothing left: the thread ends
+
+
 def test_the_inline_fake_sleeps_then_calls():
     slept: list[float] = []
     ran: list[int] = []
-    InlineTimers(slept.append).call_later(1.5, lambda: ran.append(1))
+    call = InlineTimers(slept.append).call_later(1.5, lambda: ran.append(1))
     assert slept == [1.5] and ran == [1]
+    call.cancel()  # made already: nothing to take back
+    assert not call.pending
 
 
 def test_held_presses_ending_together_do_not_queue_on_the_timer_thread(live_hub):
@@ -50,4 +91,12 @@ def test_held_presses_ending_together_do_not_queue_on_the_timer_thread(live_hub)
         gate.set()
     snapshots = [answer.result(5) for answer in answers]
     assert all(s["backend"] == "sim" for s in snapshots)
-    assert live_hub.journal.journal.load()  # written before the answers
+    assert live_hub.journal_file.load()  # written before the answers
+
+
+def test_an_answered_press_leaves_no_give_up_timer_behind(live_hub):
+    service = live_hub.web_service()
+    answers = [service.sim_press_later(slot, 0.0) for slot in (1, 2, 3)]
+    assert all(answer.result(5)["backend"] == "sim" for answer in answers)
+    # the 5 s give-ups were cancelled by the answers, well before they were due
+    assert eventually(lambda: service._timers.waiting() == 0, 1)

@@ -13,6 +13,7 @@ from typing import Any
 from hub.broker.board import TournamentBoard
 from hub.broker.settings import parse_url
 from hub.io.mqtt import Broker, LinkHandlers, PahoLink
+from hub.logs import VERBOSE
 
 log = logging.getLogger("hub.board")
 SPARE_THREADS = 4  # web threads no live page may take: page loads and /api/board
@@ -33,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="web threads (64); each live board page holds one, and "
                              f"{SPARE_THREADS} stay for page loads: pages beyond that "
                              "update every few seconds instead of live")
-    parser.add_argument("-v", "--verbose", action="store_true")
+    parser.add_argument(*VERBOSE, action="store_true")
 
 
 def _broker(args: argparse.Namespace) -> Broker:
