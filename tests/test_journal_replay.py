@@ -303,36 +303,36 @@ def both(*steps):
     return done
 
 
-CASES = {  # name: (rules, rounds, before the journal's last batch, after it, phase)
-    "went out": ("consensus", None, lambda t, g: turn(t), round_out, "round-over"),
-    "blocked": ("consensus", None, lambda t, g: turn(t), block, "round-over"),
+OVER = {"phase": "round-over"}
+NEXT = {"round": 2, "phase": "first-turn"}
+DONE = {"phase": "finished"}
+CASES = {  # name: (rules, rounds, before the journal's last batch, after it, live game)
+    "went out": ("consensus", None, lambda t, g: turn(t), round_out, OVER),
+    "blocked": ("consensus", None, lambda t, g: turn(t), block, OVER),
     "reopened by an undo": ("consensus", None, lambda t, g: finish_round_1(t), undo,
-                            "first-turn"),
-    "next round scored": ("consensus", None, lambda t, g: finish_round_1(t), score(1),
-                          "first-turn"),
-    "scored while played": ("consensus", None, lambda t, g: turn(t), score(1),
-                            "first-turn"),
-    "engine named": ("aces", None, lambda t, g: None, name_engine, "first-turn"),
+                            {"round": 1, "phase": "first-turn"}),
+    "next round scored": ("consensus", None, lambda t, g: finish_round_1(t), score(1), NEXT),
+    "scored while played": ("consensus", None, lambda t, g: turn(t), score(1), NEXT),
+    "engine named": ("aces", None, lambda t, g: None, name_engine, {"engine": 7}),
     "last round scored": ("consensus", 2, both(last_round_playing, round_out), score(2),
-                          "finished"),
-    "last round scored while played": ("consensus", 2, last_round_playing, score(2),
-                                       "finished"),
-    "ended early": ("consensus", None, round_1_scored, finish, "finished"),
+                          DONE),
+    "last round scored while played": ("consensus", 2, last_round_playing, score(2), DONE),
+    "ended early": ("consensus", None, round_1_scored, finish, DONE),
     "ended early after the last round's end": (
-        "consensus", 2, both(last_round_playing, round_out), finish, "finished"),
+        "consensus", 2, both(last_round_playing, round_out), finish, DONE),
 }
 
 
 @pytest.mark.parametrize("case", CASES.values(), ids=list(CASES))
 def test_a_restart_brings_the_table_the_store_got_further_with(table, case):
-    rules, rounds, before, after, phase = case
+    rules, rounds, before, after, shown = case
     table.start()
     game_id = table.new_game(rules=rules, rounds=rounds)
     before(table, game_id)
     saved = table.journal_copy()
     after(table, game_id)
     live, live_play = table.view(), play(table)
-    assert live["game"]["phase"] == phase
+    assert {k: live["game"][k] for k in shown} == shown
     assert table.restart_behind(saved) == live
     assert play(table) == live_play
 
