@@ -15,6 +15,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hub import follow
 from hub.broadcast import Broadcaster
 from hub.clock import Clock
 from hub.core.effects import RoundEnded, RoundReopened
@@ -26,7 +27,6 @@ from hub.core.events import (
     GameStarted,
     PublicFixed,
     RoundBlocked,
-    RoundScored,
     TurnFixed,
     UndoRequested,
 )
@@ -70,21 +70,18 @@ class Games:
         return game_id, token
 
     def round_scored(self, game: dict[str, Any]) -> None:
-        """A score change was stored: tell phones, and start the next round on the table.
+        """A score change was stored: tell phones, and the table follows the store
+        (:func:`hub.follow.steps`: the next round begins, or the game finished).
 
         The store is read again under a lock, so racing requests can neither advance
         the table twice nor publish an older game after a newer one.
         """
         with self._rounds_lock:
             stored = self.store.get_game(game["id"])
-            running = self.loop.table.running_game
-            if running is not None and running.id == stored["id"]:
-                for _ in range(stored["round"] - running.round):
-                    self.loop.post(RoundScored(self.clock.now(), engine=stored["engine"]))
-                if stored["finished"]:  # the last round scored, or ended early
-                    last = stored["round_count"] == running.rounds
-                    now = self.clock.now()
-                    self.loop.post(RoundScored(now) if last else GameEnded(now))
+            events = follow.steps(self.loop.table, stored, self.clock.now(), restart=False)
+            if events is not None:  # the rounds scored, the game finished
+                for event in events:
+                    self.loop.post(event)
                 self.loop.drain()
             self.broadcaster.publish("game", stored)
         if stored["finished"]:

@@ -12,9 +12,11 @@ the sensors.
    for undo) is kept whole; the new config's timings replace the old.
 3. **Catch up with the store.** The journal is never ahead of the store (they share a
    writer thread) but may be behind it by its last batch: a round scored or ended,
-   reopened by an undo, an engine named, the game ended. Those steps are applied to
-   the table; when the store is on another game or round, the journal is no help and
-   the round starts from the store, as it did before the journal.
+   reopened by an undo, an engine named, the game ended. Those steps, the core
+   events :func:`hub.follow.steps` names (the ones a live hub posts when a score is
+   stored, and the round's end), are applied to the table through ``core.apply``;
+   when the store is on another game or round, the journal is no help and the round
+   starts from the store, as it did before the journal.
 4. **Reconcile with the sensors** (by the caller, who reads them): the magnets are
    the truth, each difference is logged and the sensors' reading applied.
 """
@@ -25,23 +27,13 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from hub import core
-from hub.core import turns, undo
-from hub.core.events import (
-    EngineSet,
-    Event,
-    GameEnded,
-    RoundBlocked,
-    RoundScored,
-    UndoRequested,
-)
+from hub import core, follow
+from hub.core.events import Event
 from hub.core.state import SLOTS, ButtonInput, MarkerInput, Table, Timings, evolve
 from hub.journal import VERSION, Journal
 from hub.journal_codec import CodecError, decode_event, decode_table
 
 log = logging.getLogger("hub.journal")
-
-BY = "journal"  # who asked, for the catch-up steps' log entries
 
 
 class Store(Protocol):
@@ -135,63 +127,23 @@ def recover(journal: Journal, store: Store, timings: Timings, now: float) -> Rec
 
 
 def catch_up(table: Table, store: Store, now: float) -> Table | None:
-    """``table`` with the steps the store took after the journal's last record; None
-    when the store is on another game or round."""
+    """``table`` with the steps the store took after the journal's last record
+    (:func:`hub.follow.steps`); None when the store is on another game or round."""
     current = store.current_game()
-    if current is None:
-        return _after_the_end(table, store, now)
-    game = table.running_game
-    if game is None or game.id != current["id"]:
+    if current is None:  # none to resume: the table's game, if the store finished it
+        game = table.running_game
+        if game is None:
+            return table
+        try:
+            current = store.get_game(game.id)
+        except Exception:  # the store does not know it: no game on the table
+            return None
+    events = follow.steps(table, current, now, restart=True)
+    if events is None:
         return None
-    if current["round"] == game.round + 1:  # scored: the next round began
-        table = _step(table, RoundScored(now, engine=current["engine"]))
-    game = table.game
-    if game is None or current["round"] != game.round:
-        return None
-    ended = _round_end(table, current, now)
-    engine = current["engine"]
-    if ended is not None and ended.game is not None and engine not in (None, ended.game.engine):
-        ended = _step(ended, EngineSet(engine, now, BY))
-    return ended
-
-
-def _after_the_end(table: Table, store: Store, now: float) -> Table | None:
-    """No game to resume: the table's game, finished, if the store finished it."""
-    game = table.running_game
-    if game is None:
-        return table
-    try:
-        stored = store.get_game(game.id)
-    except Exception:  # the store does not know it: no game on the table
-        return None
-    if not stored["finished"]:
-        return None  # abandoned: never resumed on its own
-    last = game.phase == "round-over" and game.round >= game.rounds
-    return _step(table, RoundScored(now) if last else GameEnded(now))
-
-
-def _round_end(table: Table, current: dict[str, Any], now: float) -> Table | None:
-    """The round's end as the store has it: recorded (went out, blocked) or reopened."""
-    game = table.game
-    assert game is not None
-    rounds = current["rounds"]
-    stored = rounds[-1] if rounds else {}
-    went_out, blocked = stored.get("went_out"), stored.get("blocked")
-    over = game.phase == "round-over"
-    if (went_out or blocked) and not over:
-        if went_out in game.players:
-            slot = game.seats[game.players.index(went_out)]
-            ended, effects = turns.round_over(table, slot, now)
-            return undo.record(table, ended, effects)  # so an undo can take it back
-        return _step(table, RoundBlocked(now))
-    if over and not (went_out or blocked):  # an undo reopened it
-        table = _step(table, UndoRequested(now, BY))
-        return None if table.game is None or table.game.phase == "round-over" else table
+    for event in events:
+        table = core.apply(table, event)[0]
     return table
-
-
-def _step(table: Table, event: Event) -> Table:
-    return core.apply(table, event)[0]
 
 
 def _markers(table: Table) -> tuple[bool, ...]:

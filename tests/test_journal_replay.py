@@ -17,9 +17,11 @@ from hub import core
 from hub.app import Hub
 from hub.clock import FakeClock
 from hub.config import load
+from hub.core import state
 from hub.io.pins import SimPins
 from hub.io.sound import RecordingPlayer
 from hub.journal import FILE_NAME
+from hub.journal_replay import settle
 from scorer.setup import check_setup
 
 PLAYERS = ["Ann", "Bob", "Cid"]
@@ -88,10 +90,12 @@ class Table:
         assert self.hub is not None
         return core.snapshot(self.hub.loop.table, self.backend)
 
-    def new_game(self, rules: str = "consensus") -> int:
+    def new_game(self, rules: str = "consensus", rounds: int | None = None) -> int:
         assert self.hub is not None
         setup = {"players": PLAYERS, "seats": SEATS, "mexican_slot": 8, "first": 1,
                  "rules": rules, "set": 9}
+        if rounds is not None:
+            setup["rounds"] = rounds
         return self.hub.games.new_game(check_setup(setup))[0]
 
     def journal_copy(self) -> bytes:
@@ -234,64 +238,113 @@ def test_a_damaged_checkpoint_starts_from_the_store(table, caplog):
 
 
 # --- the store got further than the journal ---------------------------------------------
+# Each case: what the hub did before the journal's last batch reached the disk, then
+# what it did after (the store kept it), and the phase the live table then showed. The
+# restart (the journal caught up with the store) must give the table the live hub had,
+# play and undo history alike: the live hub followed the store (``Games.round_scored``)
+# or led it (a long hold, a blocked round, an undo), the restart follows it
+# (``catch_up``), with the same events (``hub.follow.steps``).
 
 def finish_round_1(table: Table) -> None:
     table.press(1)
     table.press(3, LONG)  # Bob went out
 
 
-def test_a_round_ended_in_the_store_but_not_in_the_journal(table):
+def turn(table: Table, seconds: float = TAP) -> None:
+    """Whose turn it is presses their slot: a tap ends the turn, a long hold goes out."""
+    table.press(table.view()["turn"], seconds)
+
+
+def last_round_playing(table: Table, game_id: int) -> None:
+    """A two-round game in its last round, a turn played."""
+    finish_round_1(table)
+    score(1)(table, game_id)
+    turn(table)
+    assert table.view()["undo"] == 1
+
+
+def round_out(table: Table, game_id: int) -> None:
+    turn(table, LONG)
+
+
+def score(number: int):
+    def scored(table: Table, game_id: int) -> None:
+        games = table.hub.games  # type: ignore[union-attr]
+        out = games.get_game(game_id)["rounds"][number - 1]["went_out"]
+        games.score_round(game_id, number, points={p: 0 if p == out else 5 for p in PLAYERS})
+    return scored
+
+
+def finish(table: Table, game_id: int) -> None:
+    table.hub.games.end_game(game_id)  # type: ignore[union-attr]
+
+
+def block(table: Table, game_id: int) -> None:
+    table.hub.games.block_round(game_id, 1)  # type: ignore[union-attr]
+
+
+def undo(table: Table, game_id: int) -> None:
+    table.hub.games.undo()  # type: ignore[union-attr]
+
+
+def name_engine(table: Table, game_id: int) -> None:
+    table.hub.games.set_engine(game_id, 1, 7)  # type: ignore[union-attr]
+
+
+def round_1_scored(table: Table, game_id: int) -> None:
+    finish_round_1(table)
+    score(1)(table, game_id)
+
+
+def both(*steps):
+    def done(table: Table, game_id: int) -> None:
+        for step in steps:
+            step(table, game_id)
+    return done
+
+
+OVER = {"phase": "round-over"}
+NEXT = {"round": 2, "phase": "first-turn"}
+DONE = {"phase": "finished"}
+CASES = {  # name: (rules, rounds, before the journal's last batch, after it, live game)
+    "went out": ("consensus", None, lambda t, g: turn(t), round_out, OVER),
+    "blocked": ("consensus", None, lambda t, g: turn(t), block, OVER),
+    "reopened by an undo": ("consensus", None, lambda t, g: finish_round_1(t), undo,
+                            {"round": 1, "phase": "first-turn"}),
+    "next round scored": ("consensus", None, lambda t, g: finish_round_1(t), score(1), NEXT),
+    "scored while played": ("consensus", None, lambda t, g: turn(t), score(1), NEXT),
+    "engine named": ("aces", None, lambda t, g: None, name_engine, {"engine": 7}),
+    "last round scored": ("consensus", 2, both(last_round_playing, round_out), score(2),
+                          DONE),
+    "last round scored while played": ("consensus", 2, last_round_playing, score(2), DONE),
+    "ended early": ("consensus", None, round_1_scored, finish, DONE),
+    "ended early after the last round's end": (
+        "consensus", 2, both(last_round_playing, round_out), finish, DONE),
+}
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=list(CASES))
+def test_a_restart_brings_the_table_the_store_got_further_with(table, case):
+    rules, rounds, before, after, shown = case
     table.start()
-    table.new_game()
-    table.press(1)
+    game_id = table.new_game(rules=rules, rounds=rounds)
+    before(table, game_id)
     saved = table.journal_copy()
-    table.press(3, LONG)
-    live = table.view()
-    assert live["game"]["phase"] == "round-over"
+    after(table, game_id)
+    live, live_play = table.view(), play(table)
+    assert {k: live["game"][k] for k in shown} == shown
     assert table.restart_behind(saved) == live
+    assert play(table) == live_play
 
 
-def test_a_scored_round_the_journal_missed(table):
-    hub = table.start()
-    game_id = table.new_game()
-    finish_round_1(table)
-    saved = table.journal_copy()
-    hub.games.score_round(game_id, 1, points={"Ann": 4, "Bob": 0, "Cid": 7})
-    live = table.view()
-    assert live["game"]["round"] == 2
-    assert table.restart_behind(saved) == live
-
-
-def test_an_undone_round_end_the_journal_missed(table):
-    hub = table.start()
-    table.new_game()
-    finish_round_1(table)
-    saved = table.journal_copy()
-    hub.games.undo()
-    live = table.view()
-    assert live["game"]["phase"] == "first-turn"  # Bob's long hold taken back
-    assert table.restart_behind(saved) == live
-
-
-def test_an_engine_named_after_the_journal(table):
-    hub = table.start()
-    game_id = table.new_game(rules="aces")
-    saved = table.journal_copy()
-    hub.games.set_engine(game_id, 1, 7)
-    live = table.view()
-    assert live["game"]["engine"] == 7
-    assert table.restart_behind(saved) == live
-
-
-def test_a_game_ended_after_the_journal_shows_finished(table):
-    hub = table.start()
-    game_id = table.new_game()
-    finish_round_1(table)
-    hub.games.score_round(game_id, 1, points={"Ann": 4, "Bob": 0, "Cid": 7})
-    saved = table.journal_copy()
-    hub.games.end_game(game_id)
-    live = table.view()
-    assert table.restart_behind(saved) == live and live["game"]["phase"] == "finished"
+def play(table: Table) -> state.Table:
+    """The hub's table without its inputs and clock times (what a restart keeps), and
+    without the words the undo log gives each action (the restart knows the store's
+    "Bob went out", not the long hold that said it)."""
+    assert table.hub is not None
+    t = settle(table.hub.loop.table, table.hub.loop.table.timings)
+    history = tuple(state.evolve(m, what="") for m in t.history)
+    return state.evolve(t, markers=(), centre=state.ButtonInput(), buttons=(), history=history)
 
 
 def test_a_new_game_the_journal_missed_starts_from_the_store(table, tmp_path):

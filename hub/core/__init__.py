@@ -22,6 +22,7 @@ from hub.core.events import (
     LongHeld,
     MarkerChanged,
     MarkersRead,
+    PlayerWentOut,
     PublicFixed,
     RoundBlocked,
     RoundScored,
@@ -90,10 +91,12 @@ def _apply(table: Table, event: Event) -> Result:
         return undo.set_engine(table, event)
     if isinstance(event, ClaimRequested):
         return claim.request(table, event)
-    if isinstance(event, RoundBlocked):
-        if table.game is None or table.game.phase not in turns.PLAYING:
+    if isinstance(event, RoundBlocked | PlayerWentOut):
+        out = event.slot if isinstance(event, PlayerWentOut) else None
+        game = table.game
+        if game is None or game.phase not in turns.PLAYING or out not in (None, *game.seats):
             return table, []
-        return turns.round_over(table, None, event.at)
+        return turns.round_over(table, out, event.at)
     if isinstance(event, GameEnded):
         if table.game is None:
             return table, []

@@ -94,6 +94,16 @@ class RoundBlocked:
 
 
 @dataclass(frozen=True)
+class PlayerWentOut:
+    """``slot``'s player went out: the round is over. The table's own long hold ends a
+    round without it; this is the store's record of one, for a table that missed it
+    (a journal behind the store after a crash)."""
+
+    slot: int
+    at: float
+
+
+@dataclass(frozen=True)
 class GameEnded:
     """The game was stopped (finished early or abandoned)."""
 
@@ -217,6 +227,7 @@ Event = (
     | GameResumed
     | RoundScored
     | RoundBlocked
+    | PlayerWentOut
     | GameEnded
     | UndoRequested
     | TurnFixed

@@ -174,6 +174,37 @@ def test_long_hold_ends_round(rules):
     assert "out" in hub.sounds()
 
 
+def test_a_stored_went_out_ends_the_round_as_the_long_hold_did_and_undoes_alike():
+    from hub.core.effects import RoundEnded
+    from hub.core.events import PlayerWentOut, UndoRequested
+
+    held, stored = CoreDriver(), CoreDriver()
+    for hub in (held, stored):
+        hub.start(PLAYERS[:3], first=1)
+        hub.tap(1)
+    held.long_hold(2)
+    effects = stored.send(PlayerWentOut(2, stored.now))
+    assert RoundEnded(1, 1, "Bob") in effects and "out" not in stored.sounds()
+    assert stored.table.game == held.table.game and stored.table.went_out == 2
+    assert stored.table.game.phase == "round-over" and stored.table.turn is None
+    for hub in (held, stored):
+        hub.send(UndoRequested(hub.now, "scorekeeper"))
+    assert stored.table.game == held.table.game and stored.table.turn == 2
+    assert stored.table.went_out is None and stored.table.game.phase == "first-turn"
+
+
+def test_a_stored_went_out_outside_a_round_or_a_seat_does_nothing():
+    from hub.core.events import PlayerWentOut
+
+    hub = CoreDriver()
+    hub.start(PLAYERS[:3], first=1)
+    before = hub.table
+    assert hub.send(PlayerWentOut(5, hub.now)) == [] and hub.table == before
+    hub.long_hold(1)
+    over = hub.table
+    assert hub.send(PlayerWentOut(2, hub.now)) == [] and hub.table == over
+
+
 def test_tap_on_private_train_of_another_is_refused():
     hub = CoreDriver()
     hub.start(PLAYERS[:3], first=1)
