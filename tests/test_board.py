@@ -188,6 +188,8 @@ WRONG_SHAPES = [
     ("state", {"slots": 5, "turn": {}}),
     ("state", {"game": {"players": [{}], "round": [2]}, "slots": [3, {"slot": [1]}], "turn": 1}),
     ("state", {"game": "t1", "turn": [1]}),
+    ("game", {"players": ["Ann"], "totals": {"Ann": 1e999}, "id": float("nan"),
+              "rounds": [{"points": {"Ann": float("-inf")}}], "round": float("inf")}),
 ]
 
 
@@ -196,7 +198,8 @@ def test_well_formed_json_of_the_wrong_shape_is_cut_to_what_fits(leaf, payload):
     board = TournamentBoard()
     feed(board, "t1", "game", game(["Ann", "Bob"], [({"Ann": 0, "Bob": 12}, "Ann")]))
     feed(board, "t1", leaf, payload)
-    view = json.loads(json.dumps(board.view()))  # what the page gets: plain JSON
+    # What the page gets: plain JSON (no NaN or Infinity, which JSON.parse refuses).
+    view = json.loads(json.dumps(board.view(), allow_nan=False))
     (table,) = view["tables"]
     assert table["hub_id"] == "t1"
     for player in table["players"]:
@@ -248,3 +251,16 @@ def test_the_board_refuses_thread_counts_that_leave_no_live_page(threads, capsys
     assert main(["board", "--mqtt", "mqtt://127.0.0.1:1", "--port", "1",
                  "--threads", threads]) == 2
     assert "--threads" in capsys.readouterr().err
+
+
+def test_a_head_request_gives_its_live_place_back():
+    board = TournamentBoard()
+    stopping = threading.Event()
+    client = create_board_app(board, stopping, most_streams=1).test_client()
+    for _ in range(3):  # a HEAD never runs the stream: its place comes back on close
+        with client.head("/api/board/events") as head:  # closed, as waitress closes it
+            assert head.status_code == 200
+    live = client.get("/api/board/events", buffered=False)
+    assert live.status_code == 200 and b"event: board" in next(live.response)
+    stopping.set()
+    live.close()

@@ -11,7 +11,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from web.errors import abort, error_response
 from web.inputs import SLOT, BadInput, parse_body, query_whole
 from web.service import LIVE_SERVER, HubService, ServerTakeover
-from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, event
+from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, STREAM_HEADERS, event
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -46,9 +46,6 @@ def event_log() -> Response:
     except BadInput as exc:
         abort(400, str(exc), exc.field)
     return jsonify(hub_service().recent_log(limit))
-
-
-STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 def live_server() -> ServerTakeover | None:

@@ -15,6 +15,8 @@ KEEPALIVE_S = 15.0  # a comment line on every quiet stream: proxies and phones k
 RETRY_MS = 2000  # the EventSource reconnect delay a stream announces
 KEEPALIVE = b": keepalive\n\n"
 RETRY = f"retry: {RETRY_MS}\n\n".encode()
+# An answer's headers for a stream: never cached, never buffered by a proxy.
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 def event(kind: str, payload: object) -> bytes:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -68,7 +69,15 @@ class Changes:
 
 # A hub's messages are not trusted to have the shape ours publish: each is cut down to
 # the fields the board reads, every field of its type or left out, before it is kept.
-_SCALAR = (str, int, float, bool, type(None))
+def _number(value: object) -> bool:
+    """An int or a finite float (JSON's ``1e999`` is infinite: no JSON can carry it on)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _plain(value: object) -> bool:
+    return value is None or isinstance(value, str | bool) or _number(value)
 
 
 def _names(value: object) -> list[str]:
@@ -78,12 +87,11 @@ def _names(value: object) -> list[str]:
 def _points(value: object) -> dict[str, int | float]:
     if not isinstance(value, dict):
         return {}
-    return {k: v for k, v in value.items()
-            if isinstance(k, str) and isinstance(v, int | float) and not isinstance(v, bool)}
+    return {k: v for k, v in value.items() if isinstance(k, str) and _number(v)}
 
 
 def _scalars(raw: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
-    return {key: raw[key] for key in keys if key in raw and isinstance(raw[key], _SCALAR)}
+    return {key: raw[key] for key in keys if key in raw and _plain(raw[key])}
 
 
 def clean_game(raw: dict[str, Any]) -> dict[str, Any]:
@@ -285,12 +293,14 @@ class TournamentBoard:
             table.version, table.seen = self._version, self._clock()
             changed[hub_id] = table
             rank = rank or leaf == "game" or (leaf == "status" and bool(self._standings))
-        for table in changed.values():
-            table.shown = summary(table)
-        if rank:
-            self._standings = standings(list(self._tables.values()))
-            self._standings_version = self._version
-        self._cond.notify_all()
+        try:
+            for table in changed.values():
+                table.shown = summary(table)
+            if rank:
+                self._standings = standings(list(self._tables.values()))
+                self._standings_version = self._version
+        finally:  # even after a bug: readers see what did change, and wait no longer
+            self._cond.notify_all()
 
     @staticmethod
     def _parse(leaf: str, payload: bytes) -> Any:

@@ -7,10 +7,11 @@ The page needs no other host (no CDN), works on a phone and updates live.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
-from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, event
+from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, STREAM_HEADERS, event
 
 if TYPE_CHECKING:
     from flask import Flask, Response
@@ -52,8 +53,6 @@ class StreamPlaces:
     """At most ``most`` live streams at once (each holds a web thread while it lasts)."""
 
     def __init__(self, most: int | None) -> None:
-        import threading
-
         self.most = most
         self.taken = 0
         self._lock = threading.Lock()
@@ -106,25 +105,17 @@ def create_board_app(board: BoardSource, stopping: Any = None,
             response.status_code = 503
             response.headers["Retry-After"] = str(BUSY_RETRY_S)
             return response
-        return app.response_class(_stream(board, stopping, places.give_back),
-                                  mimetype="text/event-stream",
-                                  headers={"Cache-Control": "no-cache",
-                                           "X-Accel-Buffering": "no"})
+        response = app.response_class(_stream(board, stopping),
+                                      mimetype="text/event-stream", headers=STREAM_HEADERS)
+        # Given back when the server closes the answer: the phone left (found at the
+        # next write), the board stopped, or a HEAD that never ran the stream at all.
+        response.call_on_close(places.give_back)
+        return response
 
     return app
 
 
-def _stream(board: BoardSource, stopping: Any,
-            ended: Callable[[], None] = lambda: None) -> Iterator[bytes]:
-    """The page's live stream; ``ended()`` once it is over (the phone left: the
-    server closes the generator at its next write, a keep-alive at the latest)."""
-    try:
-        yield from _updates(board, stopping)
-    finally:
-        ended()
-
-
-def _updates(board: BoardSource, stopping: Any) -> Iterator[bytes]:
+def _stream(board: BoardSource, stopping: Any) -> Iterator[bytes]:
     view = board.view()
     version = int(view["version"])
     yield RETRY + event("board", view)
