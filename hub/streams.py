@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from typing import Any
 
-from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, event
+from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, Places, event
 
 log = logging.getLogger("hub.streams")
 
@@ -64,7 +64,7 @@ class LiveStreams:
         self._snapshot = snapshot
         self._kinds = frozenset(kinds)
         self._lock = threading.Lock()
-        self._taken = 0  # streams reserved or served
+        self._places = Places(capacity)  # streams reserved or served
         self._inbox: deque[tuple[str, Any]] = deque()
         self._woken = False  # a wake is on its way: no need to send another (see _post)
         self._selector = selectors.DefaultSelector()
@@ -82,15 +82,11 @@ class LiveStreams:
     def reserve(self) -> bool:
         """Take one of the ``capacity`` places for a stream; False when all are taken."""
         with self._lock:
-            if self._taken >= self.capacity or self._stopping:
-                return False
-            self._taken += 1
-            return True
+            return not self._stopping and self._places.take()
 
     def release(self) -> None:
         """Give a place back (a reserved stream that never started, or one that ended)."""
-        with self._lock:
-            self._taken -= 1
+        self._places.give_back()
 
     def adopt_stream(self, sock: socket.socket, head: bytes, kinds: Iterable[str]) -> None:
         """Serve ``sock`` (its place reserved) as a stream: ``head``, the snapshot, news."""
@@ -104,7 +100,7 @@ class LiveStreams:
 
     def offer(self, kind: str, payload: object) -> None:
         """News for the streams (ignored unless some stream could want ``kind``)."""
-        if kind in self._kinds and self._taken:
+        if kind in self._kinds and self._places.taken:
             self._post("news", (kind, payload))
 
     def start(self) -> None:

@@ -73,7 +73,7 @@ def test_a_phone_far_behind_is_dropped(live, monkeypatch):
         live.offer("sound", {"name": "x" * 200, "i": i})
     # Read only once it is dropped (its place given back): offers only queue, so the
     # thread may still be writing them when the loop above ends.
-    assert eventually(lambda: live._taken == 0)
+    assert eventually(lambda: live._places.taken == 0)
     data = b""
     while chunk := sock.recv(65536):  # what the kernel held, then the end
         data += chunk

@@ -3,13 +3,15 @@
 The phones' live streams (:mod:`hub.streams`, and :func:`web.api.events` when no
 server takes the stream over) and the tournament board's (:mod:`web.board`) all write
 these bytes: a stream starts with :data:`RETRY`, then events from :func:`event`, with
-:data:`KEEPALIVE` after every :data:`KEEPALIVE_S` seconds without news. Stdlib only:
-the hub imports it without loading Flask.
+:data:`KEEPALIVE` after every :data:`KEEPALIVE_S` seconds without news. Both count
+their open streams with :class:`Places`. Stdlib only: the hub imports it without
+loading Flask.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 
 KEEPALIVE_S = 15.0  # a comment line on every quiet stream: proxies and phones keep it open
 RETRY_MS = 2000  # the EventSource reconnect delay a stream announces
@@ -23,3 +25,26 @@ def event(kind: str, payload: object) -> bytes:
     """One event: ``event: kind`` with the payload's compact JSON as its ``data``."""
     data = json.dumps(payload, separators=(",", ":"))
     return f"event: {kind}\ndata: {data}\n\n".encode()
+
+
+class Places:
+    """At most ``most`` live streams at once (None: no limit), from any thread: the
+    hub's live streams and the board's pages both count theirs here."""
+
+    def __init__(self, most: int | None) -> None:
+        self.most = most
+        self.taken = 0
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        """A place for one more stream; False when all are taken."""
+        with self._lock:
+            if self.most is not None and self.taken >= self.most:
+                return False
+            self.taken += 1
+            return True
+
+    def give_back(self) -> None:
+        """A stream ended (or a reserved one never started)."""
+        with self._lock:
+            self.taken -= 1

@@ -122,8 +122,8 @@ def clean_state(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 def _owner(state: dict[str, Any], slot: object) -> str | None:
-    for entry in state.get("slots") or []:
-        if isinstance(entry, dict) and entry.get("slot") == slot:
+    for entry in state.get("slots") or []:  # objects: clean_state saw to it
+        if entry.get("slot") == slot:
             owner = entry.get("owner")
             return owner if isinstance(owner, str) else None
     return None
@@ -154,9 +154,7 @@ def summary(table: TableSeen) -> dict[str, Any]:
 
 
 def _scored(game: dict[str, Any]) -> list[dict[str, Any]]:
-    rounds = game.get("rounds") or []
-    return [r for r in rounds if isinstance(r, dict) and isinstance(r.get("points"), dict)
-            and r["points"]]
+    return [r for r in game.get("rounds") or [] if r["points"]]  # shaped by clean_game
 
 
 def standings(tables: list[TableSeen]) -> list[dict[str, Any]]:

@@ -7,11 +7,10 @@ The page needs no other host (no CDN), works on a phone and updates live.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
-from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, STREAM_HEADERS, event
+from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, STREAM_HEADERS, Places, event
 
 if TYPE_CHECKING:
     from flask import Flask, Response
@@ -49,28 +48,6 @@ class BoardSource(Protocol):
 BUSY_RETRY_S = 5  # a page refused a live stream fetches the board this often instead
 
 
-class StreamPlaces:
-    """At most ``most`` live streams at once (each holds a web thread while it lasts)."""
-
-    def __init__(self, most: int | None) -> None:
-        self.most = most
-        self.taken = 0
-        self._lock = threading.Lock()
-
-    def take(self) -> bool:
-        """A place for one more stream; False when all are taken."""
-        with self._lock:
-            if self.most is not None and self.taken >= self.most:
-                return False
-            self.taken += 1
-            return True
-
-    def give_back(self) -> None:
-        """A stream ended."""
-        with self._lock:
-            self.taken -= 1
-
-
 def create_board_app(board: BoardSource, stopping: Any = None,
                      most_streams: int | None = None) -> Flask:
     """The board's Flask app. ``stopping`` (a ``threading.Event``) ends live streams;
@@ -80,7 +57,7 @@ def create_board_app(board: BoardSource, stopping: Any = None,
     from flask import Flask, jsonify, send_from_directory
 
     app = Flask(__name__, static_folder="static", static_url_path="/static")
-    places = StreamPlaces(most_streams)
+    places = Places(most_streams)
 
     @app.after_request
     def secure(response: Response) -> Response:
