@@ -13,8 +13,8 @@ from typing import Any
 from gpiozero.pins.mock import MockFactory
 
 from hub.app import Hub, settle_heap
-from hub.config import load
 from hub.io.sound import RecordingPlayer
+from hub.runtime.config import load
 
 
 def percentile(values: list[float], p: float) -> float:

@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.benchstats import percentile  # noqa: E402
-from hub.webserver import raise_file_limit  # noqa: E402
+from hub.http.server import raise_file_limit  # noqa: E402
 
 HOST = "127.0.0.1"
 ERRORS: list[str] = []  # requests of the measuring clients that failed

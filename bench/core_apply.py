@@ -27,7 +27,7 @@ _PROBE = """
 import random, sys, time
 sys.path.insert(0, sys.argv[1])
 from hub import core
-from hub.config import load, timings
+from hub.runtime.config import load, timings
 from hub.core.events import ButtonChanged, ClockTicked, GameStarted, MarkerChanged
 
 table = core.new_table(timings(load(None, {"hub": {"backend": "sim", "state_dir": "."}})))
@@ -57,7 +57,7 @@ _COLD = """
 import statistics, sys, time
 sys.path.insert(0, sys.argv[1])
 from hub import core
-from hub.config import load, timings
+from hub.runtime.config import load, timings
 from hub.core.events import ButtonChanged, GameStarted
 
 table = core.new_table(timings(load(None, {"hub": {"backend": "sim", "state_dir": "."}})))

@@ -59,7 +59,7 @@ serve(app, host="127.0.0.1", port=int(sys.argv[1]))
 """
 
 IMPORTS = {
-    "hub": "import hub.cli, hub.app, web, web.api, web.games_api, web.pages, waitress.server",
+    "hub": "import hub.cli.main, hub.app, web, web.api, web.games_api, web.pages, waitress.server",
     "bare": "import flask, waitress",
 }
 CONFIG = '[sound]\ndevice = "null"\n'

@@ -21,11 +21,11 @@ sys.path.insert(0, str(ROOT))
 
 from bench.benchstats import percentile  # noqa: E402
 from hub import core  # noqa: E402
-from hub.broker.build import paho_links  # noqa: E402
-from hub.broker.publisher import LinkFactory, MqttPublisher  # noqa: E402
-from hub.broker.settings import MqttSettings  # noqa: E402
 from hub.core.events import ButtonChanged, ClockTicked, GameStarted  # noqa: E402
 from hub.io.mqtt import LinkHandlers, Will  # noqa: E402
+from hub.mqtt.build import paho_links  # noqa: E402
+from hub.mqtt.publisher import LinkFactory, MqttPublisher  # noqa: E402
+from hub.mqtt.settings import MqttSettings  # noqa: E402
 from tests.mqtt_helpers import Listener, free_port  # noqa: E402
 
 # The 1-hub windows run this many times as long as the 100-hub ones: 1 hub makes a

@@ -102,7 +102,7 @@ def hub_presses(device: str) -> Iterator[float]:
     """Seconds per press, for as long as asked: a release edge through the whole hub
     to the first PCM frame (closing the generator stops the hub)."""
     from hub.app import Hub
-    from hub.config import load
+    from hub.runtime.config import load
     from scorer.setup import check_setup
 
     first_frame = threading.Event()

@@ -14,33 +14,33 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hub import core
-from hub.broadcast import Broadcaster
-from hub.clock import Clock, SystemClock
-from hub.config import ConfigError, timings
 from hub.core.events import Event, MarkersRead
-from hub.dispatch import EffectDispatcher
-from hub.eventlog import EventLog
-from hub.games import Games
+from hub.games.changes import Games
+from hub.games.trust import TableTrust
 from hub.io.leds import RecordingLeds, SerialLeds
 from hub.io.leds import payload as ring_payload
 from hub.io.lights import RingLights
 from hub.io.pins import SimPins, SlotInputs, is_raspberry_pi, make_factory
 from hub.io.sound import DisabledPlayer, SoundPlayer, SoundPolicy, parse_quiet_hours
-from hub.journal import FILE_NAME, FileJournal, JournalWriter
-from hub.journal_replay import log_differences, put_back, recover
-from hub.loop import HubLoop
-from hub.selftest import Wiring
-from hub.selftest_session import SelftestSession
-from hub.settings import Settings
-from hub.storage import DB_NAME, BackupService, check_storage
-from hub.store_writer import StoreWriter
-from hub.trust import TableTrust
+from hub.persist.journal import FILE_NAME, FileJournal, JournalWriter
+from hub.persist.replay import log_differences, put_back, recover
+from hub.persist.storage import DB_NAME, BackupService, check_storage
+from hub.persist.store_writer import StoreWriter
+from hub.runtime.broadcast import Broadcaster
+from hub.runtime.clock import Clock, SystemClock
+from hub.runtime.config import ConfigError, timings
+from hub.runtime.dispatch import EffectDispatcher
+from hub.runtime.eventlog import EventLog
+from hub.runtime.loop import HubLoop
+from hub.runtime.settings import Settings
+from hub.selftest.session import SelftestSession
+from hub.selftest.walkthrough import Wiring
 from scorer.store import GameStore
 
 if TYPE_CHECKING:
     from firmware_bridge.link import SerialLink
-    from hub.broker.publisher import MqttPublisher
-    from hub.service import HubWebService
+    from hub.http.adapter import HubWebService
+    from hub.mqtt.publisher import MqttPublisher
 
 log = logging.getLogger("hub")
 
@@ -190,12 +190,12 @@ class Hub:
 
     def _mqtt_publisher(self, link_factory: Any = None) -> MqttPublisher | None:
         """The MQTT publisher when the config names a broker (else None: MQTT is off)."""
-        from hub.broker import settings as mqtt_settings
+        from hub.mqtt import settings as mqtt_settings
 
         if not mqtt_settings.enabled(self.config):
             self.loop.set_extra("mqtt", {"enabled": False, "connected": False, "dropped": 0})
             return None
-        from hub.broker.build import publisher
+        from hub.mqtt.build import publisher
 
         try:
             mqtt = publisher(self, mqtt_settings.settings(self.config), link_factory)
@@ -312,8 +312,8 @@ class Hub:
         ``on_listening(host, port)`` runs once the socket listens, before the first
         request is served (the service says READY there); without it a line is logged.
         """
-        from hub.listen import bind_problem
-        from hub.webserver import make_server
+        from hub.http.bind import bind_problem
+        from hub.http.server import make_server
         from web import create_app
 
         app = create_app(self.web_service())
@@ -336,7 +336,7 @@ class Hub:
             self._server_thread.start()
 
     def _selftest_session(self) -> SelftestSession:
-        """The page's self-test (hub/selftest_session.py): it borrows the inputs, the
+        """The page's self-test (hub/selftest/session.py): it borrows the inputs, the
         ring and the speaker while it runs."""
         wiring = Wiring(self.backend, self.config["pins"], self.config["sound"]["device"],
                         self.config["leds"]["pixels"])
@@ -358,13 +358,13 @@ class Hub:
 
     def web_service(self) -> HubWebService:
         """The hub as the web layer sees it (:class:`web.service.HubService`)."""
-        from hub.service import HubWebService
+        from hub.http.adapter import HubWebService
 
         return HubWebService(self)
 
     def stop_server(self) -> None:
         """End the live streams, then close the web server if it runs (no stream holds a
-        request thread: they are closed on their own thread, see hub/streams.py)."""
+        request thread: they are closed on their own thread, see hub/http/streams.py)."""
         self.broadcaster.close()
         if self._server is not None:
             self._server.close()

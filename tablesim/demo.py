@@ -25,8 +25,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from hub.config import ConfigError, load
-from hub.logs import VERBOSE
+from hub.runtime.config import ConfigError, load
+from hub.runtime.logs import VERBOSE
 from tablesim import (
     PROFILES,
     Blocked,

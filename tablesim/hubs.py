@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hub.clock import FakeClock
-from hub.config import load
 from hub.io.sound import RecordingPlayer
+from hub.runtime.clock import FakeClock
+from hub.runtime.config import load
 
 if TYPE_CHECKING:
     from hub.app import Hub

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hub.clock import FakeClock
 from hub.io.sound import RecordingPlayer
+from hub.runtime.clock import FakeClock
 from tablesim import (
     PROFILES,
     Bot,

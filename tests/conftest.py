@@ -11,9 +11,9 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from hub.app import Hub
-from hub.clock import FakeClock, SystemClock
-from hub.config import load
 from hub.io.sound import RecordingPlayer
+from hub.runtime.clock import FakeClock, SystemClock
+from hub.runtime.config import load
 from web import create_app
 
 

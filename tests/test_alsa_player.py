@@ -19,7 +19,7 @@ import wave
 
 import pytest
 
-from hub import sound_cli
+from hub.cli import sounds as sound_cli
 from hub.io import alsa_output
 from hub.io.alsa_player import AlsaPlayer
 from hub.io.sound import SOUND_NAMES
@@ -406,7 +406,7 @@ def test_a_device_that_opens_never_loads_ctypes(alsa_null):
     assert out.stdout.strip() == "False", out.stderr
 
 
-# -- what `mtrain-hub sounds` calls (hub/sound_cli.py) -----------------------------------
+# -- what `mtrain-hub sounds` calls (hub/cli/sounds.py) -----------------------------------
 
 
 def test_the_cli_lists_every_sound():

@@ -7,10 +7,10 @@ import threading
 
 import pytest
 
-import hub.broker.board as board_module
-from hub.broker.board import TournamentBoard, standings, summary
+import hub.board.model as board_module
+from hub.board.app import create_board_app
+from hub.board.model import TournamentBoard, standings, summary
 from tests.helpers import eventually
-from web.board import create_board_app
 
 
 def game(players, rounds, winner=None):
@@ -62,7 +62,7 @@ def test_offline_tables_stay_on_the_board():
 def test_standings_across_tables_lowest_first_ties_to_more_rounds_won():
     t1 = game(["Ann", "Bob"], [({"Ann": 0, "Bob": 20}, "Ann"), ({"Ann": 10, "Bob": 0}, "Bob")])
     t2 = game(["Cy", "Di"], [({"Cy": 10, "Di": 0}, "Di"), ({"Cy": 0, "Di": 40}, "Cy")])
-    from hub.broker.board import TableSeen
+    from hub.board.model import TableSeen
 
     rows = standings([TableSeen("t1", True, game=t1), TableSeen("t2", True, game=t2)])
     assert [(r["name"], r["points"], r["won"], r["place"]) for r in rows] == [
@@ -124,13 +124,13 @@ def test_the_page_and_its_stream():
 
 
 def test_summary_of_an_unknown_table():
-    from hub.broker.board import TableSeen
+    from hub.board.model import TableSeen
 
     assert summary(TableSeen("t9"))["round"] is None
 
 
 def test_players_of_tables_with_no_round_scored_are_unplaced():
-    from hub.broker.board import TableSeen
+    from hub.board.model import TableSeen
 
     rows = standings([TableSeen("t1", True, game=game(["Ann"], [({"Ann": 9}, None)])),
                       TableSeen("t2", True, game=game(["Bo"], []))])
@@ -246,7 +246,7 @@ def test_live_pages_beyond_the_limit_are_told_to_poll():
 
 @pytest.mark.parametrize("threads", ["4", "0", "1001"])
 def test_the_board_refuses_thread_counts_that_leave_no_live_page(threads, capsys):
-    from hub.cli import main
+    from hub.cli.main import main
 
     assert main(["board", "--mqtt", "mqtt://127.0.0.1:1", "--port", "1",
                  "--threads", threads]) == 2

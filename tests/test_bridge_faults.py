@@ -8,7 +8,7 @@ import time
 import pytest
 
 from firmware_bridge.fake_mcu import FakeMcu
-from hub.clock import SystemClock
+from hub.runtime.clock import SystemClock
 from scorer.setup import check_setup
 from web import create_app
 

@@ -10,8 +10,8 @@ import pytest
 
 from firmware_bridge import link
 from firmware_bridge.fake_mcu import FakeMcu, execute, leds_line
-from hub.clock import SystemClock
-from hub.config import ConfigError, load
+from hub.runtime.clock import SystemClock
+from hub.runtime.config import ConfigError, load
 
 
 def test_find_port_by_usb_id_prefers_the_by_id_path(monkeypatch, tmp_path):

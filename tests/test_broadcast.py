@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hub.broadcast import Broadcaster
+from hub.runtime.broadcast import Broadcaster
 
 
 def test_only_wanted_kinds_are_queued():

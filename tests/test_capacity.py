@@ -9,8 +9,8 @@ import threading
 
 import pytest
 
-import hub.webserver as webserver
-from hub.config import DEFAULT_BUTTON_PINS
+import hub.http.server as webserver
+from hub.runtime.config import DEFAULT_BUTTON_PINS
 from tests.helpers import eventually
 from tests.http_client import call
 
@@ -22,7 +22,7 @@ STREAMS = 6  # more than the workers: a stream that held one would starve the AP
 @pytest.fixture
 def served(make_hub):
     """A sim hub on the real clock, served on a free port; its base URL."""
-    from hub.clock import SystemClock
+    from hub.runtime.clock import SystemClock
 
     hub = make_hub(threaded=True, clock=SystemClock(),
                    web={"threads": WORKERS, "streams": STREAMS})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hub.cli import main
+from hub.cli.main import main
 from tests.conftest import need
 
 

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from hub.cli import main
-from hub.config import DEFAULTS, ConfigError, load, timings
+from hub.cli.main import main
+from hub.runtime.config import DEFAULTS, ConfigError, load, timings
 
 
 def write(tmp_path, text):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hub.cli import EXIT_CONFIG
-from hub.config import DEFAULTS, ConfigError, load
+from hub.runtime.config import DEFAULTS, ConfigError, load
 
 
 def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:

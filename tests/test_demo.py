@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from hub.clock import FakeClock
+from hub.runtime.clock import FakeClock
 from tablesim.demo import Demo
 
 
@@ -126,7 +126,7 @@ def test_mtrain_hub_demo_serves_the_scorepad_and_stops_cleanly_on_ctrl_c(
         proc.send_signal(signal.SIGINT)
         try:
             out, _ = proc.communicate(timeout=15)
-        except subprocess.TimeoutExpired:  # say where it is stuck (hub/cli.py: SIGUSR1)
+        except subprocess.TimeoutExpired:  # say where it is stuck (hub/cli/main.py: SIGUSR1)
             proc.send_signal(signal.SIGUSR1)
             time.sleep(1)
             proc.kill()

@@ -1,9 +1,9 @@
-"""The hub's event log (hub/eventlog.py): a bounded ring, handed out as JSON-ready dicts."""
+"""The hub's event log (hub/runtime/eventlog.py): a bounded ring, handed out as JSON-ready dicts."""
 
 from __future__ import annotations
 
-from hub.clock import FakeClock, iso
-from hub.eventlog import EventLog
+from hub.runtime.clock import FakeClock, iso
+from hub.runtime.eventlog import EventLog
 
 
 def test_entries_come_back_as_they_went_in_newest_last_and_bounded() -> None:

@@ -1,4 +1,4 @@
-"""CSV and JSON export of games (hub/export.py) and ``mtrain-hub export``."""
+"""CSV and JSON export of games (scorer/export.py) and ``mtrain-hub export``."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from hub import export
-from hub.cli import main
+from hub.cli.main import main
+from scorer import export
 from scorer.setup import check_setup
 from scorer.store import GameStore
 

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # answered a page and a static file, reports what the process has loaded.
 _PROBE = """
 import gc, json, mimetypes, os, sys, threading, time, urllib.request
-from hub import cli
+from hub.cli import main as cli
 port, state, config = sys.argv[1], sys.argv[2], sys.argv[3]
 
 def probe():
@@ -43,7 +43,7 @@ cli.main(["run", "--config", config, "--backend", "sim", "--host", "127.0.0.1",
 
 # Each is loaded only when the config asks for it (MQTT, the serial hub box, a QR code
 # drawn, an ALSA device that failed to open) or by another subcommand; argparse only for
-# a command line that is not plainly ``run`` and its options (hub/cli.py).
+# a command line that is not plainly ``run`` and its options (hub/cli/main.py).
 NOT_LOADED = {"paho", "serial", "segno", "ctypes", "gzip", "tablesim", "hypothesis",
               "argparse"}
 # gpiozero's package __init__ is not run (hub/io/pins.py): its other device classes stay out.

@@ -30,8 +30,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from werkzeug.routing import IntegerConverter, Rule
 
-from hub.clock import FakeClock
-from hub.service import HubWebService
+from hub.http.adapter import HubWebService
+from hub.runtime.clock import FakeClock
 from web import create_app
 
 HOST = "localhost"  # the test client's host: the hub's own origin
@@ -147,7 +147,7 @@ def table(make_hub: Callable[..., Any]) -> Table:
 
 
 def _rules() -> list[Rule]:
-    from web.fake_service import FakeHubService
+    from tests.fake_service import FakeHubService
 
     app = create_app(FakeHubService(), {"TESTING": True})
     return sorted(app.url_map.iter_rules(), key=lambda r: r.rule)

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from hub.clock import SystemClock
+from hub.runtime.clock import SystemClock
 from web import create_app
 
 PLAYERS = ["Ann", "Bob", "Cid"]

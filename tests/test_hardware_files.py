@@ -11,8 +11,8 @@ from types import ModuleType
 
 import pytest
 
-from hub.config import DEFAULTS
-from hub.pinmap import AMPLIFIER_PINS, pin_uses
+from hub.io.pinmap import AMPLIFIER_PINS, pin_uses
+from hub.runtime.config import DEFAULTS
 
 ROOT = Path(__file__).resolve().parents[1]
 HARDWARE = ROOT / "hardware"

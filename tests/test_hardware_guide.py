@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.cli import _parser
+from hub.cli.main import _parser
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "hardware" / "README.md"

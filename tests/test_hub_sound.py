@@ -8,8 +8,8 @@ import time
 import pytest
 
 from hub.app import Hub
-from hub.clock import SystemClock
-from hub.config import load
+from hub.runtime.clock import SystemClock
+from hub.runtime.config import load
 from tests.conftest import need
 from web import create_app
 

@@ -14,9 +14,9 @@ from concurrent.futures import Future
 import pytest
 
 from hub import core
-from hub.clock import FakeClock
 from hub.core.events import ButtonChanged, GameStarted, MarkersRead, RoundScored
-from hub.journal import (
+from hub.persist.codec import decode_event, decode_table
+from hub.persist.journal import (
     BATCH,
     FileJournal,
     JournalWriter,
@@ -24,9 +24,9 @@ from hub.journal import (
     frame,
     unframe,
 )
-from hub.journal_codec import decode_event, decode_table
-from hub.loop import HubLoop
-from hub.store_writer import StoreWriter
+from hub.persist.store_writer import StoreWriter
+from hub.runtime.clock import FakeClock
+from hub.runtime.loop import HubLoop
 
 
 def started(game_id: int = 1, at: float = 1.0) -> GameStarted:
@@ -66,7 +66,7 @@ def test_the_file_keeps_the_segment_and_drops_a_torn_last_record(tmp_path, caplo
     journal.close()
     with open(journal.path, "ab") as f:  # a power cut half-way through a record
         f.write(frame({"event": 4})[:-5])
-    with caplog.at_level(logging.WARNING, "hub.journal"):
+    with caplog.at_level(logging.WARNING, "hub.persist.journal"):
         assert FileJournal(journal.path).load() == [
             {"v": 1, "table": "t"}, {"event": 1}, {"event": 2}, {"event": 3}]
     assert "line 5 of 5 is torn or damaged" in caplog.text
@@ -78,7 +78,7 @@ def test_a_damaged_record_in_the_middle_ends_what_is_replayed(tmp_path, caplog):
     lines = [frame({"n": n}) for n in range(4)]
     lines[2] = lines[2].replace(b'"n":2', b'"n":7')
     path.write_bytes(b"".join(lines))
-    with caplog.at_level(logging.WARNING, "hub.journal"):
+    with caplog.at_level(logging.WARNING, "hub.persist.journal"):
         assert FileJournal(path).load() == [{"n": 0}, {"n": 1}]
     assert "line 3 of 4" in caplog.text and "the 2 records before it" in caplog.text
 
@@ -245,7 +245,7 @@ def test_a_failing_disk_is_logged_once_and_the_next_write_starts_a_whole_segment
     loop.post(started())
     loop.drain()
     journal.fail = OSError(28, "No space left on device")
-    with caplog.at_level(logging.ERROR, "hub.journal"):
+    with caplog.at_level(logging.ERROR, "hub.persist.journal"):
         for n in range(3):
             loop.post(ButtonChanged(1, n % 2 == 0, 2.0 + n))
             loop.drain()

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from hub import core
 from hub.core import state
 from hub.core.events import ButtonChanged, MarkersRead, Tapped
-from hub.journal_codec import (
+from hub.persist.codec import (
     CLASSES,
     EVENT_TYPES,
     CodecError,

@@ -15,13 +15,13 @@ from gpiozero.pins.mock import MockFactory
 
 from hub import core
 from hub.app import Hub
-from hub.clock import FakeClock
-from hub.config import load
 from hub.core import state
 from hub.io.pins import SimPins
 from hub.io.sound import RecordingPlayer
-from hub.journal import FILE_NAME
-from hub.journal_replay import settle
+from hub.persist.journal import FILE_NAME
+from hub.persist.replay import settle
+from hub.runtime.clock import FakeClock
+from hub.runtime.config import load
 from scorer.setup import check_setup
 
 PLAYERS = ["Ann", "Bob", "Cid"]
@@ -192,7 +192,7 @@ def test_the_magnets_are_the_truth_and_each_difference_is_logged(tmp_path, caplo
         table.marker(3, True)  # Bob's train public; his turn ended on it
         before = table.view()
         table.crash()
-        with caplog.at_level(logging.WARNING, "hub.journal"):
+        with caplog.at_level(logging.WARNING, "hub.persist.journal"):
             table.start(magnets=[5])  # Bob's marker lifted, Cid's put down meanwhile
         after = table.view()
     finally:
@@ -232,7 +232,7 @@ def test_a_damaged_checkpoint_starts_from_the_store(table, caplog):
     table.crash()
     path = table.state / FILE_NAME
     path.write_bytes(b"00000000 {}\n" + path.read_bytes())
-    with caplog.at_level(logging.WARNING, "hub.journal"):
+    with caplog.at_level(logging.WARNING, "hub.persist.journal"):
         table.start()
     assert "line 1 of" in caplog.text and table.view()["turn"] == 1
 
@@ -243,7 +243,7 @@ def test_a_damaged_checkpoint_starts_from_the_store(table, caplog):
 # restart (the journal caught up with the store) must give the table the live hub had,
 # play and undo history alike: the live hub followed the store (``Games.round_scored``)
 # or led it (a long hold, a blocked round, an undo), the restart follows it
-# (``catch_up``), with the same events (``hub.follow.steps``).
+# (``catch_up``), with the same events (``hub.games.follow.steps``).
 
 def finish_round_1(table: Table) -> None:
     table.press(1)

@@ -15,7 +15,7 @@ PRODUCT = ("hub", "scorer", "web", "firmware_bridge", "tablesim")
 # which harness modules the process has loaded.
 _PROBE = """
 import json, os, sys, threading, time, urllib.request
-from hub import cli
+from hub.cli import main as cli
 port, state = sys.argv[1], sys.argv[2]
 
 def probe():

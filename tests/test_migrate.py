@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from hub.cli import EXIT_CONFIG, EXIT_STORAGE, main
+from hub.cli import EXIT_CONFIG, EXIT_STORAGE
+from hub.cli.main import main
 from scorer.schema import MIGRATIONS
 from scorer.setup import check_setup
 from scorer.store import GameStore

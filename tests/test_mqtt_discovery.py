@@ -9,8 +9,8 @@ import json
 import jinja2
 import pytest
 
-from hub.broker import discovery
-from hub.broker.settings import MqttSettings
+from hub.mqtt import discovery
+from hub.mqtt.settings import MqttSettings
 from tests.ha_discovery_schema import TOPIC, problems
 
 SETTINGS = MqttSettings(host="h", port=1883, hub_id="kitchen",

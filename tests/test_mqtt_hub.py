@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from hub.clock import SystemClock
+from hub.runtime.clock import SystemClock
 from scorer.setup import check_setup
 from tests.mqtt_helpers import Listener
 

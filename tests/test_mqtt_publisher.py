@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from hub.broker.commands import HubCommands
-from hub.broker.publisher import MqttPublisher
-from hub.broker.settings import MqttSettings
 from hub.io.mqtt import LinkHandlers, RecordingLink, Will
+from hub.mqtt.commands import HubCommands
+from hub.mqtt.publisher import MqttPublisher
+from hub.mqtt.settings import MqttSettings
 
 GAME = {"id": 4, "round": 1, "engine": 12, "phase": "play"}
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from hub.broker.settings import enabled, parse_url, settings
-from hub.cli import _overrides, _parser
-from hub.config import ConfigError, load
+from hub.cli.main import _parser
+from hub.cli.run import _overrides
+from hub.mqtt.settings import enabled, parse_url, settings
+from hub.runtime.config import ConfigError, load
 
 
 def mqtt(**keys):
@@ -78,7 +79,7 @@ def test_the_run_flags():
 
 
 def test_a_bad_hub_id_exits_with_a_config_error(tmp_path, capsys):
-    from hub.cli import main
+    from hub.cli.main import main
 
     code = main(["run", "--backend", "sim", "--state-dir", str(tmp_path), "--hub-id", "a b"])
     assert code == 2

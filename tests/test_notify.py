@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.notify import Notifier, WatchdogFeeder
+from hub.runtime.notify import Notifier, WatchdogFeeder
 
 PERIOD_S = 0.4  # WATCHDOG_USEC: pings every 0.2 s
 MTRAIN_HUB = Path(sys.executable).with_name("mtrain-hub")

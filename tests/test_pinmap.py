@@ -5,8 +5,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hub.config import DEFAULT_BUTTON_PINS, DEFAULT_CENTRE_PIN, DEFAULT_MARKER_PINS, DEFAULTS
-from hub.pinmap import BCM_TO_HEADER, HEADER, RESERVED, check_pins, free_pins
+from hub.io.pinmap import BCM_TO_HEADER, HEADER, RESERVED, check_pins, free_pins
+from hub.runtime.config import (
+    DEFAULT_BUTTON_PINS,
+    DEFAULT_CENTRE_PIN,
+    DEFAULT_MARKER_PINS,
+    DEFAULTS,
+)
 
 
 def test_pinmap_table_matches_default_config():

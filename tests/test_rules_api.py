@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from scorer.profiles import PROFILES
 from scorer.setup import SetupError, check_setup
+from tests.fake_service import FakeHubService
 from web import create_app
-from web.fake_service import FakeHubService
 
 
 @pytest.fixture

@@ -7,13 +7,13 @@ from functools import partial
 
 import pytest
 
-from hub.config import load
+from hub.cli.selftest import walk_through
 from hub.core.events import ButtonChanged, MarkerChanged
 from hub.io.leds import RecordingLeds
 from hub.io.sound import SOUND_NAMES, RecordingPlayer
-from hub.selftest import Step, Walkthrough, Wiring, plan, table
-from hub.selftest_cli import walk_through
-from hub.selftest_parts import open_parts
+from hub.runtime.config import load
+from hub.selftest.parts import open_parts
+from hub.selftest.walkthrough import Step, Walkthrough, Wiring, plan, table
 
 
 def sim_config(tmp_path, **pins):
@@ -147,7 +147,7 @@ def test_the_pins_are_named_as_wired(backend, pin):
 
 
 def test_the_command_without_a_person_fails_each_input_by_name(tmp_path, monkeypatch, capsys):
-    from hub.cli import main
+    from hub.cli.main import main
 
     monkeypatch.setattr("builtins.input", partial(_answer, "y"))
     status = main(["selftest", "--backend", "sim", "--state-dir", str(tmp_path),

@@ -10,9 +10,9 @@ import threading
 import pytest
 from gpiozero import DigitalInputDevice
 
-from hub.cli import main
-from hub.selftest_check import _mqtt_connect_packet, check_broker
-from hub.selftest_cli import add_arguments, run_checks
+from hub.cli.main import main
+from hub.cli.selftest import add_arguments, run_checks
+from hub.selftest.check import _mqtt_connect_packet, check_broker
 
 
 def args(*words: str) -> argparse.Namespace:

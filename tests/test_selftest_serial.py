@@ -8,13 +8,13 @@ from contextlib import contextmanager
 import pytest
 
 from firmware_bridge.fake_mcu import FakeMcu
-from hub.cli import main
-from hub.config import load
+from hub.cli.main import main
+from hub.cli.selftest import walk_through
 from hub.io.sound import SOUND_NAMES, RecordingPlayer
-from hub.selftest import Step
-from hub.selftest_cli import walk_through
-from hub.selftest_parts import open_parts
-from hub.selftest_serial import check_link
+from hub.runtime.config import load
+from hub.selftest.parts import open_parts
+from hub.selftest.serial_link import check_link
+from hub.selftest.walkthrough import Step
 
 
 @pytest.fixture

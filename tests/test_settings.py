@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from hub.settings import Settings, SettingsError, check
+from hub.runtime.settings import Settings, SettingsError, check
 from web import create_app
 
 

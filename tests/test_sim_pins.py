@@ -3,9 +3,9 @@ a hub driving them for hours holds no more than at start."""
 
 from __future__ import annotations
 
-from hub.clock import FakeClock
 from hub.core.events import ButtonChanged, MarkerChanged
 from hub.io.pins import SimPins, SlotInputs
+from hub.runtime.clock import FakeClock
 
 BUTTONS, MARKERS = [5, 6, 13], [17, 27, 22]
 

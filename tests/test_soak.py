@@ -188,7 +188,7 @@ def test_progress_line_speaks_at_each_tenth(capsys):
 
 
 def test_mtrain_hub_soak_subcommand(capsys):
-    from hub.cli import main
+    from hub.cli.main import main
 
     assert main(["soak", "--rules", "triples", "--games", "1", "--rounds", "1"]) == 0
     assert "soak triples: 1 games" in capsys.readouterr().out

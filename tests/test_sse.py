@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import socket
 
-import hub.streams as streams
+import hub.http.streams as streams
 import web.api
-import web.board
+from hub.board.app import create_board_app
+from tests.fake_service import FakeHubService
 from web import create_app
-from web.board import create_board_app
-from web.fake_service import FakeHubService
 from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, RETRY_MS, event
 
 START = b"retry: 2000\n\n"

@@ -14,10 +14,8 @@ from pathlib import Path
 import pytest
 
 from hub.cli import EXIT_STORAGE
-from hub.clock import FakeClock
-from hub.config import ConfigError, load
 from hub.io.sound import RecordingPlayer
-from hub.storage import (
+from hub.persist.storage import (
     DB_NAME,
     Backups,
     BackupService,
@@ -25,6 +23,8 @@ from hub.storage import (
     check_storage,
     lock_state_dir,
 )
+from hub.runtime.clock import FakeClock
+from hub.runtime.config import ConfigError, load
 from scorer.setup import check_setup
 from scorer.store import GameStore, new_token
 from tests.http_client import HubProcess, call
@@ -283,7 +283,7 @@ def test_restore_lists_refuses_while_a_hub_runs_then_puts_a_backup_back(tmp_path
     listed = _cli("restore", "--state-dir", str(state))
     assert listed.returncode == 0 and backups.latest().name in listed.stdout
     holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; from pathlib import Path; from hub.storage import lock_state_dir;"
+        "import sys, time; from pathlib import Path; from hub.persist.storage import lock_state_dir;"
         f"assert lock_state_dir(Path({str(state)!r})) is not None;"
         "print('held', flush=True); time.sleep(60)")], stdout=subprocess.PIPE, text=True)
     try:
@@ -308,7 +308,7 @@ def test_the_state_lock_is_one_per_folder(tmp_path):
     assert first is not None
     try:
         probe = subprocess.run([sys.executable, "-c", (
-            "from pathlib import Path; from hub.storage import lock_state_dir;"
+            "from pathlib import Path; from hub.persist.storage import lock_state_dir;"
             f"print(lock_state_dir(Path({str(tmp_path)!r})))")],
             capture_output=True, text=True, timeout=30)
         assert probe.stdout.strip() == "None"

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from hub.store_writer import StoreWriter
+from hub.persist.store_writer import StoreWriter
 
 
 def test_jobs_run_in_order_on_the_writer_thread():
@@ -44,7 +44,7 @@ def test_without_a_thread_jobs_run_inline():
 
 
 def test_a_round_ended_on_the_table_is_written_off_the_loop_thread(make_hub):
-    from hub.clock import SystemClock
+    from hub.runtime.clock import SystemClock
 
     hub = make_hub(threaded=True, clock=SystemClock(),
                    gestures={"tap_max_ms": 100, "long_hold_ms": 500})

@@ -8,8 +8,8 @@ from concurrent.futures import Future
 
 import pytest
 
-import hub.streams as streams
-from hub.streams import LiveStreams
+import hub.http.streams as streams
+from hub.http.streams import LiveStreams
 from tests.helpers import eventually
 
 

@@ -6,9 +6,10 @@ import io
 import logging
 import os
 
-from hub import logs
-from hub.cli import EXIT_CONFIG, EXIT_STORAGE, main
-from hub.supervision import start_line
+from hub.cli import EXIT_CONFIG, EXIT_STORAGE
+from hub.cli.main import main
+from hub.runtime import logs
+from hub.runtime.supervision import start_line
 
 
 def test_exit_statuses_are_the_units(tmp_path, capsys):

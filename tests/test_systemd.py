@@ -10,8 +10,9 @@ import tomllib
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from hub.cli import EXIT_CONFIG, EXIT_STORAGE, _parser
-from hub.config import load
+from hub.cli import EXIT_CONFIG, EXIT_STORAGE
+from hub.cli.main import _parser
+from hub.runtime.config import load
 
 SYSTEMD = Path(__file__).parent.parent / "systemd"
 

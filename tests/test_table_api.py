@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.fake_service import FakeHubService
 from web import create_app
-from web.fake_service import FakeHubService
 
 PLAYERS = ["Ann", "Bob", "Cid"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from hub.config import DEFAULTS, ConfigError, load
 from hub.core.events import CENTRE, DoubleFixed, PublicFixed, TurnFixed
+from hub.runtime.config import DEFAULTS, ConfigError, load
 from scorer.setup import check_setup
 from scorer.store import StoreError
 

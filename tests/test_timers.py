@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from hub.timers import InlineTimers, Timers
+from hub.runtime.timers import InlineTimers, Timers
 from tests.helpers import eventually
 
 

@@ -9,7 +9,7 @@ import stat
 from hub.core import apply, new_table
 from hub.core.effects import ClaimAnswered, PlaySound
 from hub.core.events import ButtonChanged, ClaimRequested, ClockTicked
-from hub.storage import make_private
+from hub.persist.storage import make_private
 
 PLAYERS = ["Ann", "Bob", "Cid"]
 

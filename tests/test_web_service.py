@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from hub.service import HubWebService
+from hub.http.adapter import HubWebService
+from tests.fake_service import FakeHubService
 from web import create_app
-from web.fake_service import FakeHubService
 from web.service import HubService, Refused, field_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +42,10 @@ def test_the_hub_and_the_fake_offer_exactly_the_interface():
     assert wanted <= _public(FakeHubService)
 
 
-RUNTIME = {"hub.app", "hub.loop", "hub.service", "hub.dispatch", "hub.broadcast"}
+RUNTIME = {
+    "hub.app", "hub.runtime.loop", "hub.http.adapter", "hub.runtime.dispatch",
+    "hub.runtime.broadcast",
+}
 
 
 def _imported(node: ast.AST) -> list[str]:

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-import hub.webloop as webloop
-import hub.webserver as webserver
-from hub.webloop import SocketMap
-from hub.webserver import ElasticDispatcher
+import hub.http.selector as webloop
+import hub.http.server as webserver
+from hub.http.selector import SocketMap
+from hub.http.server import ElasticDispatcher
 from tests.helpers import eventually
 
 

@@ -4,8 +4,8 @@
 ``hardware/layout.svg`` shows the hub from above with each slot's pins;
 ``hardware/wiring.svg`` is the default build (the Pi reads the inputs and plays the
 sound; the Pico drives the ring); ``hardware/wiring-usb.svg`` is the "hub box on USB"
-build (the Pico reads everything). Pin numbers come from :mod:`hub.config` (the Pi's)
-and :mod:`hub.pinmap` (the header and the Pico's), so the drawing cannot drift from
+build (the Pico reads everything). Pin numbers come from :mod:`hub.runtime.config` (the Pi's)
+and :mod:`hub.io.pinmap` (the header and the Pico's), so the drawing cannot drift from
 the config: ``tests/test_hardware_files.py`` redraws them and compares.
 
     python tools/make_wiring.py           # writes hardware/wiring.svg, wiring-usb.svg, layout.svg
@@ -25,8 +25,7 @@ from xml.sax.saxutils import escape
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hub.config import DEFAULTS  # noqa: E402
-from hub.pinmap import (  # noqa: E402
+from hub.io.pinmap import (  # noqa: E402
     AMPLIFIER_PINS,
     GP_TO_PICO_PIN,
     HEADER,
@@ -35,6 +34,7 @@ from hub.pinmap import (  # noqa: E402
     RING_PIXELS,
     pin_uses,
 )
+from hub.runtime.config import DEFAULTS  # noqa: E402
 
 INK, GREY, RED, BLUE, GREEN, AMBER = "#222", "#888", "#c0392b", "#1f5fa8", "#2e7d32", "#b36b00"
 POWER_PINS = ("GND", "3V3", "5V", "VBUS", "VSYS", "3V3(OUT)")

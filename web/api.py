@@ -79,9 +79,9 @@ def _stream(service: HubService) -> Iterator[bytes]:
     """The live stream on the request's thread, for a server that cannot take it over.
 
     It has no capacity limit (each stream holds a worker) and need not: the hub serves
-    this app only through hub/webserver.py, which offers ``environ[LIVE_SERVER]`` on
+    this app only through hub/http/server.py, which offers ``environ[LIVE_SERVER]`` on
     every request, so only the Flask test client gets here. The bytes are those of
-    :class:`hub.streams.LiveStreams` (:mod:`web.sse`).
+    :class:`hub.http.streams.LiveStreams` (:mod:`web.sse`).
     """
     sub = service.subscribe(SSE_KINDS)
     try:

@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify
 
-from hub import export
+from scorer import export
 from scorer.games import KEEP
 from scorer.names import BadName, clean
 from web.api import authorise, hub_service, json_body

@@ -1,7 +1,7 @@
 """The self-test on the page: ``GET /api/selftest`` and ``POST /api/selftest``.
 
 ``POST {"action": "start" | "yes" | "no" | "skip" | "stop"}`` drives the running hub's
-walk-through (hub/selftest_session.py); the hub refuses ``start`` while a game is
+walk-through (hub/selftest/session.py); the hub refuses ``start`` while a game is
 unfinished. Changing requests must be JSON (415) from the hub's own page (403 for
 another origin), as DESIGN.md's trust model asks. ``/selftest`` opens the page's view.
 """

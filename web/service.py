@@ -3,7 +3,7 @@
 The composition root (:class:`hub.app.Hub`) builds an object with these methods and
 hands it to :func:`web.create_app`; request handlers use nothing else, so ``web/``
 never imports the hub's runtime and never reaches into the loop or the store.
-:class:`web.fake_service.FakeHubService` is the fake the web tests use.
+:class:`tests.fake_service.FakeHubService` is the fake the web tests use.
 
 This module imports no Flask, so the hub side may import :class:`Refused` cheaply.
 """
@@ -62,7 +62,7 @@ def field_of(exc: Exception) -> str | None:
 
 
 # The WSGI environ key of a server that can take a request over from its worker thread
-# (hub/webserver.py provides one; the Flask test client and other servers do not).
+# (hub/http/server.py provides one; the Flask test client and other servers do not).
 LIVE_SERVER = "mtrain.live"
 
 
@@ -184,7 +184,7 @@ class HubService(Protocol):
         """Finish a game early, after its last scored round; the game."""
 
     def selftest(self) -> dict[str, Any]:
-        """The page's self-test (hub/selftest_session.py): ``running``, the ``step``
+        """The page's self-test (hub/selftest/session.py): ``running``, the ``step``
         waiting (prompt, part, pin, whether it wants an answer) and the ``results``."""
 
     def selftest_action(self, action: str) -> dict[str, Any]:

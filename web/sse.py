@@ -1,7 +1,7 @@
 """The Server-Sent Events wire format, in one place for every stream.
 
-The phones' live streams (:mod:`hub.streams`, and :func:`web.api.events` when no
-server takes the stream over) and the tournament board's (:mod:`web.board`) all write
+The phones' live streams (:mod:`hub.http.streams`, and :func:`web.api.events` when no
+server takes the stream over) and the tournament board's (:mod:`hub.board.app`) all write
 these bytes: a stream starts with :data:`RETRY`, then events from :func:`event`, with
 :data:`KEEPALIVE` after every :data:`KEEPALIVE_S` seconds without news. Both count
 their open streams with :class:`Places`. Stdlib only: the hub imports it without

@@ -15,8 +15,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from hub.clock import Clock
 from hub.core.events import CENTRE, ButtonChanged, Event, MarkerChanged
+from hub.runtime.clock import Clock
 
 log = logging.getLogger("hub.io.pins")
 

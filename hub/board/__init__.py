@@ -1,0 +1,1 @@
+"""The tournament board: every hub on one broker, its model, and its own small web app."""

@@ -1,0 +1,114 @@
+"""The tournament board's web side: one page, its JSON, and live updates over SSE.
+
+``mtrain-hub board`` hands in the board (anything with ``view`` and
+``changes_since``, see :class:`BoardSource`); nothing here imports the hub's runtime.
+The page needs no other host (no CDN), works on a phone and updates live.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Protocol
+
+from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, STREAM_HEADERS, Places, event
+
+if TYPE_CHECKING:
+    from flask import Flask, Response
+
+HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
+                               "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+class BoardChanges(Protocol):
+    """Tables changed since a version (see ``hub.board.model.Changes``)."""
+
+    version: int
+    connected: bool
+    tables: list[dict[str, Any]]
+    standings: list[dict[str, Any]] | None
+
+
+class BoardSource(Protocol):
+    """What the board page reads."""
+
+    def view(self) -> dict[str, Any]:
+        """Every table, the standings and the version."""
+        ...
+
+    def changes_since(self, version: int, timeout: float) -> BoardChanges | None:
+        """What changed after ``version`` (waits up to ``timeout`` s), or None."""
+        ...
+
+
+BUSY_RETRY_S = 5  # a page refused a live stream fetches the board this often instead
+
+
+def create_board_app(board: BoardSource, stopping: Any = None,
+                     most_streams: int | None = None) -> Flask:
+    """The board's Flask app. ``stopping`` (a ``threading.Event``) ends live streams;
+    past ``most_streams`` at once (None: no limit) a stream is refused with a 503 and
+    the page fetches ``/api/board`` every :data:`BUSY_RETRY_S` instead, so open pages
+    never take every web thread and a page load always gets one."""
+    from flask import Flask, jsonify, send_from_directory
+
+    app = Flask(__name__, static_folder="static", static_url_path="/static")
+    places = Places(most_streams)
+
+    @app.after_request
+    def secure(response: Response) -> Response:
+        response.headers.update(HEADERS)
+        return response
+
+    @app.get("/")
+    def page() -> Response:
+        response = send_from_directory(app.static_folder or "static", "board.html")
+        response.headers["Cache-Control"] = "no-cache"
+        return response
+
+    @app.get("/api/board")
+    def board_json() -> Response:
+        return jsonify(board.view())
+
+    @app.get("/api/board/events")
+    def events() -> Response:
+        if not places.take():
+            response = jsonify({"error": f"the board has {places.most} live pages open "
+                                         f"already; this page updates every {BUSY_RETRY_S} s"})
+            response.status_code = 503
+            response.headers["Retry-After"] = str(BUSY_RETRY_S)
+            return response
+        response = app.response_class(_stream(board, stopping),
+                                      mimetype="text/event-stream", headers=STREAM_HEADERS)
+        # Given back when the server closes the answer: the phone left (found at the
+        # next write), the board stopped, or a HEAD that never ran the stream at all.
+        response.call_on_close(places.give_back)
+        return response
+
+    return app
+
+
+def _stream(board: BoardSource, stopping: Any) -> Iterator[bytes]:
+    view = board.view()
+    version = int(view["version"])
+    yield RETRY + event("board", view)
+    quiet = 0.0
+    while stopping is None or not stopping.is_set():
+        changes = board.changes_since(version, 1.0)
+        if changes is None:
+            quiet += 1.0
+            if quiet >= KEEPALIVE_S:  # tells a proxy (and a dead phone) we are here
+                quiet = 0.0
+                yield KEEPALIVE
+            continue
+        quiet = 0.0
+        version = changes.version
+        update: dict[str, Any] = {"version": version, "tables": changes.tables,
+                                  "connected": changes.connected}
+        if changes.standings is not None:
+            update["standings"] = changes.standings
+        yield event("tables", update)

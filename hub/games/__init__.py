@@ -1,0 +1,1 @@
+"""Games the hub keeps: a game's changes, the table following the store, and trust."""

@@ -1,0 +1,232 @@
+"""The games the hub keeps: each change is stored and the table follows it.
+
+A request (a waitress worker, the bot table) starts, scores, blocks, ends or brings
+back a game here: it writes to the store on its own thread, then posts the matching
+core event and waits for the loop, never the other way round. What the table itself
+ends (a long hold, a blocked round, an undo that reopens one) comes back as a
+:class:`~hub.core.effects.RoundEnded` / ``RoundReopened`` effect, which
+:meth:`Games.round_ended` records on the store writer thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from hub.core.effects import RoundEnded, RoundReopened
+from hub.core.events import (
+    DoubleFixed,
+    EngineSet,
+    GameEnded,
+    GameResumed,
+    GameStarted,
+    PublicFixed,
+    RoundBlocked,
+    TurnFixed,
+    UndoRequested,
+)
+from hub.core.turns import PLAYING
+from hub.core.undo import fix_error
+from hub.games import follow
+from hub.persist.storage import BackupService
+from hub.persist.store_writer import StoreWriter
+from hub.runtime.broadcast import Broadcaster
+from hub.runtime.clock import Clock
+from hub.runtime.eventlog import EventLog
+from hub.runtime.loop import HubLoop
+from scorer.games import KEEP, WentOut
+from scorer.setup import GameSetup
+from scorer.store import GameStore, new_token
+
+log = logging.getLogger("hub")
+
+
+class Games:
+    """The store and the table kept in step (thread-safe: any request thread).
+
+    ``backups`` (None in tests on a store of their own) backs the database up when
+    a game finishes.
+    """
+
+    def __init__(self, store: GameStore, writer: StoreWriter, loop: HubLoop, clock: Clock,
+                 broadcaster: Broadcaster, eventlog: EventLog,
+                 backups: BackupService | None) -> None:
+        self.store, self.writer, self.loop, self.clock = store, writer, loop, clock
+        self.broadcaster, self.eventlog, self.backups = broadcaster, eventlog, backups
+        # Keeps the table in step with the store when score requests race each other.
+        self._rounds_lock = threading.Lock()
+
+    def new_game(self, setup: GameSetup, replaces: int | None = None) -> tuple[int, str]:
+        """Store a new game and start its round 1 on the table; returns (id, token).
+        ``replaces``: the unfinished game it replaces, marked abandoned."""
+        token = new_token()
+        game_id = self.store.create_game(setup, token=token, replaces=replaces)
+        self.loop.submit(GameStarted(
+            game_id=game_id, rules=setup.rules, players=setup.players, seats=setup.seats,
+            mexican_slot=setup.mexican_slot, set_max=setup.set_max, rounds=setup.rounds,
+            at=self.clock.now(), first=setup.first, options=setup.options)).result(5.0)
+        return game_id, token
+
+    def round_scored(self, game: dict[str, Any]) -> None:
+        """A score change was stored: tell phones, and the table follows the store
+        (:func:`hub.games.follow.steps`: the next round begins, or the game finished).
+
+        The store is read again under a lock, so racing requests can neither advance
+        the table twice nor publish an older game after a newer one.
+        """
+        with self._rounds_lock:
+            stored = self.store.get_game(game["id"])
+            events = follow.steps(self.loop.table, stored, self.clock.now(), restart=False)
+            if events is not None:  # the rounds scored, the game finished
+                for event in events:
+                    self.loop.post(event)
+                self.loop.drain()
+            self.broadcaster.publish("game", stored)
+        if stored["finished"]:
+            self._backup(f"game{stored['id']}")
+
+    def score_round(self, game_id: int, round: int, *,
+                    points: Mapping[str, int] | None = None,
+                    tiles: Mapping[str, Sequence[str]] | None = None,
+                    went_out: WentOut = KEEP, by: str = "scorekeeper",
+                    based_on: int | None = None) -> dict[str, Any]:
+        """Record (or correct) a round's scores; the table follows. Returns the game.
+        ``based_on``: the game's version the editor saw (``StaleEdit`` if it moved on).
+
+        Raises the store's ``StoreError`` (``GameNotFound``) and then changes nothing.
+        """
+        self.writer.flush()  # a round the table just ended is in the store first
+        game = self.store.record_round(game_id, round, points, tiles=tiles,
+                                       went_out=went_out, by=by, based_on=based_on)
+        scored = next(r for r in game["rounds"] if r["round"] == round)
+        self._log("score", game=game_id, round=round, points=scored["points"],
+                  went_out=scored["went_out"], by=by)
+        self.round_scored(game)
+        return game
+
+    def block_round(self, game_id: int, round: int) -> dict[str, Any]:
+        """Nobody can play: end ``round`` as blocked (on the table too, if it is being
+        played there). Returns the game; raises the store's ``StoreError``."""
+        self.writer.flush()
+        with self._rounds_lock:
+            self.store.get_game(game_id)  # GameNotFound before touching the table
+            table = self.loop.table
+            if (table.game is not None and table.game.id == game_id
+                    and table.game.round == round and table.game.phase in PLAYING):
+                # The loop ends the round; its RoundEnded effect records it (round_ended).
+                self.loop.submit(RoundBlocked(self.clock.now())).result(5.0)
+                self.writer.flush()
+            game = self.store.get_game(game_id)
+            if not any(r["round"] == round and r["blocked"] for r in game["rounds"]):
+                game = self.store.set_blocked(game_id, round)
+            self._log("blocked", game=game_id, round=round)
+            self.broadcaster.publish("game", game)
+        return game
+
+    def end_game(self, game_id: int) -> dict[str, Any]:
+        """Stop a game early (after its last scored round); the table shows it finished."""
+        self.writer.flush()
+        with self._rounds_lock:
+            game = self.store.finish_game(game_id)
+            table = self.loop.table
+            if table.game is not None and table.game.id == game_id:
+                self.loop.submit(GameEnded(self.clock.now())).result(5.0)
+            self._log("game-ended", game=game_id, winner=game["winner"])
+            self.broadcaster.publish("game", game)
+        self._backup(f"game{game_id}")
+        return game
+
+    def get_game(self, game_id: int) -> dict[str, Any]:
+        """A stored game as the API shows it, after every write the loop ordered so far
+        (a round the table just ended is in it); raises the store's ``GameNotFound``."""
+        self.writer.flush()
+        return self.store.get_game(game_id)
+
+    def _backup(self, reason: str) -> None:
+        """A game finished: back the database up, on the backup thread."""
+        if self.backups is not None:
+            self.backups.request(reason)
+
+    def _log(self, kind: str, **fields: Any) -> None:
+        """A score edit for ``GET /api/log`` and the ``event`` subscribers (MQTT)."""
+        self.broadcaster.publish("event", self.eventlog.append(kind, **fields))
+
+    def bring_back(self, game_id: int, replaces: int | None = None) -> dict[str, Any]:
+        """Put an abandoned game back on the table; ``replaces``, the unfinished game
+        there, is abandoned instead. Returns the game; raises the store's errors."""
+        self.writer.flush()
+        with self._rounds_lock:
+            game = self.store.bring_back(game_id, replaces)
+            self.resume(game)
+            self.loop.drain()
+            self._log("game-back", game=game_id, replaces=replaces)
+            self.broadcaster.publish("game", game)
+        return game
+
+    def resume(self, game: dict[str, Any] | None = None) -> None:
+        """Post ``game`` (default: the store's unfinished one, if any) to the table as
+        it stands: its round, that round's engine, and whether it is over."""
+        game = game or self.store.current_game()
+        if game is None:
+            return
+        current = game["rounds"][-1] if game["rounds"] else None
+        over = bool(current and (current.get("went_out") or current.get("blocked")))
+        options = tuple(sorted((game.get("options") or {}).items()))
+        self.loop.post(GameResumed(
+            game_id=game["id"], rules=game["rules"], players=tuple(game["players"]),
+            seats=tuple(game["seats"]), mexican_slot=game["mexican_slot"],
+            set_max=game["set"], rounds=game["round_count"], round=game["round"],
+            at=self.clock.now(), first=game["first"], options=options, round_over=over,
+            engine=current["engine"] if current else None))
+        log.info("resumed game %s at round %s", game["id"], game["round"])
+
+    # --- putting mistakes right -------------------------------------------------------
+
+    def undo(self, by: str = "scorekeeper") -> dict[str, Any]:
+        """Take back the last table action (as the centre's long hold does); returns
+        the snapshot after it (an undo with nothing to take back plays ``nope``)."""
+        self.loop.post(UndoRequested(self.clock.now(), by))
+        # The drain waits for the journal, written on the store writer's thread after
+        # the reopened round it was handed first: that is out of the store when we answer.
+        self.loop.drain()
+        return self.loop.snapshot
+
+    def fix_table(self, fix: TurnFixed | DoubleFixed | PublicFixed) -> dict[str, Any]:
+        """Set the table right by hand; raises ``ValueError`` saying why it cannot be
+        done now (and then changes nothing). Returns the snapshot after it."""
+        error = self.loop.call(lambda table: fix_error(table, fix))
+        if error is not None:
+            raise ValueError(str(error))
+        self.loop.post(fix)
+        self.loop.drain()
+        return self.loop.snapshot
+
+    def set_engine(self, game_id: int, round: int, engine: int,
+                   by: str = "scorekeeper") -> dict[str, Any]:
+        """Name round ``round``'s engine (``aces``); the table follows when it plays that
+        round. Returns the game; raises the store's ``StoreError``."""
+        with self._rounds_lock:
+            game = self.store.set_engine(game_id, round, engine)
+            table = self.loop.table
+            if (table.game is not None and table.game.id == game_id
+                    and table.game.round == round):
+                self.loop.post(EngineSet(engine, self.clock.now(), by))
+                self.loop.drain()
+            self.broadcaster.publish("game", game)
+        return game
+
+    def round_ended(self, effect: RoundEnded | RoundReopened) -> None:
+        """The table ended (or an undo reopened) a round (loop thread): record it on
+        the writer thread, never the loop's."""
+        self.writer.submit(lambda: self._record_round_end(effect))
+
+    def _record_round_end(self, effect: RoundEnded | RoundReopened) -> None:
+        if isinstance(effect, RoundReopened):
+            game = self.store.reopen_round(effect.game_id, effect.round)
+        elif effect.went_out is not None:
+            game = self.store.set_went_out(effect.game_id, effect.round, effect.went_out)
+        else:
+            game = self.store.set_blocked(effect.game_id, effect.round)
+        self.broadcaster.publish("game", game)  # phones ask for the hands

@@ -1,0 +1,1 @@
+"""The hub on the network: the waitress server, the live streams and the web adapter."""

@@ -1,0 +1,296 @@
+"""The hub as the web layer sees it: :class:`HubWebService` implements
+:class:`web.service.HubService` on top of the composition root's parts.
+
+Every method runs on the requesting thread (a waitress worker). It may wait (for the
+loop to apply an event, for the store writer to finish) or write to SQLite; a held
+simulated press is released by a timer (``*_later`` answer with a future). None of
+that happens on the loop thread. The validators' errors become
+:class:`web.service.Refused` here, so the web layer needs to know no hub type.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, InvalidStateError
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from hub.core.events import CENTRE, DoubleFixed, PublicFixed, TurnFixed
+from hub.runtime.broadcast import NewsQueue
+from hub.runtime.settings import SettingsError, check
+from hub.runtime.timers import InlineTimers, Timers
+from scorer.setup import SetupError, check_setup
+from scorer.store import GameNotFound, StaleEdit, StoreError
+from web.service import Refused
+
+if TYPE_CHECKING:
+    from hub.app import Hub
+
+# What each validator's refusal is answered with; anything else raised is a bug (500).
+REFUSALS: tuple[tuple[type[Exception], int], ...] = (
+    (GameNotFound, 404), (StaleEdit, 409), (StoreError, 400), (SetupError, 400),
+    (SettingsError, 400))
+SETTLE_S = 0.005  # beyond the debounce window, so the settled snapshot shows the press
+LOOP_TIMEOUT_S = 5.0  # a simulated press the loop has not answered by then fails
+
+
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """Turn a validator's error into :class:`Refused` with its status and field."""
+    try:
+        yield
+    except tuple(kind for kind, _ in REFUSALS) as exc:
+        status = next(code for kind, code in REFUSALS if isinstance(exc, kind))
+        refused = Refused.because(exc, status)
+        if isinstance(exc, StaleEdit):
+            refused.extra = exc.game  # the round as it is now, and the version
+        raise refused from exc
+
+
+def _pass_on(source: Future[dict[str, Any]], target: Future[dict[str, Any]]) -> None:
+    """``source``'s outcome to ``target``, unless ``target`` has given up already."""
+    try:
+        error = source.exception()
+        if error is None:
+            target.set_result(source.result())
+        else:
+            target.set_exception(error)
+    except InvalidStateError:
+        pass
+
+
+def _give_up(target: Future[dict[str, Any]]) -> None:
+    """The loop has not answered in ``LOOP_TIMEOUT_S``: the request gets an error."""
+    try:
+        target.set_exception(TimeoutError("hub loop did not answer"))
+    except InvalidStateError:
+        pass
+
+
+class HubWebService:
+    """What a request may ask of ``hub`` (see :class:`web.service.HubService`).
+
+    ``sleep`` None (the composition root): real time; a held press is released by a
+    timer thread, not by a sleeping request thread, and a press the loop has not
+    answered in ``LOOP_TIMEOUT_S`` fails. A ``sleep`` given (a test's virtual clock):
+    every wait advances it, inline, and nothing gives up.
+    """
+
+    def __init__(self, hub: Hub, sleep: Callable[[float], None] | None = None) -> None:
+        self._hub = hub
+        self._sleep = sleep or time.sleep
+        self._times_out = sleep is None
+        self._timers: Timers | InlineTimers = (
+            Timers() if sleep is None else InlineTimers(sleep))
+
+    @property
+    def backend(self) -> str:
+        """The input backend."""
+        return self._hub.backend
+
+    @property
+    def default_rules(self) -> str:
+        """The configured profile of a new game that names none."""
+        return str(self._hub.config["hub"]["default_rules"])
+
+    def snapshot(self) -> dict[str, Any]:
+        """The current snapshot (swapped atomically by the loop: no lock, no wait)."""
+        return self._hub.loop.snapshot
+
+    def recent_log(self, limit: int) -> list[dict[str, Any]]:
+        """The newest ``limit`` log entries, oldest first."""
+        return self._hub.eventlog.recent(limit)
+
+    def subscribe(self, kinds: Iterable[str]) -> NewsQueue:
+        """A subscription to the broadcaster's news of ``kinds``."""
+        return self._hub.broadcaster.subscribe(kinds)
+
+    def unsubscribe(self, subscription: Any) -> None:
+        """Stop a subscription."""
+        self._hub.broadcaster.unsubscribe(subscription)
+
+    # --- the simulated pins ---------------------------------------------------------
+
+    def _sim(self, slot: int) -> Any:
+        sim = self._hub.sim
+        if sim is None:
+            raise Refused(404, f"the {self._hub.backend} backend has no simulated pins")
+        if not 1 <= slot <= 8:
+            raise Refused(404, f"slot {slot}: there are slots 1 to 8")
+        return sim
+
+    def sim_press_later(self, slot: int, hold_s: float) -> Future[dict[str, Any]]:
+        """Press the simulated button now; a timer releases it after ``hold_s`` and,
+        once the debounce window has closed, resolves the future with the snapshot."""
+        return self._press(self._sim(slot), slot, hold_s)
+
+    def sim_marker(self, slot: int, present: bool) -> dict[str, Any]:
+        """Move the simulated marker; the snapshot once its flicker window is over."""
+        self._sim(slot).marker(slot, present)
+        self._sleep(self._hub.loop.table.timings.flicker + SETTLE_S)
+        return self._hub.loop.settled()
+
+    def sim_centre_press_later(self, hold_s: float) -> Future[dict[str, Any]]:
+        """The centre button, as :meth:`sim_press_later`."""
+        sim = self._hub.sim
+        if sim is None:
+            raise Refused(404, f"the {self._hub.backend} backend has no simulated pins")
+        return self._press(sim, CENTRE, hold_s)
+
+    def _press(self, sim: Any, slot: int, hold_s: float) -> Future[dict[str, Any]]:
+        """Press now, release in ``hold_s``; the future of the snapshot once the loop has
+        handled the release and the journal has it. No thread waits for it: the timer
+        thread only moves the pin and asks the loop (``settled_later``); the answer
+        cancels the give-up timer."""
+        done: Future[dict[str, Any]] = Future()
+        settle_s = self._hub.loop.table.timings.bounce + SETTLE_S
+
+        def settled() -> None:
+            # Armed before the loop is asked: an answer that comes at once can cancel it.
+            give_up = (self._timers.call_later(LOOP_TIMEOUT_S, lambda: _give_up(done))
+                       if self._times_out else None)  # a loop that never answers: say so
+
+            def answered(source: Future[dict[str, Any]]) -> None:
+                if give_up is not None:  # not left in the timers' heap for 5 s
+                    give_up.cancel()
+                _pass_on(source, done)
+            self._hub.loop.settled_later().add_done_callback(answered)
+
+        def release() -> None:
+            sim.button(slot, False)
+            self._timers.call_later(settle_s, settled)
+
+        sim.button(slot, True)
+        self._timers.call_later(hold_s, release)
+        return done
+
+    # --- putting the table right ------------------------------------------------------
+    def _on_table(self, game_id: int) -> None:
+        if self.running_game() != game_id:
+            raise Refused(409, f"game {game_id} is not being played on the table")
+
+    def undo(self, game_id: int) -> dict[str, Any]:
+        """Undo the game's last table action (the snapshot after it)."""
+        self._on_table(game_id)
+        return self._hub.games.undo()
+
+    def fix_table(self, game_id: int, *, turn: int | None = None,
+                  double: tuple[int | None, int, int | None] | None = None,
+                  public: tuple[int, bool] | None = None) -> dict[str, Any]:
+        """Set whose turn, the open double or a public flag right by hand."""
+        self._on_table(game_id)
+        now = self._hub.clock.now()
+        fix: TurnFixed | DoubleFixed | PublicFixed
+        if turn is not None:
+            fix = TurnFixed(turn, now)
+        elif public is not None:
+            fix = PublicFixed(public[0], public[1], now)
+        else:
+            assert double is not None
+            fix = DoubleFixed(double[0], now, covers_left=double[1], responsible=double[2])
+        try:
+            return self._hub.games.fix_table(fix)
+        except ValueError as exc:
+            raise Refused(409, str(exc)) from exc
+
+    def set_engine(self, game_id: int, number: int, engine: int) -> dict[str, Any]:
+        """Name a round's engine (``aces``)."""
+        with _refusals():
+            return self._hub.games.set_engine(game_id, number, engine)
+
+    # --- games ----------------------------------------------------------------------
+
+    def new_game(self, body: object, replaces: int | None = None) -> tuple[int, str]:
+        """Check the body, store the game, and start it on the table (abandoning
+        ``replaces``, the running game the caller proved it may replace)."""
+        with _refusals():
+            setup = check_setup(body, self.default_rules)
+            if self.running_game() != replaces:
+                raise Refused(409, "another game started meanwhile: look again")
+            return self._hub.games.new_game(setup, replaces)
+
+    def bring_back(self, game_id: int, replaces: int | None = None) -> dict[str, Any]:
+        """Put an abandoned game back on the table."""
+        with _refusals():
+            if self.running_game() != replaces:
+                raise Refused(409, "another game started meanwhile: look again")
+            return self._hub.games.bring_back(game_id, replaces)
+
+    def start_claim(self) -> dict[str, Any]:
+        """Light a slot and wait for its press (see :mod:`hub.games.trust`)."""
+        return self._hub.trust.start()
+
+    def claim_status(self, claim: str) -> dict[str, Any]:
+        """Where a claim stands."""
+        return self._hub.trust.status(claim)
+
+    def check_table(self, token: str) -> bool:
+        """Whether ``token`` is a live table token."""
+        return self._hub.trust.check_table(token)
+
+    def running_game(self) -> int | None:
+        """The game on the table, unless it is finished."""
+        return self._hub.running_game_id()
+
+    def check_token(self, game_id: int, token: str) -> bool:
+        """Whether ``token`` is the game's scorekeeper token."""
+        return self._hub.store.check_token(game_id, token)
+
+    def list_games(self) -> list[dict[str, Any]]:
+        """Every stored game (after the writes the loop ordered so far)."""
+        self._hub.writer.flush()
+        return self._hub.store.list_games()
+
+    def get_game(self, game_id: int) -> dict[str, Any]:
+        """One stored game (404 when there is none)."""
+        with _refusals():
+            return self._hub.games.get_game(game_id)
+
+    def round_history(self, game_id: int, number: int) -> list[dict[str, Any]]:
+        """The edits of one round's scores."""
+        self._hub.writer.flush()
+        with _refusals():
+            return self._hub.store.round_history(game_id, number)
+
+    def score_round(self, game_id: int, number: int, **scores: Any) -> dict[str, Any]:
+        """Record or correct a round's scores; the table follows."""
+        with _refusals():
+            return self._hub.games.score_round(game_id, number, **scores)
+
+    def block_round(self, game_id: int, number: int) -> dict[str, Any]:
+        """End a round as blocked."""
+        with _refusals():
+            return self._hub.games.block_round(game_id, number)
+
+    def end_game(self, game_id: int) -> dict[str, Any]:
+        """Finish a game early."""
+        with _refusals():
+            return self._hub.games.end_game(game_id)
+
+    # --- settings -------------------------------------------------------------------
+
+    def settings(self) -> dict[str, Any]:
+        """The settings and the sound player's status."""
+        return {**self._hub.settings.values, "sound": self._hub.sound.status()}
+
+    def change_settings(self, changes: object) -> dict[str, Any]:
+        """Check, save (fsync, on this thread) and apply a settings change."""
+        with _refusals():
+            values = self._hub.apply_settings(check(changes))
+        return {**values, "sound": self._hub.sound.status()}
+
+    # --- the self-test on the page -------------------------------------------------------
+
+    def selftest(self) -> dict[str, Any]:
+        """The page's self-test: running or not, the step waiting, the results."""
+        return self._hub.selftest.status()
+
+    def selftest_action(self, action: str) -> dict[str, Any]:
+        """Start, answer, skip or stop the self-test; its status after."""
+        from hub.selftest.session import SelftestRefused
+
+        try:
+            return self._hub.selftest.act(action)
+        except SelftestRefused as exc:
+            raise Refused(exc.status, str(exc), "action") from exc

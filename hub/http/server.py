@@ -1,0 +1,331 @@
+"""The web server: waitress for requests, one thread for the streams (docs/architecture.md).
+
+Waitress reads each request whole on its main (selector) thread, so a phone sending
+slowly holds no worker; a worker thread runs the Flask handler; the answer is written
+back from the selector thread, so a phone reading slowly holds none either. What
+used to hold a worker is handed over: a handler asks ``environ[LIVE_SERVER]`` (see
+:class:`web.service.ServerTakeover`) to serve its answer as a live stream, or to send it
+once a future resolves, and the connection moves to :class:`hub.http.streams.LiveStreams`
+once waitress has written everything before it. Limits on top of waitress's:
+
+- idle connections are closed after :data:`IDLE_S`; a request must arrive whole
+  within :data:`REQUEST_S` of its first byte;
+- when every connection is taken, the least recently active idle ones are closed to
+  make room, so a crowd of idle connections can never lock the API out;
+- :class:`ElasticDispatcher` starts ``idle`` workers and grows to ``most`` only
+  while requests would wait;
+- the selector loop (:mod:`hub.http.selector`) asks only the connections that may have
+  changed, so resting idle connections cost it nothing per round.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import logging
+import resource
+import socket
+import time
+from concurrent.futures import Future
+from typing import Any, cast
+
+from waitress.adjustments import Adjustments
+from waitress.channel import HTTPChannel
+from waitress.server import MultiSocketServer, TcpWSGIServer
+from waitress.task import ThreadedTaskDispatcher, WSGITask
+
+from hub.http.selector import EpollLoop, SocketMap, touch
+from hub.http.streams import LiveStreams
+from web.service import LIVE_SERVER
+
+log = logging.getLogger("hub.http.server")
+
+IDLE_S = 30  # an idle keep-alive connection is closed after this (waitress channel_timeout)
+REQUEST_S = 10.0  # a request must arrive whole within this of its first byte
+CLEANUP_S = 2  # how often the idle and slow connections are looked for
+CONNECTIONS = 1000  # open connections (streams not counted), fewer if file descriptors lack
+STREAMS = 500  # live streams (config web.streams)
+
+
+class ElasticDispatcher(ThreadedTaskDispatcher):
+    """A waitress task dispatcher with between ``idle`` and ``most`` worker threads."""
+
+    def __init__(self, idle: int, most: int) -> None:
+        super().__init__()
+        self.idle = idle
+        self.most = most
+        self.set_thread_count(idle)
+
+    def add_task(self, task: Any) -> None:
+        """Queue ``task``; start a worker if none is free, retire extra idle ones."""
+        with self.lock:
+            running = len(self.threads) - self.stop_count
+            free = running - self.active_count
+            waiting = len(self.queue) + 1
+            grow = waiting > free and running < self.most
+            if free - waiting > self.idle:
+                self.stop_count += free - waiting - self.idle
+                self.queue_cv.notify_all()
+        if grow:
+            self.set_thread_count(running + 1)
+        super().add_task(task)
+
+
+class Handover:
+    """``environ[LIVE_SERVER]`` for one request: what its handler asked for."""
+
+    def __init__(self, live: LiveStreams) -> None:
+        self.live = live
+        self.kinds: tuple[str, ...] | None = None
+        self.future: Future[Any] | None = None
+
+    def stream(self, kinds: Any) -> bool:
+        """Reserve a place for a live stream (False: all are taken)."""
+        if not self.live.reserve():
+            return False
+        self.kinds = tuple(kinds)
+        return True
+
+    def answer_later(self, future: Future[Any]) -> None:
+        """Answer with ``future``'s JSON once it resolves."""
+        self.future = future
+
+    @property
+    def asked(self) -> bool:
+        """Whether the handler asked for anything."""
+        return self.kinds is not None or self.future is not None
+
+    def cancel(self) -> None:
+        """The answer will not be handed over after all (an error, a closed phone)."""
+        if self.kinds is not None:
+            self.live.release()
+        self.kinds = self.future = None
+
+
+def _head(version: str, status: str, headers: list[tuple[str, str]],
+          length: int | None) -> bytes:
+    """The answer's status line and headers, ending the connection after the body."""
+    lines = [f"HTTP/{version} {status}"]
+    lines += [f"{name}: {value}" for name, value in headers
+              if name.lower() not in ("content-length", "connection")]
+    if length is not None:
+        lines.append(f"Content-Length: {length}")
+    lines.append("Connection: close")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+class LiveTask(WSGITask):
+    """A WSGI task whose handler may hand its answer over to the stream thread."""
+
+    def get_environment(self) -> Any:
+        """Waitress's environ, plus the hand-over offer."""
+        environ = super().get_environment()
+        server: Any = self.channel.server
+        environ.setdefault(LIVE_SERVER, Handover(server.live))
+        return environ
+
+    def finish(self) -> None:
+        """Hand the connection over if the handler asked and succeeded; else as usual."""
+        handover = (self.environ or {}).get(LIVE_SERVER)
+        if handover is None or not handover.asked:
+            return super().finish()
+        if not self.status.startswith("200"):
+            handover.cancel()
+            return super().finish()
+        self.wrote_header = True  # waitress writes nothing more on this connection
+        self.close_on_finish = True
+        channel: Any = self.channel
+        channel.give_over(handover, self.version, self.status, list(self.response_headers))
+        return None
+
+
+class LiveChannel(HTTPChannel):
+    """A waitress connection that can be handed over once it has written everything."""
+
+    task_class = LiveTask
+    handover: tuple[Handover, str, str, list[tuple[str, str]]] | None = None
+    request_since = 0.0  # when the request being received began (0: none)
+    _will_close = False
+
+    @property
+    def will_close(self) -> bool:
+        """Waitress's "close the socket" mark; setting it (from any thread, by waitress
+        or by us) has the selector loop ask this connection again, so a resting one is
+        closed now rather than at the next full round."""
+        return self._will_close
+
+    @will_close.setter
+    def will_close(self, value: bool) -> None:
+        self._will_close = value
+        if value:
+            touch(self)
+
+    def give_over(self, handover: Handover, version: str, status: str,
+                  headers: list[tuple[str, str]]) -> None:
+        """On the worker: hand over when flushed (see :meth:`handle_close`)."""
+        with self.outbuf_lock:
+            if self.connected:
+                self.handover = (handover, version, status, headers)
+                return
+        handover.cancel()  # the phone is gone already
+
+    def service(self) -> None:
+        """On a worker: serve, then have the selector loop ask this connection again."""
+        try:
+            super().service()
+        finally:
+            touch(self)
+
+    def received(self, data: bytes) -> Any:
+        """Note when a request starts arriving (slow senders are cut off)."""
+        if self.request is None and data:
+            self.request_since = time.monotonic()
+        result = super().received(data)
+        if self.request is None:
+            self.request_since = 0.0
+        return result
+
+    def handle_close(self) -> None:
+        """Closing after the last byte: a handed-over answer keeps its socket."""
+        with self.outbuf_lock:
+            handed, self.handover = self.handover, None
+        sock: socket.socket | None = self.socket
+        if handed is not None and sock is not None:
+            # Not dup(): a descriptor closed while another still points at the socket
+            # would stay in waitress's epoll set and haunt the next one given its number.
+            self.socket = None  # ours now: waitress forgets it without closing it
+            self._hand_over(sock, *handed)
+        super().handle_close()
+
+    def _hand_over(self, sock: socket.socket, handover: Handover, version: str,
+                   status: str, headers: list[tuple[str, str]]) -> None:
+        live: LiveStreams = cast(Any, self.server).live
+        if handover.kinds is not None:
+            live.adopt_stream(sock, _head(version, status, headers, None), handover.kinds)
+        elif handover.future is not None:
+            live.adopt_answer(sock, handover.future,
+                              lambda done: _render(done, version, status, headers))
+
+
+def _render(done: Future[Any], version: str, status: str,
+            headers: list[tuple[str, str]]) -> bytes:
+    """A waiting answer once its future resolved: the JSON of its result (or a 500)."""
+    try:
+        body = json.dumps(done.result(), separators=(",", ":")).encode() + b"\n"
+    except Exception:
+        log.exception("an answer that waited for the hub failed")
+        status = "500 Internal Server Error"
+        body = json.dumps({"error": "the hub failed on this request (see its log)"}).encode()
+    return _head(version, status, headers, len(body)) + body
+
+
+class HandoverServer(TcpWSGIServer):
+    """Waitress's TCP server with the hand-over, the request deadline and room-making."""
+
+    channel_class = LiveChannel
+    live: LiveStreams
+
+    def readable(self) -> bool:
+        """Accept while it can; when every connection is taken, close idle ones first."""
+        if self.accepting and len(cast(Any, self)._map) >= self.adj.connection_limit:
+            self._make_room()
+        return bool(super().readable())
+
+    def _make_room(self) -> None:
+        idle = (c for c in _channels(self)
+                if not c.requests and c.request is None and not c.will_close)
+        closing = heapq.nsmallest(max(1, self.adj.connection_limit // 16), idle,
+                                  key=lambda c: c.last_activity)
+        for channel in closing:  # closed by the selector loop itself, next time round
+            channel.will_close = True
+        if closing:
+            log.info("all %d connections taken: closing the %d least active idle ones",
+                     self.adj.connection_limit, len(closing))
+
+    def maintenance(self, now: Any) -> None:
+        """Waitress's idle timeout, and a request that trickles in too slowly is cut."""
+        super().maintenance(now)
+        late = time.monotonic() - REQUEST_S
+        for channel in _channels(self):
+            if channel.request_since and channel.request_since < late and not channel.requests:
+                channel.will_close = True  # asked again at once, though resting
+
+
+def _channels(server: HandoverServer) -> list[Any]:
+    """The server's open connections (waitress's ``active_channels``, untyped)."""
+    return list(cast(Any, server).active_channels.values())
+
+
+def raise_file_limit(need: int) -> int:
+    """Raise the soft limit of open files towards the hard one; the soft limit after."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < need and soft != resource.RLIM_INFINITY:
+        target = need if hard == resource.RLIM_INFINITY else min(need, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        soft = target
+    return soft
+
+
+def make_server(app: Any, host: str, port: int, most_threads: int, idle_threads: int = 4,
+                news: Any = None, snapshot: Any = None, streams: int = STREAMS,
+                **options: Any) -> Any:
+    """A waitress server for WSGI ``app`` whose pool grows to ``most_threads`` and which
+    serves up to ``streams`` live streams of ``news`` (a Broadcaster) on one thread,
+    each starting with ``snapshot()``."""
+    files = raise_file_limit(CONNECTIONS + streams + 128)
+    connections = max(16, min(CONNECTIONS, files - streams - 64))
+    settings = {"channel_timeout": IDLE_S, "cleanup_interval": CLEANUP_S,
+                "connection_limit": connections, **options}
+    adj = Adjustments(host=host, port=port, threads=most_threads, **settings)
+    dispatcher = ElasticDispatcher(idle_threads, most_threads)
+    live = LiveStreams(streams, snapshot or (lambda: None))
+    servers: list[HandoverServer] = []
+    socket_map = SocketMap()
+    for sockinfo in adj.listen:
+        server = HandoverServer(app, socket_map, dispatcher=dispatcher, adj=adj,
+                            sockinfo=cast(Any, sockinfo))
+        server.live = live
+        servers.append(server)
+    if news is not None:
+        news.callbacks.append(live.offer)
+    live.start()
+    if len(servers) == 1:
+        return _Served(servers[0], live, news)
+    listening = [(cast(Any, s).effective_host, cast(Any, s).effective_port) for s in servers]
+    return _Served(MultiSocketServer(socket_map, adj, listening, dispatcher), live, news)
+
+
+class _Served:
+    """The server as the hub uses it: ``run``, ``close`` (streams too), its port."""
+
+    def __init__(self, server: Any, live: LiveStreams, news: Any) -> None:
+        self.server = server
+        self.live = live
+        self._news = news
+        self.loop: EpollLoop | None = None  # the selector loop, once running
+
+    @property
+    def effective_port(self) -> int:
+        """The port it listens on (the first, with several addresses)."""
+        if isinstance(self.server, MultiSocketServer):
+            return int(self.server.effective_listen[0][1])
+        return int(self.server.effective_port)
+
+    def run(self) -> None:
+        """Serve until closed (waitress's ``run``, on :class:`hub.http.selector.EpollLoop`)."""
+        server: Any = self.server
+        multi = isinstance(self.server, MultiSocketServer)
+        socket_map = cast(SocketMap, server.map if multi else server._map)
+        try:
+            self.loop = EpollLoop(socket_map, server.adj.asyncore_loop_timeout)
+            self.loop.run()
+        except (SystemExit, KeyboardInterrupt):
+            server.task_dispatcher.shutdown()
+
+    def close(self) -> None:
+        """Close the live streams, then waitress (which waits for its workers)."""
+        if self._news is not None and self.live.offer in self._news.callbacks:
+            self._news.callbacks.remove(self.live.offer)
+        self.live.close()
+        self.server.close()
+

@@ -1,0 +1,272 @@
+"""The state folder and the game database: checked before the hub opens them, backed up
+while it runs, restored by hand.
+
+A damaged, emptied or missing database is never started over silently and never
+deleted: :func:`check_storage` raises :class:`StorageProblem`, which says what is wrong
+and what to do; ``mtrain-hub run`` prints it, logs it, shows it on the page and exits
+with status 3 (``hub.cli.EXIT_STORAGE``, the unit's ``RestartPreventExitStatus``). Backups
+use SQLite's online backup API, so they are consistent while the hub writes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sqlite3
+import stat
+import tempfile
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from hub.runtime.config import ConfigError
+
+log = logging.getLogger("hub.persist.storage")
+
+DB_NAME = "games.db"
+BACKUP_DIR = "backups"
+SQLITE_HEADER = b"SQLite format 3\x00"
+DAY_S = 24 * 3600.0
+
+
+class StorageProblem(Exception):
+    """The state folder or the database cannot be used as it is: what, where, what to do."""
+
+    def __init__(self, path: Path, problem: str, remedy: str) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.path = path
+        self.problem = problem
+        self.remedy = remedy
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.problem}. What to do: {self.remedy}"
+
+    def as_json(self) -> dict[str, str]:
+        """The problem as the page shows it."""
+        return {"path": str(self.path), "problem": self.problem, "remedy": self.remedy}
+
+
+def _stamp(now: datetime | None = None) -> str:
+    return (now or datetime.now(UTC)).strftime("%Y%m%d-%H%M%S")
+
+
+def restore_hint(state_dir: Path) -> str:
+    """The restore command for ``state_dir``."""
+    return (f"stop the hub, then run 'mtrain-hub restore --state-dir {state_dir}' to list "
+            "the backups and 'mtrain-hub restore --state-dir ... FILE' to put one back "
+            "(the current file is kept beside it, never deleted)")
+
+
+def make_private(state_dir: Path) -> None:
+    """Take away other users' access to the state folder and everything in it (files
+    an older hub made readable by all: games, settings, backups). Files the hub makes
+    from now on are private anyway: ``run`` sets the umask 077."""
+    for path in (state_dir, *state_dir.rglob("*")):
+        mode = path.lstat().st_mode
+        if not stat.S_ISLNK(mode) and mode & 0o077:
+            with contextlib.suppress(OSError):  # not ours to change: the check says so
+                path.chmod(stat.S_IMODE(mode) & 0o700)
+
+
+def check_state_dir(state_dir: Path) -> None:
+    """Make the state folder (owner only) if it is missing, then prove it is writable;
+    a state folder that is a file is a :class:`~hub.config.ConfigError`."""
+    if state_dir.exists() and not state_dir.is_dir():  # a mistake in the config
+        raise ConfigError(f"hub.state_dir: {state_dir} is a file, not a folder")
+    try:
+        state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        make_private(state_dir)
+        with tempfile.NamedTemporaryFile(dir=state_dir, prefix=".write-test-"):
+            pass
+    except OSError as exc:
+        raise StorageProblem(
+            state_dir, f"the state folder cannot be written ({exc.strerror or exc})",
+            "check that the disk is mounted read-write and not full, and that the hub's "
+            "user owns the folder") from None
+
+
+def _integrity(db: Path) -> str:
+    """SQLite's quick check of ``db``: ``ok`` or what it found."""
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            rows = conn.execute("PRAGMA quick_check").fetchall()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+    found = [str(r[0]) for r in rows]
+    return "ok" if found == ["ok"] else "; ".join(found[:3])
+
+
+def check_database(db: Path, backups: Backups) -> None:
+    """Refuse a database that is damaged, or emptied or missing while backups exist."""
+    hint = restore_hint(db.parent)
+    latest = backups.latest()
+    if not db.exists() or db.stat().st_size == 0:
+        if latest is not None:
+            state = "missing" if not db.exists() else "empty"
+            raise StorageProblem(db, f"the game database is {state}, but backups of "
+                                 f"earlier games exist (newest: {latest.name})",
+                                 f"{hint}; or, to start afresh, move the folder "
+                                 f"{backups.folder} away")
+        return
+    with open(db, "rb") as f:
+        header = f.read(len(SQLITE_HEADER))
+    if header != SQLITE_HEADER:
+        raise StorageProblem(db, "the game database is damaged: its header is not "
+                             "SQLite's", hint)
+    found = _integrity(db)
+    if found != "ok":
+        raise StorageProblem(db, f"the game database is damaged: {found}", hint)
+
+
+def check_storage(state_dir: Path, keep: int = 7) -> Backups:
+    """Check the folder and the database before the hub opens them; their backups."""
+    check_state_dir(state_dir)
+    backups = Backups(state_dir / BACKUP_DIR, keep)
+    check_database(state_dir / DB_NAME, backups)
+    return backups
+
+
+class Backups:
+    """The newest ``keep`` copies of the game database in ``folder``, by SQLite's backup
+    API (consistent while the hub writes), named ``games-<UTC time>-<reason>.db``."""
+
+    def __init__(self, folder: Path, keep: int = 7) -> None:
+        self.folder = folder
+        self.keep = keep
+
+    def list(self) -> list[Path]:
+        """The backups, newest first."""
+        if not self.folder.is_dir():
+            return []
+        return sorted(self.folder.glob("games-*.db"), key=lambda p: p.name, reverse=True)
+
+    def latest(self) -> Path | None:
+        """The newest backup, or None."""
+        found = self.list()
+        return found[0] if found else None
+
+    def take(self, db: Path, reason: str, now: datetime | None = None) -> Path:
+        """Copy ``db`` into a new backup, drop the oldest beyond ``keep``; its path."""
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        target = self.folder / f"games-{_stamp(now)}-{reason}.db"
+        _copy_db(db, target)
+        for old in self.list()[self.keep:]:
+            old.unlink()
+        return target
+
+    def restore(self, backup: Path, db: Path) -> Path | None:
+        """Put ``backup`` back as ``db``; the file it replaces is kept beside it (its
+        new path is returned, None when there was none). The hub must be stopped."""
+        found = _integrity(backup)
+        if found != "ok":
+            raise StorageProblem(backup, f"this backup is damaged too: {found}",
+                                 "choose another backup")
+        kept = None
+        if db.exists():
+            kept = db.with_name(f"{db.name}.replaced-{_stamp()}")
+            os.replace(db, kept)
+        for suffix in ("-wal", "-shm"):
+            side = db.with_name(db.name + suffix)
+            if side.exists():
+                os.replace(side, side.with_name(f"{side.name}.replaced-{_stamp()}"))
+        _copy_db(backup, db)
+        return kept
+
+
+def _copy_db(source: Path, target: Path) -> None:
+    """Copy an SQLite database with the backup API into ``target`` (atomically)."""
+    tmp = target.with_name(target.name + ".part")
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()
+    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    try:
+        dst = sqlite3.connect(tmp)
+        try:
+            src.backup(dst)
+        finally:
+            dst.close()
+    finally:
+        src.close()
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, target)
+
+
+class BackupService:
+    """Takes a backup after every finished game (:meth:`request`) and once a day, on
+    its own thread: the loop thread and the requests never wait for the copy."""
+
+    def __init__(self, backups: Backups, db: Path, every_s: float = DAY_S,
+                 on_error: Callable[[str], None] | None = None) -> None:
+        self._backups = backups
+        self._db = db
+        self._every_s = every_s
+        self._on_error = on_error
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._reason = "daily"
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start the backup thread."""
+        self._thread = threading.Thread(target=self._run, name="backups", daemon=True)
+        self._thread.start()
+
+    def request(self, reason: str) -> None:
+        """Ask for a backup now (a game finished)."""
+        with self._lock:
+            self._reason = reason
+        self._wake.set()
+
+    def stop(self) -> None:
+        """Stop the thread (a backup under way finishes first)."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            woken = self._wake.wait(self._every_s)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            with self._lock:
+                reason, self._reason = (self._reason if woken else "daily"), "daily"
+            self.take(reason)
+
+    def take(self, reason: str) -> Path | None:
+        """One backup now, on the calling thread; failures are logged, never raised."""
+        if not self._db.exists():
+            return None
+        try:
+            path = self._backups.take(self._db, reason)
+        except (OSError, sqlite3.Error) as exc:
+            log.error("backup of %s failed: %s", self._db, exc)
+            if self._on_error is not None:
+                self._on_error(str(exc))
+            return None
+        log.info("backup: %s", path)
+        return path
+
+
+LOCK_NAME = "hub.lock"
+
+
+def lock_state_dir(state_dir: Path) -> int | None:
+    """Hold the state folder's lock for this process (a running hub does); the open
+    descriptor, or None when another process holds it. Released when the process ends."""
+    import fcntl
+
+    fd = os.open(state_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd

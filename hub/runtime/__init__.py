@@ -1,0 +1,1 @@
+"""The hub's plumbing: loop, dispatch, fan-out, timers, config, settings, logs, systemd."""

@@ -1,0 +1,94 @@
+"""Carries the core's effects to the adapters; one broken adapter never stops the hub.
+
+This runs on the loop thread, so every adapter call here must return at once: the
+sound player queues (or writes one period to an idle device), the ring lights queue,
+the broadcaster offers to bounded queues, and a round's end goes to the store writer
+thread (``on_round_ended`` only submits).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from hub.core.effects import (
+    ClaimAnswered,
+    Effect,
+    LogEntry,
+    PlaySound,
+    RoundEnded,
+    RoundReopened,
+)
+from hub.io.sound import SoundPlayer, SoundPolicy
+from hub.runtime.broadcast import Broadcaster
+from hub.runtime.eventlog import EventLog
+
+log = logging.getLogger("hub.runtime.dispatch")
+
+
+class Lights(Protocol):
+    """What the dispatcher needs of the ring's lights."""
+
+    def take(self, effects: list[Effect]) -> None:
+        """Show what ``effects`` call for (a refused press flashes); return at once."""
+
+
+class EffectDispatcher:
+    """Sends each effect to its adapter, sounds first (they are the hot path).
+
+    ``policy`` decides whether a sound plays; one it refuses reaches neither the
+    player nor the phones (no ``sound`` toast) nor the log.
+    """
+
+    def __init__(self, sound: SoundPlayer, lights: Lights, eventlog: EventLog,
+                 broadcaster: Broadcaster, policy: SoundPolicy) -> None:
+        self.sound = sound
+        self.leds = lights
+        self.eventlog = eventlog
+        self.broadcaster = broadcaster
+        self.policy = policy
+        # Set by the composition root once the parts they call exist (they need the loop,
+        # which needs this dispatcher). A round ended or reopened on the table (to the
+        # store writer's thread).
+        self.on_round_ended: Callable[[RoundEnded | RoundReopened], None] | None = None
+        # A claim's answer (the runtime turns a grant into a token; must return at once).
+        self.on_claim: Callable[[ClaimAnswered], None] | None = None
+        self.failures = 0
+        self.silenced = 0
+
+    def __call__(self, effects: list[Effect]) -> None:
+        """Carry out ``effects``: sounds, then everything else in order."""
+        heard: list[Effect] = []
+        for effect in effects:
+            if not isinstance(effect, PlaySound):
+                heard.append(effect)
+            elif self._safely(self.policy.allows, effect.name):
+                self._safely(self.sound.play, effect.name)
+                heard.append(effect)
+            else:
+                self.silenced += 1
+        for effect in heard:
+            self._safely(self._one, effect)
+        self._safely(self.leds.take, effects)  # the ring: a refused press flashes
+
+    def _safely(self, fn: Callable[..., Any], *args: object) -> Any:
+        try:
+            return fn(*args)
+        except Exception:
+            self.failures += 1
+            log.exception("effect dispatch failed: %s%r", getattr(fn, "__name__", fn), args)
+            return None
+
+    def _one(self, effect: Effect) -> None:
+        if isinstance(effect, PlaySound):
+            entry = self.eventlog.append("sound", name=effect.name)
+            self.broadcaster.publish("sound", {"name": effect.name})
+            self.broadcaster.publish("event", entry)
+        elif isinstance(effect, LogEntry):
+            entry = self.eventlog.append(effect.kind, effect.at, **dict(effect.fields))
+            self.broadcaster.publish("event", entry)
+        elif isinstance(effect, RoundEnded | RoundReopened) and self.on_round_ended is not None:
+            self.on_round_ended(effect)
+        elif isinstance(effect, ClaimAnswered) and self.on_claim is not None:
+            self.on_claim(effect)

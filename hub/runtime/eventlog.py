@@ -1,0 +1,48 @@
+"""The hub's recent event log (``GET /api/log``): a bounded ring of entries."""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from typing import Any
+
+from hub.runtime.clock import Clock, iso
+
+# One entry as kept: epoch seconds, kind, then its fields' names and values in turn.
+# A flat tuple costs about 170 bytes where the JSON-ready dict with its ISO time string
+# costs 280: a full log of 2,000 is ~0.2 MB less on a Pi (docs/performance.md).
+_Kept = tuple[float, str, tuple[Any, ...]]
+
+
+class EventLog:
+    """Keeps the last ``size`` hub events, oldest first; hands them out as JSON-ready
+    dicts (``at`` as ISO 8601 UTC, ``kind``, then the entry's own fields)."""
+
+    def __init__(self, clock: Clock, size: int = 2000) -> None:
+        self._clock = clock
+        self._entries: deque[_Kept] = deque(maxlen=size)
+        self._lock = threading.Lock()
+
+    def append(self, kind: str, at: float | None = None, **fields: Any) -> dict[str, Any]:
+        """Add an entry of ``kind`` stamped with the wall time of monotonic ``at``; the
+        entry as :meth:`recent` will give it."""
+        kept = (self._clock.wall(at), kind, tuple(v for pair in fields.items() for v in pair))
+        with self._lock:
+            self._entries.append(kept)
+        return _shown(kept)
+
+    def recent(self, limit: int = 100) -> list[dict[str, Any]]:
+        """The newest ``limit`` entries, oldest first."""
+        if not limit:
+            return []
+        with self._lock:
+            newest = list(self._entries)[-limit:]
+        return [_shown(kept) for kept in newest]
+
+
+def _shown(kept: _Kept) -> dict[str, Any]:
+    epoch, kind, flat = kept
+    entry: dict[str, Any] = {"at": iso(epoch), "kind": kind}
+    for i in range(0, len(flat), 2):
+        entry[flat[i]] = flat[i + 1]
+    return entry

@@ -1,0 +1,309 @@
+"""The hub loop: one queue, one writer thread, an immutable snapshot for readers.
+
+Adapters' callbacks only :meth:`HubLoop.post` events. The loop thread applies
+each to the pure core, dispatches the effects (each failure isolated), hands the
+event to the journal (written on another thread, :mod:`hub.persist.journal`), and
+publishes a fresh snapshot dict that readers take without locking.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
+
+from hub import core
+from hub.core.effects import Effect
+from hub.core.events import ClockTicked, Event
+from hub.core.state import Table
+from hub.persist.journal import JournalWriter
+from hub.runtime.clock import Clock
+
+log = logging.getLogger("hub.runtime.loop")
+
+_STOP = object()
+Snapshot = dict[str, Any]  # the JSON of GET /api/state
+
+
+class _Call:
+    """Run ``fn(table)`` on the loop thread and hand back its result."""
+
+    def __init__(self, fn: Callable[[Table], object]) -> None:
+        self.fn = fn
+        self.done = threading.Event()
+        self.result: object = None
+
+
+class _Restore:
+    """Start over from ``table`` (rebuilt from the journal at start)."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+
+class _Submitted:
+    """An event whose poster waits for it: ``future`` gets the snapshot after it."""
+
+    def __init__(self, event: Event) -> None:
+        self.event = event
+        self.future: Future[Snapshot] = Future()
+
+
+class _Settle:
+    """Resolve ``future`` with the snapshot once everything queued before it is
+    applied and journaled (:meth:`HubLoop.settled_later`)."""
+
+    def __init__(self) -> None:
+        self.future: Future[Snapshot] = Future()
+
+
+class HubLoop:
+    """Owns the table. ``post`` from any thread; everything else runs on the loop thread.
+
+    ``dispatch(effects)`` carries out effects; ``on_state(snapshot)`` hears of each
+    visible change; ``journal`` gets every event applied. Without :meth:`start`,
+    :meth:`drain` processes events inline (the soak runs that way, on a virtual clock).
+    """
+
+    def __init__(self, table: Table, clock: Clock, dispatch: Callable[[list[Effect]], None],
+                 backend: str, on_state: Callable[[Snapshot], None] | None = None,
+                 journal: JournalWriter | None = None) -> None:
+        self._table = table
+        self._journal = journal
+        self._clock = clock
+        self._dispatch = dispatch
+        self._backend = backend
+        self._on_state = on_state
+        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._handling: int | None = None  # the thread handling an item, while it does
+        self._extras_pending = False  # set_extra on the loop thread, not yet announced
+        self._key = self._visible(table)
+        self.snapshot: Snapshot = core.snapshot(table, backend)
+        self.extras: dict[str, object] = {}
+
+    @property
+    def table(self) -> Table:
+        """The current table (immutable; safe to read from any thread)."""
+        return self._table
+
+    def post(self, event: Event) -> None:
+        """Queue an event for the loop thread; never blocks."""
+        self._queue.put(event)
+
+    def submit(self, event: Event) -> Future[Snapshot]:
+        """Queue ``event``; the future resolves with the snapshot once the loop has
+        applied it and dispatched its effects. Without a loop thread the event (and
+        everything queued before it) is processed before this returns."""
+        item = _Submitted(event)
+        self._queue.put(item)
+        if self._thread is None:
+            self.drain()
+        return item.future
+
+    def restore(self, table: Table) -> None:
+        """Start over from ``table`` (after everything queued so far): the journal
+        begins a new segment with it, and it is announced."""
+        self._queue.put(_Restore(table))
+
+    def settled(self, timeout: float = 5.0) -> Snapshot:
+        """Wait until everything queued so far (and every deadline due) is processed
+        and journaled; the snapshot then. Waits on the caller's thread, never the loop's."""
+        self.drain(timeout)
+        return self.snapshot
+
+    def settled_later(self) -> Future[Snapshot]:
+        """As :meth:`settled`, waited for by no thread: the future resolves (on the
+        journal's writer thread, or here without a loop thread) with the snapshot once
+        everything queued so far, and every deadline due, is processed and journaled."""
+        item = _Settle()
+        self._queue.put(item)
+        if self._thread is None:
+            self.drain()
+        return item.future
+
+    def start(self) -> None:
+        """Start the loop thread."""
+        self._thread = threading.Thread(target=self._run, name="hub-loop", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Finish queued events and stop the thread."""
+        if self._thread is not None:
+            self._queue.put(_STOP)
+            self._thread.join(timeout)
+            self._thread = None
+
+    def call(self, fn: Callable[[Table], object], timeout: float = 5.0) -> object:
+        """Run ``fn(table)`` after everything queued so far; return its result."""
+        item = _Call(fn)
+        self._queue.put(item)
+        if self._thread is None:
+            self.drain()
+        elif not item.done.wait(timeout):
+            raise TimeoutError("hub loop did not answer")
+        return item.result
+
+    def drain(self, timeout: float = 5.0) -> None:
+        """Process everything queued (and every deadline due) before returning; with a
+        journal, wait until it is written too (what a client is told, survives)."""
+        if self._thread is not None:
+            try:
+                self.settled_later().result(timeout)
+            except TimeoutError:
+                raise TimeoutError("hub loop did not answer") from None
+            return
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                self._fire_due()
+                if self._queue.empty():
+                    self._hand_off()
+                    return
+                continue
+            self._handle(item)
+
+    def _hand_off(self) -> None:
+        """The events applied so far go to the journal's writer thread."""
+        if self._journal is not None:
+            self._journal.hand_off()
+
+    def _run(self) -> None:
+        while True:
+            if self._queue.empty():  # idle: what was applied goes to the disk now
+                self._hand_off()
+            timeout = self._clock.timeout_until(core.next_deadline(self._table))
+            try:
+                item = self._queue.get(timeout=timeout)
+            except queue.Empty:
+                self._fire_due()
+                continue
+            if item is _STOP:
+                self._hand_off()
+                return
+            self._handle(item)
+
+    def _fire_due(self) -> None:
+        due = core.next_deadline(self._table)
+        if due is not None and due <= self._clock.now():
+            outer, self._handling = self._handling, threading.get_ident()
+            try:
+                self._apply(ClockTicked(self._clock.now()))
+            finally:
+                self._handling = outer
+
+    def _handle(self, item: object) -> None:
+        self._handling = threading.get_ident()
+        try:
+            self._handle_one(item)
+        finally:
+            self._handling = None
+
+    def _handle_one(self, item: object) -> None:
+        # Events carry their own time: the core fires earlier deadlines itself. A call
+        # (a barrier) sees every deadline due by now fired first.
+        if isinstance(item, _Call):
+            self._fire_due()
+            try:
+                item.result = item.fn(self._table)
+            except Exception as exc:  # the caller gets the error, the loop goes on
+                item.result = exc
+            if self._extras_pending:
+                self._announce()
+            self._hand_off()  # a caller waits: it may then wait for the journal
+            item.done.set()
+            return
+        if isinstance(item, _Submitted):
+            self._apply(item.event)
+            self._hand_off()
+            item.future.set_result(self.snapshot)
+            return
+        if isinstance(item, _Restore):
+            self._restore(item.table)
+            return
+        if isinstance(item, _Settle):
+            self._settle(item.future)
+            return
+        self._apply(item)  # type: ignore[arg-type]
+
+    def _settle(self, future: Future[Snapshot]) -> None:
+        """A barrier nobody waits on: ``future`` gets the snapshot once the journal
+        has written what was applied so far."""
+        self._fire_due()
+        if self._extras_pending:
+            self._announce()
+        self._hand_off()
+        snapshot = self.snapshot
+        if self._journal is None:
+            future.set_result(snapshot)
+            return
+
+        def written(done: Future[Any]) -> None:
+            error = done.exception()
+            if error is None:
+                future.set_result(snapshot)
+            else:
+                future.set_exception(error)
+        self._journal.written().add_done_callback(written)
+
+    def _restore(self, table: Table) -> None:
+        self._table = table
+        if self._journal is not None:
+            self._journal.restart(table)
+        self._key = self._visible(table)
+        self._announce()
+
+    def _apply(self, event: Event) -> None:
+        try:
+            table, effects = core.apply(self._table, event)
+        except Exception:
+            log.exception("core failed on %r; event dropped", event)
+            return
+        self._table = table
+        self._dispatch(effects)
+        if self._journal is not None:  # after the dispatch: a store write goes first
+            self._journal.record(event, table)
+        key = self._visible(table)
+        if key != self._key or self._extras_pending:
+            self._key = key
+            self._announce()
+
+    def _announce(self) -> None:
+        """A fresh snapshot, and ``on_state`` told of it. What a listener adds with
+        :meth:`set_extra` meanwhile is in :attr:`snapshot` when it returns."""
+        self.snapshot = {**core.snapshot(self._table, self._backend), **self.extras}
+        self._extras_pending = False
+        if self._on_state is not None:
+            self._on_state(self.snapshot)
+        self._extras_pending = False
+
+    def set_extra(self, key: str, value: object) -> None:
+        """Add ``key`` to the snapshot (e.g. the sound status) from any thread, without waiting.
+
+        From another thread the change is made on the loop thread, which then announces
+        the new snapshot. From the loop thread itself it is made at once: an
+        ``on_state`` listener adding what it derived from the table (the ring's pixels)
+        is not announced again, its caller publishes :attr:`snapshot` after it; made
+        while an event's effects are dispatched (a flash), it is announced with (or
+        after) that event.
+        """
+        if threading.get_ident() == self._handling:
+            self.extras[key] = value
+            self.snapshot = {**self.snapshot, key: value}
+            self._extras_pending = True
+            return
+
+        def rebuild(table: Table) -> None:
+            self.extras[key] = value
+            self._announce()
+        self._queue.put(_Call(rebuild))
+
+    @staticmethod
+    def _visible(table: Table) -> tuple[object, ...]:
+        return (table.game, table.turn, table.doubles, table.went_out,
+                tuple(m.present for m in table.markers), table.by_hand, table.one_tile,
+                len(table.history), table.claim)

@@ -1,0 +1,223 @@
+"""Talking to systemd: ``sd_notify`` readiness, status and the watchdog, on the stdlib.
+
+Under ``Type=notify`` systemd sets ``NOTIFY_SOCKET`` (an ``AF_UNIX`` datagram socket,
+``@`` meaning the abstract namespace); with ``WatchdogSec=`` it also sets
+``WATCHDOG_USEC`` (and ``WATCHDOG_PID``). The hub says ``READY=1`` once it serves,
+``STATUS=...`` lines people read in ``systemctl status``, and ``WATCHDOG=1`` every half
+watchdog period. The pings are sent *by the hub loop's thread*: a :class:`WatchdogFeeder`
+thread asks the loop to run the ping, so a loop that hangs stops the pings and systemd
+restarts the hub. Without ``NOTIFY_SOCKET`` (a terminal, the tests) nothing is sent.
+
+:class:`LoopFreezer` is a test hook for the watchdog, installed only on the ``sim``
+backend (never on a real table): ``SIGUSR2`` freezes the loop thread, a second
+``SIGUSR2`` thaws it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import threading
+from collections.abc import Callable, Mapping
+from types import FrameType
+
+log = logging.getLogger("hub.runtime.notify")
+
+# Runs ``fn(table)`` on the loop thread, waits at most ``timeout`` s (HubLoop.call).
+LoopCall = Callable[..., object]
+
+
+class Notifier:
+    """The systemd notification socket named in ``environ`` (``os.environ`` by default).
+
+    Every method is a no-op when the hub was not started by systemd. A failed send is
+    logged once and never raised: systemd going away must not stop the table.
+    """
+
+    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
+        env = os.environ if environ is None else environ
+        self.address = _address(env.get("NOTIFY_SOCKET", ""))
+        self.watchdog_s = _watchdog_seconds(env)
+        self._socket: socket.socket | None = None
+        self._lock = threading.Lock()
+        self._failed = False
+
+    @property
+    def enabled(self) -> bool:
+        """True when systemd listens (``NOTIFY_SOCKET`` is set)."""
+        return self.address is not None
+
+    def send(self, *lines: str) -> None:
+        """Send ``KEY=value`` lines in one datagram."""
+        if self.address is None:
+            return
+        message = "\n".join(lines).encode("utf-8", "replace")
+        with self._lock:
+            try:
+                if self._socket is None:
+                    self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+                    self._socket.setblocking(False)
+                self._socket.sendto(message, self.address)
+            except OSError as exc:
+                if not self._failed:
+                    log.warning("cannot notify systemd at %r: %s", self.address, exc)
+                self._failed = True
+
+    def ready(self, status: str) -> None:
+        """The hub serves: ``READY=1`` with a status line."""
+        self.send("READY=1", f"STATUS={_one_line(status)}")
+
+    def status(self, status: str) -> None:
+        """A status line for ``systemctl status``."""
+        self.send(f"STATUS={_one_line(status)}")
+
+    def stopping(self) -> None:
+        """The hub is stopping in order."""
+        self.send("STOPPING=1", "STATUS=stopping")
+
+    def failed(self, status: str, exit_status: int) -> None:
+        """Start-up failed: say why (``systemctl status`` shows it) with the exit status."""
+        self.send(f"STATUS={_one_line(status)}", f"ERRNO={exit_status}")
+
+    def watchdog(self) -> None:
+        """One watchdog ping: the loop is alive."""
+        self.send("WATCHDOG=1")
+
+    def close(self) -> None:
+        """Close the socket (a later send opens it again)."""
+        with self._lock:
+            if self._socket is not None:
+                self._socket.close()
+                self._socket = None
+
+
+def _address(value: str) -> str | bytes | None:
+    if not value:
+        return None
+    if value.startswith("@"):
+        return b"\0" + value[1:].encode()
+    if value.startswith("/"):
+        return value
+    log.warning("NOTIFY_SOCKET=%r: neither a path nor @abstract; not notifying", value)
+    return None
+
+
+def _watchdog_seconds(env: Mapping[str, str]) -> float | None:
+    """The watchdog period systemd asks for, or None (unset, bad, or meant for another pid)."""
+    pid = env.get("WATCHDOG_PID", "")
+    if pid and pid != str(os.getpid()):
+        return None
+    try:
+        usec = int(env.get("WATCHDOG_USEC", ""))
+    except ValueError:
+        return None
+    return usec / 1e6 if usec > 0 else None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+class WatchdogFeeder:
+    """Pings the watchdog every half period, the ping itself run by the loop thread.
+
+    ``loop_call(fn, timeout)`` is :meth:`hub.runtime.loop.HubLoop.call`. While the loop does not
+    answer no ping goes out and a warning is logged; systemd restarts the hub when the
+    period runs out. At most one request waits in the loop's queue at a time.
+    """
+
+    def __init__(self, notifier: Notifier, loop_call: LoopCall) -> None:
+        self._notifier = notifier
+        self._loop_call = loop_call
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._answered = threading.Event()
+        self._answered.set()
+
+    @property
+    def interval_s(self) -> float | None:
+        """Seconds between pings (half the watchdog period), or None when off."""
+        period = self._notifier.watchdog_s
+        return None if period is None or not self._notifier.enabled else period / 2
+
+    def start(self) -> None:
+        """Start pinging (nothing happens without a watchdog period)."""
+        if self.interval_s is None:
+            return
+        self._thread = threading.Thread(target=self._run, name="watchdog", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop pinging."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(5.0)
+            self._thread = None
+
+    def _run(self) -> None:
+        interval = self.interval_s
+        assert interval is not None
+        missed = 0
+        while not self._stop.wait(interval):
+            if not self._answered.is_set():
+                missed += 1
+                if missed == 1:  # once per hang: the journal is not flooded
+                    log.warning("the hub loop has not answered for %.1f s; "
+                                "no watchdog ping until it does", interval)
+                continue
+            if missed:
+                log.warning("the hub loop answers again (after about %.1f s)",
+                            interval * (missed + 1))
+                missed = 0
+            self._answered.clear()
+            try:
+                self._loop_call(self._ping, 0)
+            except TimeoutError:
+                pass  # the ping stays queued; ``_answered`` tells when it ran
+
+    def _ping(self, _table: object) -> None:
+        """Runs on the loop thread."""
+        self._notifier.watchdog()
+        self._answered.set()
+
+
+class LoopFreezer:
+    """``SIGUSR2`` freezes the loop thread, a second one thaws it: the watchdog's test.
+
+    Install it only on the ``sim`` backend; :meth:`thaw` before stopping the hub.
+    """
+
+    def __init__(self, loop_call: LoopCall) -> None:
+        self._loop_call = loop_call
+        self._thawed = threading.Event()
+        self._frozen = False
+
+    def install(self) -> None:
+        """Handle ``SIGUSR2`` (call from the main thread)."""
+        signal.signal(signal.SIGUSR2, self._toggle)
+
+    def _toggle(self, _signum: int, _frame: FrameType | None) -> None:
+        if self._frozen:
+            self.thaw()
+            return
+        self._frozen = True
+        self._thawed.clear()
+        log.warning("SIGUSR2: freezing the hub loop (sim backend test hook); "
+                    "SIGUSR2 again thaws it")
+        # The call waits on the loop; a helper thread keeps the signal handler short.
+        threading.Thread(target=self._freeze, name="freeze", daemon=True).start()
+
+    def _freeze(self) -> None:
+        try:
+            self._loop_call(lambda _table: self._thawed.wait(), None)
+        except TimeoutError:
+            pass
+
+    def thaw(self) -> None:
+        """Let a frozen loop go on."""
+        if self._frozen:
+            log.warning("thawing the hub loop")
+        self._frozen = False
+        self._thawed.set()

@@ -1,0 +1,97 @@
+"""The hub as a supervised service: what ``mtrain-hub run`` tells systemd and the log.
+
+:class:`Supervision` wraps a built :class:`hub.app.Hub`: it starts the watchdog feeder
+(pings run by the loop thread, see :mod:`hub.runtime.notify`), says ``READY=1`` once the
+scorepad listens, logs the one start line (version, backend, devices, broker, address)
+and says ``STOPPING=1`` on the way out. Without systemd only the start line remains.
+"""
+
+from __future__ import annotations
+
+import logging
+from importlib import metadata
+from typing import Any
+from urllib.parse import urlsplit
+
+from hub.runtime.notify import LoopFreezer, Notifier, WatchdogFeeder
+
+log = logging.getLogger("hub")
+
+
+def version() -> str:
+    """The installed hub's version (``unknown`` when run from a bare source tree)."""
+    try:
+        return metadata.version("mtrain-hub")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _sound(hub: Any) -> str:
+    status = hub.sound.status()
+    device = hub.config["sound"]["device"] if hub.config["sound"]["enabled"] else "off"
+    if status.get("available"):
+        return f"sound {device}"
+    return f"sound {device} (unavailable: {status.get('reason') or 'starting'})"
+
+
+def _broker(config: dict[str, Any]) -> str:
+    """``mqtt off`` or the broker's address (never the credentials a URL may carry)."""
+    mqtt = config.get("mqtt", {})
+    if mqtt.get("url"):
+        try:
+            url = urlsplit(mqtt["url"])
+            port = f":{url.port}" if url.port else ""
+        except ValueError:
+            return "mqtt (a URL that does not parse)"
+        return f"mqtt {url.scheme}://{url.hostname}{port}"
+    if not mqtt.get("host"):
+        return "mqtt off"
+    return f"mqtt {mqtt['host']}:{mqtt.get('port', 1883)}"
+
+
+def start_line(hub: Any, host: str, port: int) -> str:
+    """The one line each start logs: version, backend, devices, broker and address."""
+    serial = hub.config.get("serial", {}).get("port") or (
+        "found by USB id" if hub.backend == "serial" else "none")
+    leds = type(hub.leds).__name__
+    address = f"http://{'0.0.0.0' if host in ('', '0.0.0.0') else host}:{port}/"
+    return (f"mtrain-hub {version()}: backend {hub.backend}; {_sound(hub)}; "
+            f"serial {serial}; leds {leds}; {_broker(hub.config)}; scorepad on {address}")
+
+
+class Supervision:
+    """systemd's side of a running hub: readiness, status, watchdog, the test freeze.
+
+    ``hub`` is a :class:`hub.app.Hub` (its ``loop.call`` runs the watchdog pings);
+    ``notifier`` defaults to the socket in ``NOTIFY_SOCKET``.
+    """
+
+    def __init__(self, hub: Any, notifier: Notifier | None = None) -> None:
+        self.hub = hub
+        self.notifier = notifier or Notifier()
+        self.feeder = WatchdogFeeder(self.notifier, hub.loop.call)
+        self.freezer = LoopFreezer(hub.loop.call) if hub.backend == "sim" else None
+
+    def start(self) -> None:
+        """After ``hub.start()``: feed the watchdog; on ``sim``, arm the freeze hook."""
+        self.notifier.status("starting: the loop runs, opening the scorepad")
+        self.feeder.start()
+        if self.freezer is not None:
+            self.freezer.install()
+
+    def listening(self, host: str, port: int) -> None:
+        """The scorepad listens: log the start line, tell systemd READY=1."""
+        line = start_line(self.hub, host, port)
+        log.info("%s", line)
+        self.notifier.ready(line.split(": ", 1)[1])
+
+    def stopping(self) -> None:
+        """A stop was asked for: tell systemd, let a frozen loop go so it can stop."""
+        self.notifier.stopping()
+        if self.freezer is not None:
+            self.freezer.thaw()
+
+    def stop(self) -> None:
+        """Stop feeding the watchdog (before the loop stops)."""
+        self.feeder.stop()
+        self.notifier.close()

@@ -1,0 +1,1 @@
+"""Bring-up: the walk-through of every part, on the terminal and the page, and the checks."""

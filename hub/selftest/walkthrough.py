@@ -1,0 +1,270 @@
+"""The bring-up walk-through of ``mtrain-hub selftest``: every part of the hub, one at a time.
+
+A :class:`Walkthrough` asks for each slot's button and the centre button, each marker
+on and off, lights each slot and plays each sound; it listens to the hub's raw input
+events (:class:`~hub.core.events.ButtonChanged`, :class:`~hub.core.events.MarkerChanged`)
+and to the person's answers, and ends with a pass/fail table naming the pin of every
+part. It owns no thread and no device: the terminal (:mod:`hub.cli.selftest`) or the
+running hub (the page) feeds it events, answers and timeouts, and hands in what lights
+a slot and what plays a sound. Methods lock, so input callbacks may feed it directly.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from hub.core.events import CENTRE, ButtonChanged, Event, MarkerChanged
+from hub.io.leds import STEADY, Pixel
+from hub.io.lights import arc
+from hub.io.pinmap import BCM_TO_HEADER, GP_TO_PICO_PIN, PICO_PINS, RING_PIXELS
+from hub.io.sound import SOUND_NAMES
+
+INPUT_KINDS = ("button", "marker-on", "marker-off")
+ANSWER_KINDS = ("light", "sound")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One thing to try: ``kind`` is ``button``, ``marker-on``, ``marker-off``, ``light``
+    or ``sound``; ``slot`` 1-8 (0: the centre button); ``pin`` where the part is wired."""
+
+    kind: str
+    slot: int
+    part: str
+    pin: str
+    prompt: str
+    sound: str = ""
+
+    @property
+    def needs_answer(self) -> bool:
+        """A light or a sound: only the person can say whether it worked."""
+        return self.kind in ANSWER_KINDS
+
+
+@dataclass(frozen=True)
+class Result:
+    """How a step went: ``passed`` and what was seen (or not)."""
+
+    step: Step
+    passed: bool
+    detail: str
+
+
+class Wiring:
+    """Where each part is wired, as a maker reads it on the board (BCM or Pico pins)."""
+
+    def __init__(self, backend: str, pins: dict[str, Any], sound_device: str,
+                 pixels: int = RING_PIXELS) -> None:
+        self.serial = backend == "serial"
+        self.pins = pins
+        self.sound_device = sound_device
+        self.pixels = pixels
+
+    def _pi(self, bcm: int) -> str:
+        return f"BCM {bcm} (header pin {BCM_TO_HEADER[bcm]})"
+
+    def _pico(self, gp: int) -> str:
+        return f"Pico GP{gp} (pin {GP_TO_PICO_PIN[gp]})"
+
+    def input_pin(self, key: str, slot: int) -> str:
+        """The pin of ``key`` (``buttons``, ``markers``, ``centre``) of ``slot``."""
+        source = PICO_PINS if self.serial else self.pins
+        value = source[key] if key == "centre" else source[key][slot - 1]
+        return self._pico(int(value)) if self.serial else self._pi(int(value))
+
+    def ring(self, slot: int) -> str:
+        """The ring's pixels of ``slot`` and the Pico pin that drives them."""
+        pixels = arc(slot, self.pixels)
+        return f"pixels {pixels.start + 1}-{pixels.stop}, {self._pico(PICO_PINS['ring'])}"
+
+    def speaker(self) -> str:
+        """The sound device."""
+        return f"ALSA device {self.sound_device!r}"
+
+
+def plan(wiring: Wiring, centre: bool = True, slots: int = 8,
+         sounds: tuple[str, ...] = SOUND_NAMES) -> list[Step]:
+    """Every step, in the order a maker works round the hub."""
+    steps = [Step("button", n, f"slot {n} button", wiring.input_pin("buttons", n),
+                  f"Press and release the button of slot {n}.") for n in range(1, slots + 1)]
+    if centre:
+        steps.append(Step("button", CENTRE, "centre button", wiring.input_pin("centre", 0),
+                          "Press and release the centre button."))
+    for n in range(1, slots + 1):
+        pin = wiring.input_pin("markers", n)
+        steps.append(Step("marker-on", n, f"slot {n} marker on", pin,
+                          f"Put a marker on slot {n}."))
+        steps.append(Step("marker-off", n, f"slot {n} marker off", pin,
+                          f"Take the marker off slot {n}."))
+    steps += [Step("light", n, f"slot {n} lights", wiring.ring(n),
+                   f"Are the lights of slot {n} on (and only those)?")
+              for n in range(1, slots + 1)]
+    steps += [Step("sound", 0, f"sound {name}", wiring.speaker(),
+                   f"Did you hear the {name!r} sound?", sound=name) for name in sounds]
+    return steps
+
+
+def ring_frame(slot: int | None, count: int) -> list[Pixel]:
+    """A ring with only ``slot``'s arc lit, white and steady (None: all dark)."""
+    lit = arc(slot, count) if slot is not None else range(0)
+    return [(255, 255, 255, STEADY) if i in lit else (0, 0, 0, STEADY) for i in range(count)]
+
+
+def _slot_name(slot: int) -> str:
+    return "the centre" if slot == CENTRE else f"slot {slot}"
+
+
+class Walkthrough:
+    """The steps, where we are, and what happened; fed events, answers and timeouts.
+
+    ``light(slot)`` and ``play(name)`` are called when a light or sound step begins;
+    ``light(None)`` puts the light out when it ends.
+    """
+
+    def __init__(self, steps: list[Step], light: Callable[[int | None], None],
+                 play: Callable[[str], None]) -> None:
+        self.steps = steps
+        self.results: list[Result] = []
+        self._light = light
+        self._play = play
+        self._pressed = False
+        self._strays: list[str] = []
+        self._lock = threading.RLock()
+        self._changed = threading.Condition(self._lock)
+        self._begin()
+
+    # --- where we are -----------------------------------------------------------------
+
+    def current(self) -> Step | None:
+        """The step waiting for the person, or None when every step is done."""
+        with self._lock:
+            index = len(self.results)
+            return self.steps[index] if index < len(self.steps) else None
+
+    @property
+    def done(self) -> bool:
+        """Every step has a result."""
+        return self.current() is None
+
+    def wait_past(self, index: int, timeout: float) -> bool:
+        """Block until step ``index`` (0-based) has its result, or ``timeout`` s pass."""
+        with self._changed:
+            return self._changed.wait_for(lambda: len(self.results) > index, timeout)
+
+    # --- what happens -------------------------------------------------------------------
+
+    def feed(self, event: Event) -> None:
+        """A raw input edge from the hub's pins (or the Pico)."""
+        with self._lock:
+            step = self.current()
+            if step is None or step.kind not in INPUT_KINDS:
+                return
+            if isinstance(event, ButtonChanged):
+                self._button(step, event)
+            elif isinstance(event, MarkerChanged):
+                self._marker(step, event)
+
+    def _button(self, step: Step, event: ButtonChanged) -> None:
+        if step.kind == "button" and event.slot == step.slot:
+            if event.pressed:
+                self._pressed = True
+            elif self._pressed:
+                self._finish(True, "pressed and released")
+        elif event.pressed:
+            self._stray(f"{_slot_name(event.slot)}'s button answered")
+
+    def _marker(self, step: Step, event: MarkerChanged) -> None:
+        wanted = step.kind == "marker-on"
+        if step.kind.startswith("marker") and event.slot == step.slot:
+            if event.present == wanted:
+                self._finish(True, "seen" if wanted else "gone")
+        elif event.present:
+            self._stray(f"slot {event.slot}'s sensor answered")
+
+    def _stray(self, what: str) -> None:
+        if what not in self._strays:
+            self._strays.append(what)
+
+    def answer(self, ok: bool) -> None:
+        """The person's answer to a light or sound step."""
+        with self._lock:
+            step = self.current()
+            if step is not None and step.needs_answer:
+                self._finish(ok, "confirmed" if ok else "not seen" if step.kind == "light"
+                             else "not heard")
+
+    def timeout(self, seconds: float) -> None:
+        """Nothing came within ``seconds``: the current step fails, saying what did."""
+        with self._lock:
+            step = self.current()
+            if step is None:
+                return
+            what = {"button": "no press", "marker-on": "no marker", "marker-off":
+                    "the marker still reads"}.get(step.kind, "no answer")
+            self._finish(False, f"{what} within {seconds:g} s")
+
+    def skip(self) -> None:
+        """The person gives up on the current step: it fails as skipped."""
+        with self._lock:
+            if self.current() is not None:
+                self._finish(False, "skipped")
+
+    def _finish(self, passed: bool, detail: str) -> None:
+        step = self.current()
+        assert step is not None
+        if step.kind == "light":
+            self._light(None)
+        if not passed and self._strays:
+            detail += "; instead " + ", ".join(self._strays) + " (wires swapped?)"
+        self.results.append(Result(step, passed, detail))
+        self._pressed = False
+        self._strays = []
+        self._begin()
+        self._changed.notify_all()
+
+    def _begin(self) -> None:
+        step = self.current()
+        if step is None:
+            return
+        if step.kind == "light":
+            self._light(step.slot)
+        elif step.kind == "sound":
+            self._play(step.sound)
+
+    # --- what came of it ----------------------------------------------------------------
+
+    def passed(self) -> bool:
+        """Every step done and passed."""
+        with self._lock:
+            return self.done and all(r.passed for r in self.results)
+
+    def status(self) -> dict[str, Any]:
+        """For the page: the step waiting (with its prompt) and the results so far."""
+        with self._lock:
+            step = self.current()
+            return {
+                "step": None if step is None else {
+                    "kind": step.kind, "slot": step.slot, "part": step.part, "pin": step.pin,
+                    "prompt": step.prompt, "answer": step.needs_answer,
+                    "number": len(self.results) + 1},
+                "steps": len(self.steps),
+                "done": step is None,
+                "passed": self.passed(),
+                "results": [{"part": r.step.part, "pin": r.step.pin, "passed": r.passed,
+                             "detail": r.detail} for r in self.results]}
+
+
+def table(results: list[Result]) -> str:
+    """The pass/fail table for the terminal: part, pin, PASS/FAIL, what was seen."""
+    rows = [("part", "pin", "result", "detail")]
+    rows += [(r.step.part, r.step.pin, "PASS" if r.passed else "FAIL", r.detail)
+             for r in results]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    lines = ["  ".join(cell.ljust(widths[i]) if i < 3 else cell
+                       for i, cell in enumerate(row)).rstrip() for row in rows]
+    failed = sum(1 for r in results if not r.passed)
+    lines.append(f"{len(results) - failed} passed, {failed} failed")
+    return "\n".join(lines)
