@@ -63,6 +63,7 @@ run: runtime-packages
 test: test-packages
 	$(MAKE) $(TEST_STAMP)
 	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
@@ -70,6 +71,7 @@ check: test
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
 
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy

@@ -23,8 +23,9 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
-def stamping_hub(backend: str, state_dir: str,
-                 **sections: dict[str, Any]) -> tuple[Hub, threading.Event, list[int]]:
+def stamping_hub(
+    backend: str, state_dir: str, **sections: dict[str, Any]
+) -> tuple[Hub, threading.Event, list[int]]:
     """A started hub on gpiozero's mock pins with a 1 ms debounce (so presses take
     milliseconds, on the same path), whose sound port stamps each sound: on arrival
     ``stamp[0]`` is set to ``perf_counter_ns()``, then ``arrived``. ``sections`` are
@@ -38,8 +39,14 @@ def stamping_hub(backend: str, state_dir: str,
         arrived.set()
 
     sound.listeners.append(heard)
-    config = load(None, {"hub": {"backend": backend, "state_dir": state_dir},
-                         "gestures": {"bounce_ms": 1}, **sections})
+    config = load(
+        None,
+        {
+            "hub": {"backend": backend, "state_dir": state_dir},
+            "gestures": {"bounce_ms": 1},
+            **sections,
+        },
+    )
     hub = Hub(config, pin_factory=MockFactory(), sound=sound)
     hub.start()
     settle_heap()  # as ``mtrain-hub run`` does once it listens

@@ -51,6 +51,7 @@ def free_port() -> int:
         s.bind((HOST, 0))
         return int(s.getsockname()[1])
 
+
 def rss_mb(pid: int) -> float:
     """Resident memory of ``pid`` in MB (VmRSS)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -158,8 +159,11 @@ class Crowd:
         head = await reader.readuntil(b"\r\n\r\n")
         status = head.split(b" ", 2)[1].decode()
         if status == "503":
-            length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                          if line.lower().startswith(b"content-length:"))
+            length = next(
+                int(line.split(b":")[1])
+                for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length:")
+            )
             await reader.readexactly(length)
             self.refused.append(time.perf_counter() - t0)
         self.probe_status[status] = self.probe_status.get(status, 0) + 1
@@ -180,8 +184,9 @@ async def crowd_main(port: int, streams: int, idle: int, slow: int) -> None:
         await asyncio.sleep(0.1)
     tasks += [asyncio.create_task(crowd.forever(crowd.idle)) for _ in range(idle)]
     tasks += [asyncio.create_task(crowd.forever(crowd.slow_sender)) for _ in range(slow // 2)]
-    tasks += [asyncio.create_task(crowd.forever(crowd.slow_reader))
-              for _ in range(slow - slow // 2)]
+    tasks += [
+        asyncio.create_task(crowd.forever(crowd.slow_reader)) for _ in range(slow - slow // 2)
+    ]
     while crowd.idle_open < idle:
         await asyncio.sleep(0.1)
     print(json.dumps({"ready": crowd.report()}), flush=True)
@@ -221,8 +226,11 @@ class Phone:
             buffer += data
             while b"\n\n" in buffer:
                 event, buffer = buffer.split(b"\n\n", 1)
-                lines = dict(line.split(b": ", 1) for line in event.split(b"\n")
-                             if b": " in line and not line.startswith(b":"))
+                lines = dict(
+                    line.split(b": ", 1)
+                    for line in event.split(b"\n")
+                    if b": " in line and not line.startswith(b":")
+                )
                 if lines.get(b"event") == b"state":
                     self.states.put((at, json.loads(lines[b"data"])))
 
@@ -267,8 +275,12 @@ def press_to_screen(port: int, phone: Phone, samples: int) -> list[float]:
         conn = http.client.HTTPConnection(HOST, port, timeout=30)
         t0 = time.perf_counter()
         try:
-            conn.request("POST", f"/api/sim/slots/{turn}/press", json.dumps({"hold_ms": 0}),
-                         {"Content-Type": "application/json"})
+            conn.request(
+                "POST",
+                f"/api/sim/slots/{turn}/press",
+                json.dumps({"hold_ms": 0}),
+                {"Content-Type": "application/json"},
+            )
             response = conn.getresponse()
             after = json.loads(response.read())
         except OSError as exc:
@@ -294,9 +306,22 @@ def start_hub(state_dir: str, streams: int) -> tuple[subprocess.Popen[bytes], in
     port = free_port()
     config = Path(state_dir) / "hub.toml"
     config.write_text(f"[web]\nstreams = {streams}\n")
-    args = [sys.executable, "-m", "hub.cli", "run", "--backend", "sim", "--host", HOST,
-            "--port", str(port), "--state-dir", str(Path(state_dir) / "state"),
-            "--config", str(config)]
+    args = [
+        sys.executable,
+        "-m",
+        "hub.cli",
+        "run",
+        "--backend",
+        "sim",
+        "--host",
+        HOST,
+        "--port",
+        str(port),
+        "--state-dir",
+        str(Path(state_dir) / "state"),
+        "--config",
+        str(config),
+    ]
     log = open(os.environ.get("CAPACITY_HUB_LOG", os.devnull), "ab")  # noqa: SIM115
     hub = subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 30
@@ -312,10 +337,12 @@ def start_hub(state_dir: str, streams: int) -> tuple[subprocess.Popen[bytes], in
 def summary(name: str, idle: list[float], loaded: list[float]) -> list[str]:
     rows = []
     for label, values in (("no load", idle), ("loaded", loaded)):
-        p50, p99, most = (x * 1000 for x in (percentile(values, 50), percentile(values, 99),
-                                             max(values)))
-        rows.append(f"{name:<18} {label:<8} p50 {p50:8.1f} ms  p99 {p99:8.1f} ms  "
-                    f"max {most:8.1f} ms")
+        p50, p99, most = (
+            x * 1000 for x in (percentile(values, 50), percentile(values, 99), max(values))
+        )
+        rows.append(
+            f"{name:<18} {label:<8} p50 {p50:8.1f} ms  p99 {p99:8.1f} ms  max {most:8.1f} ms"
+        )
     ratio = percentile(loaded, 99) / percentile(idle, 99)
     rows.append(f"{name:<18} p99 ratio loaded/no load: {ratio:.2f}x (goal <= 2x)")
     return rows
@@ -327,8 +354,9 @@ def main() -> None:
     parser.add_argument("--idle", type=int, default=500)
     parser.add_argument("--slow", type=int, default=50)
     parser.add_argument("--samples", type=int, default=200)
-    parser.add_argument("--load", nargs=4, type=int, metavar=("PORT", "S", "I", "SL"),
-                        help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--load", nargs=4, type=int, metavar=("PORT", "S", "I", "SL"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args()
     # The crowd holds a socket per client (the default, a thousand), plus room to spare;
     # the crowd's own process (--load) is sized by the counts it was given.
@@ -348,8 +376,12 @@ def main() -> None:
 
 def run(hub: subprocess.Popen[bytes], port: int, args: argparse.Namespace, files: int) -> None:
     conn = http.client.HTTPConnection(HOST, port, timeout=30)
-    conn.request("POST", "/api/games", json.dumps({"players": ["Ann", "Bob"], "first": 1}),
-                 {"Content-Type": "application/json"})
+    conn.request(
+        "POST",
+        "/api/games",
+        json.dumps({"players": ["Ann", "Bob"], "first": 1}),
+        {"Content-Type": "application/json"},
+    )
     assert conn.getresponse().status == 201
     phone = Phone(port)
     phone.wait_turn(1)
@@ -357,9 +389,20 @@ def run(hub: subprocess.Popen[bytes], port: int, args: argparse.Namespace, files
     quiet_api = api_round_trips(port, args.samples)
     quiet_press = press_to_screen(port, phone, presses)
     idle_rss = rss_mb(hub.pid)
-    crowd = subprocess.Popen([sys.executable, __file__, "--load", str(port), str(args.streams),
-                              str(args.idle), str(args.slow)], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True)
+    crowd = subprocess.Popen(
+        [
+            sys.executable,
+            __file__,
+            "--load",
+            str(port),
+            str(args.streams),
+            str(args.idle),
+            str(args.slow),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert crowd.stdout is not None and crowd.stdin is not None
     ready = json.loads(crowd.stdout.readline())["ready"]
     loaded_api = api_round_trips(port, args.samples)
@@ -369,24 +412,34 @@ def run(hub: subprocess.Popen[bytes], port: int, args: argparse.Namespace, files
     crowd.stdin.flush()
     done = json.loads(crowd.stdout.readline())["done"]
     crowd.wait(30)
-    rows = [f"hub on 127.0.0.1:{port}, sim backend; open-file limit {files}; "
-            f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}",
-            f"crowd: {ready['streaming']} streams, {ready['idle_open']} idle connections, "
-            f"{args.slow} slow clients; {args.samples} API calls and {presses} presses "
-            "each way"]
+    rows = [
+        f"hub on 127.0.0.1:{port}, sim backend; open-file limit {files}; "
+        f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}",
+        f"crowd: {ready['streaming']} streams, {ready['idle_open']} idle connections, "
+        f"{args.slow} slow clients; {args.samples} API calls and {presses} presses "
+        "each way",
+    ]
     rows += summary("API GET /api/state", quiet_api, loaded_api)
     rows += summary("press-to-screen", quiet_press, loaded_press)
     slowest = max(loaded_api + loaded_press + quiet_api + quiet_press)
-    rows.append(f"slowest request: {slowest * 1000:.1f} ms (goal < 1000 ms); "
-                f"{len(ERRORS)} failed {sorted(set(ERRORS))}")
+    rows.append(
+        f"slowest request: {slowest * 1000:.1f} ms (goal < 1000 ms); "
+        f"{len(ERRORS)} failed {sorted(set(ERRORS))}"
+    )
     refused = done["refused"]
-    rows.append(f"streams past capacity: {len(refused)} refused (statuses {done['probe_status']}),"
-                f" slowest 503 {max(refused, default=0) * 1000:.1f} ms (goal < 1000 ms)")
-    rows.append(f"resident memory: idle {idle_rss:.1f} MB, loaded {loaded_rss:.1f} MB, "
-                f"+{loaded_rss - idle_rss:.1f} MB (goal <= 30 MB)")
-    rows.append(f"under load the hub closed {done['idle_closed']} idle connections, cut "
-                f"{done['slow_cut']} slow senders; slow readers finished {done['slow_answers']}"
-                f" answers; crowd streams refused {done['stream_refusals']}")
+    rows.append(
+        f"streams past capacity: {len(refused)} refused (statuses {done['probe_status']}),"
+        f" slowest 503 {max(refused, default=0) * 1000:.1f} ms (goal < 1000 ms)"
+    )
+    rows.append(
+        f"resident memory: idle {idle_rss:.1f} MB, loaded {loaded_rss:.1f} MB, "
+        f"+{loaded_rss - idle_rss:.1f} MB (goal <= 30 MB)"
+    )
+    rows.append(
+        f"under load the hub closed {done['idle_closed']} idle connections, cut "
+        f"{done['slow_cut']} slow senders; slow readers finished {done['slow_answers']}"
+        f" answers; crowd streams refused {done['stream_refusals']}"
+    )
     print("\n".join(rows))
 
 

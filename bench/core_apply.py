@@ -89,21 +89,34 @@ print(" ".join(f"{k}={statistics.median(v):.1f}" for k, v in times.items()))
 
 def cold(runs: int) -> None:
     """Print this tree's release apply warm, evicted and after a sleep (medians, µs)."""
-    out = subprocess.run([sys.executable, "-c", _COLD, str(ROOT), str(runs)],
-                         capture_output=True, text=True, check=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", _COLD, str(ROOT), str(runs)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
     figures = dict(item.split("=") for item in out.stdout.split())
     warm = float(figures["warm"])
     print("one release (a tap passing the turn), median µs per core.apply:")
-    for how, label in (("warm", "warm (just ran)"), ("evicted", "after evicting the caches"),
-                       ("slept", "after sleeping 10 ms")):
+    for how, label in (
+        ("warm", "warm (just ran)"),
+        ("evicted", "after evicting the caches"),
+        ("slept", "after sleeping 10 ms"),
+    ):
         value = float(figures[how])
         print(f"  {label:30} {value:7.1f} µs  ({value / warm:.1f}× warm)")
 
 
 def per_apply(tree: Path, events: int) -> float:
     """Microseconds per ``core.apply`` of ``tree``'s core (one subprocess)."""
-    out = subprocess.run([sys.executable, "-c", _PROBE, str(tree), str(events)],
-                         capture_output=True, text=True, check=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(tree), str(events)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
     return float(out.stdout)
 
 
@@ -113,8 +126,11 @@ def main() -> None:
     parser.add_argument("trees", nargs="*", type=Path, help="other source trees")
     parser.add_argument("--events", type=int, default=20000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--cold", action="store_true",
-                        help="also time one release warm, with caches evicted, after a sleep")
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="also time one release warm, with caches evicted, after a sleep",
+    )
     args = parser.parse_args()
     trees = [ROOT, *args.trees]
     runs: dict[Path, list[float]] = {tree: [] for tree in trees}

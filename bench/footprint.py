@@ -103,25 +103,37 @@ def press(base: str, count: int) -> None:
     """``count`` simulated presses, slots 1-3 in turn, each answered before the next."""
     for n in range(count):
         request = urllib.request.Request(
-            base + f"/api/sim/slots/{n % 3 + 1}/press", method="POST",
-            headers={"Content-Type": "application/json"}, data=b'{"hold_ms": 0}')
+            base + f"/api/sim/slots/{n % 3 + 1}/press",
+            method="POST",
+            headers={"Content-Type": "application/json"},
+            data=b'{"hold_ms": 0}',
+        )
         urllib.request.urlopen(request, timeout=10).read()
 
 
-def measure(command: list[str], port: int, settle: float,
-            warm_up: Callable[[str], list[object]], presses: int = 0) -> dict[str, float]:
+def measure(
+    command: list[str],
+    port: int,
+    settle: float,
+    warm_up: Callable[[str], list[object]],
+    presses: int = 0,
+) -> dict[str, float]:
     """Start ``command``, time its first answer, warm it up, read memory and threads
     (and, with ``presses``, memory again after them)."""
     started = time.perf_counter()
-    proc = subprocess.Popen(command, cwd=ROOT, env=ENV, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        command, cwd=ROOT, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         answer = first_answer(base + "/api/state", started, proc)
         held = warm_up(base)
         time.sleep(settle)
-        figures = {"rss_mb": status_kb(proc.pid, "VmRSS") / 1024,
-                   "threads": float(threads(proc.pid)), "first_answer_s": answer}
+        figures = {
+            "rss_mb": status_kb(proc.pid, "VmRSS") / 1024,
+            "threads": float(threads(proc.pid)),
+            "first_answer_s": answer,
+        }
         if presses:
             press(base, presses)
             time.sleep(settle)
@@ -137,8 +149,11 @@ def measure(command: list[str], port: int, settle: float,
 def hub_warm_up(base: str) -> list[object]:
     """A game of three, and one phone listening (SSE) until the figures are read."""
     request = urllib.request.Request(
-        base + "/api/games", method="POST", headers={"Content-Type": "application/json"},
-        data=json.dumps({"players": ["Ann", "Bob", "Cid"]}).encode())
+        base + "/api/games",
+        method="POST",
+        headers={"Content-Type": "application/json"},
+        data=json.dumps({"players": ["Ann", "Bob", "Cid"]}).encode(),
+    )
     urllib.request.urlopen(request, timeout=5).read()
     urllib.request.urlopen(base + "/api/games/1", timeout=5).read()
     phone = urllib.request.urlopen(base + "/api/events", timeout=30)
@@ -155,10 +170,14 @@ def bare_warm_up(base: str) -> list[object]:
 
 def import_time(name: str) -> float:
     """Seconds a fresh interpreter takes to import what process ``name`` serves with."""
-    code = ("import time; t = time.perf_counter(); " + IMPORTS[name]
-            + "; print(time.perf_counter() - t)")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=ENV, check=True,
-                         capture_output=True, text=True)
+    code = (
+        "import time; t = time.perf_counter(); "
+        + IMPORTS[name]
+        + "; print(time.perf_counter() - t)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=ENV, check=True, capture_output=True, text=True
+    )
     return float(out.stdout)
 
 
@@ -167,9 +186,28 @@ def run_once(settle: float, state: Path, presses: int = 0) -> dict[str, dict[str
     config = state / "hub.toml"
     config.write_text(CONFIG)
     port = free_port()
-    hub = measure([sys.executable, "-m", "hub.cli", "run", "--config", str(config),
-                   "--backend", "sim", "--host", "127.0.0.1", "--port", str(port),
-                   "--state-dir", str(state / "hub")], port, settle, hub_warm_up, presses)
+    hub = measure(
+        [
+            sys.executable,
+            "-m",
+            "hub.cli",
+            "run",
+            "--config",
+            str(config),
+            "--backend",
+            "sim",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--state-dir",
+            str(state / "hub"),
+        ],
+        port,
+        settle,
+        hub_warm_up,
+        presses,
+    )
     port = free_port()
     bare = measure([sys.executable, "-c", BARE, str(port)], port, settle, bare_warm_up)
     hub["import_s"], bare["import_s"] = import_time("hub"), import_time("bare")
@@ -181,8 +219,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--settle", type=float, default=2.0)
-    parser.add_argument("--presses", type=int, default=0,
-                        help="report the hub's memory again after this many presses")
+    parser.add_argument(
+        "--presses",
+        type=int,
+        default=0,
+        help="report the hub's memory again after this many presses",
+    )
     args = parser.parse_args()
     runs = []
     with tempfile.TemporaryDirectory() as cache:
@@ -193,11 +235,16 @@ def main() -> int:
             with tempfile.TemporaryDirectory() as tmp:
                 runs.append(run_once(args.settle, Path(tmp), args.presses))
             print(f"run {n + 1}: " + json.dumps(runs[-1]), file=sys.stderr)
-    med = {side: {key: statistics.median(r[side][key] for r in runs) for key in runs[0][side]}
-           for side in ("hub", "bare")}
-    rows = [("resident memory (MB)", "rss_mb", "{:.1f}"), ("threads", "threads", "{:.0f}"),
-            ("start to first answer (ms)", "first_answer_s", "ms"),
-            ("import time (ms)", "import_s", "ms")]
+    med = {
+        side: {key: statistics.median(r[side][key] for r in runs) for key in runs[0][side]}
+        for side in ("hub", "bare")
+    }
+    rows = [
+        ("resident memory (MB)", "rss_mb", "{:.1f}"),
+        ("threads", "threads", "{:.0f}"),
+        ("start to first answer (ms)", "first_answer_s", "ms"),
+        ("import time (ms)", "import_s", "ms"),
+    ]
     print(f"footprint, median of {args.runs} runs (hub: a game running, one phone on SSE)")
     print(f"| {'figure':28} | {'hub':>8} | {'bare':>8} | {'hub - bare':>10} |")
     print(f"|{'-' * 30}|{'-' * 10}|{'-' * 10}|{'-' * 12}|")
@@ -205,17 +252,23 @@ def main() -> int:
         scale = 1000.0 if fmt == "ms" else 1.0
         shown = "{:.0f}" if fmt == "ms" else fmt
         a, b = med["hub"][key] * scale, med["bare"][key] * scale
-        print(f"| {label:28} | {shown.format(a):>8} | {shown.format(b):>8} | "
-              f"{shown.format(a - b):>10} |")
+        print(
+            f"| {label:28} | {shown.format(a):>8} | {shown.format(b):>8} | "
+            f"{shown.format(a - b):>10} |"
+        )
     if args.presses:
         after = med["hub"]["pressed_rss_mb"]
-        print(f"| {f'hub after {args.presses} presses (MB)':28} | {after:8.1f} | {'':>8} | "
-              f"{after - med['hub']['rss_mb']:+10.1f} |  (last column: against the hub at rest)")
+        print(
+            f"| {f'hub after {args.presses} presses (MB)':28} | {after:8.1f} | {'':>8} | "
+            f"{after - med['hub']['rss_mb']:+10.1f} |  (last column: against the hub at rest)"
+        )
     extra = med["hub"]["rss_mb"] - med["bare"]["rss_mb"]
     count = med["hub"]["threads"]
-    print(f"\ngoal memory at most 6 MB above bare: {'met' if extra <= 6 else 'NOT met'} "
-          f"({extra:+.1f} MB); at most 20 threads idle: "
-          f"{'met' if count <= 20 else 'NOT met'} ({count:.0f})")
+    print(
+        f"\ngoal memory at most 6 MB above bare: {'met' if extra <= 6 else 'NOT met'} "
+        f"({extra:+.1f} MB); at most 20 threads idle: "
+        f"{'met' if count <= 20 else 'NOT met'} ({count:.0f})"
+    )
     return 0
 
 

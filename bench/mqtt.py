@@ -58,6 +58,7 @@ from tests.mqtt_helpers import Listener, Mosquitto  # noqa: E402
 # enough for thousands of presses in a minute.
 GAP_S = 0.02
 
+
 class PressRig:
     """One hub (MQTT on or off) and a way to time a press to its sound and message."""
 
@@ -66,9 +67,10 @@ class PressRig:
         self.heard = threading.Event()
         self.stamp = 0
         self.sound.listeners.append(self._heard)
-        overrides: dict[str, Any] = {"hub": {"backend": "sim", "state_dir": state_dir,
-                                             "hub_id": "bench"},
-                                     "gestures": {"bounce_ms": 1}}
+        overrides: dict[str, Any] = {
+            "hub": {"backend": "sim", "state_dir": state_dir, "hub_id": "bench"},
+            "gestures": {"bounce_ms": 1},
+        }
         if url:
             overrides["mqtt"] = {"url": url}
         self.hub = Hub(load(None, overrides), pin_factory=MockFactory(), sound=self.sound)
@@ -111,8 +113,9 @@ class PressRig:
 
 
 def _taps_after(listener: Listener, seen: int) -> list[float]:
-    events = [(payload, at) for topic, payload, at in listener.messages
-              if topic == "mtrain/bench/event"][seen:]
+    events = [
+        (payload, at) for topic, payload, at in listener.messages if topic == "mtrain/bench/event"
+    ][seen:]
     return [at for payload, at in events if json.loads(payload)["kind"] == "tap"]
 
 
@@ -149,6 +152,7 @@ def mqtt_round_trips(listener: Listener, count: int) -> list[float]:
         time.sleep(0.0015)
     return out
 
+
 def _print_presses(presses: dict[str, list[float]]) -> str:
     print(f"press to sound port, {len(presses['on'])} presses each (microseconds)")
     print(f"{'figure':<30}{'MQTT on':>12}{'MQTT off':>12}{'ratio':>8}")
@@ -161,8 +165,8 @@ def _print_presses(presses: dict[str, list[float]]) -> str:
         print(row(name, presses["message"], presses["round_trip"], p))
     print()
     sound = percentile(presses["on"], 99) / percentile(presses["off"], 99)
-    return f"press p99 on within 1.1x off: {'met' if sound <= 1.1 else 'NOT met'} " \
-           f"({sound:.2f}x)"
+    return f"press p99 on within 1.1x off: {'met' if sound <= 1.1 else 'NOT met'} ({sound:.2f}x)"
+
 
 def _load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -172,10 +176,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presses", type=int, default=1000)
     parser.add_argument("--hubs", type=int, default=100)
-    parser.add_argument("--seconds", type=float, default=30.0,
-                        help="playing time of the 100-hub case, in 6 alternating windows")
-    parser.add_argument("--only", choices=("presses", "board"), default=None,
-                        help="run only the press figures (1, 2) or only the board (3)")
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=30.0,
+        help="playing time of the 100-hub case, in 6 alternating windows",
+    )
+    parser.add_argument(
+        "--only",
+        choices=("presses", "board"),
+        default=None,
+        help="run only the press figures (1, 2) or only the board (3)",
+    )
     args = parser.parse_args()
     sys.setswitchinterval(0.0005)  # as the hub sets it (hub.app.Hub.start)
     print(f"load average at the start: {_load()}")
@@ -187,8 +199,11 @@ def main() -> None:
                 presses = press_figures(args.presses, tmp, broker.url, broker.port)
                 goals.append(_print_presses(presses))
             if args.only != "presses":
-                goals.append(print_board(args.hubs, *board_latencies(
-                    args.hubs, args.seconds, broker.url, tmp)))
+                goals.append(
+                    print_board(
+                        args.hubs, *board_latencies(args.hubs, args.seconds, broker.url, tmp)
+                    )
+                )
         finally:
             broker.stop()
     print(f"load average at the end: {_load()}")

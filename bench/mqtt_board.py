@@ -42,17 +42,40 @@ class SimHub:
         self.hub_id = hub_id
         self.now = 1000.0
         players = ("Ann", "Bob", "Cy")
-        self.table, _ = core.apply(core.new_table(), GameStarted(
-            game_id=1, rules="consensus", players=players, seats=(1, 2, 3),
-            mexican_slot=4, set_max=12, rounds=13, at=self.now, first=1))
+        self.table, _ = core.apply(
+            core.new_table(),
+            GameStarted(
+                game_id=1,
+                rules="consensus",
+                players=players,
+                seats=(1, 2, 3),
+                mexican_slot=4,
+                set_max=12,
+                rounds=13,
+                at=self.now,
+                first=1,
+            ),
+        )
         host, port = url.removeprefix("mqtt://").split(":")
         settings = MqttSettings(host=host, port=int(port), hub_id=hub_id)
-        game = {"id": 1, "players": list(players), "round": 1, "round_count": 13,
-                "rounds": [], "totals": {p: 0 for p in players}, "standings": list(players)}
+        game = {
+            "id": 1,
+            "players": list(players),
+            "round": 1,
+            "round_count": 13,
+            "rounds": [],
+            "totals": {p: 0 for p in players},
+            "standings": list(players),
+        }
         self.publisher = MqttPublisher(
-            settings, self._stamping(paho_links(settings)), snapshot=self.snapshot,
-            load_game=lambda _id: game, settings_now=lambda: {},
-            on_status=lambda status: None, version="bench")
+            settings,
+            self._stamping(paho_links(settings)),
+            snapshot=self.snapshot,
+            load_game=lambda _id: game,
+            settings_now=lambda: {},
+            on_status=lambda status: None,
+            version="bench",
+        )
         self.sent: list[tuple[float, int | None]] = []
 
     def _stamping(self, make: LinkFactory) -> LinkFactory:
@@ -60,6 +83,7 @@ class SimHub:
         hub's publish, where the board's part begins. (From the tap to here is the hub's
         own publisher, timed by the press figures; here it would time this load
         generator's 25 hubs to a process, which real hubs, each on its own Pi, are not.)"""
+
         def links(handlers: LinkHandlers, will: Will, subscriptions: tuple[str, ...]) -> Any:
             link = make(handlers, will, subscriptions)
             publish = link.publish
@@ -70,8 +94,10 @@ class SimHub:
                 if sent and topic.endswith("/state"):
                     self.sent.append((at, json.loads(payload).get("turn")))
                 return sent
+
             link.publish = stamped  # type: ignore[method-assign]
             return link
+
         return links
 
     def snapshot(self) -> dict[str, Any]:
@@ -81,9 +107,11 @@ class SimHub:
     def tap(self) -> None:
         """The current player taps their own slot: the turn passes; publish it."""
         slot = self.table.turn or 1
-        for event in (ButtonChanged(slot, True, self.now), ButtonChanged(slot, False,
-                                                                         self.now + 0.1),
-                      ClockTicked(self.now + 0.2)):
+        for event in (
+            ButtonChanged(slot, True, self.now),
+            ButtonChanged(slot, False, self.now + 0.1),
+            ClockTicked(self.now + 0.2),
+        ):
             self.table, _ = core.apply(self.table, event)
         self.now += 0.3
         self.publisher.offer("event", {"kind": "tap", "slot": slot})
@@ -121,8 +149,9 @@ class BoardClient:
         self.conn.close()
 
 
-def match(sent: list[tuple[str, int | None, float]],
-          received: list[tuple[str, int | None, float]]) -> list[float]:
+def match(
+    sent: list[tuple[str, int | None, float]], received: list[tuple[str, int | None, float]]
+) -> list[float]:
     """Microseconds from each publish to the first update showing it. perf_counter is
     CLOCK_MONOTONIC on Linux: one clock for every process."""
     by_hub: dict[str, list[tuple[float, int | None]]] = {}
@@ -157,7 +186,7 @@ def worker(url: str, first: int, count: int, pace_s: float) -> None:
         words = line.split()
         if words[0] == "quit":
             break
-        playing = hubs[:int(words[1])]
+        playing = hubs[: int(words[1])]
         for hub in playing:
             hub.sent = []
         _play({hub.hub_id: hub for hub in playing}, float(words[2]), pace_s)
@@ -177,9 +206,15 @@ def heard(listener: Listener, since: int) -> list[tuple[str, int | None, float]]
     return out
 
 
-def board_latencies(count: int, seconds: float, url: str, tmp: str, windows: int = 6,
-                    pace_s: float = 0.5, workers: int = 4
-                    ) -> tuple[list[float], list[float], list[float], list[float]]:
+def board_latencies(
+    count: int,
+    seconds: float,
+    url: str,
+    tmp: str,
+    windows: int = 6,
+    pace_s: float = 0.5,
+    workers: int = 4,
+) -> tuple[list[float], list[float], list[float], list[float]]:
     """Microseconds from a hub's publish to the board client: 1 hub playing, and
     ``count`` hubs playing, in alternating windows (``seconds`` of ``count`` hubs in
     all, ``ONE_HUB_SHARE`` times as long for 1 hub, which has a hundredth of the
@@ -187,14 +222,43 @@ def board_latencies(count: int, seconds: float, url: str, tmp: str, windows: int
     hubs live in ``workers`` processes, as real hubs are apart from each other."""
     port = free_port()
     log = open(os.path.join(tmp, "board.log"), "ab")
-    board = subprocess.Popen([sys.executable, "-m", "hub.cli", "board", "--mqtt", url,
-                              "--host", "127.0.0.1", "--port", str(port)], cwd=ROOT,
-                             stdout=log, stderr=subprocess.STDOUT)
+    board = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "hub.cli",
+            "board",
+            "--mqtt",
+            url,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     size = -(-count // workers)
-    procs = [subprocess.Popen(
-        [sys.executable, __file__, "--worker", url, str(first), str(min(size, count - first)),
-         str(pace_s)], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-        stderr=log) for first in range(0, count, size)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                "--worker",
+                url,
+                str(first),
+                str(min(size, count - first)),
+                str(pace_s),
+            ],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            stderr=log,
+        )
+        for first in range(0, count, size)
+    ]
     try:
         _wait_http(port, board, os.path.join(tmp, "board.log"))
         for proc in procs:
@@ -207,8 +271,10 @@ def board_latencies(count: int, seconds: float, url: str, tmp: str, windows: int
         one_board: list[float] = []
         many_board: list[float] = []
         for _ in range(windows):
-            for how_many, into, into_board, share in ((1, one, one_board, ONE_HUB_SHARE),
-                                                      (count, many, many_board, 1)):
+            for how_many, into, into_board, share in (
+                (1, one, one_board, ONE_HUB_SHARE),
+                (count, many, many_board, 1),
+            ):
                 client.received = []
                 since = len(listener.messages)
                 client.recording = True
@@ -276,11 +342,13 @@ def row(name: str, a: list[float], b: list[float], p: float) -> str:
     return f"{name:<30}{x:>12.1f}{y:>12.1f}{x / y:>8.2f}"
 
 
-
-def print_board(hubs: int, one: list[float], many: list[float], one_board: list[float],
-                 many_board: list[float]) -> str:
-    print(f"board update, hub publish to board SSE client (microseconds; "
-          f"{len(many)} and {len(one)} updates)")
+def print_board(
+    hubs: int, one: list[float], many: list[float], one_board: list[float], many_board: list[float]
+) -> str:
+    print(
+        f"board update, hub publish to board SSE client (microseconds; "
+        f"{len(many)} and {len(one)} updates)"
+    )
     print(f"{'figure':<30}{f'{hubs} hubs':>12}{'1 hub':>12}{'ratio':>8}")
     for name, p in (("median", 50), ("p99", 99)):
         print(row(name, many, one, p))
@@ -291,8 +359,10 @@ def print_board(hubs: int, one: list[float], many: list[float], one_board: list[
         print(row(name, many_board, one_board, p))
     print()
     board = percentile(many, 99) / percentile(one, 99)
-    return f"board p99 {hubs} hubs within 2x 1 hub: {'met' if board <= 2 else 'NOT met'} " \
-           f"({board:.2f}x)"
+    return (
+        f"board p99 {hubs} hubs within 2x 1 hub: {'met' if board <= 2 else 'NOT met'} "
+        f"({board:.2f}x)"
+    )
 
 
 if __name__ == "__main__":

@@ -45,8 +45,13 @@ from bench.benchstats import percentile  # noqa: E402
 from tests.http_client import HubProcess  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 BUDGET = 60 * 1024
 PLAYERS = ["Ann", "Bob", "Cid", "Dee"]
 
@@ -91,9 +96,14 @@ def row(request) -> dict:
         decoded = len(response.body()) if response.status == 200 else 0
     except Exception:  # a 304's body is the browser's cached copy: nothing was sent
         decoded = 0
-    return {"url": urlsplit(request.url).path, "type": request.resource_type,
-            "status": response.status, "bytes": decoded, "body": sizes["responseBodySize"],
-            "wire": sizes["responseBodySize"] + sizes["responseHeadersSize"]}
+    return {
+        "url": urlsplit(request.url).path,
+        "type": request.resource_type,
+        "status": response.status,
+        "bytes": decoded,
+        "body": sizes["responseBodySize"],
+        "wire": sizes["responseBodySize"] + sizes["responseHeadersSize"],
+    }
 
 
 def settled(page) -> None:
@@ -109,8 +119,12 @@ def floor_paint(browser, base: str) -> float:
     (answered by Playwright in its own context: routing turns the cache off)."""
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
-    page.route(base + "/floor", lambda route: route.fulfill(
-        body="<!doctype html><p>Mexican Train</p>", content_type="text/html"))
+    page.route(
+        base + "/floor",
+        lambda route: route.fulfill(
+            body="<!doctype html><p>Mexican Train</p>", content_type="text/html"
+        ),
+    )
     page.goto(base + "/floor")
     page.wait_for_function(PAINT_JS)
     paint = page.evaluate(PAINT_JS)
@@ -145,9 +159,16 @@ def loads(browser, base: str, count: int) -> dict:
         first.append(load["first"]["fcp"])
         again.append(load["reload"]["fcp"])
     sse = first_event(urlsplit(base).port)
-    load["first"]["rows"].append({"url": "/api/events", "type": "eventsource (1st)",
-                                  "status": 200, "bytes": len(sse), "body": len(sse),
-                                  "wire": len(sse)})
+    load["first"]["rows"].append(
+        {
+            "url": "/api/events",
+            "type": "eventsource (1st)",
+            "status": 200,
+            "bytes": len(sse),
+            "body": len(sse),
+            "wire": len(sse),
+        }
+    )
     return {**load, "paints": {"floor": floor, "first load": first, "reload": again}}
 
 
@@ -162,7 +183,7 @@ def first_event(port: int) -> bytes:
             end = seen.find(b"\n\n", event) if event >= 0 else -1
             if end >= 0:
                 break
-    return seen[seen.index(b"\r\n\r\n") + 4:end + 2]
+    return seen[seen.index(b"\r\n\r\n") + 4 : end + 2]
 
 
 class Listeners:
@@ -232,27 +253,33 @@ def print_load(load: dict) -> None:
     print("first load of the table view (/), game running, fresh browser profile")
     print(f"{'request':<22}{'type':<19}{'bytes':>9}{'gzip body':>11}{'on the wire':>13}")
     for row in rows:
-        print(f"{row['url']:<22}{row['type']:<19}{row['bytes']:>9}{row['body']:>11}"
-              f"{row['wire']:>13}")
+        print(
+            f"{row['url']:<22}{row['type']:<19}{row['bytes']:>9}{row['body']:>11}{row['wire']:>13}"
+        )
     total, body, wire = (sum(r[k] for r in rows) for k in ("bytes", "body", "wire"))
     print(f"{'total, ' + str(len(rows)) + ' requests':<41}{total:>9}{body:>11}{wire:>13}")
-    print(f"budget 60 KB ({BUDGET} bytes) decoded: {'met' if total < BUDGET else 'NOT met'} "
-          f"({total / BUDGET:.0%} of it); on the wire {wire / total:.0%} of the bytes")
+    print(
+        f"budget 60 KB ({BUDGET} bytes) decoded: {'met' if total < BUDGET else 'NOT met'} "
+        f"({total / BUDGET:.0%} of it); on the wire {wire / total:.0%} of the bytes"
+    )
     again = load["reload"]["rows"]
     fresh = [r for r in again if r["body"] > 0]
     sent = ", ".join(f"{r['url']} ({r['body']} B)" for r in fresh) or "nothing"
-    print(f"reload: {len(again)} requests (and a new SSE stream), "
-          f"{sum(r['wire'] for r in again)} bytes on the wire; "
-          f"{len(again) - len(fresh)} answered with headers only (304); bodies sent again: {sent}")
+    print(
+        f"reload: {len(again)} requests (and a new SSE stream), "
+        f"{sum(r['wire'] for r in again)} bytes on the wire; "
+        f"{len(again) - len(fresh)} answered with headers only (304); bodies sent again: {sent}"
+    )
     paints = load["paints"]
     base = statistics.median(paints["floor"])
-    print(f"first contentful paint, ms, {len(paints['floor'])} fresh profiles each "
-          "(floor: a one-line page, same browser, same run)")
+    print(
+        f"first contentful paint, ms, {len(paints['floor'])} fresh profiles each "
+        "(floor: a one-line page, same browser, same run)"
+    )
     print(f"{'page':<14}{'median':>9}{'min':>9}{'max':>9}{'median/floor':>14}")
     for name, times in paints.items():
         median = statistics.median(times)
-        print(f"{name:<14}{median:>9.1f}{min(times):>9.1f}{max(times):>9.1f}"
-              f"{median / base:>14.2f}")
+        print(f"{name:<14}{median:>9.1f}{min(times):>9.1f}{max(times):>9.1f}{median / base:>14.2f}")
     print()
 
 
@@ -260,18 +287,26 @@ def print_latency(runs: dict[str, list[float]], clients: int) -> None:
     base = [t for name, ts in runs.items() if name.startswith("1 client") for t in ts]
     b50, b99 = percentile(base, 50), percentile(base, 99)
     print("press (POST /api/sim/.../press) to DOM update over SSE, milliseconds")
-    print(f"{'SSE clients':<26}{'n':>5}{'median':>9}{'p99':>9}{'max':>9}"
-          f"{'median/base':>13}{'p99/base':>10}")
+    print(
+        f"{'SSE clients':<26}{'n':>5}{'median':>9}{'p99':>9}{'max':>9}"
+        f"{'median/base':>13}{'p99/base':>10}"
+    )
     for name, times in [*runs.items(), ("baseline: 1 client, both", base)]:
         m, p = percentile(times, 50), percentile(times, 99)
-        print(f"{name:<26}{len(times):>5}{m:>9.1f}{p:>9.1f}{max(times):>9.1f}"
-              f"{m / b50:>13.2f}{p / b99:>10.2f}")
+        print(
+            f"{name:<26}{len(times):>5}{m:>9.1f}{p:>9.1f}{max(times):>9.1f}"
+            f"{m / b50:>13.2f}{p / b99:>10.2f}"
+        )
     loaded = runs[f"{clients + 1} clients"]
     ratio = percentile(loaded, 99) / b99
-    print(f"mean with {clients + 1} clients {statistics.mean(loaded):.1f} ms, "
-          f"alone {statistics.mean(base):.1f} ms")
-    print(f"goal p99 with {clients} more clients within 2x the single-client p99: "
-          f"{'met' if ratio <= 2 else 'NOT met'} ({ratio:.2f}x)")
+    print(
+        f"mean with {clients + 1} clients {statistics.mean(loaded):.1f} ms, "
+        f"alone {statistics.mean(base):.1f} ms"
+    )
+    print(
+        f"goal p99 with {clients} more clients within 2x the single-client p99: "
+        f"{'met' if ratio <= 2 else 'NOT met'} ({ratio:.2f}x)"
+    )
 
 
 def main() -> None:

@@ -44,8 +44,12 @@ from hub import core  # noqa: E402
 from scorer.setup import check_setup  # noqa: E402
 
 
-def hub_presses(state_dir: str, cpu: list[float], pauses: list[float] | None = None,
-                cores: list[float] | None = None) -> Iterator[float]:
+def hub_presses(
+    state_dir: str,
+    cpu: list[float],
+    pauses: list[float] | None = None,
+    cores: list[float] | None = None,
+) -> Iterator[float]:
     """Microseconds from a release edge to the sound port, one per press, for as long
     as the caller asks (closing the generator stops the hub and appends the loop
     thread's CPU seconds to ``cpu``: a figure the machine's load hardly moves).
@@ -60,6 +64,7 @@ def hub_presses(state_dir: str, cpu: list[float], pauses: list[float] | None = N
             return apply(table, event)
         finally:
             last[0] = (time.perf_counter_ns() - t) / 1000
+
     if cores is not None:
         core.apply = timed  # the loop calls core.apply through the module
     hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
@@ -75,6 +80,7 @@ def hub_presses(state_dir: str, cpu: list[float], pauses: list[float] | None = N
                 began[0] = time.perf_counter_ns()
             else:
                 pauses.append((time.perf_counter_ns() - began[0]) / 1000)
+
     gc.callbacks.append(collecting)
     try:
         for i in itertools.count():
@@ -98,8 +104,14 @@ def hub_presses(state_dir: str, cpu: list[float], pauses: list[float] | None = N
         hub.stop()
 
 
-def interleaved(presses: int, batch: int, state_dir: str, pauses: list[float],
-                cores: list[float], cpu: list[float]) -> tuple[list[float], list[float]]:
+def interleaved(
+    presses: int,
+    batch: int,
+    state_dir: str,
+    pauses: list[float],
+    cores: list[float],
+    cpu: list[float],
+) -> tuple[list[float], list[float]]:
     """Hub presses and floor hand-offs in alternating batches, so both meet the same
     load on a shared machine; (hub, floor) microseconds."""
     hub, floor = hub_presses(state_dir, cpu, pauses, cores), floor_handoffs()
@@ -131,10 +143,25 @@ def free_port() -> int:
 def idle_cpu(seconds: float, state_dir: str) -> tuple[float, float]:
     """CPU % of one core: the hub subprocess idle, and a sleeping Python beside it."""
     port = free_port()
-    hub = subprocess.Popen([sys.executable, "-m", "hub.cli", "run", "--backend", "sim",
-                            "--host", "127.0.0.1", "--port", str(port),
-                            "--state-dir", state_dir], cwd=ROOT,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    hub = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "hub.cli",
+            "run",
+            "--backend",
+            "sim",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--state-dir",
+            state_dir,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1e6)"])
     base = f"http://127.0.0.1:{port}"
     try:
@@ -144,9 +171,12 @@ def idle_cpu(seconds: float, state_dir: str) -> tuple[float, float]:
                 break
             except OSError:
                 time.sleep(0.05)
-        request = urllib.request.Request(base + "/api/games", method="POST",
-                                         data=b'{"players": ["Ann", "Bob", "Cid"]}',
-                                         headers={"Content-Type": "application/json"})
+        request = urllib.request.Request(
+            base + "/api/games",
+            method="POST",
+            data=b'{"players": ["Ann", "Bob", "Cid"]}',
+            headers={"Content-Type": "application/json"},
+        )
         urllib.request.urlopen(request, timeout=5).read()
         sse = urllib.request.urlopen(base + "/api/events", timeout=60)
         sse.readline()
@@ -169,15 +199,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presses", type=int, default=10_000)
     parser.add_argument("--idle", type=float, default=30.0)
-    parser.add_argument("--batch", type=int, default=250,
-                        help="presses per batch; hub and floor batches alternate")
+    parser.add_argument(
+        "--batch", type=int, default=250, help="presses per batch; hub and floor batches alternate"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         cpu: list[float] = []
         pauses: list[float] = []
         cores: list[float] = []
-        ours, floor = interleaved(args.presses, args.batch, os.path.join(tmp, "latency"),
-                                  pauses, cores, cpu)
+        ours, floor = interleaved(
+            args.presses, args.batch, os.path.join(tmp, "latency"), pauses, cores, cpu
+        )
         hub_cpu, sleeper_cpu = idle_cpu(args.idle, os.path.join(tmp, "idle"))
     print(f"press to effect, {args.presses} presses (microseconds)")
     print(f"{'figure':<28}{'hub':>10}{'floor':>10}{'ratio':>8}")
@@ -193,16 +225,20 @@ def main() -> None:
     print(f"{'max':<28}{max(ours):>10.1f}{max(floor):>10.1f}")
     print(f"mean{'':<24}{statistics.mean(ours):>10.1f}{statistics.mean(floor):>10.1f}")
     print(f"hub loop thread CPU per press (down and up): {cpu[0] / args.presses * 1e6:.1f} us")
-    print(f"cyclic collections on the loop thread: {len(pauses)}, longest "
-          f"{max(pauses, default=0):.1f} us")
+    print(
+        f"cyclic collections on the loop thread: {len(pauses)}, longest "
+        f"{max(pauses, default=0):.1f} us"
+    )
     print()
     print(f"idle CPU over {args.idle:.0f} s (% of one core)")
     print(f"{'figure':<28}{'hub':>10}{'sleeper':>10}")
     print(f"{'cpu':<28}{hub_cpu:>10.3f}{sleeper_cpu:>10.3f}")
     p99_ratio = percentile(ours, 99) / percentile(floor, 99)
     print()
-    print(f"goal p99 within 2x floor: {'met' if p99_ratio <= 2 else 'NOT met'} "
-          f"({p99_ratio:.2f}x); idle under 1%: {'met' if hub_cpu < 1 else 'NOT met'}")
+    print(
+        f"goal p99 within 2x floor: {'met' if p99_ratio <= 2 else 'NOT met'} "
+        f"({p99_ratio:.2f}x); idle under 1%: {'met' if hub_cpu < 1 else 'NOT met'}"
+    )
 
 
 if __name__ == "__main__":

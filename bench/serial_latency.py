@@ -49,13 +49,19 @@ from scorer.setup import check_setup  # noqa: E402
 GAP_S = 0.003  # between edges: past the 1 ms debounce
 
 
-def presses(hub: Hub, press: Callable[[int, bool], None], arrived: threading.Event,
-            stamp: list[int], count: int,
-            seen: Callable[[int], bool] = lambda slot: True) -> list[float]:
+def presses(
+    hub: Hub,
+    press: Callable[[int, bool], None],
+    arrived: threading.Event,
+    stamp: list[int],
+    count: int,
+    seen: Callable[[int], bool] = lambda slot: True,
+) -> list[float]:
     """Microseconds from each release edge to the ``turn`` sound at the port
     (``seen(slot)``: the press has been scanned, so the release is an edge)."""
-    hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1, "seats": [1, 2]},
-                                   "consensus"))
+    hub.games.new_game(
+        check_setup({"players": ["Ann", "Bob"], "first": 1, "seats": [1, 2]}, "consensus")
+    )
     out = []
     for i in range(count):
         slot = 1 + i % 2
@@ -82,9 +88,13 @@ class BoxProcess:
     CLOCK_MONOTONIC, the same clock in both processes."""
 
     def __init__(self, link: str) -> None:
-        self.proc = subprocess.Popen([sys.executable, __file__, "--child", link],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                     bufsize=1)
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--child", link],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
         self.answers: queue.Queue[str] = queue.Queue()
         self.frames: queue.Queue[tuple[int, str]] = queue.Queue()
         assert self.proc.stdout is not None
@@ -132,6 +142,7 @@ def child(link: str) -> None:
         write(port, data)
         if len(data) > 3 and data[3] == proto.EDGE:
             sent[0] = time.perf_counter_ns()
+
     PtyPort.write = stamped  # type: ignore[method-assign]
     mcu = FakeMcu(link, on_leds=frame)
     print(mcu.path, flush=True)
@@ -154,8 +165,7 @@ def child(link: str) -> None:
     mcu.close()
 
 
-def serial_path(count: int,
-                state_dir: str) -> tuple[list[float], list[float], list[float]]:
+def serial_path(count: int, state_dir: str) -> tuple[list[float], list[float], list[float]]:
     """Press latencies over the pty, the hub's side of them (from the EDGE frame written
     to the pty), and LED change to frame received."""
     box = BoxProcess(os.path.join(state_dir + "-box"))
@@ -164,8 +174,9 @@ def serial_path(count: int,
         deadline = time.monotonic() + 10
         while not hub.link.connected and time.monotonic() < deadline:  # type: ignore[union-attr]
             time.sleep(0.01)
-        hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1, "seats": [1, 2]},
-                                       "consensus"))
+        hub.games.new_game(
+            check_setup({"players": ["Ann", "Bob"], "first": 1, "seats": [1, 2]}, "consensus")
+        )
         press, hub_side = [], []
         for i in range(count):
             slot = 1 + i % 2
@@ -248,19 +259,23 @@ def main() -> None:
     bare = bare_round_trips(args.presses)
     print(f"serial bridge latency, {args.presses} presses (microseconds)")
     print(f"{'path':<34}{'p50':>10}{'p99':>10}{'max':>10}")
-    for name, values in (("edge -> sound, serial (pty)", serial),
-                         ("  of it: EDGE written -> sound", hub_side),
-                         ("  of it: the box, edge -> EDGE", [a - b for a, b in
-                                                           zip(serial, hub_side, strict=True)]),
-                         ("edge -> sound, sim", sim),
-                         ("bare pty round trip", bare), ("LED change -> frame at the box", leds)):
+    for name, values in (
+        ("edge -> sound, serial (pty)", serial),
+        ("  of it: EDGE written -> sound", hub_side),
+        ("  of it: the box, edge -> EDGE", [a - b for a, b in zip(serial, hub_side, strict=True)]),
+        ("edge -> sound, sim", sim),
+        ("bare pty round trip", bare),
+        ("LED change -> frame at the box", leds),
+    ):
         print(row(name, values))
     goal = percentile(sim, 99) + 2 * percentile(bare, 99)
     p99 = percentile(serial, 99)
     print()
-    print(f"goal: serial p99 <= sim p99 + 2 bare round trips = {goal:.1f} us: "
-          f"{'met' if p99 <= goal else 'NOT met'} ({p99:.1f} us, "
-          f"{p99 - percentile(sim, 99):+.1f} us over sim)")
+    print(
+        f"goal: serial p99 <= sim p99 + 2 bare round trips = {goal:.1f} us: "
+        f"{'met' if p99 <= goal else 'NOT met'} ({p99:.1f} us, "
+        f"{p99 - percentile(sim, 99):+.1f} us over sim)"
+    )
 
 
 if __name__ == "__main__":

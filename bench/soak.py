@@ -62,8 +62,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     print(f"soak throughput, {args.games} whole games per profile, 2..8 players, one process")
-    print(f"{'profile':<17}{'actions':>9}{'edges':>9}{'hub act/s':>11}{'sim act/s':>11}"
-          f"{'ratio':>8}{'hub us/act':>12}{'table h/s':>11}")
+    print(
+        f"{'profile':<17}{'actions':>9}{'edges':>9}{'hub act/s':>11}{'sim act/s':>11}"
+        f"{'ratio':>8}{'hub us/act':>12}{'table h/s':>11}"
+    )
     totals = [0, 0.0, 0.0, 0.0]
     for rules in PROFILES:
         spec = Spec(rules, args.games, seed=args.seed)
@@ -71,14 +73,18 @@ def main() -> None:
         report = through_the_hub(spec)
         assert report.actions == actions, "the hub run played other games"
         hub_rate, sim_rate = actions / report.seconds, actions / sim_s
-        print(f"{rules:<17}{actions:>9}{report.edges:>9}{hub_rate:>11.0f}{sim_rate:>11.0f}"
-              f"{report.seconds / sim_s:>8.1f}{1e6 / hub_rate:>12.0f}"
-              f"{report.table_s / 3600 / report.seconds:>11.2f}")
+        print(
+            f"{rules:<17}{actions:>9}{report.edges:>9}{hub_rate:>11.0f}{sim_rate:>11.0f}"
+            f"{report.seconds / sim_s:>8.1f}{1e6 / hub_rate:>12.0f}"
+            f"{report.table_s / 3600 / report.seconds:>11.2f}"
+        )
         for i, value in enumerate((actions, report.seconds, sim_s, report.table_s)):
             totals[i] += value
     actions, hub_s, sim_s, table_s = totals
-    print(f"{'all':<17}{int(actions):>9}{'':>9}{actions / hub_s:>11.0f}{actions / sim_s:>11.0f}"
-          f"{hub_s / sim_s:>8.1f}{1e6 * hub_s / actions:>12.0f}{table_s / 3600 / hub_s:>11.2f}")
+    print(
+        f"{'all':<17}{int(actions):>9}{'':>9}{actions / hub_s:>11.0f}{actions / sim_s:>11.0f}"
+        f"{hub_s / sim_s:>8.1f}{1e6 * hub_s / actions:>12.0f}{table_s / 3600 / hub_s:>11.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -113,11 +113,17 @@ def hub_presses(device: str) -> Iterator[float]:
         first_frame.set()
 
     with tempfile.TemporaryDirectory() as state:
-        config = load(None, {"hub": {"backend": "sim", "state_dir": state},
-                             "gestures": {"bounce_ms": 1},
-                             "sound": {"device": device, "volume": 1.0}})
-        hub = Hub(config, pin_factory=MockFactory(),
-                  sound_options={"on_sound_start": sound_started})
+        config = load(
+            None,
+            {
+                "hub": {"backend": "sim", "state_dir": state},
+                "gestures": {"bounce_ms": 1},
+                "sound": {"device": device, "volume": 1.0},
+            },
+        )
+        hub = Hub(
+            config, pin_factory=MockFactory(), sound_options={"on_sound_start": sound_started}
+        )
         hub.start()
         hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
         wait_idle = hub.sound.wait_idle  # type: ignore[attr-defined]
@@ -161,8 +167,9 @@ def aplay_runs(button: Button, device: str, wav: Path) -> Iterator[float]:
         button.when_pressed = None
 
 
-def hub_beside_aplay(button: Button, device: str, wav: Path, presses: int, runs: int,
-                     batches: int = 10) -> tuple[list[float], list[float], list[float]]:
+def hub_beside_aplay(
+    button: Button, device: str, wav: Path, presses: int, runs: int, batches: int = 10
+) -> tuple[list[float], list[float], list[float]]:
     """Through-the-hub presses, aplay runs and floor hand-offs in alternating batches,
     so all three meet the same load on a shared machine; (hub, aplay, floor) seconds."""
     hub, aplay, floor = hub_presses(device), aplay_runs(button, device, wav), floor_handoffs()
@@ -173,8 +180,9 @@ def hub_beside_aplay(button: Button, device: str, wav: Path, presses: int, runs:
         for b in range(batches):
             theirs += itertools.islice(aplay, runs * (b + 1) // batches - len(theirs))
             ours += itertools.islice(hub, presses * (b + 1) // batches - len(ours))
-            bare += (us / 1e6 for us in itertools.islice(
-                floor, presses * (b + 1) // batches - len(bare)))
+            bare += (
+                us / 1e6 for us in itertools.islice(floor, presses * (b + 1) // batches - len(bare))
+            )
     finally:
         hub.close()
         aplay.close()
@@ -199,13 +207,24 @@ def write_10ms_wav(path: Path) -> None:
         out.writeframes(blip.tobytes())
 
 
-def print_table(ours: list[float], held: list[float], baseline: list[float],
-                through_hub: list[float], floor: list[float]) -> None:
+def print_table(
+    ours: list[float],
+    held: list[float],
+    baseline: list[float],
+    through_hub: list[float],
+    floor: list[float],
+) -> None:
     rows = [
-        ("floor: a bare hand-off between threads, median", percentile(floor, 50),
-         percentile(baseline, 50)),
-        ("floor: a bare hand-off between threads, p99", percentile(floor, 99),
-         percentile(baseline, 99)),
+        (
+            "floor: a bare hand-off between threads, median",
+            percentile(floor, 50),
+            percentile(baseline, 50),
+        ),
+        (
+            "floor: a bare hand-off between threads, p99",
+            percentile(floor, 99),
+            percentile(baseline, 99),
+        ),
         (
             "edge -> hub -> first PCM frame, median",
             percentile(through_hub, 50),
@@ -252,8 +271,9 @@ def main() -> int:
         wav = Path(scratch) / "blip10ms.wav"
         write_10ms_wav(wav)
         ours, held, idle_cpu = measure_ours(button, args.device, args.presses)
-        through_hub, baseline, floor = hub_beside_aplay(button, args.device, wav,
-                                                        args.presses, args.baseline_runs)
+        through_hub, baseline, floor = hub_beside_aplay(
+            button, args.device, wav, args.presses, args.baseline_runs
+        )
     button.close()
     print(
         f"ALSA device {args.device!r}; ours: {args.presses} presses of 'turn' (AlsaPlayer.play "
@@ -263,10 +283,12 @@ def main() -> int:
     print_table(ours, held, baseline, through_hub, floor)
     print(f"\nsound writer thread CPU while idle (2 s): {idle_cpu * 100:.3f} % of one core")
     ratio = percentile(baseline, 99) / percentile(through_hub, 99)
-    print(f"goal edge -> hub -> first PCM frame p99 at least 40x lower than aplay: "
-          f"{'met' if ratio >= 40 else 'NOT met'} ({ratio:.0f}x); the most a design with "
-          f"one hand-off between threads can reach here: "
-          f"{percentile(baseline, 99) / percentile(floor, 99):.0f}x (aplay p99 / floor p99)")
+    print(
+        f"goal edge -> hub -> first PCM frame p99 at least 40x lower than aplay: "
+        f"{'met' if ratio >= 40 else 'NOT met'} ({ratio:.0f}x); the most a design with "
+        f"one hand-off between threads can reach here: "
+        f"{percentile(baseline, 99) / percentile(floor, 99):.0f}x (aplay p99 / floor p99)"
+    )
     return 0
 
 

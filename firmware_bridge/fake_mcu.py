@@ -64,8 +64,12 @@ class _Firmware(Firmware):
 class FakeMcu:
     """A hub box on a pty at :attr:`path`; ``on_leds(pixels)`` hears each LED frame."""
 
-    def __init__(self, link: str | None = None, on_leds: Callable[[Pixels], None] | None = None,
-                 pixels: int = 24) -> None:
+    def __init__(
+        self,
+        link: str | None = None,
+        on_leds: Callable[[Pixels], None] | None = None,
+        pixels: int = 24,
+    ) -> None:
         self.path = link or os.path.join(tempfile.mkdtemp(prefix="mtrain-"), "fake-mcu")
         self.on_leds = on_leds
         self.pixel_count = pixels
@@ -87,8 +91,9 @@ class FakeMcu:
 
     def _boot(self) -> _Firmware:
         # A fresh clock 5 s before its wrap, so every run crosses it.
-        board = Board(self.machine, NeoPixelModule, Ticks(start_us=(1 << 30) - 5_000_000),
-                      self.pixel_count)
+        board = Board(
+            self.machine, NeoPixelModule, Ticks(start_us=(1 << 30) - 5_000_000), self.pixel_count
+        )
         firmware = _Firmware(board, PtyPort(self._master), random.getrandbits(16))
         firmware.on_leds = self._leds
         return firmware
@@ -150,8 +155,11 @@ class FakeMcu:
         """Wait until the firmware has seen the button down (a busy host can delay the
         fake's scan, which a real board never would), so a hold is timed from there."""
         deadline = time.monotonic() + timeout
-        while (self.plugged and self._stall_until < time.monotonic() < deadline
-               and not self.firmware.buttons & (1 << index)):
+        while (
+            self.plugged
+            and self._stall_until < time.monotonic() < deadline
+            and not self.firmware.buttons & (1 << index)
+        ):
             time.sleep(0.0005)
 
     def marker(self, slot: int, present: bool) -> None:
@@ -226,11 +234,14 @@ unplug | replug | garbage N | reset | stall SECONDS   (SLOT is 1-8)"""
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``fake-mcu [--link PATH] [--pixels N]``."""
-    parser.description = ("Run the hub box's firmware under CPython on a pty. Prints the "
-                          "pty's path first, then 'leds' and one colour per pixel for "
-                          "every LED frame. " + HELP)
-    parser.add_argument("--link", help="the stable path to the pty (a symlink; default: "
-                                       "a new temporary directory)")
+    parser.description = (
+        "Run the hub box's firmware under CPython on a pty. Prints the "
+        "pty's path first, then 'leds' and one colour per pixel for "
+        "every LED frame. " + HELP
+    )
+    parser.add_argument(
+        "--link", help="the stable path to the pty (a symlink; default: a new temporary directory)"
+    )
     parser.add_argument("--pixels", type=int, default=24, help="LEDs on the ring")
 
 
@@ -255,8 +266,16 @@ def execute(mcu: FakeMcu, line: str) -> None:
     if not words:
         return
     name, args = words[0], words[1:]
-    arity = {"press": 2, "centre": 1, "marker": 2, "unplug": 0, "replug": 0,
-             "garbage": 1, "reset": 0, "stall": 1}
+    arity = {
+        "press": 2,
+        "centre": 1,
+        "marker": 2,
+        "unplug": 0,
+        "replug": 0,
+        "garbage": 1,
+        "reset": 0,
+        "stall": 1,
+    }
     if name not in arity:
         raise ValueError(f"unknown command {name!r}; {HELP}")
     if len(args) != arity[name]:
@@ -288,8 +307,7 @@ def command(args: argparse.Namespace) -> int:
             print(leds_line(pixels), flush=True)
 
     if not 1 <= args.pixels <= (proto.MAX_PAYLOAD - 1) // 4:
-        print(f"fake-mcu: --pixels: expected 1 to {(proto.MAX_PAYLOAD - 1) // 4}",
-              file=sys.stderr)
+        print(f"fake-mcu: --pixels: expected 1 to {(proto.MAX_PAYLOAD - 1) // 4}", file=sys.stderr)
         return 2
     mcu = FakeMcu(args.link, on_leds=show, pixels=args.pixels)
     try:

@@ -17,8 +17,9 @@ class Pin:
     OUT = 1
     PULL_UP = 1
 
-    def __init__(self, machine: Machine, number: int, mode: int = IN,
-                 pull: int | None = None) -> None:
+    def __init__(
+        self, machine: Machine, number: int, mode: int = IN, pull: int | None = None
+    ) -> None:
         self.number = number
         self.mode = mode
         old = machine.pins.get(number)
@@ -40,8 +41,7 @@ class Machine:
         machine = self
 
         class BoundPin(Pin):
-            def __init__(self, number: int, mode: int = Pin.IN,
-                         pull: int | None = None) -> None:
+            def __init__(self, number: int, mode: int = Pin.IN, pull: int | None = None) -> None:
                 super().__init__(machine, number, mode, pull)
 
         self.Pin = BoundPin

@@ -56,11 +56,18 @@ class SerialLink:
     ``{"connected": bool, "port": str | None}``; ``leds(pixels)`` gives the ring payload
     to (re)send on connect and every few seconds."""
 
-    def __init__(self, port: str, baud: int, now: Callable[[], float],
-                 post: Callable[[Event], None], *, inputs: bool = True,
-                 on_status: Callable[[dict[str, object]], None] | None = None,
-                 leds: Callable[[int], bytes] | None = None,
-                 retry: tuple[float, float] = (0.1, 2.0)) -> None:
+    def __init__(
+        self,
+        port: str,
+        baud: int,
+        now: Callable[[], float],
+        post: Callable[[Event], None],
+        *,
+        inputs: bool = True,
+        on_status: Callable[[dict[str, object]], None] | None = None,
+        leds: Callable[[int], bytes] | None = None,
+        retry: tuple[float, float] = (0.1, 2.0),
+    ) -> None:
         self.port_setting = port
         self.baud = baud
         self.now = now

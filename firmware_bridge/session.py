@@ -45,8 +45,12 @@ class Session:
     """One link's protocol state. ``post(event)`` goes to the hub loop; ``write(frame)``
     to the port; ``on_status(connected, identity)`` hears of every change."""
 
-    def __init__(self, post: Callable[[Event], None], write: Callable[[bytes], None],
-                 on_status: Callable[[bool, Identity | None], None] | None = None) -> None:
+    def __init__(
+        self,
+        post: Callable[[Event], None],
+        write: Callable[[bytes], None],
+        on_status: Callable[[bool, Identity | None], None] | None = None,
+    ) -> None:
         self.post = post
         self.write = write
         self.on_status = on_status
@@ -172,9 +176,11 @@ class Session:
             self._lost()
         self.identity = identity
         if version != proto.VERSION:
-            self._note(f"the hub box speaks protocol version {version}, this hub speaks "
-                       f"{proto.VERSION}: flash the firmware that came with this hub "
-                       "(hardware/flashing.md)")
+            self._note(
+                f"the hub box speaks protocol version {version}, this hub speaks "
+                f"{proto.VERSION}: flash the firmware that came with this hub "
+                "(hardware/flashing.md)"
+            )
             return
         self.clock.sample(raw, rx)
         log.info("serial: %s (protocol %d, %d pixels)", name, version, pixels)

@@ -52,7 +52,6 @@ def resolve_backend(configured: str) -> str:
     return "gpio" if is_raspberry_pi() else "sim"
 
 
-
 def settle_heap() -> None:
     """Once the hub is up (``mtrain-hub run``, before the first request): collect what
     starting it left behind, then exempt every object still alive from the cyclic
@@ -64,16 +63,25 @@ def settle_heap() -> None:
     gc.collect()
     gc.freeze()
 
+
 class Hub:
     """Everything the hub is, wired together. Pass fakes in to test any part alone;
     ``sound_options`` go to the ALSA player (a fake ``open_device``, ``retry_s``, hooks);
     ``mqtt_link`` builds the broker link (tests pass the fake; default: paho).
     """
 
-    def __init__(self, config: dict[str, Any], *, clock: Clock | None = None,
-                 pin_factory: Any = None, sound: SoundPlayer | None = None,
-                 leds: RecordingLeds | None = None, store: GameStore | None = None,
-                 sound_options: dict[str, Any] | None = None, mqtt_link: Any = None) -> None:
+    def __init__(
+        self,
+        config: dict[str, Any],
+        *,
+        clock: Clock | None = None,
+        pin_factory: Any = None,
+        sound: SoundPlayer | None = None,
+        leds: RecordingLeds | None = None,
+        store: GameStore | None = None,
+        sound_options: dict[str, Any] | None = None,
+        mqtt_link: Any = None,
+    ) -> None:
         self.config = config
         self.backend = resolve_backend(config["hub"]["backend"])
         self.clock = clock or SystemClock()
@@ -82,33 +90,52 @@ class Hub:
         self.eventlog = EventLog(self.clock)
         self.broadcaster = Broadcaster()
         # Damaged, emptied or missing storage stops the hub here (StorageProblem).
-        self.backups = (BackupService(check_storage(self.state_dir), self.state_dir / DB_NAME)
-                        if store is None else None)
+        self.backups = (
+            BackupService(check_storage(self.state_dir), self.state_dir / DB_NAME)
+            if store is None
+            else None
+        )
         self.settings = self._open_settings()
         self._loop_ready = False
         self._sound_options = sound_options or {}
         self.policy = self._sound_policy()
         self.sound = sound if sound is not None else self._sound_player()
         self.link = self._serial_link()  # the hub box's microcontroller, if any
-        self.leds = leds if leds is not None else (
-            SerialLeds(self.link) if self.link is not None else RecordingLeds())
+        self.leds = (
+            leds
+            if leds is not None
+            else (SerialLeds(self.link) if self.link is not None else RecordingLeds())
+        )
         self.lights = self._ring_lights()
         self.store = store if store is not None else self._open_store()
         self.writer = StoreWriter()  # SQLite writes the loop orders run on its thread
         # The table's journal: read here at start, closed here at stop; fsyncs only on a
         # real clock (not tests, the soak). The loop hands it its events through the writer.
-        self.journal_file = FileJournal(self.state_dir / FILE_NAME,
-                                        durable=not self.clock.virtual)
+        self.journal_file = FileJournal(self.state_dir / FILE_NAME, durable=not self.clock.virtual)
         self.journal = JournalWriter(self.journal_file, self.writer)
         self.trust = TableTrust(self)  # claims at the table and table tokens
-        self.dispatcher = EffectDispatcher(self.sound, self.lights, self.eventlog,
-                                           self.broadcaster, self.policy)
+        self.dispatcher = EffectDispatcher(
+            self.sound, self.lights, self.eventlog, self.broadcaster, self.policy
+        )
         self.dispatcher.on_claim = self.trust.answered
-        self.loop = HubLoop(core.new_table(timings(config)), self.clock, self.dispatcher,
-                            self.backend, on_state=self._state_changed, journal=self.journal)
+        self.loop = HubLoop(
+            core.new_table(timings(config)),
+            self.clock,
+            self.dispatcher,
+            self.backend,
+            on_state=self._state_changed,
+            journal=self.journal,
+        )
         self._loop_ready = True
-        self.games = Games(self.store, self.writer, self.loop, self.clock, self.broadcaster,
-                           self.eventlog, self.backups)
+        self.games = Games(
+            self.store,
+            self.writer,
+            self.loop,
+            self.clock,
+            self.broadcaster,
+            self.eventlog,
+            self.backups,
+        )
         self.dispatcher.on_round_ended = self.games.round_ended
         self.loop.set_extra("sound", self.sound.status())
         if self.link is not None:
@@ -116,7 +143,7 @@ class Hub:
         self.apply_settings({})
         self.selftest = self._selftest_session()  # before the inputs: it may take their edges
         self.inputs = self._inputs()
-        self.sim = (SimPins(self.factory, *self._pins()) if self.backend == "sim" else None)
+        self.sim = SimPins(self.factory, *self._pins()) if self.backend == "sim" else None
         self.mqtt = self._mqtt_publisher(mqtt_link)
         self._server: Any = None  # waitress's server (untyped)
         self._server_thread: threading.Thread | None = None
@@ -126,8 +153,10 @@ class Hub:
         try:
             return make_factory("sim" if self.backend == "serial" else self.backend)
         except Exception as exc:  # gpiozero's BadPinFactory and friends: not a Pi
-            raise ConfigError(f"hub.backend: {self.backend}: no GPIO pins here ({exc}); "
-                              "use --backend sim off a Raspberry Pi") from None
+            raise ConfigError(
+                f"hub.backend: {self.backend}: no GPIO pins here ({exc}); "
+                "use --backend sim off a Raspberry Pi"
+            ) from None
 
     def _pins(self) -> tuple[Any, Any, Any]:
         """The configured pins: (buttons, markers, centre)."""
@@ -139,28 +168,35 @@ class Hub:
         if self.link is not None and self.backend == "serial":
             return self.link
         buttons, markers, centre = self._pins()
-        return SlotInputs(self.factory, buttons, markers, self.clock, self._post_input,
-                          centre_pin=centre)
+        return SlotInputs(
+            self.factory, buttons, markers, self.clock, self._post_input, centre_pin=centre
+        )
 
     def _ring_lights(self) -> RingLights:
         """The ring drawn from each snapshot, dimmed in ``[sound] quiet_hours``."""
         cfg = self.config
         hours = cfg["sound"]["quiet_hours"]
         return RingLights(
-            self.leds, pixels=cfg["leds"]["pixels"], brightness=cfg["leds"]["brightness"],
+            self.leds,
+            pixels=cfg["leds"]["pixels"],
+            brightness=cfg["leds"]["brightness"],
             quiet_hours=parse_quiet_hours(hours) if hours else None,
             wall=lambda: datetime.fromtimestamp(self.clock.wall()),
-            publish=self._publish_ring)
+            publish=self._publish_ring,
+        )
 
     def _sound_policy(self) -> SoundPolicy:
         """Whether a sound plays: quiet mode and turn chime from the settings, quiet
         hours from ``[sound]``, judged by the hub's wall clock."""
         cfg, clock = self.config["sound"], self.clock
         hours = parse_quiet_hours(cfg["quiet_hours"]) if cfg["quiet_hours"] else None
-        return SoundPolicy(quiet=self.settings.values["quiet"],
-                           turn_chime=self.settings.values["turn_chime"], quiet_hours=hours,
-                           quiet_hours_mode=cfg["quiet_hours_mode"],
-                           clock=lambda: datetime.fromtimestamp(clock.wall()))
+        return SoundPolicy(
+            quiet=self.settings.values["quiet"],
+            turn_chime=self.settings.values["turn_chime"],
+            quiet_hours=hours,
+            quiet_hours_mode=cfg["quiet_hours_mode"],
+            clock=lambda: datetime.fromtimestamp(clock.wall()),
+        )
 
     def _sound_player(self) -> SoundPlayer:
         """The ALSA player from ``[sound]``, or a silent one when sound is disabled."""
@@ -169,8 +205,12 @@ class Hub:
             return DisabledPlayer("sound is disabled in the config ([sound] enabled = false)")
         from hub.io.alsa_player import AlsaPlayer
 
-        player = AlsaPlayer(device=cfg["device"], volume=self.settings.values["volume"],
-                            on_status_change=self._sound_status, **self._sound_options)
+        player = AlsaPlayer(
+            device=cfg["device"],
+            volume=self.settings.values["volume"],
+            on_status_change=self._sound_status,
+            **self._sound_options,
+        )
         player.wait_ready(2.0)
         return player
 
@@ -221,17 +261,28 @@ class Hub:
                 self.loop.set_extra("serial", value)
                 self.lights.connection_changed()
 
-        return SerialLink(cfg["port"], cfg["baud"], self.clock.now,
-                          lambda event: self._post_input(event),
-                          inputs=self.backend == "serial", on_status=status,
-                          leds=lambda count: ring_payload(self.lights.pixels(count)))
+        return SerialLink(
+            cfg["port"],
+            cfg["baud"],
+            self.clock.now,
+            lambda event: self._post_input(event),
+            inputs=self.backend == "serial",
+            on_status=status,
+            leds=lambda count: ring_payload(self.lights.pixels(count)),
+        )
 
     def _open_settings(self) -> Settings:
         """The saved settings, defaulting to ``[sound]`` and ``[leds]``."""
         cfg = self.config
-        return Settings(self.state_dir / "settings.json", {
-            "volume": cfg["sound"]["volume"], "quiet": cfg["sound"]["quiet"],
-            "turn_chime": True, "brightness": cfg["leds"]["brightness"]})
+        return Settings(
+            self.state_dir / "settings.json",
+            {
+                "volume": cfg["sound"]["volume"],
+                "quiet": cfg["sound"]["quiet"],
+                "turn_chime": True,
+                "brightness": cfg["leds"]["brightness"],
+            },
+        )
 
     def _open_store(self) -> GameStore:
         return GameStore(self.state_dir / "games.db")
@@ -245,13 +296,16 @@ class Hub:
         (tests on a fake clock, the soak on virtual time).
         """
         if self.backend == "sim":
-            log.warning("backend: sim — no GPIO hardware; the pins are simulated "
-                        "(drive them from the page's virtual hub or the API)")
+            log.warning(
+                "backend: sim — no GPIO hardware; the pins are simulated "
+                "(drive them from the page's virtual hub or the API)"
+            )
         else:
             log.info("backend: %s", self.backend)
         # The table as the journal left it, read before anything writes a new one.
-        recovered = recover(self.journal_file, self.store, self.loop.table.timings,
-                            self.clock.now())
+        recovered = recover(
+            self.journal_file, self.store, self.loop.table.timings, self.clock.now()
+        )
         if threaded:
             # A press must reach the sound thread quickly even while the loop thread
             # finishes the rest of the event: hand the GIL over every 0.5 ms, not 5 ms.
@@ -305,8 +359,13 @@ class Hub:
                     finally:
                         self.store.close()
 
-    def serve(self, host: str, port: int, block: bool = True,
-              on_listening: Callable[[str, int], None] | None = None) -> None:
+    def serve(
+        self,
+        host: str,
+        port: int,
+        block: bool = True,
+        on_listening: Callable[[str, int], None] | None = None,
+    ) -> None:
         """Serve the web app with waitress (in this thread when ``block``).
 
         ``on_listening(host, port)`` runs once the socket listens, before the first
@@ -318,33 +377,50 @@ class Hub:
 
         app = create_app(self.web_service())
         try:
-            self._server = make_server(app, host, port, self.config["web"]["threads"],
-                                       news=self.broadcaster, snapshot=lambda: self.loop.snapshot,
-                                       streams=self.config["web"]["streams"], ident="mtrain-hub")
+            self._server = make_server(
+                app,
+                host,
+                port,
+                self.config["web"]["threads"],
+                news=self.broadcaster,
+                snapshot=lambda: self.loop.snapshot,
+                streams=self.config["web"]["streams"],
+                ident="mtrain-hub",
+            )
         except (OSError, ValueError) as exc:  # the host or port: a config error
             raise ConfigError(bind_problem(exc, host, port)) from None
         if on_listening is not None:
             on_listening(host, self._server.effective_port)
         else:
-            log.info("scorepad at http://%s:%s/",
-                     "localhost" if host == "0.0.0.0" else host, self._server.effective_port)
+            log.info(
+                "scorepad at http://%s:%s/",
+                "localhost" if host == "0.0.0.0" else host,
+                self._server.effective_port,
+            )
         if block:
             self._server.run()
         else:
-            self._server_thread = threading.Thread(target=self._server.run, daemon=True,
-                                                   name="web")
+            self._server_thread = threading.Thread(target=self._server.run, daemon=True, name="web")
             self._server_thread.start()
 
     def _selftest_session(self) -> SelftestSession:
         """The page's self-test (hub/selftest/session.py): it borrows the inputs, the
         ring and the speaker while it runs."""
-        wiring = Wiring(self.backend, self.config["pins"], self.config["sound"]["device"],
-                        self.config["leds"]["pixels"])
+        wiring = Wiring(
+            self.backend,
+            self.config["pins"],
+            self.config["sound"]["device"],
+            self.config["leds"]["pixels"],
+        )
         return SelftestSession(
-            wiring, show=self.lights.override, play=self.sound.play,
+            wiring,
+            show=self.lights.override,
+            play=self.sound.play,
             running_game=self.running_game_id,
             reread_markers=lambda: self.loop.post(
-                MarkersRead(self.inputs.read_markers(), self.clock.now())))
+                MarkersRead(self.inputs.read_markers(), self.clock.now())
+            ),
+        )
 
     def running_game_id(self) -> int | None:
         """The id of the game on the table, unless it is finished (None: no such game)."""

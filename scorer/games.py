@@ -171,12 +171,14 @@ def check_engine(game: GameRecord, number: int, engine: object) -> RoundRecord:
     of a game whose table names its engines, a double of the set)."""
     rnd = game.round_at(number)
     if not PROFILES[game.rules].engine_chosen:
-        raise GameError(f"engine: fixed by the {game.rules} rules (round {number}: "
-                        f"{rnd.engine}); only aces tables name the engine")
-    if isinstance(engine, bool) or not isinstance(engine, int) or not (
-            0 <= engine <= game.set_max):
-        raise GameError(f"engine {engine!r}: a double of the double-{game.set_max} set, "
-                        f"0 to {game.set_max}")
+        raise GameError(
+            f"engine: fixed by the {game.rules} rules (round {number}: "
+            f"{rnd.engine}); only aces tables name the engine"
+        )
+    if isinstance(engine, bool) or not isinstance(engine, int) or not (0 <= engine <= game.set_max):
+        raise GameError(
+            f"engine {engine!r}: a double of the double-{game.set_max} set, 0 to {game.set_max}"
+        )
     if rnd.finished:
         raise GameError(f"round {number} is already scored: its engine stays {rnd.engine}")
     return rnd

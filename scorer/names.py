@@ -32,15 +32,50 @@ REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cn", "Cs"})
 # taken after casefold). Sources: Unicode's confusables.txt, the Latin look-alikes only.
 HOMOGLYPHS: dict[str, str] = {
     # Cyrillic
-    "а": "a", "в": "b", "с": "c", "ԁ": "d", "е": "e", "ѐ": "è", "ё": "ë", "һ": "h",
-    "і": "i", "ї": "ï", "ј": "j", "к": "k", "ӏ": "l", "м": "m", "н": "h", "о": "o",
-    "р": "p", "ԛ": "q", "ѕ": "s", "т": "t", "у": "y", "ԝ": "w", "х": "x", "ү": "y",
+    "а": "a",
+    "в": "b",
+    "с": "c",
+    "ԁ": "d",
+    "е": "e",
+    "ѐ": "è",
+    "ё": "ë",
+    "һ": "h",
+    "і": "i",
+    "ї": "ï",
+    "ј": "j",
+    "к": "k",
+    "ӏ": "l",
+    "м": "m",
+    "н": "h",
+    "о": "o",
+    "р": "p",
+    "ԛ": "q",
+    "ѕ": "s",
+    "т": "t",
+    "у": "y",
+    "ԝ": "w",
+    "х": "x",
+    "ү": "y",
     "ɡ": "g",
     # Greek
-    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o",
-    "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "ϲ": "c", "ϳ": "j", "ѵ": "v",
+    "α": "a",
+    "β": "b",
+    "ε": "e",
+    "η": "n",
+    "ι": "i",
+    "κ": "k",
+    "ν": "v",
+    "ο": "o",
+    "ρ": "p",
+    "τ": "t",
+    "υ": "u",
+    "χ": "x",
+    "ϲ": "c",
+    "ϳ": "j",
+    "ѵ": "v",
     # Latin look-alikes of other Latin letters
-    "ı": "i", "ł": "l",
+    "ı": "i",
+    "ł": "l",
 }
 _TABLE = str.maketrans(HOMOGLYPHS)
 
@@ -64,8 +99,10 @@ def clean(name: object, field: str = "players") -> str:
         raise BadName(f"{field}: {name!r} is not a name", field)
     for char in name:
         if unicodedata.category(char) in REFUSED_CATEGORIES:
-            raise BadName(f"{field}: {name!r} holds an invisible or control character "
-                             f"({_describe(char)})", field)
+            raise BadName(
+                f"{field}: {name!r} holds an invisible or control character ({_describe(char)})",
+                field,
+            )
     if not name.strip():
         raise BadName(f"{field}: {name!r} is not a name", field)
     name = unicodedata.normalize("NFC", name).strip()
@@ -86,8 +123,10 @@ def skeleton(name: str) -> str:
 def same(one: str, other: str) -> bool:
     """Whether ``one`` and ``other`` are the same name once case and width are ignored
     (NFKC, casefold) - rather than only looking alike."""
+
     def fold(name: str) -> str:
         return unicodedata.normalize("NFKC", name).casefold()
+
     return fold(one) == fold(other)
 
 
@@ -95,8 +134,10 @@ def clash_message(field: str, one: str, other: str) -> str:
     """Why ``one`` and ``other`` cannot both be players (the message names ``field``)."""
     if same(one, other):
         return f"{field}: {one!r} and {other!r} are the same name"
-    return (f"{field}: {one!r} and {other!r} look the same: give each player a name "
-            "the table can tell apart")
+    return (
+        f"{field}: {one!r} and {other!r} look the same: give each player a name "
+        "the table can tell apart"
+    )
 
 
 def first_clash(names: Iterable[str]) -> tuple[str, str] | None:

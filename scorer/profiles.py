@@ -52,14 +52,20 @@ class Option:
 OPTIONS: dict[str, Option] = {
     option.id: option
     for option in (
-        Option("chickenfoot", (False, True),
-               "Chickenfoot: a double needs three covers"),
-        Option("partnerships", (False, True),
-               "Partnerships: partners sit opposite and score as a team", (4, 6, 8)),
+        Option("chickenfoot", (False, True), "Chickenfoot: a double needs three covers"),
+        Option(
+            "partnerships",
+            (False, True),
+            "Partnerships: partners sit opposite and score as a team",
+            (4, 6, 8),
+        ),
         Option("double_blank", DOUBLE_BLANK_VALUES, "The double blank scores"),
-        Option("blanks", (False, True),
-               "Blanks: every blank half scores 25, the double blank 50",
-               requires=(("double_blank", (0, 50)),)),
+        Option(
+            "blanks",
+            (False, True),
+            "Blanks: every blank half scores 25, the double blank 50",
+            requires=(("double_blank", (0, 50)),),
+        ),
     )
 }
 
@@ -234,7 +240,10 @@ def _profile_view(profile: Profile) -> dict[str, object]:
 
 def _option_view(option: Option) -> dict[str, object]:
     view: dict[str, object] = {
-        "values": list(option.values), "default": option.default, "label": option.label}
+        "values": list(option.values),
+        "default": option.default,
+        "label": option.label,
+    }
     if option.players is not None:
         view["players"] = list(option.players)
     if option.requires:

@@ -67,13 +67,15 @@ class RoundOutcome:
 def _check_names(points: Mapping[str, int], players: Sequence[str]) -> None:
     unknown = [name for name in points if name not in players]
     if unknown:
-        raise RoundError(f"unknown player {unknown[0]!r}: the players are {', '.join(players)}",
-                         "points")
+        raise RoundError(
+            f"unknown player {unknown[0]!r}: the players are {', '.join(players)}", "points"
+        )
     missing = [name for name in players if name not in points]
     if missing:
         raise RoundError(
             f"no points for {missing[0]}: every player needs a score (0 for whoever went out)",
-            f"points.{missing[0]}")
+            f"points.{missing[0]}",
+        )
 
 
 def _check_points(name: str, value: object, max_points: int | None) -> int:
@@ -84,7 +86,8 @@ def _check_points(name: str, value: object, max_points: int | None) -> int:
     if max_points is not None and value > max_points:
         raise RoundError(
             f"{name}'s points {value}: more than any hand can hold this round ({max_points})",
-            f"points.{name}")
+            f"points.{name}",
+        )
     return value
 
 
@@ -108,8 +111,9 @@ def check_round_points(
         if went_out not in players:
             raise RoundError(f"went out: {went_out!r} is not a player in this game", "went_out")
         if checked[went_out] != 0:
-            raise RoundError(f"{went_out} went out, so scores 0, not {checked[went_out]}",
-                             f"points.{went_out}")
+            raise RoundError(
+                f"{went_out} went out, so scores 0, not {checked[went_out]}", f"points.{went_out}"
+            )
     return checked
 
 

@@ -24,12 +24,15 @@ from scorer.setup import GameSetup
 
 Statement = tuple[str, tuple[object, ...]]  # SQL and its parameters
 
-GAME = ("SELECT id, created_at, rules, set_max, rounds AS round_count, options, mexican_slot,"
-        " first_slot AS first, finished_at, winner, abandoned_at, version FROM games"
-        " WHERE id = ?")
+GAME = (
+    "SELECT id, created_at, rules, set_max, rounds AS round_count, options, mexican_slot,"
+    " first_slot AS first, finished_at, winner, abandoned_at, version FROM games"
+    " WHERE id = ?"
+)
 PLAYERS = "SELECT name, slot FROM players WHERE game_id = ? ORDER BY position"
-ROUNDS = ("SELECT round, engine, went_out, blocked, finished FROM rounds"
-          " WHERE game_id = ? ORDER BY round")
+ROUNDS = (
+    "SELECT round, engine, went_out, blocked, finished FROM rounds WHERE game_id = ? ORDER BY round"
+)
 SCORES = "SELECT round, player, points FROM scores WHERE game_id = ?"
 
 
@@ -60,9 +63,13 @@ def game_number(game_id: object) -> int:
     return game_id
 
 
-def game_record(game_id: int, game: Mapping[str, Any] | None,
-                seated: Iterable[Mapping[str, Any]], rounds: Iterable[Sequence[Any]],
-                scores: Iterable[Mapping[str, Any]]) -> GameRecord:
+def game_record(
+    game_id: int,
+    game: Mapping[str, Any] | None,
+    seated: Iterable[Mapping[str, Any]],
+    rounds: Iterable[Sequence[Any]],
+    scores: Iterable[Mapping[str, Any]],
+) -> GameRecord:
     """One game from the rows of :data:`GAME` (None: :class:`GameNotFound`),
     :data:`PLAYERS`, :data:`ROUNDS` and :data:`SCORES`."""
     if game is None:
@@ -74,8 +81,7 @@ def game_record(game_id: int, game: Mapping[str, Any] | None,
     for rnd in played:  # in seat order
         rnd.points = {n: points[rnd.round, n] for n in names if (rnd.round, n) in points}
     fields = dict(game) | {"options": json.loads(game["options"])}
-    return GameRecord(**fields, players=names, seats=[p["slot"] for p in seats],
-                      rounds=played)
+    return GameRecord(**fields, players=names, seats=[p["slot"] for p in seats], rounds=played)
 
 
 def token_text(token: object) -> str:
@@ -88,18 +94,27 @@ def token_text(token: object) -> str:
 def seating(game_id: int, setup: GameSetup) -> list[Statement]:
     """A new game's players in their seats, and its round 1 with its engine."""
     seated = enumerate(zip(setup.players, setup.seats, strict=True))
-    return [("INSERT INTO players (game_id, name, slot, position) VALUES (?, ?, ?, ?)",
-             (game_id, name, slot, i)) for i, (name, slot) in seated] + [
-        ("INSERT INTO rounds (game_id, round, engine) VALUES (?, 1, ?)",
-         (game_id, setup.engines[0]))]
+    return [
+        (
+            "INSERT INTO players (game_id, name, slot, position) VALUES (?, ?, ?, ?)",
+            (game_id, name, slot, i),
+        )
+        for i, (name, slot) in seated
+    ] + [
+        (
+            "INSERT INTO rounds (game_id, round, engine) VALUES (?, 1, ?)",
+            (game_id, setup.engines[0]),
+        )
+    ]
 
 
-def outcome(game_id: int, round: int, went_out: str | None,
-            finished: bool = False) -> Statement:
+def outcome(game_id: int, round: int, went_out: str | None, finished: bool = False) -> Statement:
     """Who went out of a round (``None``: blocked); ``finished`` also closes it."""
-    return ("UPDATE rounds SET went_out = ?, blocked = ?, finished = max(finished, ?)"
-            " WHERE game_id = ? AND round = ?",
-            (went_out, int(went_out is None), int(finished), game_id, round))
+    return (
+        "UPDATE rounds SET went_out = ?, blocked = ?, finished = max(finished, ?)"
+        " WHERE game_id = ? AND round = ?",
+        (went_out, int(went_out is None), int(finished), game_id, round),
+    )
 
 
 def round_change(game_id: int, change: RoundChange, by: str, stamp: str) -> list[Statement]:
@@ -109,18 +124,28 @@ def round_change(game_id: int, change: RoundChange, by: str, stamp: str) -> list
         raise StoreError("by: say who edits the scores")
     writes: list[Statement] = []
     for name, old, new in change.edits:
-        writes.append((
-            "INSERT INTO scores (game_id, round, player, points) VALUES (?, ?, ?, ?)"
-            " ON CONFLICT (game_id, round, player) DO UPDATE SET points = excluded.points",
-            (game_id, change.round, name, new)))
-        writes.append((
-            "INSERT INTO score_edits (game_id, round, player, old_points, new_points,"
-            " edited_by, edited_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (game_id, change.round, name, old, new, by, stamp)))
+        writes.append(
+            (
+                "INSERT INTO scores (game_id, round, player, points) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (game_id, round, player) DO UPDATE SET points = excluded.points",
+                (game_id, change.round, name, new),
+            )
+        )
+        writes.append(
+            (
+                "INSERT INTO score_edits (game_id, round, player, old_points, new_points,"
+                " edited_by, edited_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (game_id, change.round, name, old, new, by, stamp),
+            )
+        )
     writes.append(outcome(game_id, change.round, change.went_out, finished=True))
     if change.next_engine is not None:
-        writes.append(("INSERT INTO rounds (game_id, round, engine) VALUES (?, ?, ?)",
-                       (game_id, change.round + 1, change.next_engine)))
+        writes.append(
+            (
+                "INSERT INTO rounds (game_id, round, engine) VALUES (?, ?, ?)",
+                (game_id, change.round + 1, change.next_engine),
+            )
+        )
     if change.finishes:
         writes.append(("UPDATE games SET finished_at = ? WHERE id = ?", (stamp, game_id)))
     return writes
@@ -135,4 +160,6 @@ def check_version(game: GameRecord, based_on: int | None, round: int) -> None:
     current = next((r for r in view["rounds"] if r["round"] == round), None)
     raise StaleEdit(
         f"version {based_on}: game {game.id} changed since (now version {game.version}); "
-        f"see round {round} as it is now", {"version": game.version, "round": current})
+        f"see round {round} as it is now",
+        {"version": game.version, "round": current},
+    )

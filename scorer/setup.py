@@ -174,8 +174,9 @@ def _options(body: Mapping[str, object], rules: str, count: int) -> Options:
         for other, allowed in option.requires if value != option.default else ():
             if checked.get(other, OPTIONS[other].default) not in allowed:
                 *most, last = (str(v).lower() for v in allowed)
-                raise _refuse(f"options.{key}", f"with {key} on, {other} must be "
-                              f"{', '.join(most)} or {last}")
+                raise _refuse(
+                    f"options.{key}", f"with {key} on, {other} must be {', '.join(most)} or {last}"
+                )
     return tuple(sorted(checked.items()))
 
 

@@ -55,8 +55,7 @@ def _load(conn: sqlite3.Connection, game_id: object) -> GameRecord:
     number = rows.game_number(game_id)
     game = conn.execute(rows.GAME, (number,)).fetchone()
     details = (rows.PLAYERS, rows.ROUNDS, rows.SCORES)
-    return rows.game_record(number, game, *(conn.execute(q, (number,)).fetchall()
-                                            for q in details))
+    return rows.game_record(number, game, *(conn.execute(q, (number,)).fetchall() for q in details))
 
 
 def _run(conn: sqlite3.Connection, statements: list[rows.Statement]) -> None:
@@ -186,8 +185,9 @@ class GameStore:
             broken = conn.execute("PRAGMA foreign_key_check").fetchall()
         return [tuple(r) for r in check] == [("ok",)] and not broken
 
-    def create_game(self, setup: GameSetup, *, token: str, at: str | None = None,
-                    replaces: int | None = None) -> int:
+    def create_game(
+        self, setup: GameSetup, *, token: str, at: str | None = None, replaces: int | None = None
+    ) -> int:
         """Store a checked new game (:func:`scorer.setup.check_setup`), start its round 1,
         and return its id. ``token`` (see :func:`new_token`) authorises score edits
         (:meth:`check_token`); only its hash is stored. ``replaces``: the unfinished
@@ -199,11 +199,21 @@ class GameStore:
             game_id = conn.execute(
                 "INSERT INTO games (created_at, rules, set_max, rounds, options, token,"
                 " mexican_slot, first_slot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (stamp, setup.rules, setup.set_max, setup.rounds, options, hash_token(token),
-                 setup.mexican_slot, setup.first),
+                (
+                    stamp,
+                    setup.rules,
+                    setup.set_max,
+                    setup.rounds,
+                    options,
+                    hash_token(token),
+                    setup.mexican_slot,
+                    setup.first,
+                ),
             ).lastrowid
-            conn.execute("INSERT INTO tokens (game_id, hash, created_at) VALUES (?, ?, ?)",
-                         (game_id, hash_token(token), stamp))
+            conn.execute(
+                "INSERT INTO tokens (game_id, hash, created_at) VALUES (?, ?, ?)",
+                (game_id, hash_token(token), stamp),
+            )
             if replaces is not None:
                 self._abandon(conn, replaces, stamp)
             assert isinstance(game_id, int)
@@ -221,8 +231,16 @@ class GameStore:
     def list_games(self) -> list[dict[str, Any]]:
         """Every game, newest first: ``id``, ``created_at``, ``rules``, ``players``,
         ``round``, ``round_count``, ``finished``, ``winner``."""
-        keys = ("id", "created_at", "rules", "players", "round", "round_count", "finished",
-                "abandoned")
+        keys = (
+            "id",
+            "created_at",
+            "rules",
+            "players",
+            "round",
+            "round_count",
+            "finished",
+            "abandoned",
+        )
         with self._read() as conn:
             ids = [r[0] for r in conn.execute("SELECT id FROM games ORDER BY id DESC")]
             views = [games.game_view(_load(conn, game_id)) for game_id in ids]
@@ -242,8 +260,7 @@ class GameStore:
         """True when ``token`` is one of the game's scorekeeper tokens (their hashes
         compared in constant time, every one of them)."""
         with self._read() as conn:
-            rows = conn.execute("SELECT hash FROM tokens WHERE game_id = ?",
-                                (game_id,)).fetchall()
+            rows = conn.execute("SELECT hash FROM tokens WHERE game_id = ?", (game_id,)).fetchall()
         return sum(tokens_match(row["hash"], token) for row in rows) > 0
 
     def add_token(self, game_id: int, token: str, at: str | None = None) -> None:
@@ -252,17 +269,22 @@ class GameStore:
         stamp, token = self._stamp(at), rows.token_text(token)
         with self._write() as conn:
             _load(conn, game_id)
-            conn.execute("INSERT OR IGNORE INTO tokens (game_id, hash, created_at)"
-                         " VALUES (?, ?, ?)", (game_id, hash_token(token), stamp))
+            conn.execute(
+                "INSERT OR IGNORE INTO tokens (game_id, hash, created_at) VALUES (?, ?, ?)",
+                (game_id, hash_token(token), stamp),
+            )
 
     def _abandon(self, conn: sqlite3.Connection, game_id: int, stamp: str) -> None:
         """Mark an unfinished game abandoned (inside the caller's transaction)."""
-        conn.execute("UPDATE games SET abandoned_at = ?, version = version + 1"
-                     " WHERE id = ? AND finished_at IS NULL AND abandoned_at IS NULL",
-                     (stamp, game_id))
+        conn.execute(
+            "UPDATE games SET abandoned_at = ?, version = version + 1"
+            " WHERE id = ? AND finished_at IS NULL AND abandoned_at IS NULL",
+            (stamp, game_id),
+        )
 
-    def bring_back(self, game_id: int, replaces: int | None = None,
-                   at: str | None = None) -> dict[str, Any]:
+    def bring_back(
+        self, game_id: int, replaces: int | None = None, at: str | None = None
+    ) -> dict[str, Any]:
         """Take an abandoned game back (it is no longer abandoned); ``replaces``, the
         unfinished game on the table, is abandoned instead. Returns the game."""
         stamp = self._stamp(at)
@@ -342,16 +364,21 @@ class GameStore:
         """An undo took back an unscored round's end: forget its outcome. Returns the game."""
         with self._write() as conn:
             _load(conn, game_id).round_at(round)
-            conn.execute("UPDATE rounds SET went_out = NULL, blocked = 0 WHERE game_id = ? AND"
-                         " round = ? AND finished = 0", (game_id, round))
+            conn.execute(
+                "UPDATE rounds SET went_out = NULL, blocked = 0 WHERE game_id = ? AND"
+                " round = ? AND finished = 0",
+                (game_id, round),
+            )
             return self._settled(conn, game_id)
 
     def set_engine(self, game_id: int, round: int, engine: int) -> dict[str, Any]:
         """Name an unscored round's engine (``aces``); returns the game."""
         with self._write() as conn:
             games.check_engine(_load(conn, game_id), round, engine)
-            conn.execute("UPDATE rounds SET engine = ? WHERE game_id = ? AND round = ?",
-                         (engine, game_id, round))
+            conn.execute(
+                "UPDATE rounds SET engine = ? WHERE game_id = ? AND round = ?",
+                (engine, game_id, round),
+            )
             return self._settled(conn, game_id)
 
     def set_blocked(self, game_id: int, round: int) -> dict[str, Any]:

@@ -160,8 +160,9 @@ def parse_hand(
     pips) is refused because the engine sits in the hub, not in anyone's hand.
     """
     if isinstance(tiles, str):
-        raise TileError(f"hand{_whose(player)}: must be a list of tiles, not the text {tiles!r}",
-                        _hand(player))
+        raise TileError(
+            f"hand{_whose(player)}: must be a list of tiles, not the text {tiles!r}", _hand(player)
+        )
     seen: set[Tile] = set()
     hand: list[Tile] = []
     for text in tiles:
@@ -210,15 +211,15 @@ def hands_points(
         hand = parse_hand(tiles, set_max, player, engine)
         for tile in hand:
             if tile in holder:
-                raise TileError(f"tile {tile} is in both {holder[tile]}'s and {player}'s hand",
-                                _hand(player))
+                raise TileError(
+                    f"tile {tile} is in both {holder[tile]}'s and {player}'s hand", _hand(player)
+                )
             holder[tile] = player
         points[player] = sum(tile_points(tile, double_blank, blanks) for tile in hand)
     return points
 
 
-def max_hand_points(set_max: int, engine: int, double_blank: int = 0,
-                    blanks: bool = False) -> int:
+def max_hand_points(set_max: int, engine: int, double_blank: int = 0, blanks: bool = False) -> int:
     """The most points one hand could hold in a round: every tile but the engine.
 
     Used to refuse typed-in points that no hand could reach. With engine 0 the

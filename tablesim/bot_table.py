@@ -48,12 +48,21 @@ SETTLE_S = 0.15  # after a gesture's last edge: past the 30 ms bounce and 80 ms 
 
 def setup_body(config: GameConfig, names: dict[int, str]) -> dict[str, Any]:
     """The ``POST /api/games`` body for the simulator's set-up (players named by seat)."""
-    options = {"chickenfoot": config.chickenfoot, "partnerships": config.partnerships,
-               "double_blank": config.double_blank, "blanks": config.blanks}
-    body = {"players": [names[s] for s in config.seats], "rules": config.rules,
-            "seats": list(config.seats), "mexican_slot": config.mexican_slot,
-            "set": config.set_max, "rounds": config.rounds,
-            "options": {k: v for k, v in options.items() if v}}
+    options = {
+        "chickenfoot": config.chickenfoot,
+        "partnerships": config.partnerships,
+        "double_blank": config.double_blank,
+        "blanks": config.blanks,
+    }
+    body = {
+        "players": [names[s] for s in config.seats],
+        "rules": config.rules,
+        "seats": list(config.seats),
+        "mexican_slot": config.mexican_slot,
+        "set": config.set_max,
+        "rounds": config.rounds,
+        "options": {k: v for k, v in options.items() if v},
+    }
     if config.first is not None:
         body["first"] = config.first
     return body
@@ -69,8 +78,9 @@ class BotTable:
     few milliseconds.
     """
 
-    def __init__(self, hub: Hub, hand: Hand, wait: Callable[[float], object],
-                 drain_each_edge: bool = True) -> None:
+    def __init__(
+        self, hub: Hub, hand: Hand, wait: Callable[[float], object], drain_each_edge: bool = True
+    ) -> None:
         if hub.sim is None:
             raise ValueError("bots play on the sim backend (its pins are simulated)")
         self.hub = hub
@@ -97,22 +107,27 @@ class BotTable:
             blocked: dict[str, Any] = self.hub.games.block_round(self.game_id, action.round)
             return blocked
         if isinstance(action, SetEngine):
-            named: dict[str, Any] = self.hub.games.set_engine(self.game_id, action.round,
-                                                        action.engine, by="tablesim")
+            named: dict[str, Any] = self.hub.games.set_engine(
+                self.game_id, action.round, action.engine, by="tablesim"
+            )
             return named
         if isinstance(action, EnterScores):
             result = action.result
             tiles = {self.names[s]: t for s, t in result.tile_names().items()}
             scored: dict[str, Any] = self.hub.games.score_round(
-                self.game_id, result.round, tiles=tiles, by="tablesim")
+                self.game_id, result.round, tiles=tiles, by="tablesim"
+            )
             return scored
         self._gesture(action)
         return None
 
     def _gesture(self, gesture: Gesture) -> None:
         sim, loop = self.sim, self.hub.loop
-        if isinstance(gesture, Tap | Hold) and gesture.slot == self.mexican and (
-                self.hand.rng.random() < CENTRE_FOR_MEXICAN):
+        if (
+            isinstance(gesture, Tap | Hold)
+            and gesture.slot == self.mexican
+            and (self.hand.rng.random() < CENTRE_FOR_MEXICAN)
+        ):
             gesture = type(gesture)(CENTRE)  # the centre stands for the Mexican Train
         for edge in self.hand.edges(gesture):
             self.wait(edge.wait_s)
@@ -142,19 +157,24 @@ class BotTable:
         return Truth(
             turn=snap["turn"],
             public=frozenset(s["slot"] for s in snap["slots"] if s["public"]),
-            double=None if d is None else DoubleTruth(d["slot"], d["covers_left"],
-                                                      d["responsible"]),
-            phase=game["phase"], round=game["round"], engine=game["engine"],
+            double=None
+            if d is None
+            else DoubleTruth(d["slot"], d["covers_left"], d["responsible"]),
+            phase=game["phase"],
+            round=game["round"],
+            engine=game["engine"],
             went_out=slot_of.get(snap["went_out"]) if snap["went_out"] else None,
-            one_tile=frozenset(snap.get("one_tile", ())))
+            one_tile=frozenset(snap.get("one_tile", ())),
+        )
 
 
 def differences(expected: Truth, actual: Truth) -> list[str]:
     """``field: expected X, hub Y`` for each field of the truth the hub gets wrong."""
-    return [f"{name}: expected {_show(getattr(expected, name))}, "
-            f"hub {_show(getattr(actual, name))}"
-            for name in Truth.__dataclass_fields__
-            if getattr(expected, name) != getattr(actual, name)]
+    return [
+        f"{name}: expected {_show(getattr(expected, name))}, hub {_show(getattr(actual, name))}"
+        for name in Truth.__dataclass_fields__
+        if getattr(expected, name) != getattr(actual, name)
+    ]
 
 
 def _show(value: object) -> str:
@@ -163,8 +183,9 @@ def _show(value: object) -> str:
     return repr(value)
 
 
-def expected_sounds(action: Action, before: Truth | None, mexican: int | None,
-                    reminds: bool = False) -> Counter[str]:
+def expected_sounds(
+    action: Action, before: Truth | None, mexican: int | None, reminds: bool = False
+) -> Counter[str]:
     """The checked sounds a gesture makes: a chicken for a double played (none for a
     dead double closed), a choo for a marker placed, the fanfare for going out (and,
     where the profile ``reminds``, a reminder for going out without having called the
@@ -172,8 +193,9 @@ def expected_sounds(action: Action, before: Truth | None, mexican: int | None,
     otherwise, or an undo's chime."""
     heard: Counter[str] = Counter()
     if isinstance(action, Hold):
-        dead = before is not None and before.double is not None and (
-            before.double.slot == action.slot)
+        dead = (
+            before is not None and before.double is not None and (before.double.slot == action.slot)
+        )
         heard["chicken"] = 0 if dead else 1
     elif isinstance(action, LongHold):
         heard["out"] = 1
@@ -186,17 +208,26 @@ def expected_sounds(action: Action, before: Truth | None, mexican: int | None,
     return heard
 
 
-def sound_differences(action: Action, before: Truth | None, mexican: int | None,
-                      played: list[str], reminds: bool = False) -> list[str]:
+def sound_differences(
+    action: Action,
+    before: Truth | None,
+    mexican: int | None,
+    played: list[str],
+    reminds: bool = False,
+) -> list[str]:
     """How the sounds played during a gesture differ from :func:`expected_sounds`."""
     heard = Counter(name for name in played if name in CHECKED_SOUNDS)
     want = expected_sounds(action, before, mexican, reminds)
-    return [f"sound {name}: expected {want[name]}, hub played {heard[name]}"
-            for name in CHECKED_SOUNDS if heard[name] != want[name]]
+    return [
+        f"sound {name}: expected {want[name]}, hub played {heard[name]}"
+        for name in CHECKED_SOUNDS
+        if heard[name] != want[name]
+    ]
 
 
-def score_differences(action: EnterScores, game: dict[str, Any],
-                      names: dict[int, str]) -> list[str]:
+def score_differences(
+    action: EnterScores, game: dict[str, Any], names: dict[int, str]
+) -> list[str]:
     """How the stored round differs from the simulator's result."""
     result = action.result
     stored = next((r for r in game["rounds"] if r["round"] == result.round), None)
@@ -207,5 +238,8 @@ def score_differences(action: EnterScores, game: dict[str, Any],
         "went_out": names[result.went_out] if result.went_out is not None else None,
         "blocked": result.blocked,
     }
-    return [f"scores {key}: expected {value!r}, store {stored[key]!r}"
-            for key, value in want.items() if stored[key] != value]
+    return [
+        f"scores {key}: expected {value!r}, store {stored[key]!r}"
+        for key, value in want.items()
+        if stored[key] != value
+    ]

@@ -59,8 +59,9 @@ def deal_whole_set(config: GameConfig, rng: random.Random) -> DealtRound:
     return DealtRound(Layout(best[0], hands, boneyard, config.mexican), best[0], found_by)
 
 
-def starter(config: GameConfig, number: int, found_by: int | None,
-            rng: random.Random) -> tuple[int | None, int | None]:
+def starter(
+    config: GameConfig, number: int, found_by: int | None, rng: random.Random
+) -> tuple[int | None, int | None]:
     """(engine holder, starter) of round ``number``: one of them is known at its start."""
     seats, first = config.seats, config.first
     if config.profile.starter == "rotate":

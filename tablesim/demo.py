@@ -62,10 +62,17 @@ class Demo:
     ends the demo at the next action. ``rounds`` shortens each game.
     """
 
-    def __init__(self, hub: Hub, rules: str = "consensus", players: int = 4, speed: float = 1.0,
-                 seed: int = 1, rounds: int | None = None,
-                 sleep: Callable[[float], None] = time.sleep,
-                 stop: threading.Event | None = None) -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        rules: str = "consensus",
+        players: int = 4,
+        speed: float = 1.0,
+        seed: int = 1,
+        rounds: int | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        stop: threading.Event | None = None,
+    ) -> None:
         if hub.sim is None:
             raise ValueError("the demo needs the sim backend (its buttons are simulated)")
         self.hub = hub
@@ -81,8 +88,9 @@ class Demo:
 
     def game_config(self) -> tuple[GameConfig, dict[int, Bot]]:
         """The next game: seats 1..players, a fresh deal, a mix of bots."""
-        config = GameConfig.for_players(self.rules, self.players, seed=self.rng.getrandbits(32),
-                                        rounds=self.rounds)
+        config = GameConfig.for_players(
+            self.rules, self.players, seed=self.rng.getrandbits(32), rounds=self.rounds
+        )
         kinds = (FirstLegal, LargestPips, lambda: RandomLegal(self.rng.getrandbits(32)))
         return config, {s: self.rng.choice(kinds)() for s in config.seats}
 
@@ -119,8 +127,12 @@ class Demo:
                 self._after(action, game, table)
                 if table.observed() != truth:
                     self.disagreements += 1
-                    log.warning("the hub shows %s after %r, the bots expected %s; "
-                                "dealing a new game", table.observed(), action, truth)
+                    log.warning(
+                        "the hub shows %s after %r, the bots expected %s; dealing a new game",
+                        table.observed(),
+                        action,
+                        truth,
+                    )
                     return False
         finally:
             table.release_all()
@@ -163,8 +175,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``mtrain-hub demo`` options."""
     parser.add_argument("--rules", choices=list(PROFILES), default="consensus")
     parser.add_argument("--players", type=int, default=4, choices=range(2, 9), metavar="N")
-    parser.add_argument("--speed", type=float, default=1.0,
-                        help="1: about 1-2 s per action; 10: ten times faster")
+    parser.add_argument(
+        "--speed", type=float, default=1.0, help="1: about 1-2 s per action; 10: ten times faster"
+    )
     parser.add_argument("--seed", type=int, help="the demo's seed (default: random)")
     parser.add_argument("--games", type=int, help="stop after N games (default: play on)")
     parser.add_argument("--rounds", type=int, help="rounds per game (default: all)")
@@ -205,8 +218,13 @@ def _serve_demo(config: dict[str, Any], args: argparse.Namespace, seed: int) -> 
     try:
         hub.start()
         hub.serve(config["web"]["host"], config["web"]["port"], block=False)
-        log.info("demo: %s, %d players, speed %g, seed %d (Ctrl-C stops)",
-                 args.rules, args.players, args.speed, seed)
+        log.info(
+            "demo: %s, %d players, speed %g, seed %d (Ctrl-C stops)",
+            args.rules,
+            args.players,
+            args.speed,
+            seed,
+        )
         demo = Demo(hub, args.rules, args.players, args.speed, seed, args.rounds)
         demo.run(args.games)
     except (KeyboardInterrupt, SystemExit):

@@ -96,7 +96,13 @@ class SimGame:
     def _finished(self, last: Round) -> Truth:
         truth = last.truth()
         return Truth(
-            None, truth.public, None, "finished", truth.round, truth.engine, truth.went_out,
+            None,
+            truth.public,
+            None,
+            "finished",
+            truth.round,
+            truth.engine,
+            truth.went_out,
             truth.one_tile,
         )
 

@@ -22,7 +22,9 @@ def new_hub(state_dir: Path, overrides: dict[str, Any] | None = None) -> Hub:
     from hub.app import Hub
 
     sections: dict[str, dict[str, Any]] = {
-        "hub": {"backend": "sim", "state_dir": str(state_dir)}, "sound": {"enabled": False}}
+        "hub": {"backend": "sim", "state_dir": str(state_dir)},
+        "sound": {"enabled": False},
+    }
     for section, values in (overrides or {}).items():
         sections.setdefault(section, {}).update(values)
     config = load(None, sections)

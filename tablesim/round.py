@@ -41,7 +41,11 @@ class Round:
     """Round ``number`` of a game: its tiles, markers, open double, phase and turn."""
 
     def __init__(
-        self, config: GameConfig, number: int, rng: random.Random, bots: Mapping[int, Bot],
+        self,
+        config: GameConfig,
+        number: int,
+        rng: random.Random,
+        bots: Mapping[int, Bot],
         last_engine: int | None = None,
     ) -> None:
         assert config.set_max is not None
@@ -51,8 +55,11 @@ class Round:
             self.engine = last_engine - 1 if last_engine > 0 else config.set_max
         self.shown_engine = self.engine  # what the hub shows until the table names it
         self.seats = config.seats
-        dealt = (dealer.deal_whole_set(config, rng) if self.profile.engine_chosen
-                 else dealer.deal_set_aside(config, self.engine, rng))
+        dealt = (
+            dealer.deal_whole_set(config, rng)
+            if self.profile.engine_chosen
+            else dealer.deal_set_aside(config, self.engine, rng)
+        )
         self.table, self.engine, self.found_by = dealt.table, dealt.engine, dealt.found_by
         self.markers: set[int] = set()
         self.one_tile: set[int] = set()
@@ -125,8 +132,14 @@ class Round:
         double = None if d is None else DoubleTruth(d.slot, d.covers_left, d.responsible)
         went_out = self.went_out if self.phase == OVER else None
         return Truth(
-            self.turn, frozenset(public), double, self.phase, self.number, self.shown_engine,
-            went_out, frozenset(self.one_tile),
+            self.turn,
+            frozenset(public),
+            double,
+            self.phase,
+            self.number,
+            self.shown_engine,
+            went_out,
+            frozenset(self.one_tile),
         )
 
     def drain(self) -> Iterator[tuple[Action, Truth]]:
@@ -185,6 +198,7 @@ class Round:
     def _first_single(self, p: int) -> tuple[list[Tile], int]:
         """One tile on one's own train (``mexican_in_first_turn``: or, not a double, on
         the Mexican Train)."""
+
         def legal() -> list[Move]:
             moves = self.table.moves_on(p, [p])
             if self.profile.mexican_in_first_turn:
@@ -386,8 +400,10 @@ class Round:
     def result(self) -> RoundResult:
         """Each seat's remaining tiles and points (partner of who went out: 0)."""
         hands = {s: tuple(self.table.hands[s]) for s in self.seats}
-        points = {s: hand_points(h, self.config.double_blank, self.config.blanks)
-                  for s, h in hands.items()}
+        points = {
+            s: hand_points(h, self.config.double_blank, self.config.blanks)
+            for s, h in hands.items()
+        }
         if self.went_out is not None:
             points[self.went_out] = 0
             partner = self.config.partner(self.went_out)

@@ -41,10 +41,13 @@ def mistake(hub: Hub, table: BotTable, before: Truth, rng: random.Random) -> tup
         else:
             hub.games.undo(by="scorekeeper")
         if sound.played.count("turn_back") != 1:
-            return [f"undo of {kind.__name__}({slot}): turn_back played "
-                    f"{sound.played.count('turn_back')} times"], undone
-    problems = [f"after {kind.__name__}({slot}) undone: {p}"
-                for p in differences(before, table.observed())]
+            return [
+                f"undo of {kind.__name__}({slot}): turn_back played "
+                f"{sound.played.count('turn_back')} times"
+            ], undone
+    problems = [
+        f"after {kind.__name__}({slot}) undone: {p}" for p in differences(before, table.observed())
+    ]
     if hub.loop.snapshot["undo"] != depth:
         problems.append(f"undo depth {hub.loop.snapshot['undo']}, expected {depth}")
     assert table.game_id is not None

@@ -94,10 +94,17 @@ class Plan:
         mexican = rng.choice(free) if free else None
         first = rng.choice(seats) if rng.random() < 0.5 else None
         config = GameConfig(
-            self.rules, seats, seed=rng.getrandbits(32), mexican_slot=mexican, first=first,
-            rounds=self.rounds, chickenfoot=self.chickenfoot, partnerships=self.partnerships,
+            self.rules,
+            seats,
+            seed=rng.getrandbits(32),
+            mexican_slot=mexican,
+            first=first,
+            rounds=self.rounds,
+            chickenfoot=self.chickenfoot,
+            partnerships=self.partnerships,
             double_blank=rng.choice((0, 50) if self.blanks else (0, 25, 50)),
-            blanks=self.blanks)
+            blanks=self.blanks,
+        )
         bots = {s: _bot(self.bots, rng) for s in seats}
         return config, bots, Hand(random.Random(rng.getrandbits(64)))
 
@@ -140,14 +147,29 @@ class Spec:
             players, seed = rng.choice(counts), rng.getrandbits(32)
             if number == 1 and self.game_seed is not None:
                 seed = self.game_seed
-            yield Plan(number, self.rules, players, seed, self.rounds, self.chickenfoot,
-                       self.partnerships, self.bots, self.blanks, self.mistakes)
+            yield Plan(
+                number,
+                self.rules,
+                players,
+                seed,
+                self.rounds,
+                self.chickenfoot,
+                self.partnerships,
+                self.bots,
+                self.blanks,
+                self.mistakes,
+            )
 
     def replay(self, plan: Plan) -> str:
         """The command that plays exactly ``plan``'s game again."""
-        words = ["mtrain-hub soak", f"--rules {self.rules}", "--games 1",
-                 f"--players {plan.players}..{plan.players}", f"--seed {self.seed}",
-                 f"--game-seed {plan.seed}"]
+        words = [
+            "mtrain-hub soak",
+            f"--rules {self.rules}",
+            "--games 1",
+            f"--players {plan.players}..{plan.players}",
+            f"--seed {self.seed}",
+            f"--game-seed {plan.seed}",
+        ]
         words += [f"--rounds {self.rounds}"] if self.rounds is not None else []
         words += ["--chickenfoot"] * self.chickenfoot + ["--partnerships"] * self.partnerships
         words += ["--blanks"] * self.blanks
@@ -172,8 +194,11 @@ class Mismatch:
 
     def lines(self) -> list[str]:
         """The mismatch, then the command that replays its game."""
-        return [f"MISMATCH game {self.game}, step {self.step} (round {self.round}) "
-                f"{self.action}: " + "; ".join(self.problems), f"  replay: {self.replay}"]
+        return [
+            f"MISMATCH game {self.game}, step {self.step} (round {self.round}) "
+            f"{self.action}: " + "; ".join(self.problems),
+            f"  replay: {self.replay}",
+        ]
 
 
 @dataclass
@@ -193,16 +218,21 @@ class Report:
     def summary(self) -> str:
         """One line: games, actions, pin edges, mismatches, time."""
         s = self.spec
-        options = "".join([" chickenfoot"] * s.chickenfoot + [" partnerships"] * s.partnerships
-                          + [" blanks"] * s.blanks)
+        options = "".join(
+            [" chickenfoot"] * s.chickenfoot
+            + [" partnerships"] * s.partnerships
+            + [" blanks"] * s.blanks
+        )
         rounds = f", {s.rounds} rounds each" if s.rounds else ""
         rate = self.actions / self.seconds if self.seconds else 0.0
-        return (f"soak {s.rules}{options}: {self.games} games ({s.players[0]}..{s.players[1]} "
-                f"players{rounds}, seed {s.seed}, bots {s.bots}), {self.actions} actions, "
-                f"{self.edges} pin edges, {self.undos} mistakes undone, "
-                f"{len(self.mismatches)} mismatches; "
-                f"{self.seconds:.1f} s with {self.jobs} job(s) ({rate:.0f} actions/s; "
-                f"{self.table_s / 3600:.1f} h of table time)")
+        return (
+            f"soak {s.rules}{options}: {self.games} games ({s.players[0]}..{s.players[1]} "
+            f"players{rounds}, seed {s.seed}, bots {s.bots}), {self.actions} actions, "
+            f"{self.edges} pin edges, {self.undos} mistakes undone, "
+            f"{len(self.mismatches)} mismatches; "
+            f"{self.seconds:.1f} s with {self.jobs} job(s) ({rate:.0f} actions/s; "
+            f"{self.table_s / 3600:.1f} h of table time)"
+        )
 
     def add(self, other: Report) -> None:
         """Fold in a worker's report."""
@@ -214,8 +244,14 @@ class Report:
         self.mismatches += other.mismatches
 
 
-def play_game(hub: Hub, spec: Spec, plan: Plan, report: Report, trace: Trace | None = None,
-              pace: Pace | None = None) -> Mismatch | None:
+def play_game(
+    hub: Hub,
+    spec: Spec,
+    plan: Plan,
+    report: Report,
+    trace: Trace | None = None,
+    pace: Pace | None = None,
+) -> Mismatch | None:
     """Play ``plan``'s game at ``hub``, checking every step; the first mismatch, or None.
 
     ``pace`` replaces the hand's default timing, bounce and flicker (tests).
@@ -234,9 +270,12 @@ def play_game(hub: Hub, spec: Spec, plan: Plan, report: Report, trace: Trace | N
     reminds = config.profile.last_tile_reminder
     for step, (action, truth) in enumerate(iter_actions(config, bots)):
         problems: list[str] = []
-        if (before is not None and before.phase in ("first-turn", "play")
-                and isinstance(action, Tap | Hold | LongHold)
-                and slips.random() < plan.mistakes):
+        if (
+            before is not None
+            and before.phase in ("first-turn", "play")
+            and isinstance(action, Tap | Hold | LongHold)
+            and slips.random() < plan.mistakes
+        ):
             problems, undone = mistake(hub, table, before, slips)
             report.undos += undone
         sound.played.clear()
@@ -248,16 +287,16 @@ def play_game(hub: Hub, spec: Spec, plan: Plan, report: Report, trace: Trace | N
         if len(hub.loop.snapshot["doubles"]) > 1:
             problems.append(f"doubles: the hub has {len(hub.loop.snapshot['doubles'])} open")
         if not problems and isinstance(action, GESTURES):
-            problems = sound_differences(action, before, config.mexican_slot, sound.played,
-                                         reminds)
+            problems = sound_differences(action, before, config.mexican_slot, sound.played, reminds)
         if not problems and isinstance(action, EnterScores) and game is not None:
             problems = score_differences(action, game, table.names)
         report.actions += 1
         if trace is not None:
             trace(f"{step:5d} {action!r}\n      truth {truth}\n      hub   {table.observed()}")
         if problems:
-            return Mismatch(plan.number, spec.replay(plan), step, repr(action), truth.round,
-                            problems)
+            return Mismatch(
+                plan.number, spec.replay(plan), step, repr(action), truth.round, problems
+            )
         before = truth
     report.games += 1
     report.edges += table.edges
@@ -269,8 +308,10 @@ def play_plans(spec: Spec, plans: list[Plan], trace: Trace | None = None) -> Rep
     """Play ``plans``, each on a fresh hub (a hub costs about 10 ms), so a game plays
     the same in a run and in its replay."""
     report = Report(spec)
-    with (tempfile.TemporaryDirectory(prefix="mtrain-soak-", dir=fast_dir()) as tmp,
-          quiet_hub(trace is not None)):
+    with (
+        tempfile.TemporaryDirectory(prefix="mtrain-soak-", dir=fast_dir()) as tmp,
+        quiet_hub(trace is not None),
+    ):
         for plan in plans:
             state_dir = Path(tmp) / f"game{plan.number}"
             hub = new_hub(state_dir)
@@ -287,15 +328,16 @@ def play_plans(spec: Spec, plans: list[Plan], trace: Trace | None = None) -> Rep
 Progress = Callable[[Report, int], None]
 
 
-def run(spec: Spec, jobs: int = 1, trace: Trace | None = None,
-        progress: Progress | None = None) -> Report:
+def run(
+    spec: Spec, jobs: int = 1, trace: Trace | None = None, progress: Progress | None = None
+) -> Report:
     """Play the run's games in ``jobs`` processes (one with ``trace``), a batch of games
     at a time; ``progress(report, total)`` hears after each batch."""
     started = time.perf_counter()
     plans = list(spec.plans())
     jobs = max(1, min(jobs, len(plans))) if trace is None else 1
     size = max(1, min(25, len(plans) // (jobs * 4)))
-    batches = [plans[i:i + size] for i in range(0, len(plans), size)]
+    batches = [plans[i : i + size] for i in range(0, len(plans), size)]
     report = Report(spec, jobs=jobs)
 
     def done(part: Report) -> None:
@@ -328,9 +370,12 @@ class ProgressLine:
         tenth = played * 10 // total
         if tenth > self.shown and played < total:
             self.shown = tenth
-            print(f"  {report.spec.rules}: {played}/{total} games, {report.actions} actions, "
-                  f"{len(report.mismatches)} mismatches, {report.seconds:.0f} s",
-                  file=sys.stderr, flush=True)
+            print(
+                f"  {report.spec.rules}: {played}/{total} games, {report.actions} actions, "
+                f"{len(report.mismatches)} mismatches, {report.seconds:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 # --- the command ------------------------------------------------------------------------
@@ -358,20 +403,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rounds", type=int, help="rounds per game (default: all)")
     parser.add_argument("--chickenfoot", action="store_true")
     parser.add_argument("--partnerships", action="store_true")
-    parser.add_argument("--blanks", action="store_true",
-                        help="consensus: every blank half scores 25 (the double blank 50)")
-    parser.add_argument("--mistakes", type=float, default=MISTAKES,
-                        help="share of gestures a wrong press (then undone) comes before")
+    parser.add_argument(
+        "--blanks",
+        action="store_true",
+        help="consensus: every blank half scores 25 (the double blank 50)",
+    )
+    parser.add_argument(
+        "--mistakes",
+        type=float,
+        default=MISTAKES,
+        help="share of gestures a wrong press (then undone) comes before",
+    )
     parser.add_argument("--bots", choices=BOTS, default="mixed")
     parser.add_argument("--jobs", type=int, default=1, help="processes to play in")
-    parser.add_argument("--trace", action="store_true",
-                        help="print every action with the truth and the hub's state")
+    parser.add_argument(
+        "--trace", action="store_true", help="print every action with the truth and the hub's state"
+    )
 
 
 def spec_of(args: argparse.Namespace) -> Spec:
     """The run the parsed ``mtrain-hub soak`` options ask for."""
-    return Spec(args.rules, args.games, args.players, args.seed, args.game_seed, args.rounds,
-                args.chickenfoot, args.partnerships, args.bots, args.blanks, args.mistakes)
+    return Spec(
+        args.rules,
+        args.games,
+        args.players,
+        args.seed,
+        args.game_seed,
+        args.rounds,
+        args.chickenfoot,
+        args.partnerships,
+        args.bots,
+        args.blanks,
+        args.mistakes,
+    )
 
 
 def command(args: argparse.Namespace) -> int:
@@ -383,8 +447,7 @@ def command(args: argparse.Namespace) -> int:
     except (ValueError, StopIteration) as exc:
         print(f"mtrain-hub soak: {exc or 'no games to play'}", file=sys.stderr)
         return 2
-    report = run(spec, args.jobs, trace=print if args.trace else None,
-                 progress=ProgressLine())
+    report = run(spec, args.jobs, trace=print if args.trace else None, progress=ProgressLine())
     print(report.summary())
     for mismatch in report.mismatches:
         print("\n".join(mismatch.lines()))

@@ -47,8 +47,12 @@ def make_hub(tmp_path, mock_factory):
         overrides = {"hub": {"backend": backend, "state_dir": str(tmp_path / "state")}}
         for section, values in config.items():
             overrides.setdefault(section, {}).update(values)
-        hub = Hub(load(None, overrides), clock=clock or FakeClock(), pin_factory=mock_factory,
-                  sound=RecordingPlayer())
+        hub = Hub(
+            load(None, overrides),
+            clock=clock or FakeClock(),
+            pin_factory=mock_factory,
+            sound=RecordingPlayer(),
+        )
         hub.start(threaded=threaded)
         hubs.append(hub)
         return hub

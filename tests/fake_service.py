@@ -48,9 +48,12 @@ class FakeHubService:
         self._backend = backend
         self.rules = DEFAULT_RULES
         self.state: dict[str, Any] = {
-            "backend": backend, "game": None, "turn": None, "double": None,
-            "slots": [{"slot": s, "owner": None, "public": False, "marker": False}
-                      for s in SLOTS]}
+            "backend": backend,
+            "game": None,
+            "turn": None,
+            "double": None,
+            "slots": [{"slot": s, "owner": None, "public": False, "marker": False} for s in SLOTS],
+        }
         self.log: list[dict[str, Any]] = []
         self.games: dict[int, dict[str, Any]] = {}
         self.tokens: dict[int, str] = {}
@@ -61,8 +64,14 @@ class FakeHubService:
         self.claims: dict[str, dict[str, Any]] = {}
         self.table_tokens: set[str] = set()
         self.extra_tokens: dict[int, set[str]] = {}
-        self.selftest_status: dict[str, Any] = {"running": False, "step": None, "steps": 0,
-                                                "done": False, "passed": False, "results": []}
+        self.selftest_status: dict[str, Any] = {
+            "running": False,
+            "step": None,
+            "steps": 0,
+            "done": False,
+            "passed": False,
+            "results": [],
+        }
 
     def _call(self, name: str, *args: Any) -> None:
         self.calls.append((name, args))
@@ -145,11 +154,24 @@ class FakeHubService:
         if not isinstance(players, list) or len(players) < 2:
             raise Refused(400, "players: expected a list of 2 to 8 names", "players")
         game_id = len(self.games) + 1
-        self.games[game_id] = {"id": game_id, "players": players, "round": 1,
-                               "round_count": 13, "finished": False, "winner": None,
-                               "rounds": [{"round": 1, "engine": 12, "points": {},
-                                           "went_out": None, "blocked": False,
-                                           "finished": False}]}
+        self.games[game_id] = {
+            "id": game_id,
+            "players": players,
+            "round": 1,
+            "round_count": 13,
+            "finished": False,
+            "winner": None,
+            "rounds": [
+                {
+                    "round": 1,
+                    "engine": 12,
+                    "points": {},
+                    "went_out": None,
+                    "blocked": False,
+                    "finished": False,
+                }
+            ],
+        }
         self.tokens[game_id] = f"token-{game_id}"
         if replaces is not None:
             self.games[replaces]["abandoned"] = True
@@ -265,9 +287,14 @@ class FakeHubService:
         self.log.append({"kind": "undo", "by": "scorekeeper"})
         return self.state
 
-    def fix_table(self, game_id: int, *, turn: int | None = None,
-                  double: tuple[int | None, int, int | None] | None = None,
-                  public: tuple[int, bool] | None = None) -> dict[str, Any]:
+    def fix_table(
+        self,
+        game_id: int,
+        *,
+        turn: int | None = None,
+        double: tuple[int | None, int, int | None] | None = None,
+        public: tuple[int, bool] | None = None,
+    ) -> dict[str, Any]:
         """Log the fix; set the turn in the snapshot."""
         self._call("fix_table", game_id, turn, double, public)
         if self.running_game() != game_id:

@@ -25,42 +25,94 @@ import re
 
 STR = (str,)
 NUM = (int, float)
-TOPIC = re.compile(r"^(?P<prefix>[\w/-]+?)/(?P<component>[a-z_]+)/(?P<node>[A-Za-z0-9_-]+)/"
-                   r"(?P<object>[A-Za-z0-9_-]+)/config$")
+TOPIC = re.compile(
+    r"^(?P<prefix>[\w/-]+?)/(?P<component>[a-z_]+)/(?P<node>[A-Za-z0-9_-]+)/"
+    r"(?P<object>[A-Za-z0-9_-]+)/config$"
+)
 
-DEVICE = {"identifiers": ((list, str), True), "connections": ((list,), False),
-          "name": (STR, False), "manufacturer": (STR, False), "model": (STR, False),
-          "sw_version": (STR, False), "hw_version": (STR, False),
-          "configuration_url": (STR, False), "suggested_area": (STR, False),
-          "via_device": (STR, False)}
+DEVICE = {
+    "identifiers": ((list, str), True),
+    "connections": ((list,), False),
+    "name": (STR, False),
+    "manufacturer": (STR, False),
+    "model": (STR, False),
+    "sw_version": (STR, False),
+    "hw_version": (STR, False),
+    "configuration_url": (STR, False),
+    "suggested_area": (STR, False),
+    "via_device": (STR, False),
+}
 ORIGIN = {"name": (STR, True), "sw_version": (STR, False), "support_url": (STR, False)}
-ENTITY = {"name": ((str, type(None)), False), "unique_id": (STR, False),
-          "availability_topic": (STR, False), "payload_available": (STR, False),
-          "payload_not_available": (STR, False), "device": ((dict,), False),
-          "origin": ((dict,), False), "icon": (STR, False),
-          "entity_category": (STR, False), "enabled_by_default": ((bool,), False),
-          "qos": ((int,), False)}
-STATEFUL = {"state_topic": (STR, True), "value_template": (STR, False),
-            "json_attributes_topic": (STR, False)}
+ENTITY = {
+    "name": ((str, type(None)), False),
+    "unique_id": (STR, False),
+    "availability_topic": (STR, False),
+    "payload_available": (STR, False),
+    "payload_not_available": (STR, False),
+    "device": ((dict,), False),
+    "origin": ((dict,), False),
+    "icon": (STR, False),
+    "entity_category": (STR, False),
+    "enabled_by_default": ((bool,), False),
+    "qos": ((int,), False),
+}
+STATEFUL = {
+    "state_topic": (STR, True),
+    "value_template": (STR, False),
+    "json_attributes_topic": (STR, False),
+}
 SCHEMAS: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
-    "binary_sensor": {**ENTITY, **STATEFUL, "payload_on": (STR, False),
-                      "payload_off": (STR, False), "device_class": (STR, False)},
-    "sensor": {**ENTITY, **STATEFUL, "unit_of_measurement": (STR, False),
-               "device_class": (STR, False), "state_class": (STR, False)},
-    "number": {**ENTITY, **STATEFUL, "state_topic": (STR, False),
-               "command_topic": (STR, True), "min": (NUM, False), "max": (NUM, False),
-               "step": (NUM, False), "mode": (STR, False)},
-    "select": {**ENTITY, **STATEFUL, "state_topic": (STR, False),
-               "command_topic": (STR, True), "options": ((list,), True)},
-    "switch": {**ENTITY, **STATEFUL, "state_topic": (STR, False),
-               "command_topic": (STR, True), "payload_on": (STR, False),
-               "payload_off": (STR, False)},
+    "binary_sensor": {
+        **ENTITY,
+        **STATEFUL,
+        "payload_on": (STR, False),
+        "payload_off": (STR, False),
+        "device_class": (STR, False),
+    },
+    "sensor": {
+        **ENTITY,
+        **STATEFUL,
+        "unit_of_measurement": (STR, False),
+        "device_class": (STR, False),
+        "state_class": (STR, False),
+    },
+    "number": {
+        **ENTITY,
+        **STATEFUL,
+        "state_topic": (STR, False),
+        "command_topic": (STR, True),
+        "min": (NUM, False),
+        "max": (NUM, False),
+        "step": (NUM, False),
+        "mode": (STR, False),
+    },
+    "select": {
+        **ENTITY,
+        **STATEFUL,
+        "state_topic": (STR, False),
+        "command_topic": (STR, True),
+        "options": ((list,), True),
+    },
+    "switch": {
+        **ENTITY,
+        **STATEFUL,
+        "state_topic": (STR, False),
+        "command_topic": (STR, True),
+        "payload_on": (STR, False),
+        "payload_off": (STR, False),
+    },
     "button": {**ENTITY, "command_topic": (STR, True), "payload_press": (STR, False)},
-    "device_automation": {"automation_type": (STR, True), "topic": (STR, True),
-                          "type": (STR, True), "subtype": (STR, True),
-                          "payload": (STR, False), "qos": ((int,), False),
-                          "device": ((dict,), True), "origin": ((dict,), False),
-                          "value_template": (STR, False)},
+    "device_automation": {
+        "automation_type": (STR, True),
+        "topic": (STR, True),
+        "type": (STR, True),
+        "subtype": (STR, True),
+        "payload": (STR, False),
+        "qos": ((int,), False),
+        "device": ((dict,), True),
+        "origin": ((dict,), False),
+        "value_template": (STR, False),
+    },
 }
 
 
@@ -72,10 +124,13 @@ def _check_map(where: str, value: object, schema: dict) -> list[str]:
         if key not in value:
             if required:
                 problems.append(f"{where}.{key}: required")
-        elif not isinstance(value[key], types) or isinstance(value[key], bool) and bool \
-                not in types:
-            problems.append(f"{where}.{key}: {type(value[key]).__name__} is not "
-                            f"{'/'.join(t.__name__ for t in types)}")
+        elif (
+            not isinstance(value[key], types) or isinstance(value[key], bool) and bool not in types
+        ):
+            problems.append(
+                f"{where}.{key}: {type(value[key]).__name__} is not "
+                f"{'/'.join(t.__name__ for t in types)}"
+            )
     return problems
 
 

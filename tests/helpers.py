@@ -27,13 +27,32 @@ class CoreDriver:
         self.now += seconds
         return self.send(ClockTicked(self.now))
 
-    def start(self, players, rules="consensus", seats=None, mexican_slot=None, first=None,
-              set_max=12, rounds=None, options=()):
+    def start(
+        self,
+        players,
+        rules="consensus",
+        seats=None,
+        mexican_slot=None,
+        first=None,
+        set_max=12,
+        rounds=None,
+        options=(),
+    ):
         seats = tuple(seats or range(1, len(players) + 1))
-        return self.send(GameStarted(
-            game_id=1, rules=rules, players=tuple(players), seats=seats,
-            mexican_slot=mexican_slot, set_max=set_max, rounds=rounds or set_max + 1,
-            at=self.now, first=first, options=tuple(options)))
+        return self.send(
+            GameStarted(
+                game_id=1,
+                rules=rules,
+                players=tuple(players),
+                seats=seats,
+                mexican_slot=mexican_slot,
+                set_max=set_max,
+                rounds=rounds or set_max + 1,
+                at=self.now,
+                first=first,
+                options=tuple(options),
+            )
+        )
 
     def press(self, slot, hold=0.15):
         self.send(ButtonChanged(slot, True, self.now))

@@ -33,8 +33,21 @@ class HubProcess:
     def __init__(self, port: int, state_dir, *extra: str) -> None:
         self.port = port
         self.base = f"http://127.0.0.1:{port}"
-        args = [sys.executable, "-m", "hub.cli", "run", "--backend", "sim", "--host",
-                "127.0.0.1", "--port", str(port), "--state-dir", str(state_dir), *extra]
+        args = [
+            sys.executable,
+            "-m",
+            "hub.cli",
+            "run",
+            "--backend",
+            "sim",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--state-dir",
+            str(state_dir),
+            *extra,
+        ]
         self.log = open(os.path.join(str(state_dir) + ".log"), "ab")
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT)
         self.wait_ready()

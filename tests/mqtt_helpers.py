@@ -47,16 +47,19 @@ class Mosquitto:
         self.workdir = workdir
         workdir.mkdir(parents=True, exist_ok=True)
         self.config = workdir / "mosquitto.conf"
-        self.config.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
-                               f"persistence false\nmax_queued_messages 10000\n{extra}")
+        self.config.write_text(
+            f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
+            f"persistence false\nmax_queued_messages 10000\n{extra}"
+        )
         self.proc: subprocess.Popen[bytes] | None = None
         self.start()
 
     def start(self, timeout: float = 10.0) -> None:
         """Start the broker and wait until it accepts connections."""
         log = open(self.workdir / "mosquitto.log", "ab")
-        self.proc = subprocess.Popen([self.path, "-c", str(self.config)], stdout=log,
-                                     stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            [self.path, "-c", str(self.config)], stdout=log, stderr=subprocess.STDOUT
+        )
         log.close()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -91,16 +94,21 @@ class Mosquitto:
 class Listener:
     """Subscribes to ``topics`` and keeps every message; tests wait on conditions."""
 
-    def __init__(self, port: int, topics: tuple[str, ...] = ("#",),
-                 client_id: str = "") -> None:
+    def __init__(self, port: int, topics: tuple[str, ...] = ("#",), client_id: str = "") -> None:
         self.messages: list[tuple[str, bytes, float]] = []
         self.latest: dict[str, bytes] = {}
         self._cond = threading.Condition()
         handlers = LinkHandlers(message=self._message)
         self.client_id = client_id or f"listener-{id(self)}"
         self.probe = f"probe/{self.client_id}"
-        self.link = PahoLink(Broker("127.0.0.1", port), self.client_id, handlers,
-                             subscriptions=(*topics, self.probe), backoff=1, max_backoff=2)
+        self.link = PahoLink(
+            Broker("127.0.0.1", port),
+            self.client_id,
+            handlers,
+            subscriptions=(*topics, self.probe),
+            backoff=1,
+            max_backoff=2,
+        )
         self.link.start()
 
     def _message(self, topic: str, payload: bytes) -> None:
@@ -119,8 +127,9 @@ class Listener:
                     return result
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise TimeoutError(f"no such message within {timeout} s; last: "
-                                       f"{self.messages[-5:]}")
+                    raise TimeoutError(
+                        f"no such message within {timeout} s; last: {self.messages[-5:]}"
+                    )
                 self._cond.wait(min(left, 0.2))
 
     def json(self, topic: str) -> object:

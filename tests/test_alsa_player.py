@@ -191,14 +191,14 @@ def test_volume_scales_what_is_written(make_player, device):
         player.set_volume(2)
 
 
-def test_the_player_plays_what_it_is_asked_quiet_rules_are_the_policys(make_player,
-                                                                          device):
+def test_the_player_plays_what_it_is_asked_quiet_rules_are_the_policys(make_player, device):
     player = make_player()
     assert not hasattr(player, "set_quiet")
     # The idle device got turn's first period from the caller; turn_back ranks equal,
     # so it is mixed in from the next period (100 + 200).
     assert played(player, device, "turn", "turn_back") == (
-        [100] * PERIOD + [300] * (2 * PERIOD) + [200] * PERIOD)
+        [100] * PERIOD + [300] * (2 * PERIOD) + [200] * PERIOD
+    )
 
 
 def test_play_never_waits_for_the_device(make_player, device):
@@ -393,16 +393,19 @@ def test_a_missing_alsa_device_is_reported_not_raised(alsa_null, caplog):
 
 
 def test_a_device_that_opens_never_loads_ctypes(alsa_null):
-    code = ("import sys\n"
-            "from hub.io.alsa_player import AlsaPlayer\n"
-            f"player = AlsaPlayer(device={alsa_null!r})\n"
-            "assert player.wait_ready() and player.status()['available']\n"
-            "player.play('turn')\n"
-            "assert player.wait_idle()\n"
-            "player.close()\n"
-            "print('ctypes' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, timeout=60)
+    code = (
+        "import sys\n"
+        "from hub.io.alsa_player import AlsaPlayer\n"
+        f"player = AlsaPlayer(device={alsa_null!r})\n"
+        "assert player.wait_ready() and player.status()['available']\n"
+        "player.play('turn')\n"
+        "assert player.wait_idle()\n"
+        "player.close()\n"
+        "print('ctypes' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
     assert out.stdout.strip() == "False", out.stderr
 
 
@@ -426,18 +429,20 @@ def test_the_cli_explains_what_cannot_be_played(alsa_null):
 
 def test_an_idle_device_gets_the_first_period_from_the_caller(make_player, device):
     starts = []
-    player = make_player(on_sound_start=lambda name: starts.append(
-        (name, threading.current_thread().name)))
+    player = make_player(
+        on_sound_start=lambda name: starts.append((name, threading.current_thread().name))
+    )
     assert player.wait_idle()
     player.play("turn")
     # Written before play() returned, on this thread: no wait for the writer thread.
     assert device.writes[-1] == LOUD["turn"][:PERIOD].tobytes()
     assert starts == [("turn", threading.current_thread().name)]
     assert player.wait_idle()
-    assert device.samples()[-3 * PERIOD:] == list(LOUD["turn"])
+    assert device.samples()[-3 * PERIOD :] == list(LOUD["turn"])
     gate = threading.Event()
     device.on_write = lambda count: (
-        gate.wait(10) if threading.current_thread().name == "sound-writer" else None)
+        gate.wait(10) if threading.current_thread().name == "sound-writer" else None
+    )
     player.play("choo")  # its first period from here; the writer then holds the device
     assert device.wait_for(lambda: len(device.writes) >= 2 and not player._idle)
     player.play("chicken")  # so this one is queued for the writer

@@ -14,24 +14,43 @@ from tests.helpers import eventually
 
 
 def game(players, rounds, winner=None):
-    return {"id": 1, "players": players, "round": len(rounds) + 1, "round_count": 13,
-            "engine": 12 - len(rounds), "finished": False,
-            "rounds": [{"round": i + 1, "points": pts, "went_out": out}
-                       for i, (pts, out) in enumerate(rounds)],
-            "totals": {p: sum(r[0].get(p, 0) for r in rounds) for p in players},
-            "standings": sorted(players, key=lambda p: sum(r[0].get(p, 0) for r in rounds)),
-            "winner": winner}
+    return {
+        "id": 1,
+        "players": players,
+        "round": len(rounds) + 1,
+        "round_count": 13,
+        "engine": 12 - len(rounds),
+        "finished": False,
+        "rounds": [
+            {"round": i + 1, "points": pts, "went_out": out} for i, (pts, out) in enumerate(rounds)
+        ],
+        "totals": {p: sum(r[0].get(p, 0) for r in rounds) for p in players},
+        "standings": sorted(players, key=lambda p: sum(r[0].get(p, 0) for r in rounds)),
+        "winner": winner,
+    }
 
 
 def state(turn, players):
-    return {"game": {"id": 1, "round": 2, "rounds": 13, "engine": 11, "phase": "play",
-                     "players": players},
-            "turn": turn, "slots": [{"slot": i + 1, "owner": p} for i, p in enumerate(players)]}
+    return {
+        "game": {
+            "id": 1,
+            "round": 2,
+            "rounds": 13,
+            "engine": 11,
+            "phase": "play",
+            "players": players,
+        },
+        "turn": turn,
+        "slots": [{"slot": i + 1, "owner": p} for i, p in enumerate(players)],
+    }
 
 
 def feed(board, hub_id, leaf, payload):
-    raw = payload if isinstance(payload, bytes) else (
-        payload.encode() if isinstance(payload, str) else json.dumps(payload).encode())
+    raw = (
+        payload
+        if isinstance(payload, bytes)
+        else (payload.encode() if isinstance(payload, str) else json.dumps(payload).encode())
+    )
     board.post(f"mtrain/{hub_id}/{leaf}", raw)
     board.drain()
 
@@ -66,15 +85,25 @@ def test_standings_across_tables_lowest_first_ties_to_more_rounds_won():
 
     rows = standings([TableSeen("t1", True, game=t1), TableSeen("t2", True, game=t2)])
     assert [(r["name"], r["points"], r["won"], r["place"]) for r in rows] == [
-        ("Ann", 10, 1, 1), ("Cy", 10, 1, 1), ("Bob", 20, 1, 3), ("Di", 40, 1, 4)]
+        ("Ann", 10, 1, 1),
+        ("Cy", 10, 1, 1),
+        ("Bob", 20, 1, 3),
+        ("Di", 40, 1, 4),
+    ]
     t3 = game(["Ed"], [({"Ed": 10}, "Ed"), ({"Ed": 0}, "Ed")])
     rows = standings([TableSeen("t1", True, game=t1), TableSeen("t3", True, game=t3)])
     assert rows[0]["name"] == "Ed" and rows[0]["place"] == 1 and rows[1]["place"] == 2
 
 
-@pytest.mark.parametrize(("leaf", "payload"), [
-    ("state", b"{nope"), ("state", b"[1, 2]"), ("status", b"maybe"), ("game", b"\xff"),
-])
+@pytest.mark.parametrize(
+    ("leaf", "payload"),
+    [
+        ("state", b"{nope"),
+        ("state", b"[1, 2]"),
+        ("status", b"maybe"),
+        ("game", b"\xff"),
+    ],
+)
 def test_bad_payloads_are_logged_and_ignored(leaf, payload, caplog):
     board = TournamentBoard()
     feed(board, "t1", leaf, payload)
@@ -132,8 +161,12 @@ def test_summary_of_an_unknown_table():
 def test_players_of_tables_with_no_round_scored_are_unplaced():
     from hub.board.model import TableSeen
 
-    rows = standings([TableSeen("t1", True, game=game(["Ann"], [({"Ann": 9}, None)])),
-                      TableSeen("t2", True, game=game(["Bo"], []))])
+    rows = standings(
+        [
+            TableSeen("t1", True, game=game(["Ann"], [({"Ann": 9}, None)])),
+            TableSeen("t2", True, game=game(["Bo"], [])),
+        ]
+    )
     assert [(r["name"], r["place"]) for r in rows] == [("Ann", 1), ("Bo", None)]
 
 
@@ -188,8 +221,16 @@ WRONG_SHAPES = [
     ("state", {"slots": 5, "turn": {}}),
     ("state", {"game": {"players": [{}], "round": [2]}, "slots": [3, {"slot": [1]}], "turn": 1}),
     ("state", {"game": "t1", "turn": [1]}),
-    ("game", {"players": ["Ann"], "totals": {"Ann": 1e999}, "id": float("nan"),
-              "rounds": [{"points": {"Ann": float("-inf")}}], "round": float("inf")}),
+    (
+        "game",
+        {
+            "players": ["Ann"],
+            "totals": {"Ann": 1e999},
+            "id": float("nan"),
+            "rounds": [{"points": {"Ann": float("-inf")}}],
+            "round": float("inf"),
+        },
+    ),
 ]
 
 
@@ -248,8 +289,7 @@ def test_live_pages_beyond_the_limit_are_told_to_poll():
 def test_the_board_refuses_thread_counts_that_leave_no_live_page(threads, capsys):
     from hub.cli.main import main
 
-    assert main(["board", "--mqtt", "mqtt://127.0.0.1:1", "--port", "1",
-                 "--threads", threads]) == 2
+    assert main(["board", "--mqtt", "mqtt://127.0.0.1:1", "--port", "1", "--threads", threads]) == 2
     assert "--threads" in capsys.readouterr().err
 
 

@@ -27,20 +27,32 @@ from tablesim.motions import Hand, Pace
 
 
 def test_setup_body_is_what_the_scorepad_posts():
-    config = GameConfig("consensus", (2, 5, 7), mexican_slot=8, first=5, partnerships=False,
-                        chickenfoot=True, double_blank=25, rounds=4)
+    config = GameConfig(
+        "consensus",
+        (2, 5, 7),
+        mexican_slot=8,
+        first=5,
+        partnerships=False,
+        chickenfoot=True,
+        double_blank=25,
+        rounds=4,
+    )
     names = {2: "Ann", 5: "Bob", 7: "Cid"}
     assert setup_body(config, names) == {
-        "players": ["Ann", "Bob", "Cid"], "rules": "consensus", "seats": [2, 5, 7],
-        "mexican_slot": 8, "set": 12, "rounds": 4, "first": 5,
+        "players": ["Ann", "Bob", "Cid"],
+        "rules": "consensus",
+        "seats": [2, 5, 7],
+        "mexican_slot": 8,
+        "set": 12,
+        "rounds": 4,
+        "first": 5,
         "options": {"chickenfoot": True, "double_blank": 25},
     }
 
 
 def test_gestures_drive_the_sim_pins_and_the_hub_reads_them_back(make_hub):
     hub = make_hub()
-    table = BotTable(hub, Hand(random.Random(1), Pace(bounce=1.0, flicker=0.0)),
-                     hub.clock.advance)
+    table = BotTable(hub, Hand(random.Random(1), Pace(bounce=1.0, flicker=0.0)), hub.clock.advance)
     config = GameConfig("consensus", (1, 3), mexican_slot=2, first=1)
     table.act(NewGame(config))
     assert table.names == {1: "Ann", 3: "Bob"}

@@ -35,8 +35,9 @@ def mcu():
 
 @pytest.fixture
 def hub(make_hub, mcu):
-    the_hub = make_hub(threaded=True, clock=SystemClock(), backend="serial",
-                       serial={"port": mcu.path})
+    the_hub = make_hub(
+        threaded=True, clock=SystemClock(), backend="serial", serial={"port": mcu.path}
+    )
     until(lambda: the_hub.link.connected, what="the hub box to connect")
     return the_hub
 
@@ -49,12 +50,16 @@ def api(hub):
         response = client.get("/api/state")
         assert response.status_code == 200
         return response.get_json()
+
     return state
 
 
 def gestures(hub) -> list[tuple[str, int]]:
-    return [(e["kind"], e["slot"]) for e in hub.eventlog.recent(500)
-            if e["kind"] in ("tap", "hold", "long-hold", "marker")]
+    return [
+        (e["kind"], e["slot"])
+        for e in hub.eventlog.recent(500)
+        if e["kind"] in ("tap", "hold", "long-hold", "marker")
+    ]
 
 
 def tap(mcu, hub, slot: int) -> None:
@@ -162,6 +167,8 @@ def test_the_centre_button_comes_through(hub, mcu):
     start(hub)
     tap(mcu, hub, 1)
     mcu.press(0, 2200)  # a long hold of the centre: undo
-    until(lambda: any(e["kind"] == "long-hold" and e["slot"] == 0
-                      for e in hub.eventlog.recent(100)), what="the centre's long hold")
+    until(
+        lambda: any(e["kind"] == "long-hold" and e["slot"] == 0 for e in hub.eventlog.recent(100)),
+        what="the centre's long hold",
+    )
     until(lambda: hub.loop.snapshot["turn"] == 1, what="the tap undone")

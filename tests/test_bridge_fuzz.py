@@ -65,7 +65,7 @@ def _mutated(rng: random.Random, frame: bytes) -> bytes:
     if how == 0:
         data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
     elif how == 1:
-        del data[rng.randrange(1, body):]
+        del data[rng.randrange(1, body) :]
     elif how == 2:
         del data[rng.randrange(1, body)]
     else:

@@ -21,9 +21,12 @@ def imported(path: Path) -> set[str]:
 
 
 def test_exactly_one_module_imports_pyserial():
-    found = [p.relative_to(ROOT).as_posix() for d in PRODUCT
-             for p in sorted((ROOT / d).rglob("*.py"))
-             if any(n == "serial" or n.startswith("serial.") for n in imported(p))]
+    found = [
+        p.relative_to(ROOT).as_posix()
+        for d in PRODUCT
+        for p in sorted((ROOT / d).rglob("*.py"))
+        if any(n == "serial" or n.startswith("serial.") for n in imported(p))
+    ]
     assert found == ["firmware_bridge/link.py"]
 
 

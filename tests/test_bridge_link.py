@@ -15,8 +15,10 @@ from hub.runtime.config import ConfigError, load
 
 
 def test_find_port_by_usb_id_prefers_the_by_id_path(monkeypatch, tmp_path):
-    ports = [SimpleNamespace(device="/dev/ttyUSB0", vid=0x0403, pid=0x6001),
-             SimpleNamespace(device=str(tmp_path / "ttyACM3"), vid=0x2E8A, pid=0x0005)]
+    ports = [
+        SimpleNamespace(device="/dev/ttyUSB0", vid=0x0403, pid=0x6001),
+        SimpleNamespace(device=str(tmp_path / "ttyACM3"), vid=0x2E8A, pid=0x0005),
+    ]
     monkeypatch.setattr(link.list_ports, "comports", lambda: ports)
     (tmp_path / "ttyACM3").touch()
     by_id = tmp_path / "by-id"
@@ -50,33 +52,47 @@ def test_with_sim_inputs_only_the_ring_goes_to_the_box(make_hub):
 
 def test_fake_mcu_commands_are_checked():
     calls = []
-    board = SimpleNamespace(press=lambda *a: calls.append(("press", *a)),
-                            marker=lambda *a: calls.append(("marker", *a)),
-                            stall=lambda *a: calls.append(("stall", *a)),
-                            reset=lambda: calls.append(("reset",)),
-                            garbage=lambda *a: calls.append(("garbage", *a)))
+    board = SimpleNamespace(
+        press=lambda *a: calls.append(("press", *a)),
+        marker=lambda *a: calls.append(("marker", *a)),
+        stall=lambda *a: calls.append(("stall", *a)),
+        reset=lambda: calls.append(("reset",)),
+        garbage=lambda *a: calls.append(("garbage", *a)),
+    )
     execute(board, "press 3 120")  # type: ignore[arg-type]
     execute(board, "centre 2500")  # type: ignore[arg-type]
     execute(board, "marker 8 1")  # type: ignore[arg-type]
     execute(board, "stall 1.5")  # type: ignore[arg-type]
     execute(board, "reset")  # type: ignore[arg-type]
     execute(board, "   ")  # type: ignore[arg-type]
-    assert calls == [("press", 3, 120.0), ("press", 0, 2500.0), ("marker", 8, True),
-                     ("stall", 1.5), ("reset",)]
-    for line, error in [("press 9 100", "SLOT"), ("press 1", "expected 2"),
-                        ("marker 1 2", "0 or 1"), ("jump", "unknown command"),
-                        ("garbage lots", "N: expected a number")]:
+    assert calls == [
+        ("press", 3, 120.0),
+        ("press", 0, 2500.0),
+        ("marker", 8, True),
+        ("stall", 1.5),
+        ("reset",),
+    ]
+    for line, error in [
+        ("press 9 100", "SLOT"),
+        ("press 1", "expected 2"),
+        ("marker 1 2", "0 or 1"),
+        ("jump", "unknown command"),
+        ("garbage lots", "N: expected a number"),
+    ]:
         with pytest.raises(ValueError, match=error):
             execute(board, line)  # type: ignore[arg-type]
     assert leds_line([(255, 0, 16, 1), (0, 0, 0, 0)]) == "leds ff0010 000000"
 
 
-@pytest.mark.parametrize("overrides, error", [
-    ({"serial": {"port": "ttyACM0"}}, "serial.port: expected a device path"),
-    ({"serial": {"baud": 1234}}, "serial.baud: 1234 is not one of"),
-    ({"leds": {"pixels": 100}}, "leds.pixels: 100 is out of range"),
-    ({"leds": {"brightness": 1.5}}, "leds.brightness"),
-])
+@pytest.mark.parametrize(
+    "overrides, error",
+    [
+        ({"serial": {"port": "ttyACM0"}}, "serial.port: expected a device path"),
+        ({"serial": {"baud": 1234}}, "serial.baud: 1234 is not one of"),
+        ({"leds": {"pixels": 100}}, "leds.pixels: 100 is out of range"),
+        ({"leds": {"brightness": 1.5}}, "leds.brightness"),
+    ],
+)
 def test_serial_and_led_config_errors_name_the_key(overrides, error):
     with pytest.raises(ConfigError, match=error):
         load(None, overrides)

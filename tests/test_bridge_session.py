@@ -31,8 +31,9 @@ class Box:
         return self.frame(proto.IDENTIFY, head + proto.pack_time(us) + b"box")
 
     def snapshot(self, us: int, buttons: int = 0, markers: int = 0) -> bytes:
-        return self.frame(proto.SNAPSHOT, proto.pack_time(us) + struct.pack("<HH", buttons,
-                                                                             markers))
+        return self.frame(
+            proto.SNAPSHOT, proto.pack_time(us) + struct.pack("<HH", buttons, markers)
+        )
 
     def edge(self, us: int, source: int, level: int) -> bytes:
         return self.frame(proto.EDGE, proto.pack_time(us) + bytes((source, level)))

@@ -73,7 +73,8 @@ def test_a_table_change_sends_one_state_with_the_ring_drawn_for_it(make_hub):
     hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
     states = []
     hub.broadcaster.callbacks.append(
-        lambda kind, payload: states.append(payload) if kind == "state" else None)
+        lambda kind, payload: states.append(payload) if kind == "state" else None
+    )
     hub.sim.button(1, True)
     hub.clock.advance(0.05)
     hub.sim.button(1, False)  # a tap: the turn passes to slot 2
@@ -92,7 +93,8 @@ def test_a_refused_press_sends_the_ring_flash_though_the_table_is_unchanged(make
     before = hub.loop.snapshot["ring"]
     states = []
     hub.broadcaster.callbacks.append(
-        lambda kind, payload: states.append(payload) if kind == "state" else None)
+        lambda kind, payload: states.append(payload) if kind == "state" else None
+    )
     hub.sim.button(2, True)  # Bob's private train, on Ann's turn: refused ("nope")
     hub.clock.advance(0.05)
     hub.sim.button(2, False)

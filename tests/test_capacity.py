@@ -18,14 +18,12 @@ WORKERS = 4
 STREAMS = 6  # more than the workers: a stream that held one would starve the API
 
 
-
 @pytest.fixture
 def served(make_hub):
     """A sim hub on the real clock, served on a free port; its base URL."""
     from hub.runtime.clock import SystemClock
 
-    hub = make_hub(threaded=True, clock=SystemClock(),
-                   web={"threads": WORKERS, "streams": STREAMS})
+    hub = make_hub(threaded=True, clock=SystemClock(), web={"threads": WORKERS, "streams": STREAMS})
     hub.serve("127.0.0.1", 0, block=False, on_listening=lambda host, port: None)
     return hub, f"http://127.0.0.1:{hub._server.effective_port}"
 
@@ -136,9 +134,11 @@ def test_a_press_from_another_origin_is_still_refused(served):
     host, port = base.removeprefix("http://").split(":")
     sock = socket.create_connection((host, int(port)), timeout=10)
     body = b'{"hold_ms": 0}'
-    sock.sendall(b"POST /api/sim/slots/1/press HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                 b"Origin: http://evil.example\r\nContent-Type: application/json\r\n"
-                 b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    sock.sendall(
+        b"POST /api/sim/slots/1/press HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Origin: http://evil.example\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+    )
     assert status(sock.recv(4096)) == 403
     sock.close()
 
@@ -156,8 +156,9 @@ def small_server(monkeypatch):
     """The hub's web server around a one-line app, with room for 20 connections and
     a request deadline of 0.3 s."""
     monkeypatch.setattr(webserver, "REQUEST_S", 0.3)
-    server = webserver.make_server(hello, "127.0.0.1", 0, 4, connection_limit=20,
-                                   cleanup_interval=1)
+    server = webserver.make_server(
+        hello, "127.0.0.1", 0, 4, connection_limit=20, cleanup_interval=1
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.effective_port}"

@@ -26,8 +26,10 @@ def test_sounds_play_unknown_sound(capsys):
 
 
 def test_run_serial_refuses_a_port_that_is_no_path(tmp_path, capsys):
-    assert main(["run", "--backend", "serial", "--serial-port", "COM3",
-                 "--state-dir", str(tmp_path)]) == 2
+    assert (
+        main(["run", "--backend", "serial", "--serial-port", "COM3", "--state-dir", str(tmp_path)])
+        == 2
+    )
     assert "serial.port: expected a device path" in capsys.readouterr().err
 
 

@@ -13,22 +13,37 @@ EMPTY = {"hub": {}, "web": {}, "mqtt": {}, "serial": {}}
 READ = [
     (["run"], {}),
     (["run", "--config", "/etc/mtrain/hub.toml"], {}),
-    (["run", "--backend", "sim", "--host", "127.0.0.1", "--port", "8080", "--state-dir", "st"],
-     {"hub": {"backend": "sim", "state_dir": "st"}, "web": {"host": "127.0.0.1", "port": 8080}}),
-    (["run", "--port=9000", "--backend=gpio", "-v"],
-     {"hub": {"backend": "gpio"}, "web": {"port": 9000}}),
-    (["run", "--verbose", "--mqtt", "mqtt://localhost:1883", "--hub-id", "t1"],
-     {"hub": {"hub_id": "t1"}, "mqtt": {"url": "mqtt://localhost:1883"}}),
-    (["run", "--serial-port", "/dev/ttyACM0", "--backend", "serial"],
-     {"hub": {"backend": "serial"}, "serial": {"port": "/dev/ttyACM0"}}),
+    (
+        ["run", "--backend", "sim", "--host", "127.0.0.1", "--port", "8080", "--state-dir", "st"],
+        {"hub": {"backend": "sim", "state_dir": "st"}, "web": {"host": "127.0.0.1", "port": 8080}},
+    ),
+    (
+        ["run", "--port=9000", "--backend=gpio", "-v"],
+        {"hub": {"backend": "gpio"}, "web": {"port": 9000}},
+    ),
+    (
+        ["run", "--verbose", "--mqtt", "mqtt://localhost:1883", "--hub-id", "t1"],
+        {"hub": {"hub_id": "t1"}, "mqtt": {"url": "mqtt://localhost:1883"}},
+    ),
+    (
+        ["run", "--serial-port", "/dev/ttyACM0", "--backend", "serial"],
+        {"hub": {"backend": "serial"}, "serial": {"port": "/dev/ttyACM0"}},
+    ),
     (["run", "--host=", "--port", " 8081"], {"web": {"port": 8081}}),  # an empty host: default
     (["run", "--port", "1", "--port", "2"], {"web": {"port": 2}}),  # the last one counts
 ]
 
 REFUSED = [
-    [], ["run", "--colour", "x"], ["run", "--port", "eighty"], ["run", "--backend", "pigpio"],
-    ["run", "--host"], ["run", "--host", "--port", "1"], ["run", "extra"],
-    ["run", "--verbose=1"], ["run", "--port="], ["walk"],
+    [],
+    ["run", "--colour", "x"],
+    ["run", "--port", "eighty"],
+    ["run", "--backend", "pigpio"],
+    ["run", "--host"],
+    ["run", "--host", "--port", "1"],
+    ["run", "extra"],
+    ["run", "--verbose=1"],
+    ["run", "--port="],
+    ["walk"],
 ]
 
 

@@ -15,11 +15,25 @@ from hub.runtime.config import DEFAULTS, ConfigError, load
 
 
 def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "hub.cli", "run", "--backend", "sim",
-               "--state-dir", str(tmp_path / "state"), *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=60,
-                          cwd=tmp_path, env={"PATH": "/usr/bin:/bin", "PYTHONPATH":
-                                             str(Path(__file__).resolve().parents[1])})
+    command = [
+        sys.executable,
+        "-m",
+        "hub.cli",
+        "run",
+        "--backend",
+        "sim",
+        "--state-dir",
+        str(tmp_path / "state"),
+        *args,
+    ]
+    return subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
 
 
 def _config_error(result: subprocess.CompletedProcess[str], key: str) -> str:
@@ -31,15 +45,17 @@ def _config_error(result: subprocess.CompletedProcess[str], key: str) -> str:
 
 
 def test_a_host_that_does_not_resolve(tmp_path: Path, free_port: int) -> None:
-    line = _config_error(_run(tmp_path, "--host", "no-such-host.invalid", "--port",
-                              str(free_port)),
-                         "web.host: 'no-such-host.invalid'")
+    line = _config_error(
+        _run(tmp_path, "--host", "no-such-host.invalid", "--port", str(free_port)),
+        "web.host: 'no-such-host.invalid'",
+    )
     assert "not an IP address or a name" in line
 
 
 def test_a_host_this_machine_does_not_have(tmp_path: Path, free_port: int) -> None:
-    line = _config_error(_run(tmp_path, "--host", "192.0.2.1", "--port", str(free_port)),
-                         "web.host")
+    line = _config_error(
+        _run(tmp_path, "--host", "192.0.2.1", "--port", str(free_port)), "web.host"
+    )
     assert "not an address of this machine" in line
 
 
@@ -48,8 +64,9 @@ def test_a_port_already_in_use(tmp_path: Path) -> None:
         holder.bind(("127.0.0.1", 0))
         holder.listen()
         port = holder.getsockname()[1]
-        line = _config_error(_run(tmp_path, "--host", "127.0.0.1", "--port", str(port)),
-                             f"web.port: port {port}")
+        line = _config_error(
+            _run(tmp_path, "--host", "127.0.0.1", "--port", str(port)), f"web.port: port {port}"
+        )
     assert "already in use" in line
 
 
@@ -63,13 +80,15 @@ def test_a_config_file_that_is_not_utf8(tmp_path: Path) -> None:
 def test_a_config_file_that_is_not_toml(tmp_path: Path) -> None:
     path = tmp_path / "hub.toml"
     path.write_text("[web\nport = ")
-    assert "not valid TOML" in _config_error(_run(tmp_path, "--config", str(path)),
-                                             f"config file {path}")
+    assert "not valid TOML" in _config_error(
+        _run(tmp_path, "--config", str(path)), f"config file {path}"
+    )
 
 
 def test_a_config_file_that_is_a_folder(tmp_path: Path) -> None:
-    assert "cannot be read" in _config_error(_run(tmp_path, "--config", str(tmp_path)),
-                                             f"config file {tmp_path}")
+    assert "cannot be read" in _config_error(
+        _run(tmp_path, "--config", str(tmp_path)), f"config file {tmp_path}"
+    )
 
 
 def test_a_state_directory_that_is_a_file(tmp_path: Path) -> None:
@@ -83,8 +102,25 @@ def test_a_value_of_the_wrong_type(tmp_path: Path) -> None:
     assert "expected int" in _config_error(_run(tmp_path, "--config", str(path)), "web.port")
 
 
-WRONG = ["x", "", 5, -1, 2**70, 0.5, float("nan"), True, [], ["a"], [1.5], [2**70],
-         [-1] * 8, ["a"] * 8, {}, {"a": 1}, [[1]] * 8]
+WRONG = [
+    "x",
+    "",
+    5,
+    -1,
+    2**70,
+    0.5,
+    float("nan"),
+    True,
+    [],
+    ["a"],
+    [1.5],
+    [2**70],
+    [-1] * 8,
+    ["a"] * 8,
+    {},
+    {"a": 1},
+    [[1]] * 8,
+]
 
 
 @pytest.mark.parametrize("section", sorted(DEFAULTS))

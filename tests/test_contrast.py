@@ -51,8 +51,9 @@ def variables(block: str) -> dict[str, str]:
 
 def schemes() -> dict[str, dict[str, str]]:
     light_block = re.search(r":root\s*\{(.*?)\}", CSS, re.S)
-    dark_media = re.search(r"@media\s*\(prefers-color-scheme:\s*dark\)\s*\{\s*:root\s*\{(.*?)\}",
-                           CSS, re.S)
+    dark_media = re.search(
+        r"@media\s*\(prefers-color-scheme:\s*dark\)\s*\{\s*:root\s*\{(.*?)\}", CSS, re.S
+    )
     assert light_block and dark_media, "app.css must set :root colours and a dark override"
     light = variables(light_block.group(1))
     return {"light": light, "dark": {**light, **variables(dark_media.group(1))}}
@@ -62,7 +63,7 @@ def luminance(colour: str) -> float:
     hex_ = colour.lstrip("#")
     if len(hex_) == 3:
         hex_ = "".join(c * 2 for c in hex_)
-    channels = [int(hex_[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    channels = [int(hex_[i : i + 2], 16) / 255 for i in (0, 2, 4)]
     r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 

@@ -9,8 +9,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parent.parent
-BANNED = {"threading", "time", "sqlite3", "socket", "subprocess", "asyncio", "select",
-          "datetime", "random", "os"}
+BANNED = {
+    "threading",
+    "time",
+    "sqlite3",
+    "socket",
+    "subprocess",
+    "asyncio",
+    "select",
+    "datetime",
+    "random",
+    "os",
+}
 
 
 def pure_files():

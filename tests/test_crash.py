@@ -71,8 +71,9 @@ Step = tuple[Action, Truth]
 def games(seed: int) -> Iterator[Step]:
     """Whole games, the four profiles in turn, each a new seed: 3 players, double-6."""
     for number in itertools.count():
-        config = GameConfig.for_players(PROFILES[number % 4], 3, seed=seed + number,
-                                        set_max=6, rounds=2, tiles_each=5)
+        config = GameConfig.for_players(
+            PROFILES[number % 4], 3, seed=seed + number, set_max=6, rounds=2, tiles_each=5
+        )
         yield from iter_actions(config, RandomLegal(seed + number))
 
 
@@ -114,8 +115,7 @@ class Client:
         """A round's scores were stored: the ledger has them."""
         assert self.game is not None
         result = action.result
-        self.game.scores[result.round] = {self.game.names[s]: p
-                                          for s, p in result.points.items()}
+        self.game.scores[result.round] = {self.game.names[s]: p for s, p in result.points.items()}
 
 
 def core_of(snapshot: dict[str, Any]) -> dict[str, Any]:
@@ -130,11 +130,15 @@ def truth_of(snapshot: dict[str, Any], names: dict[int, str]) -> Truth:
     return Truth(
         turn=snapshot["turn"],
         public=frozenset(s["slot"] for s in snapshot["slots"] if s["public"]),
-        double=None if double is None else DoubleTruth(
-            double["slot"], double["covers_left"], double["responsible"]),
-        phase=game["phase"], round=game["round"], engine=game["engine"],
+        double=None
+        if double is None
+        else DoubleTruth(double["slot"], double["covers_left"], double["responsible"]),
+        phase=game["phase"],
+        round=game["round"],
+        engine=game["engine"],
         went_out=slot_of.get(snapshot["went_out"]) if snapshot["went_out"] else None,
-        one_tile=frozenset(snapshot["one_tile"]))
+        one_tile=frozenset(snapshot["one_tile"]),
+    )
 
 
 def perform(client: Client, step: Step) -> dict[str, Any]:
@@ -146,8 +150,9 @@ def perform(client: Client, step: Step) -> dict[str, Any]:
         last = client.last_end
         if isinstance(action, Tap) and last is not None and last[0] == action.slot:
             time.sleep(max(0.0, last[1] + CALL_GAP_S - time.monotonic()))  # not a call
-        status, answer = hub.post(f"/api/sim/slots/{action.slot}/press",
-                                  {"hold_ms": HOLD_MS[type(action)]})
+        status, answer = hub.post(
+            f"/api/sim/slots/{action.slot}/press", {"hold_ms": HOLD_MS[type(action)]}
+        )
         expect(status, answer, action)
         if isinstance(action, LastTile):
             client.last_end = None
@@ -155,8 +160,9 @@ def perform(client: Client, step: Step) -> dict[str, Any]:
             client.last_end = (player, time.monotonic())  # as the core keeps it
         return answer
     if isinstance(action, MarkerOn | MarkerOff):
-        status, answer = hub.post(f"/api/sim/slots/{action.slot}/marker",
-                                  {"present": isinstance(action, MarkerOn)})
+        status, answer = hub.post(
+            f"/api/sim/slots/{action.slot}/marker", {"present": isinstance(action, MarkerOn)}
+        )
         return expect(status, answer, action)
     if isinstance(action, NewGame):
         names = {s: NAMES[i] for i, s in enumerate(action.config.seats)}
@@ -207,7 +213,8 @@ def play_on(client: Client) -> None:
     while True:
         step = client.next_step()
         pair = isinstance(step[0], NewGame) or (
-            isinstance(step[0], Tap) and isinstance(peek(client)[0], LastTile))
+            isinstance(step[0], Tap) and isinstance(peek(client)[0], LastTile)
+        )
         with client.unkillable if pair else _nothing():
             if not play(client, step):
                 return
@@ -259,8 +266,7 @@ def wait_for_steps(client: Client, count: int) -> None:
     """Until ``count`` more steps are acknowledged (or the driver gave up)."""
     target = client.acks + count
     with client.acked_step:
-        client.acked_step.wait_for(lambda: client.acks >= target or client.stopped,
-                                   timeout=30)
+        client.acked_step.wait_for(lambda: client.acks >= target or client.stopped, timeout=30)
 
 
 def check_restart(client: Client, kill: int) -> None:
@@ -285,10 +291,14 @@ def check_restart(client: Client, kill: int) -> None:
         if step[1].phase == "finished":
             client.finished.append(game.rules)
     else:
-        assert not client.acked and step is None and (
-            truth_of(after, game.names) == client.acked_truth), (
+        assert (
+            not client.acked
+            and step is None
+            and (truth_of(after, game.names) == client.acked_truth)
+        ), (
             f"kill {kill}: in flight {step and step[0]}\nacknowledged "
-            f"{client.acked and core_of(client.acked)}\nafter {core_of(after)}")
+            f"{client.acked and core_of(client.acked)}\nafter {core_of(after)}"
+        )
     client.acked, client.acked_truth = after, truth_of(after, game.names)
     client.last_end = None  # the hub forgets it on restart
     check_scores(client, game, kill)

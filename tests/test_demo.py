@@ -77,8 +77,11 @@ def test_someone_pressing_at_the_scorepad_makes_the_bots_deal_a_new_game(make_hu
     assert demo.run(games=1) == 1
     assert demo.disagreements >= 1
     games = hub.store.list_games()
-    assert len(games) >= 2 and hub.store.get_game(games[0]["id"])["finished"] != (
-        hub.store.get_game(games[-1]["id"])["finished"])
+    assert (
+        len(games) >= 2
+        and hub.store.get_game(games[0]["id"])["finished"]
+        != (hub.store.get_game(games[-1]["id"])["finished"])
+    )
 
 
 def test_demo_needs_the_sim_backend(make_hub):
@@ -100,15 +103,38 @@ def _ignore_sigint():
 
 @pytest.mark.parametrize("started", ["in the foreground", "in the background"])
 def test_mtrain_hub_demo_serves_the_scorepad_and_stops_cleanly_on_ctrl_c(
-        tmp_path, free_port, started):
+    tmp_path, free_port, started
+):
     config = tmp_path / "hub.toml"
     config.write_text("[sound]\nenabled = false\n")
-    cmd = [sys.executable, "-m", "hub.cli", "demo", "--config", str(config), "--port",
-           str(free_port), "--host", "127.0.0.1", "--speed", "20", "--seed", "3",
-           "--players", "3", "--state-dir", str(tmp_path / "state")]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-                            preexec_fn=_ignore_sigint if "back" in started else None)
+    cmd = [
+        sys.executable,
+        "-m",
+        "hub.cli",
+        "demo",
+        "--config",
+        str(config),
+        "--port",
+        str(free_port),
+        "--host",
+        "127.0.0.1",
+        "--speed",
+        "20",
+        "--seed",
+        "3",
+        "--players",
+        "3",
+        "--state-dir",
+        str(tmp_path / "state"),
+    ]
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        preexec_fn=_ignore_sigint if "back" in started else None,
+    )
     try:
         seen_turns = set()
         deadline = time.monotonic() + 30

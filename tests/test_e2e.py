@@ -17,8 +17,10 @@ def hub(tmp_path, free_port):
 
 
 def test_illustration_over_http(hub):
-    status, game = hub.post("/api/games", {"players": PLAYERS, "rules": "consensus",
-                                           "set": 9, "first": 1, "mexican_slot": 8})
+    status, game = hub.post(
+        "/api/games",
+        {"players": PLAYERS, "rules": "consensus", "set": 9, "first": 1, "mexican_slot": 8},
+    )
     assert status == 201
 
     def tap(slot):
@@ -35,8 +37,7 @@ def test_illustration_over_http(hub):
             tap(slot)
     assert hold(1)["double"]["slot"] == 1
     assert tap(1)["double"] is None
-    assert hold(2)["double"] == {"slot": 2, "covers_left": 1, "responsible": 2,
-                                 "waiting": False}
+    assert hold(2)["double"] == {"slot": 2, "covers_left": 1, "responsible": 2, "waiting": False}
     assert marker(2)["double"]["responsible"] == 3
     assert marker(3)["double"]["responsible"] == 4
     state = tap(2)
@@ -49,9 +50,12 @@ def test_illustration_over_http(hub):
 
 
 def test_bad_input_never_500(hub):
-    for path, body in [("/api/games", {"players": 5}), ("/api/sim/slots/12/press", {}),
-                       ("/api/sim/slots/1/marker", {"present": None}),
-                       ("/api/games", {"players": ["A", "B"], "seats": [1, 1]})]:
+    for path, body in [
+        ("/api/games", {"players": 5}),
+        ("/api/sim/slots/12/press", {}),
+        ("/api/sim/slots/1/marker", {"present": None}),
+        ("/api/games", {"players": ["A", "B"], "seats": [1, 1]}),
+    ]:
         status, answer = hub.post(path, body)
         assert 400 <= status < 500 and "error" in answer
     status, state = hub.get("/api/state")

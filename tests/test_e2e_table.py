@@ -34,8 +34,9 @@ class Game:
 
     def __init__(self, hub, players=FOUR, **body):
         self.hub = hub
-        status, made = hub.post("/api/games", {"players": players, "first": 1, **body},
-                                token=Game.last_token)
+        status, made = hub.post(
+            "/api/games", {"players": players, "first": 1, **body}, token=Game.last_token
+        )
         assert status == 201, made
         self.id, self.token = made["id"], made["token"]
         Game.last_token = self.token

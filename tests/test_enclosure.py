@@ -29,8 +29,12 @@ def openscad(out: Path, **params: object) -> str:
     for key, value in params.items():
         text = f'"{value}"' if isinstance(value, str) else str(value)
         defines += ["-D", f"{key}={text}"]
-    done = subprocess.run([need("openscad"), *defines, "-o", str(out), str(SCAD)],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [need("openscad"), *defines, "-o", str(out), str(SCAD)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     output = done.stdout + done.stderr
     if out.suffix == ".echo" and out.exists():
         output += out.read_text()
@@ -39,14 +43,17 @@ def openscad(out: Path, **params: object) -> str:
 
 
 def problems(output: str) -> list[str]:
-    return [line for line in output.splitlines()
-            if line.startswith(("WARNING", "ERROR", "DEPRECATED"))]
+    return [
+        line for line in output.splitlines() if line.startswith(("WARNING", "ERROR", "DEPRECATED"))
+    ]
 
 
 def slots(output: str) -> list[dict[str, float]]:
     found = re.findall(r'ECHO: "slot (\d+) (.*)"', output)
-    return [{"slot": float(n), **{k: float(v) for k, v in re.findall(r"(\w+)=([-\d.]+)", rest)}}
-            for n, rest in found]
+    return [
+        {"slot": float(n), **{k: float(v) for k, v in re.findall(r"(\w+)=([-\d.]+)", rest)}}
+        for n, rest in found
+    ]
 
 
 def triangles(stl: Path) -> list[list[Vertex]]:
@@ -85,8 +92,11 @@ def inside_domino(tris: list[list[Vertex]], slot: dict[str, float], size) -> lis
         x, y, z = map(float, v)
         along = x * math.cos(a) + y * math.sin(a) - slot["inner_r"]
         across = -x * math.sin(a) + y * math.cos(a)
-        if (0.05 < along < length - 0.05 and abs(across) < width / 2 - 0.05
-                and slot["floor_z"] + 0.05 < z < slot["floor_z"] + thickness - 0.05):
+        if (
+            0.05 < along < length - 0.05
+            and abs(across) < width / 2 - 0.05
+            and slot["floor_z"] + 0.05 < z < slot["floor_z"] + thickness - 0.05
+        ):
             hits.append(v)
     return hits
 
@@ -96,9 +106,9 @@ def check_slots(output: str, dominoes: int) -> list[dict[str, float]]:
     found = slots(output)
     assert [s["slot"] for s in found] == list(range(1, 9))
     for s in found:
-        assert width < s["width"] <= width + 2.0, s           # fits, without wobbling
-        assert length / 3 <= s["length"] <= length, s         # holds it, it still sticks out
-        assert 1.0 <= s["depth"] < thickness, s               # a finger can pick it up
+        assert width < s["width"] <= width + 2.0, s  # fits, without wobbling
+        assert length / 3 <= s["length"] <= length, s  # holds it, it still sticks out
+        assert 1.0 <= s["depth"] < thickness, s  # a finger can pick it up
     return found
 
 
@@ -109,11 +119,14 @@ def test_each_set_evaluates_without_warnings_and_its_slots_fit(tmp_path, dominoe
     check_slots(output, dominoes)
 
 
-@pytest.mark.parametrize("params, named", [
-    ({"domino_set": 10}, "domino_set must be 12, 15 or 18"),
-    ({"part": "lid"}, "part must be top, base, marker or all"),
-    ({"slots": 30}, "too many slots"),
-])
+@pytest.mark.parametrize(
+    "params, named",
+    [
+        ({"domino_set": 10}, "domino_set must be 12, 15 or 18"),
+        ({"part": "lid"}, "part must be top, base, marker or all"),
+        ({"slots": 30}, "too many slots"),
+    ],
+)
 def test_bad_parameters_are_refused_by_name(tmp_path, params, named):
     assert named in openscad(tmp_path / "x.echo", **params)
 

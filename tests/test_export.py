@@ -25,8 +25,7 @@ def state_dir(tmp_path):
     folder = tmp_path / "state"
     folder.mkdir()
     store = GameStore(folder / "games.db")
-    first = store.create_game(check_setup({"players": PLAYERS, "set": 6, "rounds": 3}),
-                              token="t1")
+    first = store.create_game(check_setup({"players": PLAYERS, "set": 6, "rounds": 3}), token="t1")
     store.record_round(first, 1, {"Ann": 0, "Bob": 12, "=Cid": 30}, went_out="Ann")
     store.record_round(first, 2, {"Ann": 7, "Bob": 3, "=Cid": 0}, went_out=None)
     store.create_game(check_setup({"players": ["Dee", "Eve"]}), token="t2")
@@ -59,7 +58,9 @@ def test_csv_has_a_header_a_row_per_scored_round_and_totals(state_dir):
 
 def test_csv_of_a_game_with_nothing_scored_is_header_and_totals(state_dir):
     assert rows(export.game_csv(stored(state_dir, 2))) == [
-        ["round", "engine", "Dee", "Eve", "went_out"], ["total", "", "0", "0", ""]]
+        ["round", "engine", "Dee", "Eve", "went_out"],
+        ["total", "", "0", "0", ""],
+    ]
 
 
 def test_json_round_trips(state_dir):
@@ -71,12 +72,10 @@ def test_json_round_trips(state_dir):
 
 def test_cli_writes_a_game_to_a_file(state_dir, tmp_path):
     out = tmp_path / "one.csv"
-    assert main(["export", "--state-dir", str(state_dir), "--game", "1", "--output",
-                 str(out)]) == 0
+    assert main(["export", "--state-dir", str(state_dir), "--game", "1", "--output", str(out)]) == 0
     assert out.read_bytes().decode() == export.game_csv(stored(state_dir, 1))
     out = tmp_path / "one.json"  # the format follows the suffix
-    assert main(["export", "--state-dir", str(state_dir), "--game", "1", "--output",
-                 str(out)]) == 0
+    assert main(["export", "--state-dir", str(state_dir), "--game", "1", "--output", str(out)]) == 0
     assert json.loads(out.read_text()) == stored(state_dir, 1)
 
 
@@ -89,10 +88,8 @@ def test_cli_exports_all_games(state_dir, tmp_path, capsys):
     assert main(["export", "--state-dir", str(state_dir), "--all", "--format", "json"]) == 0
     assert [g["id"] for g in json.loads(capsys.readouterr().out)] == [2, 1]
     folder = tmp_path / "sheets"
-    assert main(["export", "--state-dir", str(state_dir), "--all", "--output",
-                 str(folder)]) == 0
-    assert sorted(p.name for p in folder.iterdir()) == ["mtrain-game-1.csv",
-                                                       "mtrain-game-2.csv"]
+    assert main(["export", "--state-dir", str(state_dir), "--all", "--output", str(folder)]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == ["mtrain-game-1.csv", "mtrain-game-2.csv"]
     assert main(["export", "--state-dir", str(state_dir), "--all"]) == 2
     assert "--output DIR" in capsys.readouterr().err
 
@@ -104,8 +101,18 @@ def test_cli_errors(state_dir, tmp_path, capsys):
     assert not empty.exists()  # nothing created
     assert main(["export", "--state-dir", str(state_dir), "--game", "9"]) == 1
     assert "game 9: no such game" in capsys.readouterr().err
-    assert main(["export", "--state-dir", str(state_dir), "--output",
-                 str(tmp_path / "no" / "such" / "dir" / "x.csv")]) == 1
+    assert (
+        main(
+            [
+                "export",
+                "--state-dir",
+                str(state_dir),
+                "--output",
+                str(tmp_path / "no" / "such" / "dir" / "x.csv"),
+            ]
+        )
+        == 1
+    )
     assert "cannot write" in capsys.readouterr().err
     assert main(["export", "--config", str(tmp_path / "missing.toml")]) == 2
     assert "config error" in capsys.readouterr().err
@@ -116,8 +123,23 @@ def test_cli_errors(state_dir, tmp_path, capsys):
 def test_the_console_command_writes_the_file(state_dir, tmp_path):
     out = tmp_path / "game.csv"
     done = subprocess.run(
-        [sys.executable, "-m", "hub.cli", "export", "--state-dir", str(state_dir),
-         "--game", "1", "--format", "csv", "--output", str(out)],
-        capture_output=True, text=True, timeout=60)
+        [
+            sys.executable,
+            "-m",
+            "hub.cli",
+            "export",
+            "--state-dir",
+            str(state_dir),
+            "--game",
+            "1",
+            "--format",
+            "csv",
+            "--output",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert rows(out.read_text())[-1] == ["total", "", "7", "15", "30", ""]

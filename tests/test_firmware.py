@@ -18,10 +18,34 @@ from tests.bridge_helpers import firmware
 FIRMWARE = Path(__file__).resolve().parent.parent / "firmware_bridge" / "firmware"
 FILES = sorted(FIRMWARE.glob("*.py"))
 # MicroPython's modules on the rp2 port, and the firmware's own files.
-MICROPYTHON = {"array", "binascii", "builtins", "collections", "errno", "gc", "hashlib",
-               "heapq", "io", "json", "math", "micropython", "machine", "neopixel", "os",
-               "random", "re", "rp2", "select", "struct", "sys", "time", "uctypes", "zlib",
-               "asyncio", "framebuf"}
+MICROPYTHON = {
+    "array",
+    "binascii",
+    "builtins",
+    "collections",
+    "errno",
+    "gc",
+    "hashlib",
+    "heapq",
+    "io",
+    "json",
+    "math",
+    "micropython",
+    "machine",
+    "neopixel",
+    "os",
+    "random",
+    "re",
+    "rp2",
+    "select",
+    "struct",
+    "sys",
+    "time",
+    "uctypes",
+    "zlib",
+    "asyncio",
+    "framebuf",
+}
 OWN = {p.stem for p in FILES}
 
 
@@ -34,8 +58,9 @@ def mpy_cross() -> str:
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_compiles_with_mpy_cross(path, tmp_path):
-    result = subprocess.run([mpy_cross(), "-o", str(tmp_path / "out.mpy"), str(path)],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [mpy_cross(), "-o", str(tmp_path / "out.mpy"), str(path)], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
 
 
@@ -44,10 +69,14 @@ def _optional(tree: ast.Module) -> set[int]:
     lines = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Try) and any(
-                isinstance(h.type, ast.Name) and h.type.id == "ImportError"
-                for h in node.handlers):
-            lines |= {n.lineno for stmt in node.body for n in ast.walk(stmt)
-                      if isinstance(n, ast.Import | ast.ImportFrom)}
+            isinstance(h.type, ast.Name) and h.type.id == "ImportError" for h in node.handlers
+        ):
+            lines |= {
+                n.lineno
+                for stmt in node.body
+                for n in ast.walk(stmt)
+                if isinstance(n, ast.Import | ast.ImportFrom)
+            }
     return lines
 
 
@@ -77,7 +106,9 @@ def test_imports_only_what_micropython_has(path):
 
 def test_the_import_check_catches_what_micropython_lacks():
     assert missing_modules("import dataclasses\nfrom typing import Any\n") == [
-        "dataclasses", "typing"]
+        "dataclasses",
+        "typing",
+    ]
     assert missing_modules("try:\n    import typing\nexcept ImportError:\n    pass\n") == []
     assert missing_modules("x = f'{1}'\n") == ["an f-string on line 1"]
 
@@ -139,8 +170,13 @@ def test_the_usb_wiring_diagram_shows_the_firmwares_pins():
     labels = re.findall(r">([^<]*?GP \d+[^<]*)<", svg)
 
     def pin_of(what: str) -> int:
-        found = [int(m.group(1)) for label in labels if what in label
-                 for m in [re.search(r"GP (\d+)", label)] if m]
+        found = [
+            int(m.group(1))
+            for label in labels
+            if what in label
+            for m in [re.search(r"GP (\d+)", label)]
+            if m
+        ]
         assert len(found) == 1, (what, found)
         return found[0]
 

@@ -11,8 +11,15 @@ PLAYERS = ["Ann", "Bob", "Cid"]
 
 def stored(**fields):
     """A stored game as ``GameStore.get_game`` gives it, round 1 playing."""
-    game = {"id": 1, "round": 1, "round_count": 13, "engine": 12, "finished": False,
-            "abandoned": False, "rounds": [{"round": 1, "went_out": None, "blocked": False}]}
+    game = {
+        "id": 1,
+        "round": 1,
+        "round_count": 13,
+        "engine": 12,
+        "finished": False,
+        "abandoned": False,
+        "rounds": [{"round": 1, "went_out": None, "blocked": False}],
+    }
     return {**game, **fields}
 
 
@@ -29,7 +36,9 @@ def kinds(events):
 def test_the_store_scored_rounds_the_table_had_not_begun():
     table = playing().table
     assert kinds(steps(table, stored(round=3, engine=10), 5.0, restart=False)) == [
-        RoundScored, RoundScored]
+        RoundScored,
+        RoundScored,
+    ]
     assert steps(table, stored(round=3, engine=10), 5.0, restart=False)[0].engine == 10
     assert steps(table, stored(), 5.0, restart=False) == []  # in step: nothing to do
 

@@ -44,18 +44,26 @@ cli.main(["run", "--config", config, "--backend", "sim", "--host", "127.0.0.1",
 # Each is loaded only when the config asks for it (MQTT, the serial hub box, a QR code
 # drawn, an ALSA device that failed to open) or by another subcommand; argparse only for
 # a command line that is not plainly ``run`` and its options (hub/cli/main.py).
-NOT_LOADED = {"paho", "serial", "segno", "ctypes", "gzip", "tablesim", "hypothesis",
-              "argparse"}
+NOT_LOADED = {"paho", "serial", "segno", "ctypes", "gzip", "tablesim", "hypothesis", "argparse"}
 # gpiozero's package __init__ is not run (hub/io/pins.py): its other device classes stay out.
-NOT_LOADED_PARTS = {"gpiozero.boards", "gpiozero.spi_devices", "gpiozero.internal_devices",
-                    "subprocess"}
+NOT_LOADED_PARTS = {
+    "gpiozero.boards",
+    "gpiozero.spi_devices",
+    "gpiozero.internal_devices",
+    "subprocess",
+}
 
 
 def _probe(tmp_path: Path, port: int) -> dict[str, Any]:
     config = tmp_path / "hub.toml"
     config.write_text('[sound]\ndevice = "null"\n')
-    out = subprocess.run([sys.executable, "-c", _PROBE, str(port), str(tmp_path / "state"),
-                          str(config)], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(port), str(tmp_path / "state"), str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
     assert out.returncode == 0, out.stderr
     seen: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     return seen

@@ -51,8 +51,7 @@ def bearer(token):
 
 def score(client, game_id, round_no, body, token=None):
     headers = bearer(token) if token else {}
-    return client.post(f"/api/games/{game_id}/rounds/{round_no}/scores", json=body,
-                       headers=headers)
+    return client.post(f"/api/games/{game_id}/rounds/{round_no}/scores", json=body, headers=headers)
 
 
 def table(client):
@@ -77,8 +76,16 @@ def test_a_game_shows_rounds_totals_standings_and_never_its_token(client, game):
     assert r.status_code == 200 and token not in r.get_data(as_text=True)
     view = r.get_json()
     assert view["players"] == PLAYERS and view["totals"] == {n: 0 for n in PLAYERS}
-    assert view["rounds"] == [{"round": 1, "engine": 12, "points": {}, "went_out": None,
-                               "blocked": False, "finished": False}]
+    assert view["rounds"] == [
+        {
+            "round": 1,
+            "engine": 12,
+            "points": {},
+            "went_out": None,
+            "blocked": False,
+            "finished": False,
+        }
+    ]
     assert "token" not in json.dumps(view) and view["winner"] is None
 
 
@@ -145,7 +152,11 @@ def test_a_correction_keeps_history_and_does_not_move_the_table(client, game):
     assert table(client)["round"] == 2
     history = client.get(f"/api/games/{game_id}/rounds/1/history").get_json()
     assert [(h["player"], h["old"], h["new"]) for h in history] == [
-        ("Ann", None, 0), ("Bob", None, 12), ("Cid", None, 30), ("Bob", 12, 21)]
+        ("Ann", None, 0),
+        ("Bob", None, 12),
+        ("Cid", None, 30),
+        ("Bob", 12, 21),
+    ]
     assert all(h["by"] == "scorekeeper" and h["at"] for h in history)
     assert client.get(f"/api/games/{game_id}/rounds/2/history").get_json() == []
 
@@ -167,8 +178,9 @@ def test_the_last_round_finishes_the_game_with_a_winner(client):
 
 def test_token_by_cookie_and_by_bearer(app, client, game):
     game_id, token = game
-    assert score(client, game_id, 1, {"points": {"Ann": 0, "Bob": 1, "Cid": 2}}).status_code \
-        == 200  # the cookie POST /api/games set
+    assert (
+        score(client, game_id, 1, {"points": {"Ann": 0, "Bob": 1, "Cid": 2}}).status_code == 200
+    )  # the cookie POST /api/games set
     stranger = app.test_client()
     body = {"points": {"Ann": 0, "Bob": 3, "Cid": 4}}
     assert score(stranger, game_id, 2, body).status_code == 401
@@ -213,8 +225,11 @@ def test_racing_submissions_advance_the_table_once(app, client, game):
     def submit():
         own = app.test_client()
         barrier.wait()
-        answers.append(score(own, game_id, 1, {"points": {"Ann": 0, "Bob": 1, "Cid": 2}},
-                             token=token).status_code)
+        answers.append(
+            score(
+                own, game_id, 1, {"points": {"Ann": 0, "Bob": 1, "Cid": 2}}, token=token
+            ).status_code
+        )
 
     threads = [threading.Thread(target=submit) for _ in range(6)]
     for t in threads:
@@ -231,10 +246,11 @@ def test_exports_are_downloads(client, game):
     score(client, game_id, 1, {"points": {"Ann": 0, "Bob": 12, "Cid": 30}})
     r = client.get(f"/api/games/{game_id}/export.csv")
     assert r.status_code == 200 and r.mimetype == "text/csv"
-    assert r.headers["Content-Disposition"] == \
-        f'attachment; filename="mtrain-game-{game_id}.csv"'
+    assert r.headers["Content-Disposition"] == f'attachment; filename="mtrain-game-{game_id}.csv"'
     assert r.get_data(as_text=True).splitlines()[:2] == [
-        "round,engine,Ann,Bob,Cid,went_out", "1,12,0,12,30,"]
+        "round,engine,Ann,Bob,Cid,went_out",
+        "1,12,0,12,30,",
+    ]
     r = client.get(f"/api/games/{game_id}/export.json")
     assert r.mimetype == "application/json" and "attachment" in r.headers["Content-Disposition"]
     assert json.loads(r.get_data()) == client.get(f"/api/games/{game_id}").get_json()
@@ -245,41 +261,60 @@ def test_exports_are_downloads(client, game):
 OK_POINTS = {"Ann": 0, "Bob": 12, "Cid": 30}
 
 
-@pytest.mark.parametrize("round_no, body, status, fragment", [
-    (1, {"points": {"Ann": 0, "Bob": 1, "Cid": 2, "Zed": 3}}, 400, "unknown player 'Zed'"),
-    (1, {"points": {"Ann": 0, "Bob": 1}}, 400, "no points for Cid"),
-    (1, {"points": {"Ann": 0, "Bob": -1, "Cid": 2}}, 400, "cannot be negative"),
-    (1, {"points": {"Ann": 0, "Bob": 1.5, "Cid": 2}}, 400, "whole number"),
-    (1, {"points": {"Ann": 0, "Bob": "7", "Cid": 2}}, 400, "whole number"),
-    (1, {"points": {"Ann": 0, "Bob": True, "Cid": 2}}, 400, "whole number"),
-    (1, {"points": {"Ann": 0, "Bob": 1069, "Cid": 2}}, 400,
-     "more than any hand can hold this round (1068)"),
-    (1, {"points": {"Ann": 5, "Bob": 1, "Cid": 2}, "went_out": "Ann"}, 400,
-     "Ann went out, so scores 0"),
-    (1, {"points": {"Ann": 0, "Bob": 1, "Cid": 2}, "went_out": "Zed"}, 400, "'Zed'"),
-    (1, {"points": {"Ann": 0, "Bob": 1, "Cid": 2}, "went_out": 3}, 400, "went_out"),
-    (1, {"points": [0, 1, 2]}, 400, "points: expected an object"),
-    (1, {"tiles": {"Ann": [], "Bob": ["13-2"], "Cid": []}}, 400, "not in a double-12 set"),
-    (1, {"tiles": {"Ann": [], "Bob": ["6-"], "Cid": []}}, 400, "not a number of pips"),
-    (1, {"tiles": {"Ann": [], "Bob": ["six-five"], "Cid": []}}, 400, "tile 'six-five'"),
-    (1, {"tiles": {"Ann": [], "Bob": ["6-5"], "Cid": ["5-6"]}}, 400,
-     "tile 6-5 is in both Bob's and Cid's hand"),
-    (1, {"tiles": {"Ann": [], "Bob": ["6-5", "6-5"], "Cid": []}}, 400, "appears twice"),
-    (1, {"tiles": {"Ann": [], "Bob": ["12-12"], "Cid": []}}, 400, "this round's engine"),
-    (1, {"tiles": {"Ann": ["1-0"], "Bob": [], "Cid": []}, "went_out": "Ann"}, 400,
-     "Ann went out, so holds no tiles"),
-    (1, {"tiles": {"Ann": [], "Bob": ["6-5"]}}, 400, "no points for Cid"),
-    (1, {"tiles": {"Ann": [], "Bob": ["6-5"], "Cid": [], "Zed": []}}, 400, "unknown player"),
-    (1, {"tiles": {"Ann": [], "Bob": "6-5", "Cid": []}}, 400, "Bob's hand must be a list"),
-    (1, {"tiles": {"Ann": [], "Bob": [65], "Cid": []}}, 400, "65 in Bob's hand"),
-    (1, {"tiles": ["6-5"]}, 400, "tiles: expected an object"),
-    (1, {"points": OK_POINTS, "tiles": {"Ann": [], "Bob": [], "Cid": []}}, 400, "not both"),
-    (1, {}, 400, 'give either "points"'),
-    (1, {"points": OK_POINTS, "colour": "red"}, 400, "colour: unknown field"),
-    (2, {"points": OK_POINTS}, 409, "round 2: not played yet"),
-    (0, {"points": OK_POINTS}, 404, "rounds 1 to 13"),
-    (14, {"points": OK_POINTS}, 404, "rounds 1 to 13"),
-])
+@pytest.mark.parametrize(
+    "round_no, body, status, fragment",
+    [
+        (1, {"points": {"Ann": 0, "Bob": 1, "Cid": 2, "Zed": 3}}, 400, "unknown player 'Zed'"),
+        (1, {"points": {"Ann": 0, "Bob": 1}}, 400, "no points for Cid"),
+        (1, {"points": {"Ann": 0, "Bob": -1, "Cid": 2}}, 400, "cannot be negative"),
+        (1, {"points": {"Ann": 0, "Bob": 1.5, "Cid": 2}}, 400, "whole number"),
+        (1, {"points": {"Ann": 0, "Bob": "7", "Cid": 2}}, 400, "whole number"),
+        (1, {"points": {"Ann": 0, "Bob": True, "Cid": 2}}, 400, "whole number"),
+        (
+            1,
+            {"points": {"Ann": 0, "Bob": 1069, "Cid": 2}},
+            400,
+            "more than any hand can hold this round (1068)",
+        ),
+        (
+            1,
+            {"points": {"Ann": 5, "Bob": 1, "Cid": 2}, "went_out": "Ann"},
+            400,
+            "Ann went out, so scores 0",
+        ),
+        (1, {"points": {"Ann": 0, "Bob": 1, "Cid": 2}, "went_out": "Zed"}, 400, "'Zed'"),
+        (1, {"points": {"Ann": 0, "Bob": 1, "Cid": 2}, "went_out": 3}, 400, "went_out"),
+        (1, {"points": [0, 1, 2]}, 400, "points: expected an object"),
+        (1, {"tiles": {"Ann": [], "Bob": ["13-2"], "Cid": []}}, 400, "not in a double-12 set"),
+        (1, {"tiles": {"Ann": [], "Bob": ["6-"], "Cid": []}}, 400, "not a number of pips"),
+        (1, {"tiles": {"Ann": [], "Bob": ["six-five"], "Cid": []}}, 400, "tile 'six-five'"),
+        (
+            1,
+            {"tiles": {"Ann": [], "Bob": ["6-5"], "Cid": ["5-6"]}},
+            400,
+            "tile 6-5 is in both Bob's and Cid's hand",
+        ),
+        (1, {"tiles": {"Ann": [], "Bob": ["6-5", "6-5"], "Cid": []}}, 400, "appears twice"),
+        (1, {"tiles": {"Ann": [], "Bob": ["12-12"], "Cid": []}}, 400, "this round's engine"),
+        (
+            1,
+            {"tiles": {"Ann": ["1-0"], "Bob": [], "Cid": []}, "went_out": "Ann"},
+            400,
+            "Ann went out, so holds no tiles",
+        ),
+        (1, {"tiles": {"Ann": [], "Bob": ["6-5"]}}, 400, "no points for Cid"),
+        (1, {"tiles": {"Ann": [], "Bob": ["6-5"], "Cid": [], "Zed": []}}, 400, "unknown player"),
+        (1, {"tiles": {"Ann": [], "Bob": "6-5", "Cid": []}}, 400, "Bob's hand must be a list"),
+        (1, {"tiles": {"Ann": [], "Bob": [65], "Cid": []}}, 400, "65 in Bob's hand"),
+        (1, {"tiles": ["6-5"]}, 400, "tiles: expected an object"),
+        (1, {"points": OK_POINTS, "tiles": {"Ann": [], "Bob": [], "Cid": []}}, 400, "not both"),
+        (1, {}, 400, 'give either "points"'),
+        (1, {"points": OK_POINTS, "colour": "red"}, 400, "colour: unknown field"),
+        (2, {"points": OK_POINTS}, 409, "round 2: not played yet"),
+        (0, {"points": OK_POINTS}, 404, "rounds 1 to 13"),
+        (14, {"points": OK_POINTS}, 404, "rounds 1 to 13"),
+    ],
+)
 def test_bad_scores_change_nothing(client, game, round_no, body, status, fragment):
     game_id, _ = game
     before = client.get(f"/api/games/{game_id}").get_json(), table(client)
@@ -289,15 +324,19 @@ def test_bad_scores_change_nothing(client, game, round_no, body, status, fragmen
     assert client.get(f"/api/games/{game_id}/rounds/1/history").get_json() == []
 
 
-@pytest.mark.parametrize("data, status, fragment", [
-    ("{not json", 400, "not valid JSON"),
-    ("[1, 2]", 400, "expected a JSON object"),
-    ('{"points": {"Ann": 0}, "x": "' + "y" * 70000 + '"}', 413, "too large"),
-])
+@pytest.mark.parametrize(
+    "data, status, fragment",
+    [
+        ("{not json", 400, "not valid JSON"),
+        ("[1, 2]", 400, "expected a JSON object"),
+        ('{"points": {"Ann": 0}, "x": "' + "y" * 70000 + '"}', 413, "too large"),
+    ],
+)
 def test_bad_bodies(client, game, data, status, fragment):
     game_id, _ = game
-    r = client.post(f"/api/games/{game_id}/rounds/1/scores", data=data,
-                    content_type="application/json")
+    r = client.post(
+        f"/api/games/{game_id}/rounds/1/scores", data=data, content_type="application/json"
+    )
     assert r.status_code == status and fragment in r.get_json()["error"]
     assert client.get(f"/api/games/{game_id}").get_json()["round"] == 1
 
@@ -314,8 +353,9 @@ def test_missing_wrong_and_foreign_tokens(app, client, game):
         r = score(stranger, game_id, 1, body, token=wrong)
         assert r.status_code == 403 and "not this game's" in r.get_json()["error"]
     for header in ("Basic abc", "Bearer", "Bearer   "):
-        r = stranger.post(f"/api/games/{game_id}/rounds/1/scores", json=body,
-                          headers={"Authorization": header})
+        r = stranger.post(
+            f"/api/games/{game_id}/rounds/1/scores", json=body, headers={"Authorization": header}
+        )
         assert r.status_code == 401 and "Bearer" in r.get_json()["error"]
     stranger.set_cookie(f"mtrain_token_{game_id}", other_token)
     assert score(stranger, game_id, 1, body).status_code == 403
@@ -326,31 +366,37 @@ def test_missing_wrong_and_foreign_tokens(app, client, game):
     assert table(client)["phase"] == "first-turn" and other_id != game_id
 
 
-@pytest.mark.parametrize("method, path", [
-    ("get", "/api/games/99"),
-    ("get", "/api/games/99/rounds/1/history"),
-    ("get", "/api/games/99/export.csv"),
-    ("get", "/api/games/99/export.json"),
-    ("post", "/api/games/99/rounds/1/scores"),
-    ("post", "/api/games/99/rounds/1/blocked"),
-    ("post", "/api/games/99/finish"),
-    ("get", f"/api/games/{2**70}"),
-    ("post", f"/api/games/{2**70}/rounds/1/scores"),
-    ("get", "/api/games/-1"),
-    ("get", "/api/games/abc"),
-])
+@pytest.mark.parametrize(
+    "method, path",
+    [
+        ("get", "/api/games/99"),
+        ("get", "/api/games/99/rounds/1/history"),
+        ("get", "/api/games/99/export.csv"),
+        ("get", "/api/games/99/export.json"),
+        ("post", "/api/games/99/rounds/1/scores"),
+        ("post", "/api/games/99/rounds/1/blocked"),
+        ("post", "/api/games/99/finish"),
+        ("get", f"/api/games/{2**70}"),
+        ("post", f"/api/games/{2**70}/rounds/1/scores"),
+        ("get", "/api/games/-1"),
+        ("get", "/api/games/abc"),
+    ],
+)
 def test_unknown_games_are_404(client, game, method, path):
     _, token = game
     r = getattr(client, method)(path, json={"points": OK_POINTS}, headers=bearer(token))
     assert r.status_code == 404 and "error" in r.get_json()
 
 
-@pytest.mark.parametrize("path, status, fragment", [
-    ("/rounds/2/history", 409, "not played yet"),
-    ("/rounds/14/history", 404, "rounds 1 to 13"),
-    ("/rounds/2/blocked", 409, "not played yet"),
-    ("/rounds/99/blocked", 404, "rounds 1 to 13"),
-])
+@pytest.mark.parametrize(
+    "path, status, fragment",
+    [
+        ("/rounds/2/history", 409, "not played yet"),
+        ("/rounds/14/history", 404, "rounds 1 to 13"),
+        ("/rounds/2/blocked", 409, "not played yet"),
+        ("/rounds/99/blocked", 404, "rounds 1 to 13"),
+    ],
+)
 def test_unknown_or_unplayed_rounds(client, game, path, status, fragment):
     game_id, _ = game
     if path.endswith("blocked"):
@@ -370,17 +416,20 @@ def test_blocked_and_finish_take_no_fields(client, game):
     assert not client.get(f"/api/games/{game_id}").get_json()["rounds"][0]["blocked"]
 
 
-@pytest.mark.parametrize("body, field", [
-    ({"points": {"Ann": 9999, "Bob": 1, "Cid": 0}}, "points.Ann"),
-    ({"points": {"Ann": 0, "Bob": -1, "Cid": 0}}, "points.Bob"),
-    ({"points": {"Ann": 0, "Bob": 1}}, "points.Cid"),
-    ({"points": {"Ann": 4, "Bob": 1, "Cid": 0}, "went_out": "Ann"}, "points.Ann"),
-    ({"points": {"Ann": 0, "Bob": 1, "Cid": 0}, "went_out": "Zed"}, "went_out"),
-    ({"tiles": {"Ann": ["6-5"], "Bob": ["6-5"], "Cid": []}, "went_out": "Cid"}, "tiles.Bob"),
-    ({"tiles": {"Ann": ["6-5", "5-6"], "Bob": [], "Cid": []}, "went_out": "Bob"}, "tiles.Ann"),
-    ({"tiles": {"Ann": ["12-12"], "Bob": [], "Cid": []}, "went_out": "Bob"}, "tiles.Ann"),
-    ({"tiles": {"Ann": ["13-1"], "Bob": [], "Cid": []}, "went_out": "Bob"}, "tiles.Ann"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"points": {"Ann": 9999, "Bob": 1, "Cid": 0}}, "points.Ann"),
+        ({"points": {"Ann": 0, "Bob": -1, "Cid": 0}}, "points.Bob"),
+        ({"points": {"Ann": 0, "Bob": 1}}, "points.Cid"),
+        ({"points": {"Ann": 4, "Bob": 1, "Cid": 0}, "went_out": "Ann"}, "points.Ann"),
+        ({"points": {"Ann": 0, "Bob": 1, "Cid": 0}, "went_out": "Zed"}, "went_out"),
+        ({"tiles": {"Ann": ["6-5"], "Bob": ["6-5"], "Cid": []}, "went_out": "Cid"}, "tiles.Bob"),
+        ({"tiles": {"Ann": ["6-5", "5-6"], "Bob": [], "Cid": []}, "went_out": "Bob"}, "tiles.Ann"),
+        ({"tiles": {"Ann": ["12-12"], "Bob": [], "Cid": []}, "went_out": "Bob"}, "tiles.Ann"),
+        ({"tiles": {"Ann": ["13-1"], "Bob": [], "Cid": []}, "went_out": "Bob"}, "tiles.Ann"),
+    ],
+)
 def test_a_refused_score_names_its_field(client, game, body, field):
     """The page puts the message under that player's hand (contracts.md item 1)."""
     r = score(client, game[0], 1, body)

@@ -34,15 +34,21 @@ def _changed(fake: FakeHubService) -> list[str]:
 
 
 @pytest.mark.parametrize("method, path, body", CHANGES)
-@pytest.mark.parametrize("content_type, data", [
-    ("text/plain", '{"players": ["Ann", "Bob"]}'),
-    ("application/x-www-form-urlencoded", "players=Ann"),
-    ("multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; "
-                                        "name=\"a\"\r\n\r\n1\r\n--x--\r\n"),
-    (None, ""),
-])
-def test_a_change_that_is_not_json_is_refused_415(client, fake, method, path, body,
-                                                  content_type, data):
+@pytest.mark.parametrize(
+    "content_type, data",
+    [
+        ("text/plain", '{"players": ["Ann", "Bob"]}'),
+        ("application/x-www-form-urlencoded", "players=Ann"),
+        (
+            "multipart/form-data; boundary=x",
+            '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--\r\n',
+        ),
+        (None, ""),
+    ],
+)
+def test_a_change_that_is_not_json_is_refused_415(
+    client, fake, method, path, body, content_type, data
+):
     headers = {"Content-Type": content_type} if content_type else {}
     r = getattr(client, method)(path, data=data, headers=headers)
     assert r.status_code == 415
@@ -51,29 +57,34 @@ def test_a_change_that_is_not_json_is_refused_415(client, fake, method, path, bo
 
 
 @pytest.mark.parametrize("method, path, body", CHANGES)
-@pytest.mark.parametrize("headers", [
-    {"Origin": "http://evil.example"},
-    {"Origin": "http://127.0.0.1:9999"},  # another port of the same machine
-    {"Origin": "https://localhost"},  # another scheme
-    {"Origin": "null"},  # a sandboxed frame or a file: page
-    {"Sec-Fetch-Site": "cross-site"},
-    {"Sec-Fetch-Site": "same-site"},
-])
-def test_a_change_from_another_origin_is_refused_403(client, fake, method, path, body,
-                                                     headers):
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Origin": "http://evil.example"},
+        {"Origin": "http://127.0.0.1:9999"},  # another port of the same machine
+        {"Origin": "https://localhost"},  # another scheme
+        {"Origin": "null"},  # a sandboxed frame or a file: page
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "same-site"},
+    ],
+)
+def test_a_change_from_another_origin_is_refused_403(client, fake, method, path, body, headers):
     r = getattr(client, method)(path, json=body, headers=headers)
     assert r.status_code == 403
     assert "hub's own page" in r.get_json()["error"]
     assert _changed(fake) == []
 
 
-@pytest.mark.parametrize("headers", [
-    {},  # curl, the tests, the CLI: no Origin at all
-    {"Origin": "http://localhost"},  # the hub's own page (the test client's Host)
-    {"Origin": "http://LOCALHOST:80"},
-    {"Sec-Fetch-Site": "same-origin"},
-    {"Sec-Fetch-Site": "none"},  # typed by the user
-])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},  # curl, the tests, the CLI: no Origin at all
+        {"Origin": "http://localhost"},  # the hub's own page (the test client's Host)
+        {"Origin": "http://LOCALHOST:80"},
+        {"Sec-Fetch-Site": "same-origin"},
+        {"Sec-Fetch-Site": "none"},  # typed by the user
+    ],
+)
 def test_a_json_change_from_the_hub_itself_is_served(client, fake, headers):
     r = client.post("/api/games", json={"players": ["Ann", "Bob"]}, headers=headers)
     assert r.status_code == 201, r.get_json()
@@ -81,8 +92,11 @@ def test_a_json_change_from_the_hub_itself_is_served(client, fake, headers):
 
 
 def test_json_with_a_charset_is_json(client, fake):
-    r = client.post("/api/games", data='{"players": ["Ann", "Bob"]}',
-                    headers={"Content-Type": "application/json; charset=utf-8"})
+    r = client.post(
+        "/api/games",
+        data='{"players": ["Ann", "Bob"]}',
+        headers={"Content-Type": "application/json; charset=utf-8"},
+    )
     assert r.status_code == 201
 
 
@@ -96,8 +110,7 @@ def test_unknown_address_and_method_answer_404_and_405_first(client):
     assert client.delete("/api/state").status_code == 405
 
 
-@pytest.mark.parametrize("path", ["/", "/api/state", "/api/nothing", "/static/app.js",
-                                  "/join.svg"])
+@pytest.mark.parametrize("path", ["/", "/api/state", "/api/nothing", "/static/app.js", "/join.svg"])
 def test_every_answer_carries_the_security_headers(client, path):
     r = client.get(path)
     csp = r.headers["Content-Security-Policy"]
@@ -116,8 +129,11 @@ def test_an_error_answer_carries_them_too(client):
 def test_the_bearer_scheme_name_is_case_insensitive(client, fake, scheme_name):
     client.post("/api/games", json={"players": ["Ann", "Bob"]})
     client.delete_cookie("mtrain_token_1")
-    r = client.post("/api/games/1/rounds/1/scores", json={"points": {"Ann": 1, "Bob": 0}},
-                    headers={"Authorization": f"{scheme_name} token-1"})
+    r = client.post(
+        "/api/games/1/rounds/1/scores",
+        json={"points": {"Ann": 1, "Bob": 0}},
+        headers={"Authorization": f"{scheme_name} token-1"},
+    )
     assert r.status_code == 200, r.get_json()
 
 
@@ -127,17 +143,20 @@ def test_the_game_cookie_is_strict_and_http_only(client):
     assert "SameSite=Strict" in cookie and "HttpOnly" in cookie
 
 
-@pytest.mark.parametrize("origin, host, scheme, same", [
-    ("http://hub.local:8080", "hub.local:8080", "http", True),
-    ("http://hub.local", "hub.local:80", "http", True),
-    ("https://hub.local", "hub.local:443", "https", True),
-    ("http://[::1]:8080", "[::1]:8080", "http", True),
-    ("http://[::1]", "[::1]:8080", "http", False),
-    ("http://hub.local:8081", "hub.local:8080", "http", False),
-    ("http://hub.local.evil:8080", "hub.local:8080", "http", False),
-    ("http://hub.local:8080/x", "hub.local:8080", "http", False),
-    ("null", "hub.local", "http", False),
-    ("http://hub.local", None, "http", False),
-])
+@pytest.mark.parametrize(
+    "origin, host, scheme, same",
+    [
+        ("http://hub.local:8080", "hub.local:8080", "http", True),
+        ("http://hub.local", "hub.local:80", "http", True),
+        ("https://hub.local", "hub.local:443", "https", True),
+        ("http://[::1]:8080", "[::1]:8080", "http", True),
+        ("http://[::1]", "[::1]:8080", "http", False),
+        ("http://hub.local:8081", "hub.local:8080", "http", False),
+        ("http://hub.local.evil:8080", "hub.local:8080", "http", False),
+        ("http://hub.local:8080/x", "hub.local:8080", "http", False),
+        ("null", "hub.local", "http", False),
+        ("http://hub.local", None, "http", False),
+    ],
+)
 def test_same_origin(origin, host, scheme, same):
     assert same_origin(origin, host, scheme) is same

@@ -34,7 +34,8 @@ def test_the_committed_wiring_diagrams_are_what_the_script_draws(tmp_path):
     for path in written:
         committed = HARDWARE / path.name
         assert committed.read_text() == path.read_text(), (
-            f"hardware/{path.name} is stale: run make hardware")
+            f"hardware/{path.name} is stale: run make hardware"
+        )
 
 
 def test_the_wiring_names_every_pin_of_the_default_config():
@@ -44,8 +45,9 @@ def test_the_wiring_names_every_pin_of_the_default_config():
         part = use.part.replace("marker sensor", "hall sensor")
         assert any(f"BCM {use.pin}" in t and part in t for t in labels), use
     for signal, bcm in AMPLIFIER_PINS.items():
-        assert f"BCM {bcm}  amplifier {signal}" in labels or \
-            f"amplifier {signal}  BCM {bcm}" in labels
+        assert (
+            f"BCM {bcm}  amplifier {signal}" in labels or f"amplifier {signal}  BCM {bcm}" in labels
+        )
     for part in ("74AHCT125", "330 Ω", "1000 µF", "MAX98357A", "Raspberry Pi Pico"):
         assert part in svg
 
@@ -67,8 +69,9 @@ def test_the_guide_shows_the_bom_as_it_is_in_the_csv():
 def parts(build: str) -> dict[str, int]:
     make_bom = tool("make_bom")
     key = make_bom.BUILDS[build]
-    return {f"{r['part']} {r['part_number']}": int(r[key]) for r in make_bom.read_bom()
-            if int(r[key])}
+    return {
+        f"{r['part']} {r['part_number']}": int(r[key]) for r in make_bom.read_bom() if int(r[key])
+    }
 
 
 def count(build_parts: dict[str, int], word: str) -> int:
@@ -77,10 +80,21 @@ def count(build_parts: dict[str, int], word: str) -> int:
 
 def test_the_default_build_has_every_part():
     bom = parts("default")
-    for word, qty in [("Pi Zero 2 W", 1), ("Pico", 1), ("MAX98357A", 1), ("speaker", 1),
-                      ("tactile switch", 9), ("hall", 8), ("magnet", 8), ("WS2812", 1),
-                      ("74AHCT125", 1), ("1000 uF", 1), ("330 ohm", 1), ("power supply", 1),
-                      ("microSD", 1)]:
+    for word, qty in [
+        ("Pi Zero 2 W", 1),
+        ("Pico", 1),
+        ("MAX98357A", 1),
+        ("speaker", 1),
+        ("tactile switch", 9),
+        ("hall", 8),
+        ("magnet", 8),
+        ("WS2812", 1),
+        ("74AHCT125", 1),
+        ("1000 uF", 1),
+        ("330 ohm", 1),
+        ("power supply", 1),
+        ("microSD", 1),
+    ]:
         assert count(bom, word) >= qty, word
 
 
@@ -88,8 +102,14 @@ def test_the_usb_build_leaves_the_pi_and_the_amplifier_out():
     bom = parts("usb")
     for word in ("Pi Zero", "MAX98357A", "speaker", "power supply", "microSD"):
         assert count(bom, word) == 0, word
-    for word, qty in [("Pico", 1), ("tactile switch", 9), ("hall", 8), ("WS2812", 1),
-                      ("74AHCT125", 1), ("USB cable", 1)]:
+    for word, qty in [
+        ("Pico", 1),
+        ("tactile switch", 9),
+        ("hall", 8),
+        ("WS2812", 1),
+        ("74AHCT125", 1),
+        ("USB cable", 1),
+    ]:
         assert count(bom, word) >= qty, word
 
 
@@ -103,11 +123,14 @@ def test_the_totals_add_up():
     assert make_bom.total(rows, "usb") < make_bom.total(rows, "default")
 
 
-@pytest.mark.parametrize("line, named", [
-    ("Pi,SC0510,one,0,15.00,x", "line 2: default_qty 'one' is not a count"),
-    ("Pi,,1,0,15.00,x", "line 2: part and part_number are required"),
-    ("Pi,SC0510,1,0,15,x", "line 2: unit_usd '15' is not a price"),
-])
+@pytest.mark.parametrize(
+    "line, named",
+    [
+        ("Pi,SC0510,one,0,15.00,x", "line 2: default_qty 'one' is not a count"),
+        ("Pi,,1,0,15.00,x", "line 2: part and part_number are required"),
+        ("Pi,SC0510,1,0,15,x", "line 2: unit_usd '15' is not a price"),
+    ],
+)
 def test_a_bad_bom_row_is_named(tmp_path, line, named):
     make_bom = tool("make_bom")
     path = tmp_path / "bom.csv"

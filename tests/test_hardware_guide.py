@@ -16,16 +16,24 @@ from hub.cli.main import _parser
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "hardware" / "README.md"
-GENERATED = ("hardware/wiring.svg", "hardware/wiring-usb.svg", "hardware/layout.svg",
-             "hardware/README.md")
+GENERATED = (
+    "hardware/wiring.svg",
+    "hardware/wiring-usb.svg",
+    "hardware/layout.svg",
+    "hardware/README.md",
+)
 SLOW = ("make stl",)
 
 
 def blocks(language: str) -> list[str]:
     """Every command line of the guide's code blocks in ``language``."""
     found = re.findall(rf"^```{language}\n(.*?)^```", GUIDE.read_text(), re.S | re.M)
-    return [line.split("  #")[0].strip() for block in found for line in block.splitlines()
-            if line.strip() and not line.startswith("#")]
+    return [
+        line.split("  #")[0].strip()
+        for block in found
+        for line in block.splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
 
 
 SH = blocks("sh")
@@ -37,8 +45,9 @@ def test_the_guide_has_commands_to_run_here():
     assert any(c.startswith("mtrain-hub selftest --check --backend sim") for c in SH)
 
 
-@pytest.mark.parametrize("command", [
-    pytest.param(c, marks=pytest.mark.slow) if c.startswith(SLOW) else c for c in SH])
+@pytest.mark.parametrize(
+    "command", [pytest.param(c, marks=pytest.mark.slow) if c.startswith(SLOW) else c for c in SH]
+)
 def test_each_sh_command_of_the_guide_runs(command, tmp_path):
     if command.startswith("make stl"):
         from tests.conftest import need
@@ -46,8 +55,9 @@ def test_each_sh_command_of_the_guide_runs(command, tmp_path):
         need("openscad")
     before = {name: (ROOT / name).read_bytes() for name in GENERATED}
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
-    done = subprocess.run(shlex.split(command), cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=600)
+    done = subprocess.run(
+        shlex.split(command), cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     after = {name: (ROOT / name).read_bytes() for name in GENERATED}
     assert after == before, "the guide's commands changed a committed file: run make hardware"
@@ -86,4 +96,4 @@ def test_the_openscad_command_shown_is_what_make_stl_runs():
     shown = re.search(r"^openscad .*$", text, re.M)
     assert shown is not None
     make = (ROOT / "Makefile").read_text()
-    assert "openscad -D \"part=" in make and "hardware/enclosure/hub.scad" in shown.group(0)
+    assert 'openscad -D "part=' in make and "hardware/enclosure/hub.scad" in shown.group(0)

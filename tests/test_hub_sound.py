@@ -50,8 +50,12 @@ def wait_until(predicate, timeout=10.0):
 def hub(tmp_path, mock_factory):
     card = Card()
     config = load(None, {"hub": {"backend": "sim", "state_dir": str(tmp_path)}})
-    the_hub = Hub(config, clock=SystemClock(), pin_factory=mock_factory,
-                  sound_options={"open_device": card.open, "retry_s": 0.05})
+    the_hub = Hub(
+        config,
+        clock=SystemClock(),
+        pin_factory=mock_factory,
+        sound_options={"open_device": card.open, "retry_s": 0.05},
+    )
     the_hub.card = card
     the_hub.start()
     yield the_hub
@@ -69,8 +73,10 @@ def test_pulling_the_sound_card_keeps_the_game_going(hub):
         state = client.post(f"/api/sim/slots/{slot}/press", json={}).get_json()
     assert state["turn"] == 1 and state["game"]["phase"] == "play"
     assert wait_until(lambda: not client.get("/api/state").get_json()["sound"]["available"])
-    assert "No such device" in client.get("/api/state").get_json()["sound"]["reason"] or \
-        "no such card" in client.get("/api/state").get_json()["sound"]["reason"]
+    assert (
+        "No such device" in client.get("/api/state").get_json()["sound"]["reason"]
+        or "no such card" in client.get("/api/state").get_json()["sound"]["reason"]
+    )
     client.post("/api/sim/slots/1/press", json={})
     assert client.get("/api/state").get_json()["turn"] == 2
     hub.card.pulled = False
@@ -82,11 +88,16 @@ def test_pulling_the_sound_card_keeps_the_game_going(hub):
 
 def test_the_hub_plays_on_alsas_null_device(tmp_path, mock_factory):
     need("aplay")
-    config = load(None, {"hub": {"backend": "sim", "state_dir": str(tmp_path)},
-                         "sound": {"device": "null"}})
+    config = load(
+        None, {"hub": {"backend": "sim", "state_dir": str(tmp_path)}, "sound": {"device": "null"}}
+    )
     started = []
-    hub = Hub(config, clock=SystemClock(), pin_factory=mock_factory,
-              sound_options={"on_sound_start": started.append})
+    hub = Hub(
+        config,
+        clock=SystemClock(),
+        pin_factory=mock_factory,
+        sound_options={"on_sound_start": started.append},
+    )
     try:
         hub.start()
         assert hub.loop.snapshot["sound"] == {"available": True, "reason": None}
@@ -97,8 +108,9 @@ def test_the_hub_plays_on_alsas_null_device(tmp_path, mock_factory):
 
 
 def test_disabled_sound_says_so(tmp_path, mock_factory):
-    config = load(None, {"hub": {"backend": "sim", "state_dir": str(tmp_path)},
-                         "sound": {"enabled": False}})
+    config = load(
+        None, {"hub": {"backend": "sim", "state_dir": str(tmp_path)}, "sound": {"enabled": False}}
+    )
     hub = Hub(config, clock=SystemClock(), pin_factory=mock_factory)
     try:
         hub.start()

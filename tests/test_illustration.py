@@ -75,8 +75,12 @@ def test_mexicantrainfun_pass_without_marker(make_hub):
     t = play_to_turn_15(hub, "mexicantrainfun")
     t.tap(3)
     assert "reminder" not in t.sounds()
-    assert hub.loop.snapshot["double"] == {"slot": 2, "covers_left": 1, "responsible": 4,
-                                           "waiting": False}
+    assert hub.loop.snapshot["double"] == {
+        "slot": 2,
+        "covers_left": 1,
+        "responsible": 4,
+        "waiting": False,
+    }
 
 
 def test_consensus_pass_without_marker_gets_reminder(make_hub):

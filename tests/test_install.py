@@ -46,8 +46,12 @@ DIRS = {"opt/mtrain-hub": 0o755, "var/lib/mtrain-hub": 0o700}
 
 def install(root: Path, *args: str, source: Path = REPO) -> str:
     """Run the installer (from ``source``) into ``root``; its output, or fail with it."""
-    result = subprocess.run(["bash", str(source / "systemd" / "install.sh"), "--root",
-                             str(root), *args], capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        ["bash", str(source / "systemd" / "install.sh"), "--root", str(root), *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout + result.stderr
 
@@ -99,14 +103,17 @@ def test_shellcheck_passes():
 
 def test_security_exposure_within_goal_and_recorded(capsys):
     analyze = need("systemd-analyze")
-    result = subprocess.run([analyze, "security", "--offline=true", str(UNIT)],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [analyze, "security", "--offline=true", str(UNIT)], capture_output=True, text=True
+    )
     match = re.search(r"Overall exposure level for mtrain-hub\.service: (\d+\.\d)", result.stdout)
     assert match, result.stdout + result.stderr
     figure = float(match[1])
     with capsys.disabled():  # the figure shows in every run, not only with -s
-        print(f"\nsystemd-analyze security --offline=true systemd/mtrain-hub.service: "
-              f"exposure {figure} (goal {GOAL} or lower)")
+        print(
+            f"\nsystemd-analyze security --offline=true systemd/mtrain-hub.service: "
+            f"exposure {figure} (goal {GOAL} or lower)"
+        )
     assert figure <= GOAL, result.stdout
     deploy = (REPO / "docs" / "deploy.md").read_text()
     assert f"exposure **{match[1]}**" in deploy, "docs/deploy.md records another figure"
@@ -127,8 +134,12 @@ def test_install_lays_every_file_with_its_mode(installed):
     config = (root / "etc/mtrain-hub.toml").read_text()
     assert 'device = "default:CARD=MAX98357A"' in config and "port = 80" in config
     assert "_http._tcp" in (root / "etc/avahi/services/mtrain-hub.service").read_text()
-    for skipped in ("apt-get install", "useradd --system", "usermod -a -G gpio,audio,dialout",
-                    "systemctl daemon-reload"):
+    for skipped in (
+        "apt-get install",
+        "useradd --system",
+        "usermod -a -G gpio,audio,dialout",
+        "systemctl daemon-reload",
+    ):
         assert f"skipped under --root: {skipped}" in output, output
     assert "owner mtrain:mtrain (not set under --root)" in output
     assert "no games yet" in output  # the store's migration step ran
@@ -155,20 +166,23 @@ def test_systemd_analyze_verify_passes_on_the_unit_as_installed(pi):
     analyze = need("systemd-analyze")
     # The folder gets the base system's own units (sysinit.target …), as on a Pi.
     shutil.copytree("/usr/lib/systemd/system", pi / "usr/lib/systemd/system", symlinks=True)
-    result = subprocess.run([analyze, "verify", f"--root={pi}", "mtrain-hub.service"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [analyze, "verify", f"--root={pi}", "mtrain-hub.service"], capture_output=True, text=True
+    )
     assert result.returncode == 0 and not result.stdout + result.stderr, result.stderr
     # It does look inside the folder: without the hub's executable it fails.
     (pi / "opt/mtrain-hub/venv/bin/mtrain-hub").unlink()
-    result = subprocess.run([analyze, "verify", f"--root={pi}", "mtrain-hub.service"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [analyze, "verify", f"--root={pi}", "mtrain-hub.service"], capture_output=True, text=True
+    )
     assert result.returncode != 0 and "mtrain-hub" in result.stderr
 
 
 def _a_game(state: Path) -> int:
     store = GameStore(state / "games.db")
-    game_id = store.create_game(check_setup({"players": ["Ann", "Bob"], "rules": "consensus"}),
-                             token="t" * 24)
+    game_id = store.create_game(
+        check_setup({"players": ["Ann", "Bob"], "rules": "consensus"}), token="t" * 24
+    )
     store.close()
     return game_id
 
@@ -177,14 +191,20 @@ def _a_game(state: Path) -> int:
 def test_uninstall_keeps_the_games_and_purge_removes_them(pi):
     game_id = _a_game(pi / "var/lib/mtrain-hub")
     output = install(pi, "--uninstall")
-    for gone in ("etc/systemd/system/mtrain-hub.service", "etc/avahi/services/mtrain-hub.service",
-                 "etc/udev/rules.d/60-mtrain-hub-gpio.rules", "opt/mtrain-hub",
-                 "etc/systemd/system/multi-user.target.wants/mtrain-hub.service"):
+    for gone in (
+        "etc/systemd/system/mtrain-hub.service",
+        "etc/avahi/services/mtrain-hub.service",
+        "etc/udev/rules.d/60-mtrain-hub-gpio.rules",
+        "opt/mtrain-hub",
+        "etc/systemd/system/multi-user.target.wants/mtrain-hub.service",
+    ):
         assert not (pi / gone).exists() and not (pi / gone).is_symlink(), gone
     assert (pi / "boot/firmware/config.txt").read_text() == "[all]\ndtparam=audio=on\n"
     assert (pi / "etc/mtrain-hub.toml").exists()
-    assert GameStore(pi / "var/lib/mtrain-hub/games.db").get_game(game_id)["players"] == \
-        ["Ann", "Bob"]
+    assert GameStore(pi / "var/lib/mtrain-hub/games.db").get_game(game_id)["players"] == [
+        "Ann",
+        "Bob",
+    ]
     assert "kept the games" in output
 
     output = install(pi, "--uninstall", "--purge")
@@ -198,20 +218,25 @@ def test_upgrade_keeps_the_games_and_migrates_the_store(pi, tmp_path):
     game_id = _a_game(state)
     # The next version: its schema has one more step.
     newer = tmp_path / "newer"
-    shutil.copytree(REPO, newer, ignore=shutil.ignore_patterns(
-        ".venv", ".git", "__pycache__", "*.egg-info", "build", "state", "test-artifacts"))
+    shutil.copytree(
+        REPO,
+        newer,
+        ignore=shutil.ignore_patterns(
+            ".venv", ".git", "__pycache__", "*.egg-info", "build", "state", "test-artifacts"
+        ),
+    )
     schema = newer / "scorer" / "schema.py"
     text = schema.read_text()
     assert text.rstrip().endswith(")")
-    schema.write_text(text.rstrip()[:-1] +
-                      '    ("CREATE TABLE upgrade_probe (id INTEGER PRIMARY KEY)",),\n)\n')
+    schema.write_text(
+        text.rstrip()[:-1] + '    ("CREATE TABLE upgrade_probe (id INTEGER PRIMARY KEY)",),\n)\n'
+    )
     output = install(pi, *PIP_ARGS, source=newer)
     assert "upgraded; the games are kept" in output
     assert re.search(r"games\.db: schema (\d+) -> (\d+)", output), output
     conn = sqlite3.connect(state / "games.db")
     version = conn.execute("PRAGMA user_version").fetchone()[0]
-    names = [r[0] for r in conn.execute("SELECT name FROM players WHERE game_id = ?",
-                                        (game_id,))]
+    names = [r[0] for r in conn.execute("SELECT name FROM players WHERE game_id = ?", (game_id,))]
     conn.close()
     assert names == ["Ann", "Bob"]
     backups = list(state.glob(f"games.db.before-schema-{version}"))
@@ -222,11 +247,14 @@ def test_upgrade_keeps_the_games_and_migrates_the_store(pi, tmp_path):
 
 
 def test_refuses_options_that_do_not_go_together(tmp_path):
-    for args, status, says in ((["--purge"], 1, "--purge goes with --uninstall"),
-                               (["--bogus"], 2, "unknown option: --bogus"),
-                               (["--hostname", "Bad_Name"], 1, "not a host name")):
-        result = subprocess.run(["bash", str(INSTALL), "--root", str(tmp_path), *args],
-                                capture_output=True, text=True)
+    for args, status, says in (
+        (["--purge"], 1, "--purge goes with --uninstall"),
+        (["--bogus"], 2, "unknown option: --bogus"),
+        (["--hostname", "Bad_Name"], 1, "not a host name"),
+    ):
+        result = subprocess.run(
+            ["bash", str(INSTALL), "--root", str(tmp_path), *args], capture_output=True, text=True
+        )
         assert result.returncode == status and says in result.stderr, result
     assert not any(tmp_path.iterdir())  # nothing was laid
 

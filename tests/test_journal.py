@@ -30,8 +30,17 @@ from hub.runtime.loop import HubLoop
 
 
 def started(game_id: int = 1, at: float = 1.0) -> GameStarted:
-    return GameStarted(game_id=game_id, rules="consensus", players=("Ann", "Bob"),
-                       seats=(1, 3), mexican_slot=8, set_max=6, rounds=3, at=at, first=1)
+    return GameStarted(
+        game_id=game_id,
+        rules="consensus",
+        players=("Ann", "Bob"),
+        seats=(1, 3),
+        mexican_slot=8,
+        set_max=6,
+        rounds=3,
+        at=at,
+        first=1,
+    )
 
 
 def tap(slot: int, at: float) -> list[ButtonChanged]:
@@ -40,19 +49,23 @@ def tap(slot: int, at: float) -> list[ButtonChanged]:
 
 # --- the file -------------------------------------------------------------------------
 
+
 def test_a_line_is_its_crc_then_its_json_and_reads_back():
     line = frame({"event": {"_": "Tapped", "slot": 3, "at": 1.5}})
     assert line.endswith(b"\n") and line[8:9] == b" "
     assert unframe(line) == {"event": {"_": "Tapped", "slot": 3, "at": 1.5}}
 
 
-@pytest.mark.parametrize("damage", [
-    lambda line: line[:-1],  # no newline: torn
-    lambda line: line[: len(line) // 2],  # torn in the middle
-    lambda line: line.replace(b'"slot":3', b'"slot":4'),  # a flipped digit
-    lambda line: b"zzzzzzzz" + line[8:],  # not a CRC
-    lambda line: b"\n",
-])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda line: line[:-1],  # no newline: torn
+        lambda line: line[: len(line) // 2],  # torn in the middle
+        lambda line: line.replace(b'"slot":3', b'"slot":4'),  # a flipped digit
+        lambda line: b"zzzzzzzz" + line[8:],  # not a CRC
+        lambda line: b"\n",
+    ],
+)
 def test_a_torn_or_damaged_line_is_refused(damage):
     assert unframe(damage(frame({"event": {"_": "Tapped", "slot": 3, "at": 1.5}}))) is None
 
@@ -68,7 +81,11 @@ def test_the_file_keeps_the_segment_and_drops_a_torn_last_record(tmp_path, caplo
         f.write(frame({"event": 4})[:-5])
     with caplog.at_level(logging.WARNING, "hub.persist.journal"):
         assert FileJournal(journal.path).load() == [
-            {"v": 1, "table": "t"}, {"event": 1}, {"event": 2}, {"event": 3}]
+            {"v": 1, "table": "t"},
+            {"event": 1},
+            {"event": 2},
+            {"event": 3},
+        ]
     assert "line 5 of 5 is torn or damaged" in caplog.text
     assert stat.S_IMODE(os.stat(journal.path).st_mode) == 0o600
 
@@ -96,6 +113,7 @@ def test_a_new_segment_replaces_the_old_one_whole(tmp_path):
 
 # --- the writer -----------------------------------------------------------------------
 
+
 class CountingWriter(StoreWriter):
     """The store writer, counting the jobs it is given."""
 
@@ -111,8 +129,7 @@ class CountingWriter(StoreWriter):
 def loop_with(journal: MemoryJournal, writer: StoreWriter | None = None, **options):
     writer = writer or StoreWriter()
     recorder = JournalWriter(journal, writer, **options)
-    loop = HubLoop(core.new_table(), FakeClock(), lambda effects: None, "sim",
-                   journal=recorder)
+    loop = HubLoop(core.new_table(), FakeClock(), lambda effects: None, "sim", journal=recorder)
     return loop, recorder
 
 
@@ -322,4 +339,5 @@ def test_settled_later_without_a_loop_thread_resolves_at_once_with_all_of_it_on_
     assert loop.table.buttons[0].raw is True
     assert journal.synced == len(journal.records)
     assert {"_": "ButtonChanged", "slot": 1, "pressed": True, "at": 2.0} in [
-        r.get("event") for r in journal.records]
+        r.get("event") for r in journal.records
+    ]

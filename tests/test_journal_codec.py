@@ -60,8 +60,9 @@ def strategy(hint: object) -> st.SearchStrategy[typing.Any]:
 
 def dataclass_strategy(cls: type) -> st.SearchStrategy[typing.Any]:
     hints = typing.get_type_hints(cls)
-    fields = {f.name: st.deferred(lambda h=hints[f.name]: strategy(h))
-              for f in dataclasses.fields(cls)}
+    fields = {
+        f.name: st.deferred(lambda h=hints[f.name]: strategy(h)) for f in dataclasses.fields(cls)
+    }
     return st.builds(cls, **fields)
 
 
@@ -97,9 +98,18 @@ def test_tables_of_a_real_game_survive_a_round_trip():
     from hub.core.events import GameStarted
 
     table = core.new_table()
-    started = GameStarted(game_id=1, rules="consensus", players=("Ann", "Bob"), seats=(1, 3),
-                          mexican_slot=8, set_max=6, rounds=2, at=1.0, first=1,
-                          options=(("chickenfoot", False),))
+    started = GameStarted(
+        game_id=1,
+        rules="consensus",
+        players=("Ann", "Bob"),
+        seats=(1, 3),
+        mexican_slot=8,
+        set_max=6,
+        rounds=2,
+        at=1.0,
+        first=1,
+        options=(("chickenfoot", False),),
+    )
     events = [started, MarkersRead((False,) * 8, 1.0)]
     t = 2.0
     for slot, held in [(1, 0.2), (3, 1.5), (1, 0.2), (3, 0.2), (1, 0.2)]:
@@ -111,13 +121,16 @@ def test_tables_of_a_real_game_survive_a_round_trip():
     assert table.history  # the round's moments were in it
 
 
-@pytest.mark.parametrize("data, why", [
-    ({"_": "Nonsense"}, "unknown record type"),
-    ({"_": "Tapped", "slot": 1}, "fields"),
-    ({"_": "Tapped", "slot": 1, "at": 1.0, "more": 2}, "fields"),
-    ([1, 2], "not an event"),
-    ({"no": "tag"}, "unknown record type"),
-])
+@pytest.mark.parametrize(
+    "data, why",
+    [
+        ({"_": "Nonsense"}, "unknown record type"),
+        ({"_": "Tapped", "slot": 1}, "fields"),
+        ({"_": "Tapped", "slot": 1, "at": 1.0, "more": 2}, "fields"),
+        ([1, 2], "not an event"),
+        ({"no": "tag"}, "unknown record type"),
+    ],
+)
 def test_what_is_not_an_event_is_refused(data, why):
     with pytest.raises(CodecError, match=why):
         decode_event(data)

@@ -42,11 +42,11 @@ class Table:
     def start(self, clock_start=1000.0, magnets=()) -> Hub:
         config = load(None, {"hub": {"backend": self.backend, "state_dir": str(self.state)}})
         factory = MockFactory()
-        hub = Hub(config, clock=FakeClock(clock_start), pin_factory=factory,
-                  sound=RecordingPlayer())
+        hub = Hub(
+            config, clock=FakeClock(clock_start), pin_factory=factory, sound=RecordingPlayer()
+        )
         pins = config["pins"]
-        self.pins = hub.sim or SimPins(factory, pins["buttons"], pins["markers"],
-                                       pins["centre"])
+        self.pins = hub.sim or SimPins(factory, pins["buttons"], pins["markers"], pins["centre"])
         for slot in magnets:  # moved onto the hub while it was down
             self.pins.marker(slot, True)
         hub.start(threaded=False)
@@ -92,8 +92,14 @@ class Table:
 
     def new_game(self, rules: str = "consensus", rounds: int | None = None) -> int:
         assert self.hub is not None
-        setup = {"players": PLAYERS, "seats": SEATS, "mexican_slot": 8, "first": 1,
-                 "rules": rules, "set": 9}
+        setup = {
+            "players": PLAYERS,
+            "seats": SEATS,
+            "mexican_slot": 8,
+            "first": 1,
+            "rules": rules,
+            "set": 9,
+        }
         if rounds is not None:
             setup["rounds"] = rounds
         return self.hub.games.new_game(check_setup(setup))[0]
@@ -124,8 +130,12 @@ def table(tmp_path):
 def played_round(table: Table) -> list[dict]:
     """Ann plays, Bob a double on his train, Cid covers it, Ann's marker goes down."""
     views = [table.view()]
-    for action in [lambda: table.press(1), lambda: table.press(3, HOLD),
-                   lambda: table.press(5), lambda: table.marker(1, True)]:
+    for action in [
+        lambda: table.press(1),
+        lambda: table.press(3, HOLD),
+        lambda: table.press(5),
+        lambda: table.marker(1, True),
+    ]:
         action()
         views.append(table.view())
     return views
@@ -245,6 +255,7 @@ def test_a_damaged_checkpoint_starts_from_the_store(table, caplog):
 # or led it (a long hold, a blocked round, an undo), the restart follows it
 # (``catch_up``), with the same events (``hub.games.follow.steps``).
 
+
 def finish_round_1(table: Table) -> None:
     table.press(1)
     table.press(3, LONG)  # Bob went out
@@ -272,6 +283,7 @@ def score(number: int):
         games = table.hub.games  # type: ignore[union-attr]
         out = games.get_game(game_id)["rounds"][number - 1]["went_out"]
         games.score_round(game_id, number, points={p: 0 if p == out else 5 for p in PLAYERS})
+
     return scored
 
 
@@ -300,6 +312,7 @@ def both(*steps):
     def done(table: Table, game_id: int) -> None:
         for step in steps:
             step(table, game_id)
+
     return done
 
 
@@ -309,17 +322,26 @@ DONE = {"phase": "finished"}
 CASES = {  # name: (rules, rounds, before the journal's last batch, after it, live game)
     "went out": ("consensus", None, lambda t, g: turn(t), round_out, OVER),
     "blocked": ("consensus", None, lambda t, g: turn(t), block, OVER),
-    "reopened by an undo": ("consensus", None, lambda t, g: finish_round_1(t), undo,
-                            {"round": 1, "phase": "first-turn"}),
+    "reopened by an undo": (
+        "consensus",
+        None,
+        lambda t, g: finish_round_1(t),
+        undo,
+        {"round": 1, "phase": "first-turn"},
+    ),
     "next round scored": ("consensus", None, lambda t, g: finish_round_1(t), score(1), NEXT),
     "scored while played": ("consensus", None, lambda t, g: turn(t), score(1), NEXT),
     "engine named": ("aces", None, lambda t, g: None, name_engine, {"engine": 7}),
-    "last round scored": ("consensus", 2, both(last_round_playing, round_out), score(2),
-                          DONE),
+    "last round scored": ("consensus", 2, both(last_round_playing, round_out), score(2), DONE),
     "last round scored while played": ("consensus", 2, last_round_playing, score(2), DONE),
     "ended early": ("consensus", None, round_1_scored, finish, DONE),
     "ended early after the last round's end": (
-        "consensus", 2, both(last_round_playing, round_out), finish, DONE),
+        "consensus",
+        2,
+        both(last_round_playing, round_out),
+        finish,
+        DONE,
+    ),
 }
 
 

@@ -38,8 +38,13 @@ cli.main(["run", "--backend", "sim", "--host", "127.0.0.1", "--port", port,
 
 
 def test_a_running_hub_loads_no_tablesim_module(tmp_path, free_port):
-    out = subprocess.run([sys.executable, "-c", _PROBE, str(free_port), str(tmp_path)],
-                         capture_output=True, text=True, timeout=60, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(free_port), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
 
@@ -50,8 +55,12 @@ def _imports_of(path: Path, library: str) -> bool:
 
 
 def test_exactly_one_module_imports_gpiozero():
-    found = [p.relative_to(ROOT).as_posix() for d in PRODUCT
-             for p in sorted((ROOT / d).rglob("*.py")) if _imports_of(p, "gpiozero")]
+    found = [
+        p.relative_to(ROOT).as_posix()
+        for d in PRODUCT
+        for p in sorted((ROOT / d).rglob("*.py"))
+        if _imports_of(p, "gpiozero")
+    ]
     assert found == ["hub/io/pins.py"]
 
 

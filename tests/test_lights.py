@@ -12,11 +12,21 @@ from hub.io.lights import AMBER, IDLE, MEXICAN, PLAYER_COLOURS, RED, RingLights,
 
 def snapshot(turn=1, public=(), doubles=(), phase="play", went_out=None):
     owners = {1: "Ann", 3: "Bob", 5: "Cid", 8: "mexican"}
-    return {"game": {"phase": phase, "players": ["Ann", "Bob", "Cid"]}, "turn": turn,
-            "slots": [{"slot": s, "owner": owners.get(s), "public": s in public or s == 8,
-                       "marker": s in public} for s in range(1, 9)],
-            "doubles": [{"slot": s, "responsible": r} for s, r in doubles],
-            "went_out": went_out}
+    return {
+        "game": {"phase": phase, "players": ["Ann", "Bob", "Cid"]},
+        "turn": turn,
+        "slots": [
+            {
+                "slot": s,
+                "owner": owners.get(s),
+                "public": s in public or s == 8,
+                "marker": s in public,
+            }
+            for s in range(1, 9)
+        ],
+        "doubles": [{"slot": s, "responsible": r} for s, r in doubles],
+        "went_out": went_out,
+    }
 
 
 def test_arcs_cover_the_ring_clockwise():
@@ -53,15 +63,20 @@ def test_brightness_quiet_hours_and_the_nope_flash():
     leds = RecordingLeds()
     published = []
     now = [datetime(2026, 12, 1, 12, 0)]
-    lights = RingLights(leds, brightness=0.5, quiet_hours=(time(22, 0), time(7, 0)),
-                        wall=lambda: now[0], publish=published.append)
+    lights = RingLights(
+        leds,
+        brightness=0.5,
+        quiet_hours=(time(22, 0), time(7, 0)),
+        wall=lambda: now[0],
+        publish=published.append,
+    )
     lights.table_changed(snapshot())
     assert leds.pixels[1][:3] == tuple(round(c * 0.5) for c in PLAYER_COLOURS[0])
     now[0] = datetime(2026, 12, 1, 23, 0)
     lights.redraw()
     assert leds.pixels[1][:3] == tuple(round(c * 0.125) for c in PLAYER_COLOURS[0])
     lights.take([LogEntry("tap", 1.0, (("slot", 3),)), PlaySound("nope")])
-    assert leds.pixels[6:9] == [(round(255 * .125), 0, round(16 * .125), STEADY)] * 3
+    assert leds.pixels[6:9] == [(round(255 * 0.125), 0, round(16 * 0.125), STEADY)] * 3
     lights._end_flash()
     assert leds.pixels[7][3] == STEADY
     before = list(leds.pixels)

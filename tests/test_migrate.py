@@ -21,8 +21,9 @@ def test_no_games_yet(tmp_path, capsys):
 
 def test_up_to_date_store_is_left_alone(tmp_path, capsys):
     store = GameStore(tmp_path / "games.db")
-    game_id = store.create_game(check_setup({"players": ["Ann", "Bob"], "rules": "consensus"}),
-                             token="t" * 24)
+    game_id = store.create_game(
+        check_setup({"players": ["Ann", "Bob"], "rules": "consensus"}), token="t" * 24
+    )
     store.close()
     assert main(["migrate", "--state-dir", str(tmp_path)]) == 0
     assert f"schema {LATEST}, up to date" in capsys.readouterr().out

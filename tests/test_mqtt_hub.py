@@ -33,8 +33,13 @@ def listen(mosquitto):
 @pytest.fixture
 def mqtt_hub(make_hub, mosquitto):
     def build(**mqtt):
-        return make_hub(threaded=True, clock=SystemClock(), hub={"hub_id": "t1"},
-                        mqtt={"url": mosquitto.url, **mqtt})
+        return make_hub(
+            threaded=True,
+            clock=SystemClock(),
+            hub={"hub_id": "t1"},
+            mqtt={"url": mosquitto.url, **mqtt},
+        )
+
     return build
 
 
@@ -56,8 +61,11 @@ def test_a_press_appears_on_event(mqtt_hub, listen):
     start_game(hub)
     press(hub, 2)
     listener = events
-    entry = listener.wait_for(lambda: [json.loads(p) for p in listener.on(f"{ROOT}/event")
-                                       if json.loads(p)["kind"] == "tap"])
+    entry = listener.wait_for(
+        lambda: [
+            json.loads(p) for p in listener.on(f"{ROOT}/event") if json.loads(p)["kind"] == "tap"
+        ]
+    )
     assert entry[0]["slot"] == 2 and "at" in entry[0]
     assert listener.wait_for(lambda: listener.on(f"{ROOT}/slot/2/action")) == [b"tap"]
 
@@ -97,8 +105,9 @@ def test_retained_state_is_right_after_a_reconnect(mqtt_hub, listen, mosquitto):
     mosquitto.start()  # an empty broker: it forgot every retained message
     listener = listen()
     listener.wait_for(lambda: listener.latest.get(f"{ROOT}/slot/5/public") == b"ON")
-    listener.wait_for(lambda: (listener.json(f"{ROOT}/state") or {}).get(
-        "mqtt", {}).get("connected"))
+    listener.wait_for(
+        lambda: (listener.json(f"{ROOT}/state") or {}).get("mqtt", {}).get("connected")
+    )
     state = listener.json(f"{ROOT}/state")
     assert state["turn"] == hub.loop.snapshot["turn"]
     assert state["slots"] == hub.loop.snapshot["slots"]
@@ -106,8 +115,7 @@ def test_retained_state_is_right_after_a_reconnect(mqtt_hub, listen, mosquitto):
     assert listener.json(f"{ROOT}/game")["players"] == ["Ann", "Bob", "Cy"]
 
 
-def test_discovery_is_retained_valid_and_resent_when_home_assistant_starts(
-        mqtt_hub, listen):
+def test_discovery_is_retained_valid_and_resent_when_home_assistant_starts(mqtt_hub, listen):
     from tests.ha_discovery_schema import problems
 
     hub = mqtt_hub()
@@ -137,17 +145,28 @@ def test_commands_from_the_broker(mqtt_hub, listen):
     assert hub.settings.values["volume"] == 0.3
     start_game(hub)
     listener.link.publish(f"{ROOT}/cmd/sim/slot/1/press", '{"hold_ms": 0}')
-    listener.wait_for(lambda: any(json.loads(p) == {**json.loads(p), "kind": "tap", "slot": 1}
-                                  for p in listener.on(f"{ROOT}/event")))
+    listener.wait_for(
+        lambda: any(
+            json.loads(p) == {**json.loads(p), "kind": "tap", "slot": 1}
+            for p in listener.on(f"{ROOT}/event")
+        )
+    )
     turn = hub.loop.snapshot["turn"]
     assert turn != 1
     listener.link.publish(f"{ROOT}/cmd/undo", "PRESS")
-    undo = listener.wait_for(lambda: [json.loads(p) for p in listener.on(f"{ROOT}/event")
-                                      if json.loads(p)["kind"] == "undo"])
+    undo = listener.wait_for(
+        lambda: [
+            json.loads(p) for p in listener.on(f"{ROOT}/event") if json.loads(p)["kind"] == "undo"
+        ]
+    )
     assert undo[0]["by"] == "mqtt"
     hub.loop.drain()
     assert hub.loop.snapshot["turn"] == 1  # the tap was taken back
     listener.link.publish(f"{ROOT}/cmd/sim/centre/press", '{"hold_ms": 0}')
-    listener.wait_for(lambda: [json.loads(p) for p in listener.on(f"{ROOT}/event")
-                               if json.loads(p)["kind"] == "tap"
-                               and json.loads(p)["slot"] == 0])
+    listener.wait_for(
+        lambda: [
+            json.loads(p)
+            for p in listener.on(f"{ROOT}/event")
+            if json.loads(p)["kind"] == "tap" and json.loads(p)["slot"] == 0
+        ]
+    )

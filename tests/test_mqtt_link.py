@@ -54,8 +54,13 @@ class OldBroker:
 def test_a_broker_without_mqtt_5_gets_3_1_1(refusal):
     broker = OldBroker(refusal)
     connected = threading.Event()
-    link = PahoLink(Broker("127.0.0.1", broker.port), "old", LinkHandlers(
-        connected=connected.set), backoff=1, max_backoff=1)
+    link = PahoLink(
+        Broker("127.0.0.1", broker.port),
+        "old",
+        LinkHandlers(connected=connected.set),
+        backoff=1,
+        max_backoff=1,
+    )
     link.start()
     try:
         assert connected.wait(10)

@@ -28,8 +28,9 @@ def hub_process(tmp_path, free_port, mosquitto):
     processes: list[HubProcess] = []
 
     def start():
-        process = HubProcess(free_port, tmp_path / "state", "--mqtt", mosquitto.url,
-                             "--hub-id", "table7")
+        process = HubProcess(
+            free_port, tmp_path / "state", "--mqtt", mosquitto.url, "--hub-id", "table7"
+        )
         processes.append(process)
         return process
 
@@ -89,8 +90,9 @@ def test_the_broker_killed_and_restarted_mid_game(hub_process, mosquitto, tmp_pa
     try:
         listener.wait_connected()
         listener.wait_for(lambda: listener.latest.get(f"{ROOT}/slot/2/public") == b"ON", 15)
-        listener.wait_for(lambda: (listener.json(f"{ROOT}/state") or {}).get(
-            "mqtt", {}).get("connected"), 15)
+        listener.wait_for(
+            lambda: (listener.json(f"{ROOT}/state") or {}).get("mqtt", {}).get("connected"), 15
+        )
         assert time.monotonic() - back < 15
         state = listener.json(f"{ROOT}/state")
         now = hub.get("/api/state")[1]
@@ -99,7 +101,8 @@ def test_the_broker_killed_and_restarted_mid_game(hub_process, mosquitto, tmp_pa
         assert now["mqtt"]["connected"] is True
         status, snapshot = hub.post("/api/sim/slots/1/press", {"hold_ms": 0})
         assert status == 200
-        listener.wait_for(lambda: any(json.loads(p)["kind"] == "tap"
-                                      for p in listener.on(f"{ROOT}/event")))
+        listener.wait_for(
+            lambda: any(json.loads(p)["kind"] == "tap" for p in listener.on(f"{ROOT}/event"))
+        )
     finally:
         listener.close()

@@ -15,9 +15,13 @@ GAME = {"id": 4, "round": 1, "engine": 12, "phase": "play"}
 
 
 def snapshot(turn=1, public=(), game=GAME):
-    return {"game": game, "turn": turn,
-            "slots": [{"slot": s, "owner": None, "public": s in public, "marker": False}
-                      for s in range(1, 9)]}
+    return {
+        "game": game,
+        "turn": turn,
+        "slots": [
+            {"slot": s, "owner": None, "public": s in public, "marker": False} for s in range(1, 9)
+        ],
+    }
 
 
 class World:
@@ -29,13 +33,19 @@ class World:
         self.posted: list[object] = []
         self.link: RecordingLink | None = None
         commands = HubCommands(self.applied.append, self.posted.append, None)
-        self.settings = MqttSettings(host="127.0.0.1", port=1883, hub_id="h",
-                                     **{"outbox": 16, **settings})
+        self.settings = MqttSettings(
+            host="127.0.0.1", port=1883, hub_id="h", **{"outbox": 16, **settings}
+        )
         self.publisher = MqttPublisher(
-            self.settings, self._link, snapshot=snapshot,
+            self.settings,
+            self._link,
+            snapshot=snapshot,
             load_game=lambda game_id: {"id": game_id, "standings": ["Ann"]},
             settings_now=lambda: {"volume": 0.8, "quiet": "off", "turn_chime": True},
-            on_status=self.statuses.append, commands=commands, version="1.2.3")
+            on_status=self.statuses.append,
+            commands=commands,
+            version="1.2.3",
+        )
 
     def _link(self, handlers: LinkHandlers, will: Will, subscriptions):
         self.will, self.subscriptions = will, subscriptions
@@ -137,12 +147,15 @@ def test_a_new_game_loads_the_game(world):
     assert world.retained("mtrain/h/game")[-1] == "null"
 
 
-@pytest.mark.parametrize(("topic", "payload", "applied"), [
-    ("settings", b'{"volume": 0.5, "quiet": "mute"}', {"volume": 0.5, "quiet": "mute"}),
-    ("volume", b"0.25", {"volume": 0.25}),
-    ("quiet", b"turn-only", {"quiet": "turn-only"}),
-    ("turn_chime", b"OFF", {"turn_chime": False}),
-])
+@pytest.mark.parametrize(
+    ("topic", "payload", "applied"),
+    [
+        ("settings", b'{"volume": 0.5, "quiet": "mute"}', {"volume": 0.5, "quiet": "mute"}),
+        ("volume", b"0.25", {"volume": 0.25}),
+        ("quiet", b"turn-only", {"quiet": "turn-only"}),
+        ("turn_chime", b"OFF", {"turn_chime": False}),
+    ],
+)
 def test_commands_change_settings(topic, payload, applied):
     world = World(commands=True)
     world.link.connect()
@@ -151,21 +164,24 @@ def test_commands_change_settings(topic, payload, applied):
     assert world.applied == [applied]
 
 
-@pytest.mark.parametrize(("topic", "payload", "why"), [
-    ("settings", b"{not json", "not valid JSON"),
-    ("settings", b'{"volume": 3}', "volume"),
-    ("settings", b'{"colour": "red"}', "unknown setting"),
-    ("settings", b"[]", "expected an object"),
-    ("volume", b"loud", "volume"),
-    ("quiet", b"sometimes", "quiet"),
-    ("turn_chime", b"maybe", "expected ON or OFF"),
-    ("reboot", b"", "unknown command"),
-    ("sim/slot/9/press", b"", "slots 1 to 8"),
-    ("sim/slot/2/press", b'{"hold_ms": -1}', "hold_ms"),
-    ("sim/slot/2/press", b"\xff\xfe", "not valid JSON"),
-    ("sim/slot/2/marker", b'{"present": "yes"}', "present"),
-    ("sim/slot/2/press", b"{}", "backend sim only"),
-])
+@pytest.mark.parametrize(
+    ("topic", "payload", "why"),
+    [
+        ("settings", b"{not json", "not valid JSON"),
+        ("settings", b'{"volume": 3}', "volume"),
+        ("settings", b'{"colour": "red"}', "unknown setting"),
+        ("settings", b"[]", "expected an object"),
+        ("volume", b"loud", "volume"),
+        ("quiet", b"sometimes", "quiet"),
+        ("turn_chime", b"maybe", "expected ON or OFF"),
+        ("reboot", b"", "unknown command"),
+        ("sim/slot/9/press", b"", "slots 1 to 8"),
+        ("sim/slot/2/press", b'{"hold_ms": -1}', "hold_ms"),
+        ("sim/slot/2/press", b"\xff\xfe", "not valid JSON"),
+        ("sim/slot/2/marker", b'{"present": "yes"}', "present"),
+        ("sim/slot/2/press", b"{}", "backend sim only"),
+    ],
+)
 def test_a_bad_command_is_logged_and_changes_nothing(topic, payload, why, caplog):
     world = World(commands=True)
     world.link.connect()

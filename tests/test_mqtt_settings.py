@@ -20,32 +20,38 @@ def test_off_unless_a_broker_is_named():
     assert enabled(mqtt(host="broker"))
 
 
-@pytest.mark.parametrize(("url", "expected"), [
-    ("mqtt://broker", ("broker", 1883, False)),
-    ("mqtt://10.0.0.2:1884", ("10.0.0.2", 1884, False)),
-    ("mqtts://broker", ("broker", 8883, True)),
-    ("mqtt://[::1]:1885", ("::1", 1885, False)),
-])
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("mqtt://broker", ("broker", 1883, False)),
+        ("mqtt://10.0.0.2:1884", ("10.0.0.2", 1884, False)),
+        ("mqtts://broker", ("broker", 8883, True)),
+        ("mqtt://[::1]:1885", ("::1", 1885, False)),
+    ],
+)
 def test_urls(url, expected):
     assert parse_url(url) == expected
 
 
-@pytest.mark.parametrize(("keys", "names"), [
-    ({"url": "http://broker"}, "mqtt.url"),
-    ({"url": "mqtt://broker:99999"}, "mqtt.url"),
-    ({"url": "mqtt://user:pw@broker"}, "mqtt.url"),
-    ({"port": 0}, "mqtt.port"),
-    ({"keepalive": 1}, "mqtt.keepalive"),
-    ({"outbox": 2}, "mqtt.outbox"),
-    ({"base_topic": "a/#"}, "mqtt.base_topic"),
-    ({"discovery_prefix": ""}, "mqtt.discovery_prefix"),
-    ({"password_file": "/x"}, "mqtt.password_file"),
-    ({"password": "hunter2"}, "mqtt.password_file"),
-    ({"commands": "yes"}, "mqtt.commands"),
-    ({"tls": 1}, "mqtt.tls"),
-    ({"scorepad_url": "ftp://x"}, "mqtt.scorepad_url"),
-    ({"brokr": "x"}, "mqtt.brokr"),
-])
+@pytest.mark.parametrize(
+    ("keys", "names"),
+    [
+        ({"url": "http://broker"}, "mqtt.url"),
+        ({"url": "mqtt://broker:99999"}, "mqtt.url"),
+        ({"url": "mqtt://user:pw@broker"}, "mqtt.url"),
+        ({"port": 0}, "mqtt.port"),
+        ({"keepalive": 1}, "mqtt.keepalive"),
+        ({"outbox": 2}, "mqtt.outbox"),
+        ({"base_topic": "a/#"}, "mqtt.base_topic"),
+        ({"discovery_prefix": ""}, "mqtt.discovery_prefix"),
+        ({"password_file": "/x"}, "mqtt.password_file"),
+        ({"password": "hunter2"}, "mqtt.password_file"),
+        ({"commands": "yes"}, "mqtt.commands"),
+        ({"tls": 1}, "mqtt.tls"),
+        ({"scorepad_url": "ftp://x"}, "mqtt.scorepad_url"),
+        ({"brokr": "x"}, "mqtt.brokr"),
+    ],
+)
 def test_bad_keys_are_named(keys, names):
     with pytest.raises(ConfigError, match=names.replace(".", r"\.")):
         mqtt(**keys)
@@ -59,11 +65,15 @@ def test_the_hub_id_is_a_topic_level():
 def test_credentials_come_from_a_file(tmp_path):
     secret = tmp_path / "secret"
     secret.write_text("s3cret\n")
-    config = mqtt(url="mqtts://b", username="hub", password_file=str(secret),
-                  ca_file=str(secret))
+    config = mqtt(url="mqtts://b", username="hub", password_file=str(secret), ca_file=str(secret))
     got = settings(config)
     assert (got.host, got.port, got.tls, got.username, got.password) == (
-        "b", 8883, True, "hub", "s3cret")
+        "b",
+        8883,
+        True,
+        "hub",
+        "s3cret",
+    )
     missing = mqtt(url="mqtt://b", username="hub", password_file=str(tmp_path / "none"))
     with pytest.raises(ValueError, match=r"mqtt\.password_file: .*cannot read"):
         settings(missing)

@@ -84,16 +84,34 @@ def hub_process(tmp_path, free_port):
     # stderr is a file standing in for the journal's stream: JOURNAL_STREAM names it.
     journal = (tmp_path / "journal").open("w+")
     info = os.fstat(journal.fileno())
-    env = {**os.environ, "NOTIFY_SOCKET": str(tmp_path / "notify.sock"),
-           "WATCHDOG_USEC": str(int(PERIOD_S * 1e6)),
-           "JOURNAL_STREAM": f"{info.st_dev}:{info.st_ino}"}
+    env = {
+        **os.environ,
+        "NOTIFY_SOCKET": str(tmp_path / "notify.sock"),
+        "WATCHDOG_USEC": str(int(PERIOD_S * 1e6)),
+        "JOURNAL_STREAM": f"{info.st_dev}:{info.st_ino}",
+    }
     env.pop("WATCHDOG_PID", None)
     process = subprocess.Popen(
-        [str(MTRAIN_HUB), "run", "--backend", "sim", "--host", "127.0.0.1",
-         "--port", str(free_port),
-         "--state-dir", str(tmp_path / "state"), "--config", str(config)],
-        env=env, stdout=subprocess.DEVNULL, stderr=journal, text=True,
-        preexec_fn=_confine)
+        [
+            str(MTRAIN_HUB),
+            "run",
+            "--backend",
+            "sim",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(free_port),
+            "--state-dir",
+            str(tmp_path / "state"),
+            "--config",
+            str(config),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=journal,
+        text=True,
+        preexec_fn=_confine,
+    )
     listener.process = process
     yield process, listener, tmp_path / "journal"
     if process.poll() is None:
@@ -145,8 +163,13 @@ def test_no_socket_no_messages_no_watchdog():
 def test_environment_is_read_like_sd_notify():
     abstract = Notifier({"NOTIFY_SOCKET": "@hub/notify", "WATCHDOG_USEC": "20000000"})
     assert abstract.address == b"\0hub/notify" and abstract.watchdog_s == 20.0
-    other_pid = Notifier({"NOTIFY_SOCKET": "/run/x", "WATCHDOG_USEC": "20000000",
-                          "WATCHDOG_PID": str(os.getpid() + 1)})
+    other_pid = Notifier(
+        {
+            "NOTIFY_SOCKET": "/run/x",
+            "WATCHDOG_USEC": "20000000",
+            "WATCHDOG_PID": str(os.getpid() + 1),
+        }
+    )
     assert other_pid.watchdog_s is None
     assert Notifier({"NOTIFY_SOCKET": "relative"}).address is None
     assert Notifier({"NOTIFY_SOCKET": "/run/x", "WATCHDOG_USEC": "soon"}).watchdog_s is None

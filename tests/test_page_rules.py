@@ -40,7 +40,7 @@ def numbers(text: str) -> list[int]:
 
 def holds(haystack: list[int], run: tuple[int, ...]) -> bool:
     n = len(run)
-    return any(tuple(haystack[i:i + n]) == run for i in range(len(haystack) - n + 1))
+    return any(tuple(haystack[i : i + n]) == run for i in range(len(haystack) - n + 1))
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
@@ -59,11 +59,13 @@ def test_no_deal_table_sets_or_option_values(path):
 
 def test_the_checks_would_catch_the_old_page():
     """What the page held before GET /api/rules: both checks see it."""
-    old = ('<label><input type="radio" name="rules" value="consensus" checked> consensus</label>'
-           '<option value="6">double-6</option><option value="9">double-9</option>'
-           '<option value="12">double-12</option><option value="15">double-15</option>'
-           '<option value="18">double-18</option>'
-           '<input type="radio" name="db" value="0"> <input value="25"> <input value="50">')
+    old = (
+        '<label><input type="radio" name="rules" value="consensus" checked> consensus</label>'
+        '<option value="6">double-6</option><option value="9">double-9</option>'
+        '<option value="12">double-12</option><option value="15">double-15</option>'
+        '<option value="18">double-18</option>'
+        '<input type="radio" name="db" value="0"> <input value="25"> <input value="50">'
+    )
     assert re.search(r"\bconsensus\b", old)
     assert holds(numbers(old), SETS)
     assert holds(numbers(old), (0, 25, 50))

@@ -17,7 +17,6 @@ TABLE_FIRST_LOAD = ("index.html", "app.css", "app.js", "core.js", "patch.js", "t
 BUDGET = 60 * 1024
 
 
-
 def test_the_page_and_its_files(client):
     with client.get("/") as page:
         assert page.status_code == 200 and page.mimetype == "text/html"
@@ -58,16 +57,19 @@ def test_static_files_compress(client):
         assert len(gzip.compress(raw)) < len(raw) / 2, name
 
 
-@pytest.mark.parametrize("host, lan, url", [
-    ("192.168.1.20:8080", "10.0.0.5", "http://192.168.1.20:8080/"),
-    ("mtrain.local", "10.0.0.5", "http://mtrain.local/"),
-    ("127.0.0.1:8080", "192.168.1.20", "http://192.168.1.20:8080/"),
-    ("localhost", "192.168.1.20", "http://192.168.1.20:9000/"),
-    ("[::1]:8080", "192.168.1.20", "http://192.168.1.20:8080/"),
-    ("127.0.0.1:8080", None, "http://127.0.0.1:8080/"),
-    ('"><script>', "192.168.1.20", "http://192.168.1.20:9000/"),
-    (None, None, "http://localhost:9000/"),
-])
+@pytest.mark.parametrize(
+    "host, lan, url",
+    [
+        ("192.168.1.20:8080", "10.0.0.5", "http://192.168.1.20:8080/"),
+        ("mtrain.local", "10.0.0.5", "http://mtrain.local/"),
+        ("127.0.0.1:8080", "192.168.1.20", "http://192.168.1.20:8080/"),
+        ("localhost", "192.168.1.20", "http://192.168.1.20:9000/"),
+        ("[::1]:8080", "192.168.1.20", "http://192.168.1.20:8080/"),
+        ("127.0.0.1:8080", None, "http://127.0.0.1:8080/"),
+        ('"><script>', "192.168.1.20", "http://192.168.1.20:9000/"),
+        (None, None, "http://localhost:9000/"),
+    ],
+)
 def test_hub_url(host, lan, url):
     assert qr.hub_url(host, 9000, lan) == url
 
@@ -108,11 +110,17 @@ def test_handover_needs_the_right_token(client):
     assert unknown.status_code == 403
 
 
-@pytest.mark.parametrize("body, field", [
-    (b"not json", "body"), (b"[1]", "body"), (b'{"token": "x"}', "game"),
-    (b'{"game": true, "token": "x"}', "game"), (b'{"game": 1}', "token"),
-    (b'{"game": 1, "token": "  "}', "token"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        (b"not json", "body"),
+        (b"[1]", "body"),
+        (b'{"token": "x"}', "game"),
+        (b'{"game": true, "token": "x"}', "game"),
+        (b'{"game": 1}', "token"),
+        (b'{"game": 1, "token": "  "}', "token"),
+    ],
+)
 def test_handover_bad_input(client, body, field):
     answer = client.post("/api/join/handover", data=body, content_type="application/json")
     assert answer.status_code == 400 and answer.get_json()["error"].startswith(field + ": ")

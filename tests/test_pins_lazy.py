@@ -37,8 +37,14 @@ FULL_ONLY = {"gpiozero.boards", "gpiozero.spi_devices", "gpiozero.internal_devic
 
 
 def test_the_pins_adapter_loads_gpiozero_without_its_init():
-    out = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True,
-                         timeout=60, cwd=ROOT, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        check=True,
+    )
     seen = json.loads(out.stdout)
     assert "gpiozero.input_devices" in seen["before"]
     assert "gpiozero.pins.mock" in seen["before"]
@@ -56,13 +62,15 @@ def package(tmp_path, monkeypatch):
     root.mkdir()
     (root / "__init__.py").write_text(
         "import builtins\nbuiltins.LAZYPKG_RUNS = getattr(builtins, 'LAZYPKG_RUNS', 0) + 1\n"
-        "from .part import Thing\nRUNS = builtins.LAZYPKG_RUNS\n")
+        "from .part import Thing\nRUNS = builtins.LAZYPKG_RUNS\n"
+    )
     (root / "part.py").write_text("class Thing:\n    pass\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     yield "lazypkg_probe"
     for name in [m for m in sys.modules if m.startswith("lazypkg_probe")]:
         del sys.modules[name]
     import builtins
+
     if hasattr(builtins, "LAZYPKG_RUNS"):
         del builtins.LAZYPKG_RUNS
 

@@ -144,16 +144,18 @@ def check_table(hub: HubProcess, ledger: Ledger, view: dict) -> None:
     if ledger.finished:
         assert (game["id"], game["phase"]) == (ledger.id, "finished")
     else:
-        assert (game["id"], game["round"], game["engine"]) == (ledger.id, view["round"],
-                                                               view["engine"])
+        assert (game["id"], game["round"], game["engine"]) == (
+            ledger.id,
+            view["round"],
+            view["engine"],
+        )
 
 
 def integrity(db) -> list:
     """SQLite's own checks on the file the killed hub left behind (read-only)."""
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
-        return [*conn.execute("PRAGMA integrity_check"), *conn.execute(
-            "PRAGMA foreign_key_check")]
+        return [*conn.execute("PRAGMA integrity_check"), *conn.execute("PRAGMA foreign_key_check")]
     finally:
         conn.close()
 

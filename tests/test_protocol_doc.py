@@ -27,10 +27,21 @@ FRAMES = [n for n in EX if n not in ("garbage-then-heartbeat", "reset-mid-frame"
 
 
 def test_the_document_has_every_frame():
-    assert set(EX) >= {"hello", "heartbeat", "snapshot-request", "leds", "identify",
-                       "snapshot", "edge-press", "edge-release", "edge-marker",
-                       "mcu-heartbeat", "error", "garbage-then-heartbeat",
-                       "reset-mid-frame"}
+    assert set(EX) >= {
+        "hello",
+        "heartbeat",
+        "snapshot-request",
+        "leds",
+        "identify",
+        "snapshot",
+        "edge-press",
+        "edge-release",
+        "edge-marker",
+        "mcu-heartbeat",
+        "error",
+        "garbage-then-heartbeat",
+        "reset-mid-frame",
+    }
 
 
 @pytest.mark.parametrize("name", FRAMES)

@@ -11,16 +11,19 @@ from web import qr
 LAN = "192.168.1.20"
 
 
-@pytest.mark.parametrize("host, url", [
-    ("192.168.1.20", "http://mtrain.local/"),  # opened by address: the name reads better
-    ("192.168.1.20:8080", "http://mtrain.local:8080/"),
-    ("localhost", "http://mtrain.local:9000/"),  # the browser on the Pi itself
-    ("127.0.0.1:80", "http://mtrain.local/"),
-    ("[::1]", "http://mtrain.local:9000/"),
-    ("mtrain.local", "http://mtrain.local/"),
-    ("hub.example.org:8080", "http://hub.example.org:8080/"),  # a name the phone chose
-    (None, "http://mtrain.local:9000/"),
-])
+@pytest.mark.parametrize(
+    "host, url",
+    [
+        ("192.168.1.20", "http://mtrain.local/"),  # opened by address: the name reads better
+        ("192.168.1.20:8080", "http://mtrain.local:8080/"),
+        ("localhost", "http://mtrain.local:9000/"),  # the browser on the Pi itself
+        ("127.0.0.1:80", "http://mtrain.local/"),
+        ("[::1]", "http://mtrain.local:9000/"),
+        ("mtrain.local", "http://mtrain.local/"),
+        ("hub.example.org:8080", "http://hub.example.org:8080/"),  # a name the phone chose
+        (None, "http://mtrain.local:9000/"),
+    ],
+)
 def test_hub_url_prefers_the_mdns_name(host, url):
     assert qr.hub_url(host, 9000, LAN, "mtrain.local") == url
 
@@ -48,8 +51,9 @@ class Resolver:
 def test_local_name_is_used_only_when_it_leads_here():
     resolver = Resolver({"mtrain.local": {LAN}})
     now = [0.0]
-    name = qr.LocalName(hostname=lambda: "mtrain", resolve=resolver, ttl_s=60,
-                        wait_s=5, clock=lambda: now[0])
+    name = qr.LocalName(
+        hostname=lambda: "mtrain", resolve=resolver, ttl_s=60, wait_s=5, clock=lambda: now[0]
+    )
     assert name.get(LAN) == "mtrain.local"
     assert name.get(LAN) == "mtrain.local" and resolver.asked == ["mtrain.local"]  # cached
     assert name.get("10.0.0.9") is None  # it leads to another machine (a second hub)

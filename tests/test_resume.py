@@ -12,8 +12,10 @@ from tests.http_client import HubProcess
 
 PLAYERS = ["Ann", "Bob", "Cid"]
 SEATS = [2, 4, 6]
-STOPS = [pytest.param(signal.SIGTERM, 0, id="sigterm"),
-         pytest.param(signal.SIGKILL, -signal.SIGKILL, id="sigkill")]
+STOPS = [
+    pytest.param(signal.SIGTERM, 0, id="sigterm"),
+    pytest.param(signal.SIGKILL, -signal.SIGKILL, id="sigkill"),
+]
 
 
 @pytest.fixture
@@ -41,15 +43,17 @@ def start(tmp_path, free_port, config):
 
 
 def new_game(hub):
-    status, answer = hub.post("/api/games", {"players": PLAYERS, "seats": SEATS,
-                                             "mexican_slot": 8, "first": 4, "set": 9})
+    status, answer = hub.post(
+        "/api/games", {"players": PLAYERS, "seats": SEATS, "mexican_slot": 8, "first": 4, "set": 9}
+    )
     assert status == 201
     return answer["id"], answer["token"]
 
 
 def score(hub, game_id, round_no, points, token, **more):
-    return hub.post(f"/api/games/{game_id}/rounds/{round_no}/scores",
-                    {"points": points, **more}, token=token)
+    return hub.post(
+        f"/api/games/{game_id}/rounds/{round_no}/scores", {"points": points, **more}, token=token
+    )
 
 
 def table_view(hub):
@@ -57,16 +61,18 @@ def table_view(hub):
     state = hub.get("/api/state")[1]
     game = state["game"]
     keep = ("id", "round", "rounds", "engine", "rules", "players", "seats", "mexican_slot")
-    return ({key: game[key] for key in keep} if game else None,
-            [(s["slot"], s["owner"]) for s in state["slots"]], game and game["phase"])
+    return (
+        {key: game[key] for key in keep} if game else None,
+        [(s["slot"], s["owner"]) for s in state["slots"]],
+        game and game["phase"],
+    )
 
 
 @pytest.mark.parametrize("sig, code", STOPS)
 def test_a_restart_mid_game_resumes_the_same_game_round_and_scores(start, sig, code):
     hub = start()
     game_id, token = new_game(hub)
-    assert score(hub, game_id, 1, {"Ann": 0, "Bob": 14, "Cid": 22}, token,
-                 went_out="Ann")[0] == 200
+    assert score(hub, game_id, 1, {"Ann": 0, "Bob": 14, "Cid": 22}, token, went_out="Ann")[0] == 200
     assert score(hub, game_id, 2, {"Ann": 5, "Bob": 0, "Cid": 9}, token)[0] == 200
     assert score(hub, game_id, 1, {"Ann": 0, "Bob": 15, "Cid": 22}, token)[0] == 200
     hub.post("/api/sim/slots/4/press", {"hold_ms": 0})  # round 3 under way
@@ -80,7 +86,9 @@ def test_a_restart_mid_game_resumes_the_same_game_round_and_scores(start, sig, c
     assert after_table == before_table
     after_state = hub.get("/api/state")[1]  # the journal kept the round's first turn
     assert (after_state["turn"], after_state["game"]["first_turns_left"]) == (
-        before_state["turn"], before_state["game"]["first_turns_left"])
+        before_state["turn"],
+        before_state["game"]["first_turns_left"],
+    )
     assert after_game == before_game
     history = hub.get(f"/api/games/{game_id}/rounds/1/history")[1]
     assert [(h["player"], h["old"], h["new"]) for h in history][-1] == ("Bob", 14, 15)

@@ -21,16 +21,23 @@ def client():
     return create_app(FakeHubService(), {"TESTING": True}).test_client()
 
 
-@pytest.mark.parametrize("query, answer", [
-    ("rules=consensus&players=4", {"set": 12, "default_set": 12, "rounds": 13,
-                                   "tiles_each": 15, "boneyard": 31}),
-    ("rules=consensus&players=3", {"tiles_each": 15, "boneyard": 46}),  # the seed's example
-    ("rules=consensus&players=3&set=9", {"set": 9, "default_set": 12, "rounds": 10,
-                                         "tiles_each": 15, "boneyard": 10}),
-    ("rules=mexicantrainfun&players=3", {"set": 9, "tiles_each": 8, "boneyard": 31}),
-    ("rules=aces&players=8", {"set": 12, "tiles_each": 10, "boneyard": 11}),
-    ("players=6", {"rules": "consensus", "tiles_each": 12, "boneyard": 19}),
-])
+@pytest.mark.parametrize(
+    "query, answer",
+    [
+        (
+            "rules=consensus&players=4",
+            {"set": 12, "default_set": 12, "rounds": 13, "tiles_each": 15, "boneyard": 31},
+        ),
+        ("rules=consensus&players=3", {"tiles_each": 15, "boneyard": 46}),  # the seed's example
+        (
+            "rules=consensus&players=3&set=9",
+            {"set": 9, "default_set": 12, "rounds": 10, "tiles_each": 15, "boneyard": 10},
+        ),
+        ("rules=mexicantrainfun&players=3", {"set": 9, "tiles_each": 8, "boneyard": 31}),
+        ("rules=aces&players=8", {"set": 12, "tiles_each": 10, "boneyard": 11}),
+        ("players=6", {"rules": "consensus", "tiles_each": 12, "boneyard": 19}),
+    ],
+)
 def test_deal(client, query, answer):
     response = client.get("/api/deal?" + query)
     assert response.status_code == 200
@@ -38,13 +45,23 @@ def test_deal(client, query, answer):
     assert {key: body[key] for key in answer} == answer
 
 
-@pytest.mark.parametrize("query, field", [
-    ("", "players"), ("players=", "players"), ("players=two", "players"),
-    ("players=-3", "players"), ("players=1", "players"), ("players=9", "players"),
-    ("rules=chess&players=4", "rules"), ("rules=mexicantrainfun&players=9", "players"),
-    ("players=4&set=7", "set"),
-    ("players=4&set=9", "set"), ("players=8&set=6", "set"), ("players=4&set=x", "set"),
-])
+@pytest.mark.parametrize(
+    "query, field",
+    [
+        ("", "players"),
+        ("players=", "players"),
+        ("players=two", "players"),
+        ("players=-3", "players"),
+        ("players=1", "players"),
+        ("players=9", "players"),
+        ("rules=chess&players=4", "rules"),
+        ("rules=mexicantrainfun&players=9", "players"),
+        ("players=4&set=7", "set"),
+        ("players=4&set=9", "set"),
+        ("players=8&set=6", "set"),
+        ("players=4&set=x", "set"),
+    ],
+)
 def test_bad_query_names_the_field(client, query, field):
     response = client.get("/api/deal?" + query)
     assert response.status_code == 400
@@ -52,6 +69,7 @@ def test_bad_query_names_the_field(client, query, field):
 
 
 # --- GET /api/rules -------------------------------------------------------------------
+
 
 def served_rules() -> dict[str, Any]:
     """What a page gets from ``GET /api/rules`` (a fake hub: the data is the scorer's)."""
@@ -68,10 +86,22 @@ def test_rules_have_the_shape_of_the_contract() -> None:
     assert RULES["default_rules"] == "consensus"
     assert RULES["sets"] == [6, 9, 12, 15, 18]
     assert [p["id"] for p in RULES["profiles"]] == [
-        "aces", "mexicantrainfun", "consensus", "triples"]
+        "aces",
+        "mexicantrainfun",
+        "consensus",
+        "triples",
+    ]
     for profile in RULES["profiles"]:
-        assert set(profile) == {"id", "name", "players", "starter", "options",
-                                "tiles_each", "default_set", "rounds"}
+        assert set(profile) == {
+            "id",
+            "name",
+            "players",
+            "starter",
+            "options",
+            "tiles_each",
+            "default_set",
+            "rounds",
+        }
         assert profile["players"] == [2, 8]
         assert profile["starter"] in ("rotate", "engine-holder", "engine-left")
         assert profile["rounds"] == {"default": None}
@@ -81,32 +111,48 @@ def test_rules_have_the_shape_of_the_contract() -> None:
         for row in profile["default_set"]:
             assert set(row) == {"players", "set"} and row["set"] in RULES["sets"]
     assert RULES["options"] == {
-        "chickenfoot": {"values": [False, True], "default": False,
-                        "label": RULES["options"]["chickenfoot"]["label"]},
-        "partnerships": {"values": [False, True], "default": False,
-                         "label": RULES["options"]["partnerships"]["label"],
-                         "players": [4, 6, 8]},
-        "double_blank": {"values": [0, 25, 50], "default": 0,
-                         "label": RULES["options"]["double_blank"]["label"]},
-        "blanks": {"values": [False, True], "default": False,
-                   "label": RULES["options"]["blanks"]["label"],
-                   "requires": {"double_blank": [0, 50]}},
+        "chickenfoot": {
+            "values": [False, True],
+            "default": False,
+            "label": RULES["options"]["chickenfoot"]["label"],
+        },
+        "partnerships": {
+            "values": [False, True],
+            "default": False,
+            "label": RULES["options"]["partnerships"]["label"],
+            "players": [4, 6, 8],
+        },
+        "double_blank": {
+            "values": [0, 25, 50],
+            "default": 0,
+            "label": RULES["options"]["double_blank"]["label"],
+        },
+        "blanks": {
+            "values": [False, True],
+            "default": False,
+            "label": RULES["options"]["blanks"]["label"],
+            "requires": {"double_blank": [0, 50]},
+        },
     }
     assert all(option["label"] for option in RULES["options"].values())
 
 
 def test_rules_serve_the_deal_tables_within_the_hubs_seats() -> None:
     fun = next(p for p in RULES["profiles"] if p["id"] == "mexicantrainfun")
-    assert fun["tiles_each"] == [{"players": [2, 3], "tiles": 8},
-                                 {"players": [4, 6], "tiles": 12},
-                                 {"players": [7, 8], "tiles": 10}]
+    assert fun["tiles_each"] == [
+        {"players": [2, 3], "tiles": 8},
+        {"players": [4, 6], "tiles": 12},
+        {"players": [7, 8], "tiles": 10},
+    ]
     assert fun["default_set"] == [{"players": [2, 3], "set": 9}, {"players": [4, 8], "set": 12}]
     consensus = next(p for p in RULES["profiles"] if p["id"] == "consensus")
     assert consensus["name"] == "Consensus (Galt, 1994)"
     assert consensus["options"] == ["chickenfoot", "partnerships", "double_blank", "blanks"]
-    assert consensus["tiles_each"] == [{"players": [2, 4], "tiles": 15},
-                                       {"players": [5, 6], "tiles": 12},
-                                       {"players": [7, 8], "tiles": 11}]
+    assert consensus["tiles_each"] == [
+        {"players": [2, 4], "tiles": 15},
+        {"players": [5, 6], "tiles": 12},
+        {"players": [7, 8], "tiles": 11},
+    ]
 
 
 def test_the_hub_serves_its_configured_default_rules(make_hub: Any) -> None:
@@ -144,8 +190,7 @@ def page_choices(draw: st.DrawFn) -> dict[str, Any]:
     """A new-game body made only of choices ``GET /api/rules`` offers."""
     profile = draw(st.sampled_from(RULES["profiles"]))
     count = draw(st.integers(*profile["players"]))
-    body: dict[str, Any] = {"players": [f"P{n}" for n in range(count)],
-                            "rules": profile["id"]}
+    body: dict[str, Any] = {"players": [f"P{n}" for n in range(count)], "rules": profile["id"]}
     if draw(st.booleans()):
         body["set"] = draw(st.sampled_from(RULES["sets"]))
     set_max = body.get("set", _row(profile["default_set"], count, "set"))
@@ -215,8 +260,11 @@ WIDE: dict[str, st.SearchStrategy[Any]] = {
 def free_options(draw: st.DrawFn) -> dict[str, Any]:
     """Options each drawn from its own values, whatever the profile, the player count
     or the other options say; now and then a wrong value or an unknown option."""
-    options = {key: draw(st.sampled_from(spec["values"]))
-               for key, spec in RULES["options"].items() if draw(st.booleans())}
+    options = {
+        key: draw(st.sampled_from(spec["values"]))
+        for key, spec in RULES["options"].items()
+        if draw(st.booleans())
+    }
     if draw(st.integers(0, 4)) == 0:
         key = draw(st.sampled_from([*RULES["options"], "bullet"]))
         options[key] = draw(OPTION_VALUES)
@@ -254,12 +302,18 @@ def test_every_option_combination_is_accepted_exactly_when_the_rules_offer_it() 
     # The options are few: try them all, with every profile and player count.
     states = [[None, *spec["values"], "yes"] for spec in RULES["options"].values()]
     for combination in itertools.product(*states):
-        options = {key: value for key, value in zip(RULES["options"], combination, strict=True)
-                   if value is not None}
+        options = {
+            key: value
+            for key, value in zip(RULES["options"], combination, strict=True)
+            if value is not None
+        }
         for rules in PROFILES:
             for count in range(1, 10):
-                body = {"players": [f"P{n}" for n in range(count)], "rules": rules,
-                        "options": options}
+                body = {
+                    "players": [f"P{n}" for n in range(count)],
+                    "rules": rules,
+                    "options": options,
+                }
                 try:
                     check_setup(body)
                 except SetupError:

@@ -30,14 +30,18 @@ AS_ROOT_ONLY = {"fchown"}
 
 
 def _service(key: str) -> list[str]:
-    return [line.split("=", 1)[1] for line in UNIT.read_text().splitlines()
-            if line.startswith(f"{key}=")]
+    return [
+        line.split("=", 1)[1]
+        for line in UNIT.read_text().splitlines()
+        if line.startswith(f"{key}=")
+    ]
 
 
 @cache
 def _group(analyze: str, name: str) -> frozenset[str]:
-    out = subprocess.run([analyze, "syscall-filter", name], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [analyze, "syscall-filter", name], capture_output=True, text=True, check=True
+    ).stdout
     calls: set[str] = set()
     for line in out.splitlines()[1:]:
         word = line.strip()
@@ -72,10 +76,28 @@ def test_the_hub_calls_only_what_the_unit_allows(tmp_path, free_port):
     config.write_text('[sound]\ndevice = "null"\n')
     trace = tmp_path / "trace"
     hub = subprocess.Popen(
-        [strace, "-f", "-qq", "-o", str(trace), str(MTRAIN_HUB), "run", "--backend", "sim",
-         "--host", "127.0.0.1", "--port", str(free_port), "--state-dir",
-         str(tmp_path / "state"), "--config", str(config)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            strace,
+            "-f",
+            "-qq",
+            "-o",
+            str(trace),
+            str(MTRAIN_HUB),
+            "run",
+            "--backend",
+            "sim",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(free_port),
+            "--state-dir",
+            str(tmp_path / "state"),
+            "--config",
+            str(config),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     base = f"http://127.0.0.1:{free_port}"
     try:
         _wait_until_served(base, hub)

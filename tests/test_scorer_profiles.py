@@ -34,7 +34,11 @@ def test_a_profile_offers_only_known_options(rules: str) -> None:
 
 def test_option_defaults_are_off() -> None:
     assert {key: option.default for key, option in OPTIONS.items()} == {
-        "chickenfoot": False, "partnerships": False, "double_blank": 0, "blanks": False}
+        "chickenfoot": False,
+        "partnerships": False,
+        "double_blank": 0,
+        "blanks": False,
+    }
 
 
 def test_chickenfoot_and_partnerships_follow_the_options() -> None:

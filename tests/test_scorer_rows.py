@@ -16,16 +16,29 @@ from scorer.rows import (
     round_change,
 )
 
-GAME = {"id": 7, "created_at": "2026-01-01T00:00:00+00:00", "rules": "consensus",
-        "set_max": 12, "round_count": 13, "options": "{}", "mexican_slot": 8, "first": 1,
-        "finished_at": None, "winner": None, "abandoned_at": None, "version": 3}
+GAME = {
+    "id": 7,
+    "created_at": "2026-01-01T00:00:00+00:00",
+    "rules": "consensus",
+    "set_max": 12,
+    "round_count": 13,
+    "options": "{}",
+    "mexican_slot": 8,
+    "first": 1,
+    "finished_at": None,
+    "winner": None,
+    "abandoned_at": None,
+    "version": 3,
+}
 
 
 def _record():
     seated = [{"name": "Bob", "slot": 2}, {"name": "Ann", "slot": 1}]
     rounds = [(1, 12, "Ann", 0, 1), (2, 11, None, 0, 0)]
-    scores = [{"round": 1, "player": "Ann", "points": 0},
-              {"round": 1, "player": "Bob", "points": 9}]
+    scores = [
+        {"round": 1, "player": "Ann", "points": 0},
+        {"round": 1, "player": "Bob", "points": 9},
+    ]
     return game_record(7, GAME, seated, rounds, scores)
 
 
@@ -49,8 +62,11 @@ def test_a_round_change_writes_each_score_its_history_and_the_next_round():
     change = RoundChange(1, "Ann", {"Ann": 0, "Bob": 9}, (("Bob", None, 9),), 11, False)
     writes = round_change(7, change, "scorekeeper", "t")
     assert [sql.split()[0:3] for sql, _ in writes] == [
-        ["INSERT", "INTO", "scores"], ["INSERT", "INTO", "score_edits"],
-        ["UPDATE", "rounds", "SET"], ["INSERT", "INTO", "rounds"]]
+        ["INSERT", "INTO", "scores"],
+        ["INSERT", "INTO", "score_edits"],
+        ["UPDATE", "rounds", "SET"],
+        ["INSERT", "INTO", "rounds"],
+    ]
     assert writes[1][1] == (7, 1, "Bob", None, 9, "scorekeeper", "t")
     with pytest.raises(StoreError, match="by"):
         round_change(7, change, " ", "t")

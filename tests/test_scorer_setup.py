@@ -23,7 +23,11 @@ def test_the_defaults_are_filled_in() -> None:
     assert setup.engines == tuple(range(9, -1, -1))
     setup = check_setup({"players": PLAYERS, "seats": [1, 3, 5], "first": 3, "rounds": 3})
     assert (setup.rules, setup.mexican_slot, setup.set_max, setup.engines) == (
-        "consensus", 2, 12, (12, 11, 10))
+        "consensus",
+        2,
+        12,
+        (12, 11, 10),
+    )
 
 
 def test_the_default_rules_come_from_the_caller() -> None:
@@ -68,7 +72,8 @@ def test_chickenfoot_only_where_the_profile_offers_it(rules: str) -> None:
     error = refusal({"rules": rules, "options": {"chickenfoot": True}})
     assert error.field == "options.chickenfoot"
     assert str(error) == (
-        f"options.chickenfoot: not part of the {rules} rules (they offer: double_blank)")
+        f"options.chickenfoot: not part of the {rules} rules (they offer: double_blank)"
+    )
     off = check_setup({"players": PLAYERS, "rules": rules, "options": {"chickenfoot": False}})
     assert off.options == (("chickenfoot", False),)
 
@@ -115,8 +120,15 @@ BAD: list[tuple[dict[str, Any], str | None, str]] = [
     ({"options": {"chickenfoot": "yes"}}, "options.chickenfoot", "'yes' is not one of"),
     ({"options": {"bullet": True}}, "options.bullet", "unknown option"),
     ({"options": {"partnerships": True}}, "options.partnerships", "needs 4, 6 or 8 players, not 3"),
-    ({"players": ["A", "B", "C", "D"], "rules": "mexicantrainfun",
-      "options": {"partnerships": True}}, "options.partnerships", "not part of the"),
+    (
+        {
+            "players": ["A", "B", "C", "D"],
+            "rules": "mexicantrainfun",
+            "options": {"partnerships": True},
+        },
+        "options.partnerships",
+        "not part of the",
+    ),
     ({"colour": "red"}, "colour", "unknown field"),
 ]
 

@@ -17,8 +17,9 @@ from hub.selftest.walkthrough import Step, Walkthrough, Wiring, plan, table
 
 
 def sim_config(tmp_path, **pins):
-    return load(None, {"hub": {"backend": "sim", "state_dir": str(tmp_path / "state")},
-                       "pins": pins})
+    return load(
+        None, {"hub": {"backend": "sim", "state_dir": str(tmp_path / "state")}, "pins": pins}
+    )
 
 
 class Person:
@@ -26,8 +27,12 @@ class Person:
     buttons the wrong way round, ``dead`` markers never read, ``blind`` slots' lights
     are not seen."""
 
-    def __init__(self, swap: tuple[int, int] | None = None, dead: tuple[int, ...] = (),
-                 blind: tuple[int, ...] = ()) -> None:
+    def __init__(
+        self,
+        swap: tuple[int, int] | None = None,
+        dead: tuple[int, ...] = (),
+        blind: tuple[int, ...] = (),
+    ) -> None:
         self.sim = None
         self.swap = dict([swap, swap[::-1]]) if swap else {}
         self.dead = dead
@@ -66,37 +71,54 @@ def test_a_person_who_does_everything_passes_every_part(tmp_path, mock_factory, 
     status, out, sound, leds = run(tmp_path, mock_factory, person, capsys)
     assert status == 0
     assert sound.played == list(SOUND_NAMES)
-    lit = [[i for i, pixel in enumerate(frame) if pixel[:3] != (0, 0, 0)]
-           for frame in leds.frames]
-    assert lit == [[]] + [pixels for n in range(8) for pixels in
-                          ([3 * n, 3 * n + 1, 3 * n + 2], [])] + [[]]
+    lit = [[i for i, pixel in enumerate(frame) if pixel[:3] != (0, 0, 0)] for frame in leds.frames]
+    assert lit == [[]] + [
+        pixels for n in range(8) for pixels in ([3 * n, 3 * n + 1, 3 * n + 2], [])
+    ] + [[]]
     total = 8 + 1 + 16 + 8 + len(SOUND_NAMES)
-    assert person.prompts[0] == (f"[1/{total}] slot 1 button (BCM 4 (header pin 7)): "
-                                 "Press and release the button of slot 1.")
-    assert person.prompts[8] == (f"[9/{total}] centre button (BCM 10 (header pin 19)): "
-                                 "Press and release the centre button.")
-    assert person.prompts[15] == (f"[16/{total}] slot 4 marker on (BCM 12 (header pin 32)): "
-                                  "Put a marker on slot 4.")
+    assert person.prompts[0] == (
+        f"[1/{total}] slot 1 button (BCM 4 (header pin 7)): Press and release the button of slot 1."
+    )
+    assert person.prompts[8] == (
+        f"[9/{total}] centre button (BCM 10 (header pin 19)): Press and release the centre button."
+    )
+    assert person.prompts[15] == (
+        f"[16/{total}] slot 4 marker on (BCM 12 (header pin 32)): Put a marker on slot 4."
+    )
     lines = out.splitlines()
-    assert row(out, "slot 3 button").split() == ["slot", "3", "button", "BCM", "27", "(header",
-                                                 "pin", "13)", "PASS", "pressed", "and",
-                                                 "released"]
-    assert any(line.startswith("slot 8 marker off") and "BCM 11" in line and "PASS" in line
-               for line in lines)
+    assert row(out, "slot 3 button").split() == [
+        "slot",
+        "3",
+        "button",
+        "BCM",
+        "27",
+        "(header",
+        "pin",
+        "13)",
+        "PASS",
+        "pressed",
+        "and",
+        "released",
+    ]
+    assert any(
+        line.startswith("slot 8 marker off") and "BCM 11" in line and "PASS" in line
+        for line in lines
+    )
     assert "slot 2 lights" in out and "pixels 4-6, Pico GP22 (pin 29)" in out
     assert "sound chicken" in out and "ALSA device 'default'" in out
     assert lines[-1] == f"{total} passed, 0 failed"
 
 
-def test_swapped_wires_a_dead_sensor_and_a_dark_slot_fail_by_name(tmp_path, mock_factory,
-                                                                   capsys):
+def test_swapped_wires_a_dead_sensor_and_a_dark_slot_fail_by_name(tmp_path, mock_factory, capsys):
     person = Person(swap=(1, 2), dead=(5,), blind=(7,))
     status, out, _, _ = run(tmp_path, mock_factory, person, capsys, timeout=0.05)
     assert status == 1
     rows = {line.split("  ")[0]: line for line in out.splitlines() if "  " in line}
     assert "FAIL" in rows["slot 1 button"]
-    assert "no press within 0.05 s; instead slot 2's button answered (wires swapped?)" in \
-        rows["slot 1 button"]
+    assert (
+        "no press within 0.05 s; instead slot 2's button answered (wires swapped?)"
+        in rows["slot 1 button"]
+    )
     assert "BCM 4 (header pin 7)" in rows["slot 1 button"]
     assert "FAIL" in rows["slot 5 marker on"] and "BCM 16" in rows["slot 5 marker on"]
     assert "no marker within 0.05 s" in rows["slot 5 marker on"]
@@ -110,25 +132,28 @@ def test_the_walkthrough_ignores_edges_it_did_not_ask_for():
     lit, played = [], []
     steps = plan(Wiring("gpio", load(None)["pins"], "default"), slots=2, sounds=("choo",))
     walk = Walkthrough(steps, lit.append, played.append)
-    walk.feed(ButtonChanged(1, False, 0.0))        # a release without a press
-    walk.feed(MarkerChanged(1, True, 0.0))          # a marker while a button is asked
+    walk.feed(ButtonChanged(1, False, 0.0))  # a release without a press
+    walk.feed(MarkerChanged(1, True, 0.0))  # a marker while a button is asked
     assert walk.current() == steps[0] and walk.results == []
     walk.feed(ButtonChanged(1, True, 0.1))
     walk.feed(ButtonChanged(1, False, 0.2))
     assert walk.results[0].passed and walk.current() == steps[1]
-    walk.answer(True)                               # not a question: ignored
+    walk.answer(True)  # not a question: ignored
     assert len(walk.results) == 1
     walk.skip()
     assert walk.results[1].detail == "skipped" and not walk.results[1].passed
     status = walk.status()
     assert status["step"]["part"] == "centre button" and status["steps"] == len(steps)
-    assert status["results"][1] == {"part": "slot 2 button", "pin": "BCM 17 (header pin 11)",
-                                    "passed": False, "detail": "skipped"}
+    assert status["results"][1] == {
+        "part": "slot 2 button",
+        "pin": "BCM 17 (header pin 11)",
+        "passed": False,
+        "detail": "skipped",
+    }
 
 
 def test_the_table_counts(tmp_path):
-    steps = plan(Wiring("gpio", load(None)["pins"], "default"), slots=1, centre=False,
-                 sounds=())
+    steps = plan(Wiring("gpio", load(None)["pins"], "default"), slots=1, centre=False, sounds=())
     walk = Walkthrough(steps, print, print)
     for _ in steps:
         walk.skip()
@@ -137,8 +162,9 @@ def test_the_table_counts(tmp_path):
     assert text.splitlines()[-1] == f"0 passed, {len(steps)} failed"
 
 
-@pytest.mark.parametrize("backend, pin", [("gpio", "BCM 4 (header pin 7)"),
-                                          ("serial", "Pico GP2 (pin 4)")])
+@pytest.mark.parametrize(
+    "backend, pin", [("gpio", "BCM 4 (header pin 7)"), ("serial", "Pico GP2 (pin 4)")]
+)
 def test_the_pins_are_named_as_wired(backend, pin):
     steps = plan(Wiring(backend, load(None)["pins"], "default"))
     assert steps[0].pin == pin
@@ -150,15 +176,24 @@ def test_the_command_without_a_person_fails_each_input_by_name(tmp_path, monkeyp
     from hub.cli.main import main
 
     monkeypatch.setattr("builtins.input", partial(_answer, "y"))
-    status = main(["selftest", "--backend", "sim", "--state-dir", str(tmp_path),
-                   "--sound-device", "null", "--timeout", "0.01"])
+    status = main(
+        [
+            "selftest",
+            "--backend",
+            "sim",
+            "--state-dir",
+            str(tmp_path),
+            "--sound-device",
+            "null",
+            "--timeout",
+            "0.01",
+        ]
+    )
     out = capsys.readouterr().out
     assert status == 1
     assert "FAIL: no press within 0.01 s" in out
-    assert row(out, "slot 8 button").split()[3:9] == ["BCM", "26", "(header", "pin", "37)",
-                                                      "FAIL"]
-    assert row(out, "sound out").split()[2:] == ["ALSA", "device", "'null'", "PASS",
-                                                 "confirmed"]
+    assert row(out, "slot 8 button").split()[3:9] == ["BCM", "26", "(header", "pin", "37)", "FAIL"]
+    assert row(out, "sound out").split()[2:] == ["ALSA", "device", "'null'", "PASS", "confirmed"]
 
 
 def row(out: str, part: str) -> str:

@@ -26,8 +26,17 @@ def statuses(checks) -> dict[str, tuple[str, str]]:
 
 
 def sim(tmp_path, *more: str) -> list[str]:
-    return ["selftest", "--check", "--backend", "sim", "--sound-device", "null",
-            "--state-dir", str(tmp_path / "state"), *more]
+    return [
+        "selftest",
+        "--check",
+        "--backend",
+        "sim",
+        "--sound-device",
+        "null",
+        "--state-dir",
+        str(tmp_path / "state"),
+        *more,
+    ]
 
 
 def line_of(out: str, part: str) -> str:
@@ -45,8 +54,14 @@ def test_everything_passes_on_the_sim_backend(tmp_path, capsys):
     assert main(sim(tmp_path)) == 0
     out = capsys.readouterr().out.splitlines()
     assert [line.split()[:2] for line in out[:-1]] == [
-        ["PASS", "config"], ["PASS", "pins"], ["PASS", "pins"], ["PASS", "sound"],
-        ["SKIP", "serial"], ["SKIP", "broker"], ["PASS", "state"]]
+        ["PASS", "config"],
+        ["PASS", "pins"],
+        ["PASS", "pins"],
+        ["PASS", "sound"],
+        ["SKIP", "serial"],
+        ["SKIP", "broker"],
+        ["PASS", "state"],
+    ]
     assert out[-1] == "all checks passed"
     assert (tmp_path / "state").is_dir() and list((tmp_path / "state").iterdir()) == []
 
@@ -55,16 +70,21 @@ def test_a_bad_config_fails_naming_the_key(tmp_path, capsys):
     path = write_config(tmp_path, "[pins]\nbuttons = [4, 17, 27, 22, 5, 6, 13, 19]\n")
     assert main(sim(tmp_path, "--config", path)) == 2
     out = capsys.readouterr().out
-    assert out.startswith("FAIL  config  pins.buttons[7] (slot 8 button): BCM 19 clashes "
-                          "with I2S audio")
+    assert out.startswith(
+        "FAIL  config  pins.buttons[7] (slot 8 button): BCM 19 clashes with I2S audio"
+    )
     assert out.splitlines()[-1] == "1 check(s) failed"
 
 
 def test_a_pin_held_by_someone_else_fails_naming_it(tmp_path, mock_factory):
     held = DigitalInputDevice(27, pin_factory=mock_factory)  # as a running hub would
     try:
-        checks = statuses(run_checks(args("--backend", "sim", "--sound-device", "null",
-                                          "--state-dir", str(tmp_path)), factory=mock_factory))
+        checks = statuses(
+            run_checks(
+                args("--backend", "sim", "--sound-device", "null", "--state-dir", str(tmp_path)),
+                factory=mock_factory,
+            )
+        )
     finally:
         held.close()
     status, detail = checks["pins free"]
@@ -74,16 +94,19 @@ def test_a_pin_held_by_someone_else_fails_naming_it(tmp_path, mock_factory):
 
 
 def test_a_missing_sound_device_fails_naming_it(tmp_path, capsys):
-    assert main(sim(tmp_path)[:-4] + ["--sound-device", "nosuchcard", "--state-dir",
-                                      str(tmp_path)]) == 1
+    assert (
+        main(sim(tmp_path)[:-4] + ["--sound-device", "nosuchcard", "--state-dir", str(tmp_path)])
+        == 1
+    )
     line = line_of(capsys.readouterr().out, "sound device")
     assert line.startswith("FAIL  sound device  ALSA device 'nosuchcard': cannot open it")
 
 
 def test_sound_disabled_is_skipped(tmp_path):
     path = write_config(tmp_path, "[sound]\nenabled = false\n")
-    checks = statuses(run_checks(args("--backend", "sim", "--config", path,
-                                      "--state-dir", str(tmp_path))))
+    checks = statuses(
+        run_checks(args("--backend", "sim", "--config", path, "--state-dir", str(tmp_path)))
+    )
     assert checks["sound device"] == ("SKIP", "sound is disabled in the config")
 
 
@@ -123,15 +146,31 @@ def test_a_broker_that_refuses_the_login_fails_saying_why(free_port):
 
         thread = threading.Thread(target=refuse)
         thread.start()
-        config = {"hub": {"hub_id": "mtrain"}, "mqtt": {
-            "url": "", "host": "127.0.0.1", "port": free_port, "tls": False,
-            "password_file": "", "ca_file": "", "username": "", "base_topic": "mtrain",
-            "keepalive": 60, "commands": False, "discovery": True,
-            "discovery_prefix": "homeassistant", "scorepad_url": "", "outbox": 256}}
+        config = {
+            "hub": {"hub_id": "mtrain"},
+            "mqtt": {
+                "url": "",
+                "host": "127.0.0.1",
+                "port": free_port,
+                "tls": False,
+                "password_file": "",
+                "ca_file": "",
+                "username": "",
+                "base_topic": "mtrain",
+                "keepalive": 60,
+                "commands": False,
+                "discovery": True,
+                "discovery_prefix": "homeassistant",
+                "scorepad_url": "",
+                "outbox": 256,
+            },
+        }
         check = check_broker(config)
         thread.join()
     assert (check.status, check.detail) == (
-        "FAIL", f"127.0.0.1:{free_port}: refused the connection: not authorised")
+        "FAIL",
+        f"127.0.0.1:{free_port}: refused the connection: not authorised",
+    )
 
 
 @pytest.mark.parametrize("username, password", [("", ""), ("hub", "s3cret")])

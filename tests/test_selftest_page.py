@@ -42,9 +42,15 @@ def test_a_person_at_the_hub_passes_every_part_from_the_page(live_hub, client):
     started = act(client, "start")
     assert started.status_code == 200
     now = started.get_json()
-    assert now["step"] == {"kind": "button", "slot": 1, "part": "slot 1 button",
-                           "pin": "BCM 4 (header pin 7)", "number": 1, "answer": False,
-                           "prompt": "Press and release the button of slot 1."}
+    assert now["step"] == {
+        "kind": "button",
+        "slot": 1,
+        "part": "slot 1 button",
+        "pin": "BCM 4 (header pin 7)",
+        "number": 1,
+        "answer": False,
+        "prompt": "Press and release the button of slot 1.",
+    }
     lit_seen = []
     while now["running"]:
         step = now["step"]
@@ -60,10 +66,14 @@ def test_a_person_at_the_hub_passes_every_part_from_the_page(live_hub, client):
                 assert live_hub.loop.snapshot["slots"][step["slot"] - 1]["marker"] is False
     assert now["done"] and now["passed"]
     assert len(now["results"]) == 8 + 1 + 16 + 8 + len(SOUND_NAMES)
-    assert now["results"][8] == {"part": "centre button", "pin": "BCM 10 (header pin 19)",
-                                 "passed": True, "detail": "pressed and released"}
+    assert now["results"][8] == {
+        "part": "centre button",
+        "pin": "BCM 10 (header pin 19)",
+        "passed": True,
+        "detail": "pressed and released",
+    }
     assert lit_seen == [[3 * n, 3 * n + 1, 3 * n + 2] for n in range(8)]
-    assert live_hub.sound.played[-len(SOUND_NAMES):] == list(SOUND_NAMES)
+    assert live_hub.sound.played[-len(SOUND_NAMES) :] == list(SOUND_NAMES)
     # Nothing reached the table meanwhile, and the ring shows the table again.
     assert [e for e in live_hub.eventlog.recent(100) if e.get("kind") == "marker"] == []
     assert all(p[:3] != (255, 255, 255) for p in live_hub.leds.pixels)
@@ -82,8 +92,14 @@ def test_the_markers_are_read_again_when_the_test_ends(live_hub, client):
 def test_skip_and_stop_keep_what_was_done(live_hub, client):
     act(client, "start")
     now = act(client, "skip").get_json()
-    assert now["results"] == [{"part": "slot 1 button", "pin": "BCM 4 (header pin 7)",
-                               "passed": False, "detail": "skipped"}]
+    assert now["results"] == [
+        {
+            "part": "slot 1 button",
+            "pin": "BCM 4 (header pin 7)",
+            "passed": False,
+            "detail": "skipped",
+        }
+    ]
     assert act(client, "yes").status_code == 409  # a button step wants the hub, not an answer
     now = act(client, "stop").get_json()
     assert now["running"] is False and len(now["results"]) == 1
@@ -97,8 +113,11 @@ def test_no_self_test_while_a_game_is_played(live_hub, client):
     assert r.status_code == 201
     r = act(client, "start")
     assert r.status_code == 409
-    assert r.get_json() == {"error": "action: a game is being played: finish it (or end it) "
-                                     "before the self-test takes the hub", "field": "action"}
+    assert r.get_json() == {
+        "error": "action: a game is being played: finish it (or end it) "
+        "before the self-test takes the hub",
+        "field": "action",
+    }
     assert status(client)["running"] is False
 
 

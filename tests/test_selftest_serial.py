@@ -25,15 +25,34 @@ def mcu():
 
 
 def serial_config(tmp_path, port: str, **leds):
-    return load(None, {"hub": {"backend": "serial", "state_dir": str(tmp_path / "state")},
-                       "serial": {"port": port}, "leds": leds})
+    return load(
+        None,
+        {
+            "hub": {"backend": "serial", "state_dir": str(tmp_path / "state")},
+            "serial": {"port": port},
+            "leds": leds,
+        },
+    )
 
 
 def test_check_passes_with_the_hub_box_answering(tmp_path, mcu, capsys):
     config = tmp_path / "hub.toml"
     config.write_text(f'[hub]\nbackend = "serial"\n[serial]\nport = "{mcu.path}"\n')
-    assert main(["selftest", "--check", "--config", str(config), "--sound-device", "null",
-                 "--state-dir", str(tmp_path / "state")]) == 0
+    assert (
+        main(
+            [
+                "selftest",
+                "--check",
+                "--config",
+                str(config),
+                "--sound-device",
+                "null",
+                "--state-dir",
+                str(tmp_path / "state"),
+            ]
+        )
+        == 0
+    )
     lines = capsys.readouterr().out.splitlines()
     serial = next(line for line in lines if line[6:].startswith("serial link"))
     assert serial.startswith(f"PASS  serial link   {mcu.path}: ")
@@ -55,7 +74,9 @@ def test_check_fails_when_the_box_drives_another_ring(tmp_path):
     finally:
         board.close()
     assert (check.status, check.detail) == (
-        "FAIL", f"{board.path}: the hub box drives 16 pixels, leds.pixels says 24")
+        "FAIL",
+        f"{board.path}: the hub box drives 16 pixels, leds.pixels says 24",
+    )
 
 
 def test_a_scripted_person_walks_through_the_hub_box(tmp_path, mcu, capsys):
@@ -113,28 +134,57 @@ def test_check_through_the_fake_mcu_subcommand(tmp_path):
     from pathlib import Path
 
     bin_dir = Path(sys.executable).parent
-    box = subprocess.Popen([bin_dir / "mtrain-hub", "fake-mcu", "--link",
-                            str(tmp_path / "hub-box")], stdin=subprocess.PIPE,
-                           stdout=subprocess.PIPE, text=True)
+    box = subprocess.Popen(
+        [bin_dir / "mtrain-hub", "fake-mcu", "--link", str(tmp_path / "hub-box")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert box.stdout is not None
         path = box.stdout.readline().strip()
         assert path == str(tmp_path / "hub-box")
         done = subprocess.run(
-            [bin_dir / "mtrain-hub", "selftest", "--check", "--backend", "serial",
-             "--sound-device", "null", "--state-dir", str(tmp_path / "state")],
-            capture_output=True, text=True, timeout=60,
-            env={"PATH": str(bin_dir)}, input="")
+            [
+                bin_dir / "mtrain-hub",
+                "selftest",
+                "--check",
+                "--backend",
+                "serial",
+                "--sound-device",
+                "null",
+                "--state-dir",
+                str(tmp_path / "state"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={"PATH": str(bin_dir)},
+            input="",
+        )
         assert "SKIP  serial link" not in done.stdout
         # No [serial] port: the link looks for a Pico by USB id and finds none here.
         assert "FAIL  serial link   USB (no Pico found by its USB id)" in done.stdout
         config = tmp_path / "hub.toml"
         config.write_text(f'[serial]\nport = "{path}"\n')
         done = subprocess.run(
-            [bin_dir / "mtrain-hub", "selftest", "--check", "--backend", "serial",
-             "--config", str(config), "--sound-device", "null",
-             "--state-dir", str(tmp_path / "state")],
-            capture_output=True, text=True, timeout=60)
+            [
+                bin_dir / "mtrain-hub",
+                "selftest",
+                "--check",
+                "--backend",
+                "serial",
+                "--config",
+                str(config),
+                "--sound-device",
+                "null",
+                "--state-dir",
+                str(tmp_path / "state"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert done.returncode == 0, done.stdout + done.stderr
         assert f"PASS  serial link   {path}: " in done.stdout
     finally:

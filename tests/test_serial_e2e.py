@@ -23,7 +23,11 @@ class FakeMcuProcess:
     def __init__(self, link: str) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "hub.cli", "fake-mcu", "--link", link],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
         assert self.proc.stdout is not None
         self.path = self.proc.stdout.readline().strip()
         self.lines: list[str] = []
@@ -63,8 +67,9 @@ def until(condition, timeout: float = 15.0, what: str = "it"):
 @pytest.fixture
 def rig(tmp_path, free_port):
     mcu = FakeMcuProcess(str(tmp_path / "hub-box"))
-    hub = HubProcess(free_port, tmp_path / "state", "--backend", "serial",
-                     "--serial-port", mcu.path)
+    hub = HubProcess(
+        free_port, tmp_path / "state", "--backend", "serial", "--serial-port", mcu.path
+    )
     yield hub, mcu
     assert hub.stop() == 0
     assert mcu.stop() == 0
@@ -72,10 +77,11 @@ def rig(tmp_path, free_port):
 
 def test_worked_example_through_the_fake_microcontroller(rig):
     hub, mcu = rig
-    until(lambda: hub.get("/api/state")[1].get("serial", {}).get("connected"),
-          what="the hub box")
-    status, _ = hub.post("/api/games", {"players": PLAYERS, "rules": "consensus",
-                                        "set": 9, "first": 1, "mexican_slot": 8})
+    until(lambda: hub.get("/api/state")[1].get("serial", {}).get("connected"), what="the hub box")
+    status, _ = hub.post(
+        "/api/games",
+        {"players": PLAYERS, "rules": "consensus", "set": 9, "first": 1, "mexican_slot": 8},
+    )
     assert status == 201
 
     def gestures() -> int:
@@ -93,8 +99,12 @@ def test_worked_example_through_the_fake_microcontroller(rig):
             act(f"press {slot} 100")
     assert act("press 1 1500")["double"]["slot"] == 1
     assert act("press 1 100")["double"] is None
-    assert act("press 2 1500")["double"] == {"slot": 2, "covers_left": 1, "responsible": 2,
-                                             "waiting": False}
+    assert act("press 2 1500")["double"] == {
+        "slot": 2,
+        "covers_left": 1,
+        "responsible": 2,
+        "waiting": False,
+    }
     assert act("marker 2 1")["double"]["responsible"] == 3
     assert act("marker 3 1")["double"]["responsible"] == 4
     state = act("press 2 100")

@@ -12,8 +12,12 @@ from web import create_app
 
 def test_defaults_come_from_the_config(make_hub):
     hub = make_hub(sound={"volume": 0.5, "quiet": "turn-only"})
-    assert hub.settings.values == {"volume": 0.5, "quiet": "turn-only", "turn_chime": True,
-                                   "brightness": 0.6}
+    assert hub.settings.values == {
+        "volume": 0.5,
+        "quiet": "turn-only",
+        "turn_chime": True,
+        "brightness": 0.6,
+    }
     assert hub.sound.volume == 0.5 and hub.policy.quiet == "turn-only"
 
 
@@ -24,8 +28,9 @@ def test_change_is_applied_and_saved(client, live_hub, tmp_path, table_proof):
     assert live_hub.sound.volume == 0.3 and live_hub.policy.quiet == "mute"
     saved = json.loads((live_hub.state_dir / "settings.json").read_text())
     assert saved == {"volume": 0.3, "quiet": "mute", "turn_chime": True, "brightness": 0.6}
-    again = Settings(live_hub.state_dir / "settings.json", {"volume": 1, "quiet": "off",
-                                                        "turn_chime": True})
+    again = Settings(
+        live_hub.state_dir / "settings.json", {"volume": 1, "quiet": "off", "turn_chime": True}
+    )
     assert again.values["quiet"] == "mute"
 
 
@@ -57,11 +62,18 @@ def test_a_muted_hub_plays_nothing_and_sends_phones_no_sound_toast(client, live_
     assert [p for kind, p in news if kind == "sound"] == [{"name": "turn"}]
 
 
-@pytest.mark.parametrize("body, fragment", [
-    ({"volume": 2}, "volume"), ({"volume": "loud"}, "volume"), ({"volume": True}, "volume"),
-    ({"quiet": "sometimes"}, "quiet"), ({"turn_chime": "yes"}, "turn_chime"),
-    ({"bass": 3}, "bass"), ({}, "body"),
-])
+@pytest.mark.parametrize(
+    "body, fragment",
+    [
+        ({"volume": 2}, "volume"),
+        ({"volume": "loud"}, "volume"),
+        ({"volume": True}, "volume"),
+        ({"quiet": "sometimes"}, "quiet"),
+        ({"turn_chime": "yes"}, "turn_chime"),
+        ({"bass": 3}, "bass"),
+        ({}, "body"),
+    ],
+)
 def test_bad_settings(client, live_hub, body, fragment, table_proof):
     r = client.post("/api/settings", json=body)
     assert r.status_code == 400 and fragment in r.get_json()["error"]
@@ -72,11 +84,13 @@ def test_during_a_game_only_the_scorekeeper_changes_settings(client, live_hub):
     token = client.post("/api/games", json={"players": ["Ann", "Bob"]}).get_json()["token"]
     viewer = create_app(live_hub.web_service(), {"TESTING": True}).test_client()  # no cookie
     assert viewer.post("/api/settings", json={"volume": 0.1}).status_code == 401
-    r = viewer.post("/api/settings", json={"volume": 0.1},
-                    headers={"Authorization": "Bearer wrong"})
+    r = viewer.post(
+        "/api/settings", json={"volume": 0.1}, headers={"Authorization": "Bearer wrong"}
+    )
     assert r.status_code == 403
-    r = viewer.post("/api/settings", json={"volume": 0.1},
-                    headers={"Authorization": f"Bearer {token}"})
+    r = viewer.post(
+        "/api/settings", json={"volume": 0.1}, headers={"Authorization": f"Bearer {token}"}
+    )
     assert r.status_code == 200
     assert client.post("/api/settings", json={"volume": 0.2}).status_code == 200  # cookie
 
@@ -84,8 +98,9 @@ def test_during_a_game_only_the_scorekeeper_changes_settings(client, live_hub):
 def test_a_damaged_settings_file_is_ignored(tmp_path):
     path = tmp_path / "settings.json"
     path.write_text('{"volume": 7}')
-    assert Settings(path, {"volume": 0.8, "quiet": "off", "turn_chime": True}).values[
-        "volume"] == 0.8
+    assert (
+        Settings(path, {"volume": 0.8, "quiet": "off", "turn_chime": True}).values["volume"] == 0.8
+    )
 
 
 def test_check_names_the_key():

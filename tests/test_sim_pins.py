@@ -21,8 +21,12 @@ def test_each_press_and_marker_reaches_the_inputs_and_no_pin_keeps_its_past(mock
             sim.marker(3, True)
             sim.marker(3, False)
         sim.marker(1, True)
-        assert [type(e) for e in posted[:4]] == [ButtonChanged, ButtonChanged,
-                                                 MarkerChanged, MarkerChanged]
+        assert [type(e) for e in posted[:4]] == [
+            ButtonChanged,
+            ButtonChanged,
+            MarkerChanged,
+            MarkerChanged,
+        ]
         assert len(posted) == 801
         assert sim.marker_present(1) and not sim.marker_present(3)
         assert inputs.read_markers() == (True, False, False)

@@ -37,8 +37,7 @@ def too_big(paths: list[Path], root: Path = ROOT) -> list[str]:
                 first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
                 length = (node.end_lineno or node.lineno) - first + 1
                 if length > FUNCTION_LINES:
-                    found.append(f"{_name(path, root)}:{node.lineno} {node.name}: "
-                                 f"{length} lines")
+                    found.append(f"{_name(path, root)}:{node.lineno} {node.name}: {length} lines")
     return found
 
 
@@ -77,7 +76,9 @@ def test_the_size_check_catches_a_long_module_and_a_long_function(tmp_path):
     long_module = _write(tmp_path, "big.py", "x = 1\n" * 401)
     short = _write(tmp_path, "short.py", "def play():\n" + "".join(body.splitlines(True)[:48]))
     assert too_big([long_function, long_module, short], tmp_path) == [
-        "hub/long.py:2 play: 52 lines", "hub/big.py: 401 lines"]
+        "hub/long.py:2 play: 52 lines",
+        "hub/big.py: 401 lines",
+    ]
 
 
 def test_the_name_check_catches_a_class_defined_twice(tmp_path):

@@ -94,13 +94,16 @@ def test_a_game_plays_the_same_in_a_run_and_in_its_replay():
     words = spec.replay(third).split()[2:]
     run(spec_of(parse(words)), trace=alone.append)
     starts = [i for i, line in enumerate(in_run) if line.lstrip().startswith("0 NewGame")]
-    assert len(starts) == 3 and in_run[starts[2]:] == alone
+    assert len(starts) == 3 and in_run[starts[2] :] == alone
 
 
 def test_progress_hears_after_each_batch_in_every_job():
     heard = []
-    report = run(Spec("aces", 6, (2, 3), seed=2, rounds=1), jobs=2,
-                 progress=lambda r, total: heard.append((r.games, total)))
+    report = run(
+        Spec("aces", 6, (2, 3), seed=2, rounds=1),
+        jobs=2,
+        progress=lambda r, total: heard.append((r.games, total)),
+    )
     assert report.games == 6 and report.jobs == 2
     assert heard[-1] == (6, 6) and [g for g, _ in heard] == sorted(g for g, _ in heard)
 
@@ -124,8 +127,11 @@ def test_command_prints_the_report_and_exits_0(capsys):
 def test_command_exits_1_and_prints_each_mismatch_with_its_replay(monkeypatch, capsys):
     def found(spec, jobs, trace=None, progress=None):
         report = Report(spec)
-        report.mismatches.append(Mismatch(1, "mtrain-hub soak --game-seed 5", 7, "Tap(slot=2)",
-                                          1, ["turn: expected 3, hub 2"]))
+        report.mismatches.append(
+            Mismatch(
+                1, "mtrain-hub soak --game-seed 5", 7, "Tap(slot=2)", 1, ["turn: expected 3, hub 2"]
+            )
+        )
         return report
 
     monkeypatch.setattr("tablesim.soak.run", found)
@@ -156,9 +162,7 @@ RUNS = [
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("rules", "options"), RUNS, ids=["-".join([r, *o]) for r, o in RUNS]
-)
+@pytest.mark.parametrize(("rules", "options"), RUNS, ids=["-".join([r, *o]) for r, o in RUNS])
 def test_soak(rules, options):
     check(Spec(rules, 60, (2, 8), seed=2026, rounds=3, **options))
 

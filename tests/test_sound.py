@@ -95,8 +95,11 @@ def test_the_policy_silences_only_the_turn_chime_when_it_is_off():
 
 def test_the_policy_follows_quiet_hours_on_the_injected_wall_clock():
     now = [datetime(2024, 5, 1, 23, 30)]
-    policy = SoundPolicy(quiet_hours=parse_quiet_hours("22:00-07:00"),
-                         quiet_hours_mode="turn-only", clock=lambda: now[0])
+    policy = SoundPolicy(
+        quiet_hours=parse_quiet_hours("22:00-07:00"),
+        quiet_hours_mode="turn-only",
+        clock=lambda: now[0],
+    )
     assert (policy.allows("choo"), policy.allows("turn")) == (False, True)
     now[0] = datetime(2024, 5, 2, 7, 0)
     assert policy.allows("choo") and policy.mode() == "off"

@@ -18,7 +18,8 @@ QUIET = b": keepalive\n\n"
 
 def test_the_wire_bytes():
     assert event("state", {"turn": 1, "slots": [1, None], "name": "Zoë"}) == (
-        b'event: state\ndata: {"turn":1,"slots":[1,null],"name":"Zo\\u00eb"}\n\n')
+        b'event: state\ndata: {"turn":1,"slots":[1,null],"name":"Zo\\u00eb"}\n\n'
+    )
     assert (RETRY, RETRY_MS) == (START, 2000)
     assert (KEEPALIVE, KEEPALIVE_S) == (QUIET, 15.0)
 
@@ -35,7 +36,7 @@ def test_the_live_stream_thread_writes_them(monkeypatch):
         seen = b""
         while QUIET not in seen:
             seen += theirs.recv(65536)
-        assert seen.startswith(b'HEAD\r\n\r\n' + START + b'event: state\ndata: {"turn":1}\n\n')
+        assert seen.startswith(b"HEAD\r\n\r\n" + START + b'event: state\ndata: {"turn":1}\n\n')
     finally:
         theirs.close()
         live.close()
@@ -44,8 +45,7 @@ def test_the_live_stream_thread_writes_them(monkeypatch):
 def test_the_api_stream_on_the_request_thread_writes_them(monkeypatch):
     monkeypatch.setattr(web.api, "KEEPALIVE_S", 0.01)
     fake = FakeHubService()
-    response = create_app(fake, {"TESTING": True}).test_client().get("/api/events",
-                                                                     buffered=False)
+    response = create_app(fake, {"TESTING": True}).test_client().get("/api/events", buffered=False)
     chunks = response.response
     first = next(chunks)
     assert first.startswith(START + b'event: state\ndata: {"backend":"sim",')
@@ -67,8 +67,7 @@ class QuietBoard:
 
 def test_the_board_stream_writes_them(monkeypatch):
     monkeypatch.setattr(web.board, "KEEPALIVE_S", 2.0)
-    response = create_board_app(QuietBoard()).test_client().get("/api/board/events",
-                                                                buffered=False)
+    response = create_board_app(QuietBoard()).test_client().get("/api/board/events", buffered=False)
     chunks = response.response
     assert next(chunks) == START + b'event: board\ndata: {"version":3,"tables":[]}\n\n'
     assert next(chunks) == QUIET

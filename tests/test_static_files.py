@@ -50,8 +50,9 @@ def test_a_reload_fetches_nothing_unchanged(client):
         again = client.get(url(name), headers={**GZIP, "If-None-Match": first.headers["ETag"]})
         assert again.status_code == 304 and again.get_data() == b"", name
         assert again.headers["ETag"] == first.headers["ETag"]
-        since = client.get(url(name), headers={
-            **GZIP, "If-Modified-Since": first.headers["Last-Modified"]})
+        since = client.get(
+            url(name), headers={**GZIP, "If-Modified-Since": first.headers["Last-Modified"]}
+        )
         assert since.status_code == 304, name
 
 
@@ -89,7 +90,8 @@ def test_each_file_has_its_type_from_the_table_as_mimetypes_would_say(name):
     assert path.suffix in static_files.TYPES  # not from the machine's own mime table
     guessed = mimetypes.guess_type(path.name)[0]
     assert static_files.mimetype_of(path) == (
-        "application/javascript" if guessed == "text/javascript" else guessed)
+        "application/javascript" if guessed == "text/javascript" else guessed
+    )
 
 
 def test_a_suffix_not_in_the_table_asks_mimetypes(tmp_path):

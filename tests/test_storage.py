@@ -61,8 +61,9 @@ def _tmpfs(path: Path, size: str = "1m"):
     """A small tmpfs at ``path`` (a full or read-only disk on demand)."""
     _need_root()
     path.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs",
-                    str(path)], check=True)
+    subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(path)], check=True
+    )
     try:
         yield path
     finally:
@@ -124,7 +125,7 @@ def test_a_damaged_page_is_refused(tmp_path):
     data = bytearray(db.read_bytes())
     page = 4096
     assert len(data) > 3 * page
-    data[2 * page + 8: 3 * page - 8] = os.urandom(page - 16)  # a b-tree page in the middle
+    data[2 * page + 8 : 3 * page - 8] = os.urandom(page - 16)  # a b-tree page in the middle
     db.write_bytes(bytes(data))
     with pytest.raises(StorageProblem, match="damaged"):
         check_storage(tmp_path)
@@ -179,9 +180,11 @@ def test_a_full_disk_answers_503_and_changes_nothing(tmp_path, mock_factory):
             first = _tokens(client, {"players": PLAYERS}).get_json()
             before = (hub.loop.snapshot, hub.store.list_games(), dict(hub.settings.values))
             _fill(disk)
-            r = client.post(f"/api/games/{first['id']}/rounds/1/scores",
-                            json={"points": {"Ann": 0, "Bob": 5, "Cy": 7}},
-                            headers={"Authorization": f"Bearer {first['token']}"})
+            r = client.post(
+                f"/api/games/{first['id']}/rounds/1/scores",
+                json={"points": {"Ann": 0, "Bob": 5, "Cy": 7}},
+                headers={"Authorization": f"Bearer {first['token']}"},
+            )
             assert r.status_code == 503 and "full" in r.get_json()["error"]
             r = client.post("/api/settings", json={"volume": 0.2})
             assert r.status_code == 503 and "settings.json" in r.get_json()["error"]
@@ -196,9 +199,11 @@ def test_a_finished_game_is_backed_up_on_the_backup_thread(tmp_path, mock_factor
     try:
         client = create_app(hub.web_service(), {"TESTING": True}).test_client()
         game = _tokens(client, {"players": PLAYERS, "rounds": 1}).get_json()
-        client.post(f"/api/games/{game['id']}/rounds/1/scores",
-                    json={"points": {"Ann": 0, "Bob": 5, "Cy": 7}},
-                    headers={"Authorization": f"Bearer {game['token']}"})
+        client.post(
+            f"/api/games/{game['id']}/rounds/1/scores",
+            json={"points": {"Ann": 0, "Bob": 5, "Cy": 7}},
+            headers={"Authorization": f"Bearer {game['token']}"},
+        )
         backups = Backups(tmp_path / "state" / "backups")
         deadline = time.monotonic() + 10
         while backups.latest() is None and time.monotonic() < deadline:
@@ -239,8 +244,9 @@ def test_a_damaged_backup_is_not_restored(tmp_path):
 
 
 def _cli(*args: str, **kw):
-    return subprocess.run([sys.executable, "-m", "hub.cli", *args], capture_output=True,
-                          text=True, timeout=60, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "hub.cli", *args], capture_output=True, text=True, timeout=60, **kw
+    )
 
 
 def test_run_on_a_damaged_database_shows_the_problem_and_exits_3(tmp_path, free_port):
@@ -273,6 +279,7 @@ def urllib_open(url: str):
                 yield r.read().decode()
         except urllib.error.HTTPError as exc:
             yield exc.read().decode()
+
     return opened()
 
 
@@ -282,10 +289,20 @@ def test_restore_lists_refuses_while_a_hub_runs_then_puts_a_backup_back(tmp_path
     (state / DB_NAME).write_bytes(b"")
     listed = _cli("restore", "--state-dir", str(state))
     assert listed.returncode == 0 and backups.latest().name in listed.stdout
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; from pathlib import Path; from hub.persist.storage import lock_state_dir;"
-        f"assert lock_state_dir(Path({str(state)!r})) is not None;"
-        "print('held', flush=True); time.sleep(60)")], stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import sys, time; from pathlib import Path;"
+                "from hub.persist.storage import lock_state_dir;"
+                f"assert lock_state_dir(Path({str(state)!r})) is not None;"
+                "print('held', flush=True); time.sleep(60)"
+            ),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         refused = _cli("restore", "--state-dir", str(state), backups.latest().name)
@@ -307,10 +324,19 @@ def test_the_state_lock_is_one_per_folder(tmp_path):
     first = lock_state_dir(tmp_path)
     assert first is not None
     try:
-        probe = subprocess.run([sys.executable, "-c", (
-            "from pathlib import Path; from hub.persist.storage import lock_state_dir;"
-            f"print(lock_state_dir(Path({str(tmp_path)!r})))")],
-            capture_output=True, text=True, timeout=30)
+        probe = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                (
+                    "from pathlib import Path; from hub.persist.storage import lock_state_dir;"
+                    f"print(lock_state_dir(Path({str(tmp_path)!r})))"
+                ),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         assert probe.stdout.strip() == "None"
     finally:
         os.close(first)

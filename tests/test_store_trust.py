@@ -30,8 +30,7 @@ def store(path: Path) -> Iterator[GameStore]:
 
 
 def new_game(store: GameStore, token: str = "secret-1", replaces: int | None = None) -> int:
-    return store.create_game(check_setup({"players": PLAYERS}), token=token,
-                             replaces=replaces)
+    return store.create_game(check_setup({"players": PLAYERS}), token=token, replaces=replaces)
 
 
 def _raw(path: Path, sql: str) -> list[tuple[object, ...]]:
@@ -66,8 +65,10 @@ def test_the_migration_hashes_existing_tokens(path: Path) -> None:
     for statement in MIGRATIONS[0]:
         conn.execute(statement)
     conn.execute("PRAGMA user_version = 1")
-    conn.execute("INSERT INTO games (created_at, rules, set_max, rounds, token)"
-                 " VALUES ('2024-01-01T00:00:00+00:00', 'consensus', 12, 13, 'old-token')")
+    conn.execute(
+        "INSERT INTO games (created_at, rules, set_max, rounds, token)"
+        " VALUES ('2024-01-01T00:00:00+00:00', 'consensus', 12, 13, 'old-token')"
+    )
     conn.commit()
     conn.close()
     store = GameStore(path)

@@ -14,8 +14,10 @@ def test_jobs_run_in_order_on_the_writer_thread():
     writer.start()
     try:
         seen = []
-        futures = [writer.submit(lambda n=n: seen.append((n, threading.current_thread().name)))
-                   for n in range(5)]
+        futures = [
+            writer.submit(lambda n=n: seen.append((n, threading.current_thread().name)))
+            for n in range(5)
+        ]
         writer.flush()
         assert all(f.done() for f in futures)
         assert seen == [(n, "store-writer") for n in range(5)]
@@ -46,12 +48,15 @@ def test_without_a_thread_jobs_run_inline():
 def test_a_round_ended_on_the_table_is_written_off_the_loop_thread(make_hub):
     from hub.runtime.clock import SystemClock
 
-    hub = make_hub(threaded=True, clock=SystemClock(),
-                   gestures={"tap_max_ms": 100, "long_hold_ms": 500})
+    hub = make_hub(
+        threaded=True, clock=SystemClock(), gestures={"tap_max_ms": 100, "long_hold_ms": 500}
+    )
     threads = []
     record = hub.store.set_went_out
-    hub.store.set_went_out = lambda *a: (threads.append(threading.current_thread().name),
-                                         record(*a))[1]
+    hub.store.set_went_out = lambda *a: (
+        threads.append(threading.current_thread().name),
+        record(*a),
+    )[1]
     from scorer.setup import check_setup
 
     hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))

@@ -24,8 +24,14 @@ def test_start_line_names_version_backend_devices_broker_address(make_hub):
     hub = make_hub()
     line = start_line(hub, "0.0.0.0", 80)
     assert line.startswith("mtrain-hub ")
-    for part in ("backend sim", "sound", "serial none", "leds", "mqtt off",
-                 "scorepad on http://0.0.0.0:80/"):
+    for part in (
+        "backend sim",
+        "sound",
+        "serial none",
+        "leds",
+        "mqtt off",
+        "scorepad on http://0.0.0.0:80/",
+    ):
         assert part in line, line
     hub.config["mqtt"]["host"] = "broker.lan"
     assert "mqtt broker.lan:1883" in start_line(hub, "127.0.0.1", 8080)
@@ -38,8 +44,7 @@ def test_journal_lines_carry_the_priority_on_every_line():
     formatter = logs.JournalFormatter()
     record = logging.LogRecord("hub", logging.WARNING, __file__, 1, "a\nb", None, None)
     assert formatter.format(record) == "<4>hub: a\n<4>b"
-    assert [logs.priority(level) for level in (5, 10, 20, 25, 30, 40, 50)] == \
-        [7, 7, 6, 6, 4, 3, 2]
+    assert [logs.priority(level) for level in (5, 10, 20, 25, 30, 40, 50)] == [7, 7, 6, 6, 4, 3, 2]
 
 
 def test_journal_stream_must_name_stderr(tmp_path):
@@ -49,8 +54,7 @@ def test_journal_stream_must_name_stderr(tmp_path):
         assert not logs.under_journal(stream, {"JOURNAL_STREAM": f"{info.st_dev}:1"})
         assert not logs.under_journal(stream, {"JOURNAL_STREAM": "nonsense"})
         assert not logs.under_journal(stream, {})
-        logs.print_error("no\nway", stream,
-                         {"JOURNAL_STREAM": f"{info.st_dev}:{info.st_ino}"})
+        logs.print_error("no\nway", stream, {"JOURNAL_STREAM": f"{info.st_dev}:{info.st_ino}"})
     assert (tmp_path / "stream").read_text() == "<3>no\n<3>way\n"
     terminal = io.StringIO()
     logs.print_error("plain", terminal, {})

@@ -67,8 +67,12 @@ def test_unit_is_notify_with_watchdog_and_the_clis_exit_statuses():
 def test_unit_devices_are_gpio_sound_and_serial_only():
     service = unit_settings(SYSTEMD / "mtrain-hub.service")
     assert service["DevicePolicy"] == ["closed"]
-    assert sorted(service["DeviceAllow"]) == ["char-alsa rw", "char-gpiochip rw",
-                                             "char-ttyACM rw", "char-ttyUSB rw"]
+    assert sorted(service["DeviceAllow"]) == [
+        "char-alsa rw",
+        "char-gpiochip rw",
+        "char-ttyACM rw",
+        "char-ttyUSB rw",
+    ]
     assert service["UMask"] == ["0077"] and service["NoNewPrivileges"] == ["yes"]
     assert service["ProtectSystem"] == ["strict"] and service["PrivateTmp"] == ["yes"]
 

@@ -59,29 +59,35 @@ def test_fix_turn_double_and_public(client, game):
     path = f"/api/games/{game['id']}/fix"
     state = client.post(path, json={"turn": 3}, headers=bearer(game)).get_json()
     assert state["turn"] == 3
-    state = client.post(path, json={"double": {"slot": 2, "covers_left": 1, "responsible": 1}},
-                        headers=bearer(game)).get_json()
+    state = client.post(
+        path, json={"double": {"slot": 2, "covers_left": 1, "responsible": 1}}, headers=bearer(game)
+    ).get_json()
     assert state["double"]["slot"] == 2 and state["turn"] == 1
     state = client.post(path, json={"double": {"slot": None}}, headers=bearer(game)).get_json()
     assert state["double"] is None
-    state = client.post(path, json={"public": {"slot": 2, "public": True}},
-                        headers=bearer(game)).get_json()
+    state = client.post(
+        path, json={"public": {"slot": 2, "public": True}}, headers=bearer(game)
+    ).get_json()
     assert state["slots"][1]["public"] and state["slots"][1]["by_hand"]
-    kinds = [e.get("what") for e in client.get("/api/log?limit=100").get_json()
-             if e["kind"] == "fix"]
+    kinds = [
+        e.get("what") for e in client.get("/api/log?limit=100").get_json() if e["kind"] == "fix"
+    ]
     assert kinds == ["turn", "double", "double", "public"]
 
 
-@pytest.mark.parametrize(("body", "field"), [
-    ({"turn": 9}, "turn"),
-    ({"turn": 1, "public": {"slot": 1, "public": True}}, None),
-    ({"double": 3}, "double"),
-    ({"double": {"slot": 2, "covers_left": 4}}, "double.covers_left"),
-    ({"double": {"covers_left": 1}}, "double.slot"),
-    ({"public": {"slot": 2}}, "public.public"),
-    ({"public": {"slot": 2, "public": True, "x": 1}}, "public.x"),
-    ({"colour": "red"}, "colour"),
-])
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"turn": 9}, "turn"),
+        ({"turn": 1, "public": {"slot": 1, "public": True}}, None),
+        ({"double": 3}, "double"),
+        ({"double": {"slot": 2, "covers_left": 4}}, "double.covers_left"),
+        ({"double": {"covers_left": 1}}, "double.slot"),
+        ({"public": {"slot": 2}}, "public.public"),
+        ({"public": {"slot": 2, "public": True, "x": 1}}, "public.x"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
 def test_fix_refuses_bad_bodies_naming_the_field(client, game, body, field):
     answer = client.post(f"/api/games/{game['id']}/fix", json=body, headers=bearer(game))
     assert answer.status_code == 400
@@ -94,8 +100,10 @@ def test_fix_the_table_cannot_take_is_a_conflict(client, game):
     other = client.post("/api/games", json={"players": PLAYERS}).get_json()
     answer = client.post(f"/api/games/{game['id']}/undo", json={}, headers=bearer(game))
     assert answer.status_code == 409 and "not being played" in answer.get_json()["error"]
-    assert client.post(f"/api/games/{other['id']}/undo", json={},
-                       headers=bearer(other)).status_code == 200
+    assert (
+        client.post(f"/api/games/{other['id']}/undo", json={}, headers=bearer(other)).status_code
+        == 200
+    )
 
 
 def test_engine_route(client):

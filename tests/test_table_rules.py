@@ -262,8 +262,11 @@ def test_centre_long_hold_walks_back_through_the_round(make_hub):
     t.undo()
     t.undo()
     assert t.snap["turn"] == 3 and t.snap["game"]["phase"] == "first-turn"
-    assert [e["undid"] for e in t.log("undo")] == ["hold slot 1 held_s 1.5", "tap slot 4",
-                                                   "tap slot 3"]
+    assert [e["undid"] for e in t.log("undo")] == [
+        "hold slot 1 held_s 1.5",
+        "tap slot 4",
+        "tap slot 3",
+    ]
     t.undo()
     t.undo()
     t.undo()  # nothing left to take back in this round
@@ -296,8 +299,10 @@ def test_fixes_by_hand_are_logged_and_can_be_undone(make_hub):
     hub.games.fix_table(TurnFixed(3, now))
     assert t.snap["turn"] == 3
     hub.games.fix_table(DoubleFixed(2, now, covers_left=1, responsible=4))
-    assert t.snap["double"] == {"slot": 2, "covers_left": 1, "responsible": 4,
-                                "waiting": False} and t.snap["turn"] == 4
+    assert (
+        t.snap["double"] == {"slot": 2, "covers_left": 1, "responsible": 4, "waiting": False}
+        and t.snap["turn"] == 4
+    )
     hub.games.fix_table(PublicFixed(3, True, now))
     slots = {s["slot"]: s for s in t.snap["slots"]}
     assert slots[3]["public"] and slots[3]["by_hand"] and not slots[3]["marker"]
@@ -334,8 +339,10 @@ def test_centre_pin_in_the_config_and_the_pin_map():
     assert DEFAULTS["pins"]["centre"] == 10
     with pytest.raises(ConfigError, match="centre"):
         load(None, {"pins": {"centre": 4}})  # slot 1's button
-    assert load(None, {"gestures": {"centre_long_hold_ms": 2500}})["gestures"][
-        "centre_long_hold_ms"] == 2500
+    assert (
+        load(None, {"gestures": {"centre_long_hold_ms": 2500}})["gestures"]["centre_long_hold_ms"]
+        == 2500
+    )
 
 
 def test_centre_hold_under_two_seconds_is_no_undo(make_hub):

@@ -40,8 +40,11 @@ def test_dealing_sizes(rules, players, each, set_max):
     assert (rnd.engine, rnd.engine) not in dealt
     if rules == "aces":
         # The whole set is dealt; the holder of the highest double placed it.
-        assert rnd.engine == max(t[0] for t in [*dealt, (rnd.engine, rnd.engine)]
-                                 if t[0] == t[1] and t not in rnd.table.boneyard)
+        assert rnd.engine == max(
+            t[0]
+            for t in [*dealt, (rnd.engine, rnd.engine)]
+            if t[0] == t[1] and t not in rnd.table.boneyard
+        )
         assert len(rnd.table.hands[rnd.found_by]) == each - 1
         return
     assert all(len(hand) == each for hand in rnd.table.hands.values())

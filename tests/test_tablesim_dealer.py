@@ -28,7 +28,10 @@ def test_the_whole_set_dealt_makes_the_highest_double_held_the_engine():
 def test_who_starts_by_profile():
     rotate = GameConfig("consensus", (2, 4, 6), first=4)
     assert [starter(rotate, n, None, random.Random(0)) for n in (1, 2, 3)] == [
-        (None, 4), (None, 6), (None, 2)]
+        (None, 4),
+        (None, 6),
+        (None, 2),
+    ]
     holder = GameConfig("aces", (1, 2, 3))
     assert starter(holder, 2, 3, random.Random(0)) == (3, None)
     assert starter(GameConfig("aces", (1, 2, 3), first=2), 1, 3, random.Random(0)) == (None, 2)

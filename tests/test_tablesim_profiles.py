@@ -36,21 +36,24 @@ ORACLE_FIELDS: dict[str, Compare] = {
     "first_turn": lambda sim, real: sim.first_turn == real.first_turn,
     "after_double": lambda sim, real: sim.after_double == real.after_double,
     "out_waits_first_turns": lambda sim, real: (
-        sim.out_waits_first_turns == real.out_waits_first_turns),
+        sim.out_waits_first_turns == real.out_waits_first_turns
+    ),
     "chickenfoot_allowed": lambda sim, real: sim.chickenfoot_allowed == real.chickenfoot_allowed,
-    "partnerships_allowed": lambda sim, real: (
-        sim.partnerships_allowed == real.partnerships_allowed),
+    "partnerships_allowed": lambda sim, real: sim.partnerships_allowed == real.partnerships_allowed,
     "tiles_each": lambda sim, real: _by_count(sim.tiles_each) == _by_count(real.tiles_each),
     "default_set": lambda sim, real: _by_count(sim.default_set) == _by_count(real.default_set),
     # The oracle's bots play the Mexican Train in a first turn only where the hub lets
     # them; the hub may allow more than the oracle's strict reading (consensus: the
     # seed's first turn starts one's own train, but some tables open the Mexican too).
     "mexican_in_first_turn": lambda sim, real: (
-        real.mexican_in_first_turn or not sim.mexican_in_first_turn),
+        real.mexican_in_first_turn or not sim.mexican_in_first_turn
+    ),
     "mexican_double_one_cover": lambda sim, real: (
-        sim.mexican_double_one_cover == real.mexican_double_one_cover),
+        sim.mexican_double_one_cover == real.mexican_double_one_cover
+    ),
     "privatising_double_free": lambda sim, real: (
-        sim.privatising_double_free == real.privatising_double_free),
+        sim.privatising_double_free == real.privatising_double_free
+    ),
     "last_tile_reminder": lambda sim, real: sim.last_tile_reminder == real.last_tile_reminder,
     "engine_chosen": lambda sim, real: sim.engine_chosen == real.engine_chosen,
     "blanks_allowed": lambda sim, real: sim.blanks_allowed == real.blanks_allowed,
@@ -121,8 +124,7 @@ def test_the_oracle_seats_the_hubs_players() -> None:
 
 def test_options() -> None:
     # The oracle's game options are GameConfig's fields after the set-up ones.
-    setup = {"rules", "seats", "seed", "mexican_slot", "first", "set_max", "rounds",
-             "tiles_each"}
+    setup = {"rules", "seats", "seed", "mexican_slot", "first", "set_max", "rounds", "tiles_each"}
     sim_options = [f.name for f in dataclasses.fields(GameConfig) if f.name not in setup]
     assert sim_options == list(OPTIONS)
     for key, option in OPTIONS.items():

@@ -83,8 +83,9 @@ def test_held_presses_ending_together_do_not_queue_on_the_timer_thread(live_hub)
     live_hub.writer.submit(gate.wait)
     try:
         # the first answer is due before the others are released
-        answers = [service.sim_press_later(slot, hold) for slot, hold in ((1, 0.01), (2, 0.2),
-                                                                          (3, 0.3))]
+        answers = [
+            service.sim_press_later(slot, hold) for slot, hold in ((1, 0.01), (2, 0.2), (3, 0.3))
+        ]
         assert eventually(lambda: not any(b.raw for b in live_hub.loop.table.buttons[:3]), 3)
         assert not any(answer.done() for answer in answers)
     finally:

@@ -16,8 +16,9 @@ PLAYERS = ["Ann", "Bob", "Cid"]
 
 def _start(client, token=None, **extra):
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    return client.post("/api/games", json={"players": PLAYERS, "first": 1, **extra},
-                       headers=headers)
+    return client.post(
+        "/api/games", json={"players": PLAYERS, "first": 1, **extra}, headers=headers
+    )
 
 
 def test_a_viewer_cannot_start_a_game_over_a_running_one(client, live_hub):
@@ -39,20 +40,25 @@ def test_the_scorekeeper_replaces_the_game_and_the_old_one_is_abandoned(client, 
     assert live_hub.store.current_game()["id"] == second["id"]
     # The old scorekeeper alone cannot put theirs back over the new game ...
     client.delete_cookie(f"mtrain_token_{second['id']}")
-    r = client.post(f"/api/games/{first['id']}/resume", json={},
-                    headers={"Authorization": f"Bearer {first['token']}"})
+    r = client.post(
+        f"/api/games/{first['id']}/resume",
+        json={},
+        headers={"Authorization": f"Bearer {first['token']}"},
+    )
     assert r.status_code == 403 and f"game {second['id']}" in r.get_json()["error"]
     # ... with the new game's cookie too, it comes back and the new one is abandoned.
     client.set_cookie(f"mtrain_token_{second['id']}", second["token"])
-    r = client.post(f"/api/games/{first['id']}/resume", json={},
-                    headers={"Authorization": f"Bearer {first['token']}"})
+    r = client.post(
+        f"/api/games/{first['id']}/resume",
+        json={},
+        headers={"Authorization": f"Bearer {first['token']}"},
+    )
     assert r.status_code == 200 and not r.get_json()["abandoned"]
     assert client.get("/api/state").get_json()["game"]["id"] == first["id"]
     assert client.get(f"/api/games/{second['id']}").get_json()["abandoned"]
 
 
-def test_settings_need_the_table_with_no_game_and_the_scorekeeper_with_one(client,
-                                                                          live_hub):
+def test_settings_need_the_table_with_no_game_and_the_scorekeeper_with_one(client, live_hub):
     r = client.post("/api/settings", json={"volume": 0.2})
     assert r.status_code == 401 and "table's proof" in r.get_json()["error"]
     client.set_cookie("mtrain_table", "forged")
@@ -63,8 +69,9 @@ def test_settings_need_the_table_with_no_game_and_the_scorekeeper_with_one(clien
     game = _start(client).get_json()
     client.delete_cookie(f"mtrain_token_{game['id']}")
     assert client.post("/api/settings", json={"volume": 0.3}).status_code == 401
-    r = client.post("/api/settings", json={"volume": 0.3},
-                    headers={"Authorization": f"Bearer {game['token']}"})
+    r = client.post(
+        "/api/settings", json={"volume": 0.3}, headers={"Authorization": f"Bearer {game['token']}"}
+    )
     assert r.status_code == 200 and r.get_json()["volume"] == 0.3
 
 
@@ -79,7 +86,8 @@ def test_a_claim_hands_the_role_to_a_phone_by_a_press_on_the_lit_slot(client, li
     state = client.get("/api/state").get_json()
     assert state["claim"] == {"slot": claim["slot"]}
     assert {"kind": "sound", "name": "turn"} in [
-        {k: e[k] for k in ("kind", "name") if k in e} for e in live_hub.eventlog.recent(5)]
+        {k: e[k] for k in ("kind", "name") if k in e} for e in live_hub.eventlog.recent(5)
+    ]
     assert client.get(f"/api/claim/{claim['claim']}").get_json()["state"] == "waiting"
     after = client.post(f"/api/sim/slots/{claim['slot']}/press", json={"hold_ms": 0})
     after_state = after.get_json()
@@ -113,14 +121,14 @@ def test_a_stale_score_edit_is_refused_409_with_the_round_as_it_is(client, live_
     version = client.get(f"/api/games/{game['id']}").get_json()["version"]
     first = {"points": {"Ann": 0, "Bob": 5, "Cid": 7}, "version": version}
     assert client.post(path, json=first).status_code == 200
-    r = client.post(path, json={"points": {"Ann": 0, "Bob": 9, "Cid": 9},
-                                "version": version})
+    r = client.post(path, json={"points": {"Ann": 0, "Bob": 9, "Cid": 9}, "version": version})
     body = r.get_json()
     assert r.status_code == 409 and body["field"] == "version"
     assert body["round"]["points"] == {"Ann": 0, "Bob": 5, "Cid": 7}
     assert body["version"] > version
-    r = client.post(path, json={"points": {"Ann": 0, "Bob": 9, "Cid": 9},
-                                "version": body["version"]})
+    r = client.post(
+        path, json={"points": {"Ann": 0, "Bob": 9, "Cid": 9}, "version": body["version"]}
+    )
     assert r.status_code == 200
     bad = client.post(path, json={"points": {"Ann": 0, "Bob": 9, "Cid": 9}, "version": "x"})
     assert bad.status_code == 400 and bad.get_json()["field"] == "version"

@@ -9,7 +9,6 @@ from web import create_app
 PLAYERS = ["Ann", "Bob", "Cid"]
 
 
-
 def test_state_before_a_game(client):
     state = client.get("/api/state").get_json()
     assert state["backend"] == "sim" and state["game"] is None and state["turn"] is None
@@ -33,8 +32,12 @@ def test_create_game_and_play_through_the_sim(client):
     assert after["slots"][2]["public"] and after["turn"] == 1
     log = client.get("/api/log?limit=50").get_json()
     kinds = [e["kind"] for e in log]
-    assert "tap" in kinds and "marker" in kinds and {"kind": "sound", "name": "choo"} in [
-        {k: e[k] for k in ("kind", "name")} for e in log if e["kind"] == "sound"]
+    assert (
+        "tap" in kinds
+        and "marker" in kinds
+        and {"kind": "sound", "name": "choo"}
+        in [{k: e[k] for k in ("kind", "name")} for e in log if e["kind"] == "sound"]
+    )
     assert all(e["at"].endswith("+00:00") for e in log)
 
 
@@ -45,28 +48,31 @@ def test_log_limit(client):
     assert len(log) == 1 and log[0]["slot"] == 2
 
 
-@pytest.mark.parametrize("body, fragment", [
-    ({"players": "Ann"}, "players"),
-    ({"players": ["Ann"]}, "2 to 8"),
-    ({"players": [f"P{i}" for i in range(9)]}, "2 to 8"),
-    ({"players": ["Ann", "ann"]}, "same name"),
-    ({"players": ["Ann", 3]}, "players"),
-    ({"players": PLAYERS, "rules": "poker"}, "rules"),
-    ({"players": PLAYERS, "seats": [1, 2]}, "seats"),
-    ({"players": PLAYERS, "seats": [1, 2, 9]}, "seats"),
-    ({"players": PLAYERS, "seats": [1, 1, 2]}, "same slot"),
-    ({"players": PLAYERS, "seats": [1, 2, 3], "mexican_slot": 3}, "mexican_slot"),
-    ({"players": PLAYERS, "mexican_slot": "x"}, "mexican_slot"),
-    ({"players": PLAYERS, "first": 7}, "first"),
-    ({"players": PLAYERS, "set": 13}, "set"),
-    ({"players": PLAYERS, "rounds": 0}, "rounds"),
-    ({"players": PLAYERS, "options": {"turbo": True}}, "options.turbo"),
-    ({"players": PLAYERS, "options": {"double_blank": 30}}, "double_blank"),
-    ({"players": PLAYERS, "rules": "aces", "options": {"chickenfoot": True}}, "chickenfoot"),
-    ({"players": PLAYERS, "options": {"partnerships": True}}, "partnerships"),
-    ({"players": PLAYERS, "colour": "red"}, "colour"),
-    ([1, 2], "JSON object"),
-])
+@pytest.mark.parametrize(
+    "body, fragment",
+    [
+        ({"players": "Ann"}, "players"),
+        ({"players": ["Ann"]}, "2 to 8"),
+        ({"players": [f"P{i}" for i in range(9)]}, "2 to 8"),
+        ({"players": ["Ann", "ann"]}, "same name"),
+        ({"players": ["Ann", 3]}, "players"),
+        ({"players": PLAYERS, "rules": "poker"}, "rules"),
+        ({"players": PLAYERS, "seats": [1, 2]}, "seats"),
+        ({"players": PLAYERS, "seats": [1, 2, 9]}, "seats"),
+        ({"players": PLAYERS, "seats": [1, 1, 2]}, "same slot"),
+        ({"players": PLAYERS, "seats": [1, 2, 3], "mexican_slot": 3}, "mexican_slot"),
+        ({"players": PLAYERS, "mexican_slot": "x"}, "mexican_slot"),
+        ({"players": PLAYERS, "first": 7}, "first"),
+        ({"players": PLAYERS, "set": 13}, "set"),
+        ({"players": PLAYERS, "rounds": 0}, "rounds"),
+        ({"players": PLAYERS, "options": {"turbo": True}}, "options.turbo"),
+        ({"players": PLAYERS, "options": {"double_blank": 30}}, "double_blank"),
+        ({"players": PLAYERS, "rules": "aces", "options": {"chickenfoot": True}}, "chickenfoot"),
+        ({"players": PLAYERS, "options": {"partnerships": True}}, "partnerships"),
+        ({"players": PLAYERS, "colour": "red"}, "colour"),
+        ([1, 2], "JSON object"),
+    ],
+)
 def test_bad_game_bodies(client, body, fragment):
     r = client.post("/api/games", json=body)
     assert r.status_code == 400
@@ -81,18 +87,21 @@ def test_malformed_json_and_huge_body(client):
     assert r.status_code == 413 and "too large" in r.get_json()["error"]
 
 
-@pytest.mark.parametrize("url, body, status", [
-    ("/api/sim/slots/9/press", {}, 404),
-    ("/api/sim/slots/0/marker", {"present": True}, 404),
-    ("/api/sim/slots/-1/press", {}, 404),
-    ("/api/sim/slots/x/press", {}, 404),
-    ("/api/sim/slots/1/press", {"hold_ms": "long"}, 400),
-    ("/api/sim/slots/1/press", {"hold_ms": -5}, 400),
-    ("/api/sim/slots/1/press", {"hold_ms": True}, 400),
-    ("/api/sim/slots/1/press", {"hold": 5}, 400),
-    ("/api/sim/slots/1/marker", {"present": "yes"}, 400),
-    ("/api/sim/slots/1/marker", {}, 400),
-])
+@pytest.mark.parametrize(
+    "url, body, status",
+    [
+        ("/api/sim/slots/9/press", {}, 404),
+        ("/api/sim/slots/0/marker", {"present": True}, 404),
+        ("/api/sim/slots/-1/press", {}, 404),
+        ("/api/sim/slots/x/press", {}, 404),
+        ("/api/sim/slots/1/press", {"hold_ms": "long"}, 400),
+        ("/api/sim/slots/1/press", {"hold_ms": -5}, 400),
+        ("/api/sim/slots/1/press", {"hold_ms": True}, 400),
+        ("/api/sim/slots/1/press", {"hold": 5}, 400),
+        ("/api/sim/slots/1/marker", {"present": "yes"}, 400),
+        ("/api/sim/slots/1/marker", {}, 400),
+    ],
+)
 def test_bad_sim_calls(client, url, body, status):
     r = client.post(url, json=body)
     assert r.status_code == status and "error" in r.get_json()

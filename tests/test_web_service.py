@@ -43,7 +43,10 @@ def test_the_hub_and_the_fake_offer_exactly_the_interface():
 
 
 RUNTIME = {
-    "hub.app", "hub.runtime.loop", "hub.http.adapter", "hub.runtime.dispatch",
+    "hub.app",
+    "hub.runtime.loop",
+    "hub.http.adapter",
+    "hub.runtime.dispatch",
     "hub.runtime.broadcast",
 }
 
@@ -71,18 +74,39 @@ def test_handlers_ask_the_service(fake, fake_client):
     assert r.status_code == 201 and r.get_json() == {"id": 1, "token": "token-1"}
 
 
-@pytest.mark.parametrize("path, body, status, error", [
-    ("/api/sim/slots/1/press", {"hold_ms": -1},
-     400, {"error": "hold_ms: expected a whole number of milliseconds, 0 to 10000",
-           "field": "hold_ms"}),
-    ("/api/sim/slots/1/press", {"hold_ms": 0, "colour": "red"},
-     400, {"error": "colour: unknown field (allowed: hold_ms)", "field": "colour"}),
-    ("/api/sim/slots/9/press", {}, 404, {"error": "slot 9: there are slots 1 to 8"}),
-    ("/api/games", {"players": "Ann"},
-     400, {"error": "players: expected a list of 2 to 8 names", "field": "players"}),
-    ("/api/settings", {"loudness": 3}, 400, {"error": "loudness: unknown setting",
-                                              "field": "loudness"}),
-])
+@pytest.mark.parametrize(
+    "path, body, status, error",
+    [
+        (
+            "/api/sim/slots/1/press",
+            {"hold_ms": -1},
+            400,
+            {
+                "error": "hold_ms: expected a whole number of milliseconds, 0 to 10000",
+                "field": "hold_ms",
+            },
+        ),
+        (
+            "/api/sim/slots/1/press",
+            {"hold_ms": 0, "colour": "red"},
+            400,
+            {"error": "colour: unknown field (allowed: hold_ms)", "field": "colour"},
+        ),
+        ("/api/sim/slots/9/press", {}, 404, {"error": "slot 9: there are slots 1 to 8"}),
+        (
+            "/api/games",
+            {"players": "Ann"},
+            400,
+            {"error": "players: expected a list of 2 to 8 names", "field": "players"},
+        ),
+        (
+            "/api/settings",
+            {"loudness": 3},
+            400,
+            {"error": "loudness: unknown setting", "field": "loudness"},
+        ),
+    ],
+)
 def test_one_error_style(fake_client, path, body, status, error):
     r = fake_client.post(path, json=body)
     assert (r.status_code, r.get_json()) == (status, error)
@@ -106,17 +130,18 @@ def test_auth_goes_through_the_service(fake, fake_client):
     fake_client.delete_cookie("mtrain_table")
     r = fake_client.post("/api/settings", json={"volume": 0.5})
     assert r.status_code == 401 and r.headers["WWW-Authenticate"].startswith("Bearer")
-    r = fake_client.post("/api/settings", json={"volume": 0.5},
-                         headers={"Authorization": "Bearer nope"})
+    r = fake_client.post(
+        "/api/settings", json={"volume": 0.5}, headers={"Authorization": "Bearer nope"}
+    )
     assert r.status_code == 403
-    r = fake_client.post("/api/settings", json={"volume": 0.5},
-                         headers={"Authorization": f"Bearer {token}"})
+    r = fake_client.post(
+        "/api/settings", json={"volume": 0.5}, headers={"Authorization": f"Bearer {token}"}
+    )
     assert r.status_code == 200 and fake.values["volume"] == 0.5
 
 
 @pytest.mark.parametrize("path, method", [("/api/state", "get"), ("/api/games", "post")])
-def test_a_bug_in_a_handler_is_a_500_with_its_traceback_in_the_log(fake, caplog, path,
-                                                                     method):
+def test_a_bug_in_a_handler_is_a_500_with_its_traceback_in_the_log(fake, caplog, path, method):
     app = create_app(fake)  # not TESTING: the production error path
     fake.fail["snapshot"] = fake.fail["new_game"] = ZeroDivisionError("injected bug")
     with caplog.at_level(logging.ERROR):
@@ -141,14 +166,19 @@ def test_a_bug_in_the_real_hub_is_a_500_too(live_hub, caplog, monkeypatch):
     assert r.status_code == 500 and "KeyError" in caplog.text
 
 
-@pytest.mark.parametrize("body, field", [
-    ({"players": PLAYERS, "seats": [1, 2]}, "seats"),
-    ({"players": PLAYERS, "options": {"turbo": True}}, "options.turbo"),
-    ({"players": PLAYERS, "rules": "aces", "options": {"chickenfoot": True}},
-     "options.chickenfoot"),
-    ({"players": PLAYERS, "set": 13}, "set"),
-    ({"players": PLAYERS, "colour": "red"}, "colour"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"players": PLAYERS, "seats": [1, 2]}, "seats"),
+        ({"players": PLAYERS, "options": {"turbo": True}}, "options.turbo"),
+        (
+            {"players": PLAYERS, "rules": "aces", "options": {"chickenfoot": True}},
+            "options.chickenfoot",
+        ),
+        ({"players": PLAYERS, "set": 13}, "set"),
+        ({"players": PLAYERS, "colour": "red"}, "colour"),
+    ],
+)
 def test_the_real_validators_name_the_field(client, body, field):
     r = client.post("/api/games", json=body)
     assert r.status_code == 400 and r.get_json()["field"] == field
@@ -164,8 +194,9 @@ def test_field_of_prefers_the_exception_attribute():
     assert field_of(ValueError("body: not JSON")) is None
 
 
-@pytest.mark.parametrize("body, field", [
-    ({"volume": 2}, "volume"), ({"quiet": "loud"}, "quiet"), ({"bass": 1}, "bass")])
+@pytest.mark.parametrize(
+    "body, field", [({"volume": 2}, "volume"), ({"quiet": "loud"}, "quiet"), ({"bass": 1}, "bass")]
+)
 def test_the_settings_check_names_the_field(client, body, field, table_proof):
     r = client.post("/api/settings", json=body)
     assert r.status_code == 400 and r.get_json()["field"] == field

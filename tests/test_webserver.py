@@ -79,8 +79,9 @@ def serve(monkeypatch: pytest.MonkeyPatch, idle_s: int) -> Iterator[Any]:
     """The hub's web server around a one-line app, its loop's backstop round turned
     off (an hour), idle connections closed after ``idle_s``."""
     monkeypatch.setattr(webloop, "RESCAN_S", 3600.0)
-    server = webserver.make_server(hello, "127.0.0.1", 0, 4, channel_timeout=idle_s,
-                                   cleanup_interval=1)
+    server = webserver.make_server(
+        hello, "127.0.0.1", 0, 4, channel_timeout=idle_s, cleanup_interval=1
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     assert eventually(lambda: server.loop is not None)
@@ -112,8 +113,11 @@ def server_fd(server: Any, sock: socket.socket) -> int:
     found: list[int] = []
 
     def accepted() -> bool:
-        found[:] = [fd for fd, obj in list(server.server._map.items())
-                    if getattr(obj, "addr", None) == phone]
+        found[:] = [
+            fd
+            for fd, obj in list(server.server._map.items())
+            if getattr(obj, "addr", None) == phone
+        ]
         return bool(found)
 
     assert eventually(accepted)

@@ -45,8 +45,9 @@ def read_bom(path: Path = BOM) -> list[dict[str, str]]:
             if not row[key].isdigit():
                 raise BomError(f"{path.name} line {number}: {key} {row[key]!r} is not a count")
         if not re.fullmatch(r"\d+\.\d\d", row["unit_usd"]) or Decimal(row["unit_usd"]) <= 0:
-            raise BomError(f"{path.name} line {number}: unit_usd {row['unit_usd']!r} "
-                           "is not a price like 4.50")
+            raise BomError(
+                f"{path.name} line {number}: unit_usd {row['unit_usd']!r} is not a price like 4.50"
+            )
     return rows
 
 
@@ -64,8 +65,10 @@ def table(rows: list[dict[str, str]], build: str) -> str:
         qty = int(r[key])
         if qty:
             line_total = qty * Decimal(r["unit_usd"])
-            lines.append(f"| {qty} | {r['part']} | {r['part_number']} | ${r['unit_usd']} "
-                         f"| ${line_total:.2f} | {r['notes']} |")
+            lines.append(
+                f"| {qty} | {r['part']} | {r['part_number']} | ${r['unit_usd']} "
+                f"| ${line_total:.2f} | {r['notes']} |"
+            )
     lines.append(f"| | **total** | | | **${total(rows, build):.2f}** | |")
     return "\n".join(lines)
 
@@ -78,7 +81,7 @@ def render(guide: str, rows: list[dict[str, str]]) -> str:
         if found is None:
             raise BomError(f"{GUIDE.name}: no <!-- bom:{build} --> ... <!-- /bom --> markers")
         filled = f"<!-- bom:{build} -->\n{table(rows, build)}\n<!-- /bom -->"
-        guide = guide[:found.start()] + filled + guide[found.end():]
+        guide = guide[: found.start()] + filled + guide[found.end() :]
     return guide
 
 

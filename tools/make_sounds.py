@@ -267,18 +267,27 @@ def last_tile(rng: random.Random) -> Signal:
     canvas = silence(0.7)
     for at, gain in ((0.0, 1.0), (0.13, 0.85)):
         mix_into(canvas, knock(rng), at, gain)
-    ping = tone(0.4, lambda t: 1318.5, envelope(0.004, 0.4, 0.05, decay=0.12),
-                ((1, 1.0), (2, 0.2), (3, 0.05)))
+    ping = tone(
+        0.4,
+        lambda t: 1318.5,
+        envelope(0.004, 0.4, 0.05, decay=0.12),
+        ((1, 1.0), (2, 0.2), (3, 0.05)),
+    )
     mix_into(canvas, ping, 0.27, 0.6)
     return canvas
 
 
 def knock(rng: random.Random) -> Signal:
     """A tile's edge on a wooden table: a click of filtered noise over a short thud."""
-    click = shaped(bandpass(noise(0.06, rng), 2400.0, 1.5), envelope(0.001, 0.06, 0.01,
-                                                                      decay=0.008))
-    thud = tone(0.09, lambda t: 380.0 * (1 - 0.25 * t / 0.09),
-                envelope(0.002, 0.09, 0.02, decay=0.025), ((1, 1.0), (2, 0.3)))
+    click = shaped(
+        bandpass(noise(0.06, rng), 2400.0, 1.5), envelope(0.001, 0.06, 0.01, decay=0.008)
+    )
+    thud = tone(
+        0.09,
+        lambda t: 380.0 * (1 - 0.25 * t / 0.09),
+        envelope(0.002, 0.09, 0.02, decay=0.025),
+        ((1, 1.0), (2, 0.3)),
+    )
     mix_into(thud, click, 0.0, 1.6)
     return thud
 

@@ -49,43 +49,77 @@ class Svg:
         self.items: list[str] = []
         self.text(width / 2, 34, title, size=22, anchor="middle", weight="bold")
 
-    def line(self, x1: float, y1: float, x2: float, y2: float, colour: str = INK,
-             width: float = 2.0, dash: str = "") -> None:
+    def line(
+        self,
+        x1: float,
+        y1: float,
+        x2: float,
+        y2: float,
+        colour: str = INK,
+        width: float = 2.0,
+        dash: str = "",
+    ) -> None:
         """A straight wire."""
         extra = f' stroke-dasharray="{dash}"' if dash else ""
-        self.items.append(f'<line x1="{x1:g}" y1="{y1:g}" x2="{x2:g}" y2="{y2:g}" '
-                          f'stroke="{colour}" stroke-width="{width:g}"{extra}/>')
+        self.items.append(
+            f'<line x1="{x1:g}" y1="{y1:g}" x2="{x2:g}" y2="{y2:g}" '
+            f'stroke="{colour}" stroke-width="{width:g}"{extra}/>'
+        )
 
     def wire(self, points: list[tuple[float, float]], colour: str = INK) -> None:
         """A wire through several points."""
         path = " ".join(f"{x:g},{y:g}" for x, y in points)
-        self.items.append(f'<polyline points="{path}" fill="none" stroke="{colour}" '
-                          'stroke-width="2"/>')
+        self.items.append(
+            f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>'
+        )
 
-    def rect(self, x: float, y: float, w: float, h: float, fill: str = "#fff",
-             stroke: str = INK, radius: float = 4) -> None:
+    def rect(
+        self,
+        x: float,
+        y: float,
+        w: float,
+        h: float,
+        fill: str = "#fff",
+        stroke: str = INK,
+        radius: float = 4,
+    ) -> None:
         """A box: a board, a chip or a panel."""
-        self.items.append(f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" '
-                          f'rx="{radius:g}" fill="{fill}" stroke="{stroke}" stroke-width="1.5"/>')
+        self.items.append(
+            f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" '
+            f'rx="{radius:g}" fill="{fill}" stroke="{stroke}" stroke-width="1.5"/>'
+        )
 
-    def circle(self, x: float, y: float, r: float, fill: str = "#fff",
-               stroke: str = INK) -> None:
+    def circle(self, x: float, y: float, r: float, fill: str = "#fff", stroke: str = INK) -> None:
         """A pin, a node or a ring."""
-        self.items.append(f'<circle cx="{x:g}" cy="{y:g}" r="{r:g}" fill="{fill}" '
-                          f'stroke="{stroke}" stroke-width="1.5"/>')
+        self.items.append(
+            f'<circle cx="{x:g}" cy="{y:g}" r="{r:g}" fill="{fill}" '
+            f'stroke="{stroke}" stroke-width="1.5"/>'
+        )
 
-    def text(self, x: float, y: float, words: str, size: float = 12, anchor: str = "start",
-             colour: str = INK, weight: str = "normal") -> None:
+    def text(
+        self,
+        x: float,
+        y: float,
+        words: str,
+        size: float = 12,
+        anchor: str = "start",
+        colour: str = INK,
+        weight: str = "normal",
+    ) -> None:
         """A label."""
-        self.items.append(f'<text x="{x:g}" y="{y:g}" font-size="{size:g}" '
-                          f'text-anchor="{anchor}" fill="{colour}" font-weight="{weight}" '
-                          f'style="{FONT}">{escape(words)}</text>')
+        self.items.append(
+            f'<text x="{x:g}" y="{y:g}" font-size="{size:g}" '
+            f'text-anchor="{anchor}" fill="{colour}" font-weight="{weight}" '
+            f'style="{FONT}">{escape(words)}</text>'
+        )
 
     def render(self) -> str:
         """The whole document."""
-        head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" '
-                f'height="{self.height}" viewBox="0 0 {self.width} {self.height}">\n'
-                f'<rect width="100%" height="100%" fill="#fff"/>\n')
+        head = (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" '
+            f'height="{self.height}" viewBox="0 0 {self.width} {self.height}">\n'
+            f'<rect width="100%" height="100%" fill="#fff"/>\n'
+        )
         return head + "\n".join(self.items) + "\n</svg>\n"
 
 
@@ -98,8 +132,15 @@ def net_colour(name: str) -> str:
     return BLUE if name == "GND" else INK
 
 
-def header_block(svg: Svg, x: float, y: float, pins: dict[int, int | str], name: str,
-                 prefix: str, roles: dict[int | str, str]) -> dict[int, tuple[float, float]]:
+def header_block(
+    svg: Svg,
+    x: float,
+    y: float,
+    pins: dict[int, int | str],
+    name: str,
+    prefix: str,
+    roles: dict[int | str, str],
+) -> dict[int, tuple[float, float]]:
     """A 2-column pin header; returns each physical pin's position. Used pins are labelled."""
     pitch = 26
     svg.rect(x, y, 60, pitch * 20 + 16, fill="#e8f0e0")
@@ -114,12 +155,24 @@ def header_block(svg: Svg, x: float, y: float, pins: dict[int, int | str], name:
         role = roles.get(what, "")
         used = bool(role) or what in POWER_PINS
         svg.circle(px, py, 6, fill=net_colour(str(what)) if used else "#fff")
-        svg.text(px + (-12 if left else 12), py + 4, str(pin), size=9,
-                 anchor="end" if left else "start", colour=GREY)
+        svg.text(
+            px + (-12 if left else 12),
+            py + 4,
+            str(pin),
+            size=9,
+            anchor="end" if left else "start",
+            colour=GREY,
+        )
         text = f"{label}  {role}" if left else f"{role}  {label}"
-        svg.text(px + (-34 if left else 34), py + 4, text.strip(), size=11,
-                 anchor="end" if left else "start",
-                 colour=INK if used else GREY, weight="bold" if role else "normal")
+        svg.text(
+            px + (-34 if left else 34),
+            py + 4,
+            text.strip(),
+            size=11,
+            anchor="end" if left else "start",
+            colour=INK if used else GREY,
+            weight="bold" if role else "normal",
+        )
     return spots
 
 
@@ -160,8 +213,9 @@ def hall(svg: Svg, x: float, y: float, net: str, name: str, supply: str) -> None
     svg.text(x - 6, y + 16, name, size=10, anchor="end", colour=GREY)
 
 
-def inputs_panel(svg: Svg, x: float, y: float, pins: dict[str, Any], prefix: str,
-                 supply: str) -> float:
+def inputs_panel(
+    svg: Svg, x: float, y: float, pins: dict[str, Any], prefix: str, supply: str
+) -> float:
     """Every slot's button and hall sensor, and the centre button; returns the bottom."""
     svg.text(x, y, "Buttons (active low: pin to GND)", size=14, weight="bold")
     svg.text(x + 270, y, "Hall sensors under the slots (magnet = low)", size=14, weight="bold")
@@ -186,8 +240,10 @@ def ring_panel(svg: Svg, x: float, y: float, data_pin: str, supply: str) -> None
         svg.text(x + 116, top + dy + 4, label, size=10)
     svg.text(x + 224, top + 44, "1Y (3)", size=10, anchor="end")
     svg.text(x + 224, top + 74, "VCC (14)", size=10, anchor="end")
-    svg.wire([(x + 110, top + 70), (x + 90, top + 70), (x + 90, top + 95), (x + 110, top + 95)],
-             colour=BLUE)
+    svg.wire(
+        [(x + 110, top + 70), (x + 90, top + 70), (x + 90, top + 95), (x + 110, top + 95)],
+        colour=BLUE,
+    )
     svg.text(x + 86, top + 86, "GND", size=10, anchor="end", colour=BLUE)
     svg.line(x + 230, top + 70, x + 270, top + 70, colour=RED)
     svg.text(x + 274, top + 74, f"{supply} (+100 nF to GND)", size=10, colour=RED)
@@ -222,8 +278,7 @@ def amplifier_panel(svg: Svg, x: float, y: float) -> None:
     nets += [("5V", "VIN"), ("GND", "GND")]
     for i, (net, signal) in enumerate(nets):
         row = y + 56 + i * 22
-        svg.text(x + 40, row + 4, net, size=11, anchor="end", weight="bold",
-                 colour=net_colour(net))
+        svg.text(x + 40, row + 4, net, size=11, anchor="end", weight="bold", colour=net_colour(net))
         svg.line(x + 46, row, x + 110, row, colour=net_colour(net))
         svg.text(x + 116, row + 4, signal, size=10)
     svg.text(x + 224, y + 100, "+  -", size=10, anchor="end")
@@ -250,45 +305,63 @@ def default_build(pins: dict[str, Any]) -> str:
     svg.rect(470, 700, 150, 70, fill="#e8f0e0")
     svg.text(545, 728, "Raspberry Pi Pico", size=12, anchor="middle", weight="bold")
     svg.text(545, 748, "USB to the Zero's USB port", size=10, anchor="middle")
-    svg.text(545, 762, f"GP{PICO_PINS['ring']} (pin {GP_TO_PICO_PIN[PICO_PINS['ring']]})"
-             " → ring", size=10, anchor="middle")
+    svg.text(
+        545,
+        762,
+        f"GP{PICO_PINS['ring']} (pin {GP_TO_PICO_PIN[PICO_PINS['ring']]}) → ring",
+        size=10,
+        anchor="middle",
+    )
     ring_panel(svg, 780, 580, f"Pico GP{PICO_PINS['ring']}", "5V")
-    power_panel(svg, 60, 880, [
-        "5.1 V 2.5 A supply → the Zero's PWR IN (micro USB).",
-        "5V from header pin 2/4 → amplifier VIN, ring 5V, 74AHCT125 VCC, hall sensors VCC.",
-        "The Pico is powered by its USB cable from the Zero's USB (data) port.",
-        "Every GND joins: header GND, Pico GND, amplifier, shifter, ring, sensors, buttons.",
-        "Inputs use the Pi's internal pull-ups: no resistors. "
-        "I2S, UART and ID EEPROM pins stay free.",
-    ])
+    power_panel(
+        svg,
+        60,
+        880,
+        [
+            "5.1 V 2.5 A supply → the Zero's PWR IN (micro USB).",
+            "5V from header pin 2/4 → amplifier VIN, ring 5V, 74AHCT125 VCC, hall sensors VCC.",
+            "The Pico is powered by its USB cable from the Zero's USB (data) port.",
+            "Every GND joins: header GND, Pico GND, amplifier, shifter, ring, sensors, buttons.",
+            "Inputs use the Pi's internal pull-ups: no resistors. "
+            "I2S, UART and ID EEPROM pins stay free.",
+        ],
+    )
     return svg.render()
 
 
 def usb_build() -> str:
     """The hub box on USB: the Pico reads every input and drives the ring."""
-    svg = Svg(1500, 900,
-              "Mexican Train hub: wiring of the hub box on USB (the Pico reads everything)")
+    svg = Svg(
+        1500, 900, "Mexican Train hub: wiring of the hub box on USB (the Pico reads everything)"
+    )
     roles: dict[int | str, str] = {}
-    pico = {"buttons": PICO_PINS["buttons"], "markers": PICO_PINS["markers"],
-            "centre": PICO_PINS["centre"]}
+    pico = {
+        "buttons": PICO_PINS["buttons"],
+        "markers": PICO_PINS["markers"],
+        "centre": PICO_PINS["centre"],
+    }
     for use in pin_uses(pico):
         roles[use.pin] = use.part.replace("marker sensor", "hall sensor")
     roles[PICO_PINS["ring"]] = "ring data (via 74AHCT125)"
     header_block(svg, 330, 90, PICO_HEADER, "Raspberry Pi Pico (GP)", "GP", roles)
     inputs_panel(svg, 780, 90, pico, "GP", "VBUS")
     ring_panel(svg, 780, 580, f"GP{PICO_PINS['ring']}", "VBUS")
-    power_panel(svg, 60, 700, [
-        "One USB cable to the computer powers the box: 500 mA, so keep the ring dim.",
-        "VBUS (pin 40, 5V) → ring 5V, 74AHCT125 VCC, hall sensors VCC (A3144 needs 5 V).",
-        "With DRV5032 sensors, power them from 3V3(OUT) (pin 36) instead.",
-        "Every GND joins: Pico GND, shifter, ring, sensors, buttons.",
-        "Inputs use the Pico's internal pull-ups: no resistors. Sound plays on the computer.",
-    ])
+    power_panel(
+        svg,
+        60,
+        700,
+        [
+            "One USB cable to the computer powers the box: 500 mA, so keep the ring dim.",
+            "VBUS (pin 40, 5V) → ring 5V, 74AHCT125 VCC, hall sensors VCC (A3144 needs 5 V).",
+            "With DRV5032 sensors, power them from 3V3(OUT) (pin 36) instead.",
+            "Every GND joins: Pico GND, shifter, ring, sensors, buttons.",
+            "Inputs use the Pico's internal pull-ups: no resistors. Sound plays on the computer.",
+        ],
+    )
     return svg.render()
 
 
-def polar(cx: float, cy: float, angle: float, r: float,
-          across: float = 0.0) -> tuple[float, float]:
+def polar(cx: float, cy: float, angle: float, r: float, across: float = 0.0) -> tuple[float, float]:
     """The point ``r`` out from the centre along ``angle`` (SVG's y points down),
     moved ``across`` at right angles."""
     ux, uy = math.cos(angle), -math.sin(angle)
@@ -305,15 +378,15 @@ def layout(pins: dict[str, Any]) -> str:
     svg.circle(cx, cy, 17, fill="#ddd")
     svg.text(cx, cy + 4, f"BCM {pins['centre']}", size=10, anchor="middle", weight="bold")
     svg.text(cx, cy + 34, "centre button", size=10, anchor="middle")
-    svg.text(cx, cy - 60, f"LED ring, {RING_PIXELS} pixels", size=10, anchor="middle",
-             colour=GREEN)
+    svg.text(cx, cy - 60, f"LED ring, {RING_PIXELS} pixels", size=10, anchor="middle", colour=GREEN)
     count = len(pins["buttons"])
     for i, (b, m) in enumerate(zip(pins["buttons"], pins["markers"], strict=True)):
         at = functools.partial(polar, cx, cy, math.radians(90 - i * 360 / count))
         corners = [at(r, w) for r, w in ((220, -40), (300, -40), (300, 40), (220, 40))]
         path = " ".join(f"{x:.1f},{y:.1f}" for x, y in corners)
-        svg.items.append(f'<polygon points="{path}" fill="#fff" stroke="{INK}" '
-                         'stroke-width="1.5"/>')
+        svg.items.append(
+            f'<polygon points="{path}" fill="#fff" stroke="{INK}" stroke-width="1.5"/>'
+        )
         x, y = at(262)
         svg.text(x, y + 5, f"slot {i + 1}", size=13, anchor="middle", weight="bold")
         x, y = at(180)
@@ -322,18 +395,30 @@ def layout(pins: dict[str, Any]) -> str:
         x, y = at(128)
         svg.circle(x, y, 15, fill="#ddd")
         svg.text(x, y + 4, f"BCM {b}", size=9, anchor="middle", weight="bold")
-    svg.text(20, 760, "white: domino slot (open to the rim)   amber: marker seat, hall sensor "
-             "below   grey: button", size=12)
-    svg.text(20, 780, "Pixels 1-3 sit at slot 1 (the ring's DIN), then clockwise. "
-             "Schematic, not to scale.", size=12)
+    svg.text(
+        20,
+        760,
+        "white: domino slot (open to the rim)   amber: marker seat, hall sensor "
+        "below   grey: button",
+        size=12,
+    )
+    svg.text(
+        20,
+        780,
+        "Pixels 1-3 sit at slot 1 (the ring's DIN), then clockwise. Schematic, not to scale.",
+        size=12,
+    )
     return svg.render()
 
 
 def write(out: Path) -> list[Path]:
     """Write the diagrams into ``out``; returns the paths written."""
     out.mkdir(parents=True, exist_ok=True)
-    files = {"wiring.svg": default_build(DEFAULTS["pins"]), "wiring-usb.svg": usb_build(),
-             "layout.svg": layout(DEFAULTS["pins"])}
+    files = {
+        "wiring.svg": default_build(DEFAULTS["pins"]),
+        "wiring-usb.svg": usb_build(),
+        "layout.svg": layout(DEFAULTS["pins"]),
+    }
     written = []
     for name, text in files.items():
         path = out / name

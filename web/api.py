@@ -65,14 +65,16 @@ def events() -> Response:
     live = live_server()
     if live is not None:
         if not live.stream(SSE_KINDS):
-            response = error_response(503, "events: the hub is serving all the live streams "
-                                           f"it can; poll /api/state and try again in "
-                                           f"{RETRY_AFTER_S} s")
+            response = error_response(
+                503,
+                "events: the hub is serving all the live streams "
+                f"it can; poll /api/state and try again in "
+                f"{RETRY_AFTER_S} s",
+            )
             response.headers["Retry-After"] = str(RETRY_AFTER_S)
             return response
         return Response(iter(()), mimetype="text/event-stream", headers=STREAM_HEADERS)
-    return Response(_stream(hub_service()), mimetype="text/event-stream",
-                    headers=STREAM_HEADERS)
+    return Response(_stream(hub_service()), mimetype="text/event-stream", headers=STREAM_HEADERS)
 
 
 def _stream(service: HubService) -> Iterator[bytes]:
@@ -140,8 +142,9 @@ TOKEN_COOKIE_S = 60 * 60 * 24 * 365
 TABLE_COOKIE = "mtrain_table"
 
 
-def set_token_cookie(response: Response, game_id: int | None, token: str,
-                     max_age: int = TOKEN_COOKIE_S) -> None:
+def set_token_cookie(
+    response: Response, game_id: int | None, token: str, max_age: int = TOKEN_COOKIE_S
+) -> None:
     """Give the phone its token as a cookie too (HttpOnly, SameSite=Strict): the game's
     scorekeeper token, or with ``game_id`` None a table token."""
     name = TABLE_COOKIE if game_id is None else f"mtrain_token_{game_id}"
@@ -155,8 +158,11 @@ def create_game() -> Response:
     service = hub_service()
     running = service.running_game()
     if running is not None and not has_proof(running):
-        abort(403, f"game {running} is not finished: starting another over it needs its "
-                   "scorekeeper's token, or the table's proof (claim it at the hub)")
+        abort(
+            403,
+            f"game {running} is not finished: starting another over it needs its "
+            "scorekeeper's token, or the table's proof (claim it at the hub)",
+        )
     game_id, token = service.new_game(json_body(), replaces=running)
     answer: dict[str, Any] = {"id": game_id, "token": token}
     if running is not None:
@@ -213,10 +219,16 @@ def change_settings() -> Response:
     game_id = service.running_game()
     if not has_proof(game_id):
         if game_id is not None:
-            abort(403 if request_token(game_id) else 401,
-                  f"token: changing the settings needs game {game_id}'s scorekeeper token "
-                  "or the table's proof (claim it at the hub)", "token")
-        abort(403 if request.cookies.get(TABLE_COOKIE) or request_token(None) else 401,
-              "token: with no game running, changing the settings needs the table's "
-              "proof: claim it at the hub (a press on the slot it lights)", "token")
+            abort(
+                403 if request_token(game_id) else 401,
+                f"token: changing the settings needs game {game_id}'s scorekeeper token "
+                "or the table's proof (claim it at the hub)",
+                "token",
+            )
+        abort(
+            403 if request.cookies.get(TABLE_COOKIE) or request_token(None) else 401,
+            "token: with no game running, changing the settings needs the table's "
+            "proof: claim it at the hub (a press on the slot it lights)",
+            "token",
+        )
     return jsonify(service.change_settings(json_body()))

@@ -54,8 +54,11 @@ def install(app: Flask, max_body: int) -> None:
         status = exc.code or 500
         if status >= 500:  # Flask's InternalServerError: keep its generic words
             return error_response(status, "the hub failed on this request (see its log)")
-        message = TOO_LARGE.format(limit=max_body // 1024) if status == 413 else (
-            exc.description or exc.name)
+        message = (
+            TOO_LARGE.format(limit=max_body // 1024)
+            if status == 413
+            else (exc.description or exc.name)
+        )
         return error_response(status, f"{exc.name}: {message}")
 
     def storage_fault(exc: StorageFault) -> Response:

@@ -43,16 +43,17 @@ def _round(game: dict[str, Any], number: int) -> dict[str, Any]:
             return dict(rnd)
     if not 1 <= number <= game["round_count"]:
         abort(404, f"round {number}: game {game['id']} has rounds 1 to {game['round_count']}")
-    abort(409, f"round {number}: not played yet (game {game['id']} is at round "
-               f"{game['round']})")
+    abort(409, f"round {number}: not played yet (game {game['id']} is at round {game['round']})")
 
 
 def _authorise(game_id: int) -> None:
     """401 without a token, 403 with the wrong one (reads need none)."""
-    authorise(game_id,
-              f"game {game_id}: editing scores needs the scorekeeper's token "
-              f"(cookie mtrain_token_{game_id} or Authorization: Bearer)",
-              f"game {game_id}: that is not this game's scorekeeper token")
+    authorise(
+        game_id,
+        f"game {game_id}: editing scores needs the scorekeeper's token "
+        f"(cookie mtrain_token_{game_id} or Authorization: Bearer)",
+        f"game {game_id}: that is not this game's scorekeeper token",
+    )
 
 
 def _no_fields(body: dict[str, Any], allowed: tuple[str, ...] = ()) -> None:
@@ -88,12 +89,14 @@ def _check_tiles(tiles: object) -> dict[str, Any]:
         abort(400, 'tiles: expected an object like {"Ann": ["6-5", "0-0"]}', "tiles")
     for name, hand in tiles.items():
         if not isinstance(hand, list):
-            abort(400, f"tiles: {name}'s hand must be a list of tiles like \"6-5\"",
-                  f"tiles.{name}")
+            abort(400, f'tiles: {name}\'s hand must be a list of tiles like "6-5"', f"tiles.{name}")
         for tile in hand:
             if not isinstance(tile, str):
-                abort(400, f"tiles: {tile!r} in {name}'s hand is not a tile like \"6-5\"",
-                      f"tiles.{name}")
+                abort(
+                    400,
+                    f'tiles: {tile!r} in {name}\'s hand is not a tile like "6-5"',
+                    f"tiles.{name}",
+                )
     return _by_name(tiles, "tiles")
 
 
@@ -101,12 +104,14 @@ def _score_request(body: dict[str, Any], rnd: dict[str, Any]) -> dict[str, Any]:
     """The keyword arguments of ``HubService.score_round`` for a scores body."""
     _no_fields(body, SCORE_FIELDS)
     if ("points" in body) == ("tiles" in body):
-        abort(400, 'give either "points" ({name: n}) or "tiles" ({name: ["6-5", …]}), '
-              + ("not both" if "points" in body else "one of them"))
+        abort(
+            400,
+            'give either "points" ({name: n}) or "tiles" ({name: ["6-5", …]}), '
+            + ("not both" if "points" in body else "one of them"),
+        )
     went_out = body.get("went_out", KEEP)
     if went_out is not KEEP and went_out is not None and not isinstance(went_out, str):
-        abort(400, "went_out: expected a player's name, or null for a blocked round",
-              "went_out")
+        abort(400, "went_out: expected a player's name, or null for a blocked round", "went_out")
     if isinstance(went_out, str):
         went_out = _name(went_out, "went_out")
     if "points" in body:
@@ -122,8 +127,9 @@ def _score_request(body: dict[str, Any], rnd: dict[str, Any]) -> dict[str, Any]:
 
 def _download(text: str, game_id: int, fmt: str, mimetype: str) -> Response:
     name = export.filename(game_id, fmt)
-    return Response(text, mimetype=mimetype,
-                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    return Response(
+        text, mimetype=mimetype, headers={"Content-Disposition": f'attachment; filename="{name}"'}
+    )
 
 
 # --- reads ----------------------------------------------------------------------------
@@ -164,10 +170,14 @@ def score_round(game_id: int, number: int) -> Response:
     _authorise(game_id)
     body = json_body()
     version = body.pop("version", None)  # the game's version this edit is based on
-    if version is not None and (not isinstance(version, int) or isinstance(version, bool)
-                                or not 0 <= version <= 2**62):
-        abort(400, "version: expected the game's version (a whole number) from "
-                   f"GET /api/games/{game_id}", "version")
+    if version is not None and (
+        not isinstance(version, int) or isinstance(version, bool) or not 0 <= version <= 2**62
+    ):
+        abort(
+            400,
+            f"version: expected the game's version (a whole number) from GET /api/games/{game_id}",
+            "version",
+        )
     request_kwargs = _score_request(body, _round(game, number))
     if version is not None:
         request_kwargs["based_on"] = version
@@ -180,8 +190,11 @@ def block_round(game_id: int, number: int) -> Response:
     _authorise(game_id)
     _no_fields(json_body())
     if _round(game, number)["finished"]:
-        abort(409, f"round {number} is already scored: correct its scores instead "
-                   f'(with "went_out": null for a blocked round)')
+        abort(
+            409,
+            f"round {number} is already scored: correct its scores instead "
+            f'(with "went_out": null for a blocked round)',
+        )
     return jsonify(hub_service().block_round(game_id, number))
 
 

@@ -23,8 +23,10 @@ from web.errors import abort
 
 CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 # The scorepad needs nothing from elsewhere; its favicon is a data: URI.
-CSP = ("default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; "
-       "base-uri 'none'; form-action 'self'; object-src 'none'")
+CSP = (
+    "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; "
+    "base-uri 'none'; form-action 'self'; object-src 'none'"
+)
 HEADERS = {
     "Content-Security-Policy": CSP,
     "X-Content-Type-Options": "nosniff",
@@ -61,8 +63,11 @@ def check_request() -> None:
     origin = request.headers.get("Origin")
     if origin is not None:
         if not same_origin(origin, request.host, request.scheme):
-            abort(403, f"Origin {origin}: only the hub's own page may change anything "
-                       f"(this hub is {request.scheme}://{request.host})")
+            abort(
+                403,
+                f"Origin {origin}: only the hub's own page may change anything "
+                f"(this hub is {request.scheme}://{request.host})",
+            )
     elif request.headers.get("Sec-Fetch-Site", "").lower() in FOREIGN_SITES:
         abort(403, "Sec-Fetch-Site: only the hub's own page may change anything")
     if request.mimetype != "application/json":

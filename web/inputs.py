@@ -65,8 +65,10 @@ def _constant(name: str) -> Any:
 
 def _int(text: str) -> int:
     if len(text.lstrip("-")) > MAX_DIGITS or abs(value := int(text)) > MAX_NUMBER:
-        raise BadInput(f"body: the number {text[:20]}{'…' if len(text) > 20 else ''} is "
-                       f"too large (at most {MAX_NUMBER} either side of 0)")
+        raise BadInput(
+            f"body: the number {text[:20]}{'…' if len(text) > 20 else ''} is "
+            f"too large (at most {MAX_NUMBER} either side of 0)"
+        )
     return value
 
 
@@ -88,8 +90,13 @@ def parse_body(raw: bytes) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise BadInput("body: not UTF-8 text") from None
     try:
-        body = json.loads(text, object_pairs_hook=_no_twins, parse_constant=_constant,
-                          parse_int=_int, parse_float=_float)
+        body = json.loads(
+            text,
+            object_pairs_hook=_no_twins,
+            parse_constant=_constant,
+            parse_int=_int,
+            parse_float=_float,
+        )
     except BadInput:
         raise
     except (ValueError, RecursionError):

@@ -30,8 +30,9 @@ def create_maintenance_app(problem: dict[str, str]) -> Flask:
     answers every API call with 503."""
     app = Flask(__name__, static_folder=None)
     page = _PAGE.format(**{k: escape(v) for k, v in problem.items()})
-    error = f"storage problem: {problem['path']}: {problem['problem']}. " \
-            f"What to do: {problem['remedy']}"
+    error = (
+        f"storage problem: {problem['path']}: {problem['problem']}. What to do: {problem['remedy']}"
+    )
 
     @app.route("/api/", defaults={"rest": ""}, methods=["GET", "POST", "PUT", "DELETE"])
     @app.route("/api/<path:rest>", methods=["GET", "POST", "PUT", "DELETE"])
@@ -41,7 +42,11 @@ def create_maintenance_app(problem: dict[str, str]) -> Flask:
     @app.route("/", defaults={"rest": ""})
     @app.route("/<path:rest>")
     def show(rest: str) -> Response:
-        return Response(page, status=503, mimetype="text/html",
-                        headers={"Retry-After": "60", "Cache-Control": "no-store"})
+        return Response(
+            page,
+            status=503,
+            mimetype="text/html",
+            headers={"Retry-After": "60", "Cache-Control": "no-store"},
+        )
 
     return app

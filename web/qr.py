@@ -56,8 +56,9 @@ def _is_address(name: str) -> bool:
     return True
 
 
-def hub_url(host_header: str | None, server_port: int, lan_address: str | None,
-            mdns_name: str | None = None) -> str:
+def hub_url(
+    host_header: str | None, server_port: int, lan_address: str | None, mdns_name: str | None = None
+) -> str:
     """The scorepad's address for other phones, e.g. ``http://192.168.1.20:8080/``.
 
     ``host_header`` is the request's ``Host``; ``server_port`` the port the hub
@@ -93,9 +94,14 @@ class LocalName:
     waits at most ``wait_s`` for it, and the answer is kept for ``ttl_s``.
     """
 
-    def __init__(self, hostname: Callable[[], str] = socket.gethostname,
-                 resolve: Callable[[str], set[str]] = _ipv4_addresses, ttl_s: float = 60.0,
-                 wait_s: float = 0.3, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        hostname: Callable[[], str] = socket.gethostname,
+        resolve: Callable[[str], set[str]] = _ipv4_addresses,
+        ttl_s: float = 60.0,
+        wait_s: float = 0.3,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._hostname = hostname
         self._resolve = resolve
         self._ttl_s = ttl_s
@@ -111,14 +117,18 @@ class LocalName:
             return None
         with self._lock:
             answer = self._answer
-            fresh = (answer is not None and answer[1] == lan_address
-                     and self._clock() - answer[0] < self._ttl_s)
+            fresh = (
+                answer is not None
+                and answer[1] == lan_address
+                and self._clock() - answer[0] < self._ttl_s
+            )
             if fresh:
                 return answer[2] if answer else None
             lookup = self._lookup
             if lookup is None or not lookup.is_alive():
-                lookup = threading.Thread(target=self._look_up, args=(lan_address,),
-                                          name="mdns-lookup", daemon=True)
+                lookup = threading.Thread(
+                    target=self._look_up, args=(lan_address,), name="mdns-lookup", daemon=True
+                )
                 self._lookup = lookup
                 lookup.start()
         lookup.join(self._wait_s)
@@ -141,6 +151,16 @@ def qr_svg(text: str, title: str) -> str:
 
     code = segno.make(text, error="m", micro=False)
     out = io.BytesIO()
-    code.save(out, kind="svg", scale=1, border=3, dark="#000", light="#fff",
-              xmldecl=False, omitsize=True, title=title, svgclass="qr")
+    code.save(
+        out,
+        kind="svg",
+        scale=1,
+        border=3,
+        dark="#000",
+        light="#fff",
+        xmldecl=False,
+        omitsize=True,
+        title=title,
+        svgclass="qr",
+    )
     return out.getvalue().decode()

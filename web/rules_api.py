@@ -76,5 +76,12 @@ def deal_helper() -> Response:
         dealt = deal(rules, players, chosen)
     except DealError as exc:  # a set too small for the hands
         abort(400, f"set: {exc}", "set")
-    return jsonify(rules=rules, players=players, set=chosen, default_set=usual,
-                   rounds=chosen + 1, tiles_each=dealt.tiles_each, boneyard=dealt.boneyard)
+    return jsonify(
+        rules=rules,
+        players=players,
+        set=chosen,
+        default_set=usual,
+        rounds=chosen + 1,
+        tiles_each=dealt.tiles_each,
+        boneyard=dealt.boneyard,
+    )

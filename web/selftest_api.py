@@ -51,6 +51,5 @@ def act() -> Response:
         abort(400, f"{unknown[0]}: unknown field (allowed: action)", field=unknown[0])
     action = body.get("action")
     if action not in ACTIONS:
-        abort(400, f"action: expected one of {', '.join(ACTIONS)}, got {action!r}",
-              field="action")
+        abort(400, f"action: expected one of {', '.join(ACTIONS)}, got {action!r}", field="action")
     return jsonify(hub_service().selftest_action(action))

@@ -17,10 +17,32 @@ from typing import Any, Protocol
 
 # Fields of the request bodies, for validators whose errors carry no ``field`` yet but
 # whose message starts with it (``"players: each name must appear once"``).
-BODY_FIELDS = frozenset({
-    "players", "rules", "seats", "mexican_slot", "first", "set", "rounds", "options",
-    "points", "tiles", "went_out", "volume", "quiet", "turn_chime", "hold_ms", "present",
-    "game", "token", "turn", "double", "public", "engine"})
+BODY_FIELDS = frozenset(
+    {
+        "players",
+        "rules",
+        "seats",
+        "mexican_slot",
+        "first",
+        "set",
+        "rounds",
+        "options",
+        "points",
+        "tiles",
+        "went_out",
+        "volume",
+        "quiet",
+        "turn_chime",
+        "hold_ms",
+        "present",
+        "game",
+        "token",
+        "turn",
+        "double",
+        "public",
+        "engine",
+    }
+)
 _LEADING_FIELD = re.compile(r"([a-z_]+)(\.[^\s:]+)?: ")
 
 
@@ -55,7 +77,7 @@ def field_of(exc: Exception) -> str | None:
     match = _LEADING_FIELD.match(message)
     if match is None:
         return None
-    unknown = message[match.end():].startswith(("unknown field", "unknown option"))
+    unknown = message[match.end() :].startswith(("unknown field", "unknown option"))
     if match.group(1) not in BODY_FIELDS and not unknown:
         return None
     return match.group(1) + (match.group(2) or "")
@@ -124,9 +146,14 @@ class HubService(Protocol):
         """Undo the last table action of game ``game_id`` (refused 409 unless it is being
         played on the table); the snapshot after."""
 
-    def fix_table(self, game_id: int, *, turn: int | None = None,
-                  double: tuple[int | None, int, int | None] | None = None,
-                  public: tuple[int, bool] | None = None) -> dict[str, Any]:
+    def fix_table(
+        self,
+        game_id: int,
+        *,
+        turn: int | None = None,
+        double: tuple[int | None, int, int | None] | None = None,
+        public: tuple[int, bool] | None = None,
+    ) -> dict[str, Any]:
         """Set one thing right by hand: whose ``turn``; the open ``double`` as
         ``(slot or None to close, covers_left, responsible or None)``; a train's
         ``public`` flag as ``(slot, public)``. Refused 409 when the table cannot take

@@ -26,10 +26,18 @@ TEXT_TYPES = ("text/", "application/javascript", "application/json", "image/svg+
 # The types of the files the scorepad has, by suffix. ``mimetypes`` is asked only for
 # any other suffix: its first use reads the system's whole table (~0.8 MB of memory
 # for the life of the process), and this way a file's type never depends on the machine.
-TYPES = {".html": "text/html", ".css": "text/css", ".js": "application/javascript",
-         ".json": "application/json", ".svg": "image/svg+xml", ".png": "image/png",
-         ".ico": "image/vnd.microsoft.icon", ".webmanifest": "application/manifest+json",
-         ".txt": "text/plain", ".woff2": "font/woff2"}
+TYPES = {
+    ".html": "text/html",
+    ".css": "text/css",
+    ".js": "application/javascript",
+    ".json": "application/json",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".ico": "image/vnd.microsoft.icon",
+    ".webmanifest": "application/manifest+json",
+    ".txt": "text/plain",
+    ".woff2": "font/woff2",
+}
 GZIP = 31  # zlib's wbits for a gzip stream (header and trailer; mtime 0)
 
 bp = Blueprint("static_files", __name__)
@@ -56,8 +64,14 @@ def prepare(path: Path) -> Prepared:
         packed = zlib.compress(raw, 9, GZIP)
         gz = packed if len(packed) < len(raw) else None
     tag = hashlib.sha256(raw).hexdigest()[:20]
-    return Prepared(raw=raw, gz=gz, etag=f'"{tag}"', gz_etag=f'"{tag}-gz"',
-                    modified=int(path.stat().st_mtime), mimetype=mimetype)
+    return Prepared(
+        raw=raw,
+        gz=gz,
+        etag=f'"{tag}"',
+        gz_etag=f'"{tag}-gz"',
+        modified=int(path.stat().st_mtime),
+        mimetype=mimetype,
+    )
 
 
 def mimetype_of(path: Path) -> str:
@@ -73,8 +87,11 @@ def mimetype_of(path: Path) -> str:
 
 def prepare_all(root: Path = STATIC) -> dict[str, Prepared]:
     """Every file under ``root`` by its path relative to it (``views/x.js``)."""
-    return {path.relative_to(root).as_posix(): prepare(path)
-            for path in sorted(root.rglob("*")) if path.is_file()}
+    return {
+        path.relative_to(root).as_posix(): prepare(path)
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
 
 
 def _not_modified(file: Prepared, req: Request) -> bool:
@@ -89,9 +106,12 @@ def _not_modified(file: Prepared, req: Request) -> bool:
 def answer(file: Prepared, req: Request, cache_control: str = CACHE_CONTROL) -> Response:
     """The answer to ``req`` for ``file``: gzip when the client takes it, 304 when current."""
     zipped = file.gz is not None and req.accept_encodings["gzip"] > 0
-    headers = {"ETag": file.gz_etag if zipped else file.etag,
-               "Last-Modified": http_date(file.modified),
-               "Cache-Control": cache_control, "Vary": "Accept-Encoding"}
+    headers = {
+        "ETag": file.gz_etag if zipped else file.etag,
+        "Last-Modified": http_date(file.modified),
+        "Cache-Control": cache_control,
+        "Vary": "Accept-Encoding",
+    }
     if _not_modified(file, req):
         return Response(status=304, headers=headers)
     if zipped:

@@ -38,9 +38,12 @@ def _json_only() -> dict[str, Any]:
 
 def _scorekeeper(game_id: int) -> dict[str, Any]:
     body = _json_only()
-    authorise(game_id, f"game {game_id}: putting the table right needs the scorekeeper's "
-              f"token (cookie mtrain_token_{game_id} or Authorization: Bearer)",
-              f"game {game_id}: that is not this game's scorekeeper token")
+    authorise(
+        game_id,
+        f"game {game_id}: putting the table right needs the scorekeeper's "
+        f"token (cookie mtrain_token_{game_id} or Authorization: Bearer)",
+        f"game {game_id}: that is not this game's scorekeeper token",
+    )
     return body
 
 
@@ -79,8 +82,7 @@ def fix(game_id: int) -> Response:
     given = [key for key in FIXES if key in body]
     unknown = sorted(set(body) - set(FIXES))
     if unknown:
-        abort(400, f"{unknown[0]}: unknown field (give one of: {', '.join(FIXES)})",
-              unknown[0])
+        abort(400, f"{unknown[0]}: unknown field (give one of: {', '.join(FIXES)})", unknown[0])
     if len(given) != 1:
         abort(400, f"give exactly one of: {', '.join(FIXES)}")
     what = given[0]
@@ -97,8 +99,9 @@ def fix(game_id: int) -> Response:
 def _public(part: dict[str, Any]) -> tuple[int, bool]:
     extra = sorted(set(part) - {"slot", "public"})
     if extra:
-        abort(400, f"public.{extra[0]}: unknown field (allowed: slot, public)",
-              f"public.{extra[0]}")
+        abort(
+            400, f"public.{extra[0]}: unknown field (allowed: slot, public)", f"public.{extra[0]}"
+        )
     if not isinstance(part.get("public"), bool):
         abort(400, "public.public: expected true or false", "public.public")
     return _slot(part.get("slot"), "public.slot"), bool(part["public"])
@@ -107,8 +110,11 @@ def _public(part: dict[str, Any]) -> tuple[int, bool]:
 def _double(part: dict[str, Any]) -> tuple[int | None, int, int | None]:
     extra = sorted(set(part) - {"slot", "covers_left", "responsible"})
     if extra:
-        abort(400, f"double.{extra[0]}: unknown field (allowed: slot, covers_left, "
-              "responsible)", f"double.{extra[0]}")
+        abort(
+            400,
+            f"double.{extra[0]}: unknown field (allowed: slot, covers_left, responsible)",
+            f"double.{extra[0]}",
+        )
     if "slot" not in part:
         abort(400, "double.slot: the double's train, or null to close it", "double.slot")
     if part["slot"] is None:

@@ -61,12 +61,18 @@ def resume_game(game_id: int) -> Response:
         abort(400, f"{field}: unknown field (none allowed)", field)
     service = hub_service()
     if not has_proof(game_id):
-        abort(403, f"game {game_id}: bringing it back needs its scorekeeper's token or "
-                   "the table's proof (claim it at the hub)")
+        abort(
+            403,
+            f"game {game_id}: bringing it back needs its scorekeeper's token or "
+            "the table's proof (claim it at the hub)",
+        )
     running = service.running_game()
     if running is not None and running != game_id and not has_proof(running):
-        abort(403, f"game {running} is not finished: replacing it needs its scorekeeper's "
-                   "token too, or the table's proof")
+        abort(
+            403,
+            f"game {running} is not finished: replacing it needs its scorekeeper's "
+            "token too, or the table's proof",
+        )
     if running == game_id:
         abort(409, f"game {game_id} is on the table already")
     return jsonify(service.bring_back(game_id, replaces=running))

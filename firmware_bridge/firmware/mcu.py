@@ -138,7 +138,7 @@ class Firmware:
         if count != self.board.pixels or len(payload) != 1 + 4 * count:
             self.send_error(proto.E_PAYLOAD, seq, b"LEDS: expected one pixel per LED")
             return
-        self.pixels = [tuple(payload[1 + 4 * i:5 + 4 * i]) for i in range(count)]
+        self.pixels = [tuple(payload[1 + 4 * i : 5 + 4 * i]) for i in range(count)]
         self.shown = []
         self.render(self.now_us)
 

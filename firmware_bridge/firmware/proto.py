@@ -152,8 +152,8 @@ def _size(buf: bytes, at: int) -> int:
 
 
 def _check(buf: bytes, at: int, size: int) -> "tuple[int, int, bytes] | None":
-    body = buf[at + 1:at + size - 4]
-    (crc,) = struct.unpack("<I", buf[at + size - 4:at + size])
+    body = buf[at + 1 : at + size - 4]
+    (crc,) = struct.unpack("<I", buf[at + size - 4 : at + size])
     if crc32(body) != crc:
         return None
     return (body[1], body[2], body[3:])

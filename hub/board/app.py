@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
-                               "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "no-referrer",
@@ -48,8 +48,9 @@ class BoardSource(Protocol):
 BUSY_RETRY_S = 5  # a page refused a live stream fetches the board this often instead
 
 
-def create_board_app(board: BoardSource, stopping: Any = None,
-                     most_streams: int | None = None) -> Flask:
+def create_board_app(
+    board: BoardSource, stopping: Any = None, most_streams: int | None = None
+) -> Flask:
     """The board's Flask app. ``stopping`` (a ``threading.Event``) ends live streams;
     past ``most_streams`` at once (None: no limit) a stream is refused with a 503 and
     the page fetches ``/api/board`` every :data:`BUSY_RETRY_S` instead, so open pages
@@ -77,13 +78,18 @@ def create_board_app(board: BoardSource, stopping: Any = None,
     @app.get("/api/board/events")
     def events() -> Response:
         if not places.take():
-            response = jsonify({"error": f"the board has {places.most} live pages open "
-                                         f"already; this page updates every {BUSY_RETRY_S} s"})
+            response = jsonify(
+                {
+                    "error": f"the board has {places.most} live pages open "
+                    f"already; this page updates every {BUSY_RETRY_S} s"
+                }
+            )
             response.status_code = 503
             response.headers["Retry-After"] = str(BUSY_RETRY_S)
             return response
-        response = app.response_class(_stream(board, stopping),
-                                      mimetype="text/event-stream", headers=STREAM_HEADERS)
+        response = app.response_class(
+            _stream(board, stopping), mimetype="text/event-stream", headers=STREAM_HEADERS
+        )
         # Given back when the server closes the answer: the phone left (found at the
         # next write), the board stopped, or a HEAD that never ran the stream at all.
         response.call_on_close(places.give_back)
@@ -107,8 +113,11 @@ def _stream(board: BoardSource, stopping: Any) -> Iterator[bytes]:
             continue
         quiet = 0.0
         version = changes.version
-        update: dict[str, Any] = {"version": version, "tables": changes.tables,
-                                  "connected": changes.connected}
+        update: dict[str, Any] = {
+            "version": version,
+            "tables": changes.tables,
+            "connected": changes.connected,
+        }
         if changes.standings is not None:
             update["standings"] = changes.standings
         yield event("tables", update)

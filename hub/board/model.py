@@ -101,9 +101,13 @@ def clean_game(raw: dict[str, Any]) -> dict[str, Any]:
     game["totals"] = _points(raw.get("totals"))
     rounds = raw.get("rounds")
     game["rounds"] = [
-        {"points": _points(r.get("points")),
-         "went_out": r.get("went_out") if isinstance(r.get("went_out"), str) else None}
-        for r in (rounds if isinstance(rounds, list) else []) if isinstance(r, dict)]
+        {
+            "points": _points(r.get("points")),
+            "went_out": r.get("went_out") if isinstance(r.get("went_out"), str) else None,
+        }
+        for r in (rounds if isinstance(rounds, list) else [])
+        if isinstance(r, dict)
+    ]
     return game
 
 
@@ -112,12 +116,16 @@ def clean_state(raw: dict[str, Any]) -> dict[str, Any]:
     state = _scalars(raw, ("turn",))
     on_table = raw.get("game")
     if isinstance(on_table, dict):
-        state["game"] = {**_scalars(on_table, ("id", "round", "rounds", "engine", "phase")),
-                         "players": _names(on_table.get("players"))}
+        state["game"] = {
+            **_scalars(on_table, ("id", "round", "rounds", "engine", "phase")),
+            "players": _names(on_table.get("players")),
+        }
     slots = raw.get("slots")
-    state["slots"] = [_scalars(entry, ("slot", "owner"))
-                      for entry in (slots if isinstance(slots, list) else [])
-                      if isinstance(entry, dict)]
+    state["slots"] = [
+        _scalars(entry, ("slot", "owner"))
+        for entry in (slots if isinstance(slots, list) else [])
+        if isinstance(entry, dict)
+    ]
     return state
 
 
@@ -136,19 +144,29 @@ def summary(table: TableSeen) -> dict[str, Any]:
     on_table: dict[str, Any] = raw if isinstance(raw, dict) else {}
     totals = game.get("totals") or {}
     standings = game.get("standings") or []
-    players = [{"name": name, "total": totals.get(name),
-                "place": standings.index(name) + 1 if name in standings else None}
-               for name in (game.get("players") or on_table.get("players") or [])]
+    players = [
+        {
+            "name": name,
+            "total": totals.get(name),
+            "place": standings.index(name) + 1 if name in standings else None,
+        }
+        for name in (game.get("players") or on_table.get("players") or [])
+    ]
     turn = state.get("turn")
     return {
-        "hub_id": table.hub_id, "online": table.online, "version": table.version,
+        "hub_id": table.hub_id,
+        "online": table.online,
+        "version": table.version,
         "game_id": on_table.get("id", game.get("id")),
         "round": on_table.get("round", game.get("round")),
         "rounds": on_table.get("rounds", game.get("round_count")),
         "engine": on_table.get("engine", game.get("engine")),
         "phase": on_table.get("phase") or ("finished" if game.get("finished") else None),
-        "turn": _owner(state, turn) if turn else None, "turn_slot": turn,
-        "players": players, "standings": standings, "winner": game.get("winner"),
+        "turn": _owner(state, turn) if turn else None,
+        "turn_slot": turn,
+        "players": players,
+        "standings": standings,
+        "winner": game.get("winner"),
         "rounds_scored": len(_scored(game)),
     }
 
@@ -166,8 +184,16 @@ def standings(tables: list[TableSeen]) -> list[dict[str, Any]]:
         for name in game.get("players") or []:
             points = sum(int(r["points"].get(name, 0)) for r in scored)
             won = sum(1 for r in scored if r.get("went_out") == name)
-            rows.append({"name": name, "hub_id": table.hub_id, "points": points,
-                         "rounds": len(scored), "won": won, "online": table.online})
+            rows.append(
+                {
+                    "name": name,
+                    "hub_id": table.hub_id,
+                    "points": points,
+                    "rounds": len(scored),
+                    "won": won,
+                    "online": table.online,
+                }
+            )
     # A player whose table has scored nothing yet is not level with the leaders: unplaced.
     rows.sort(key=lambda r: (r["rounds"] == 0, r["points"], -r["won"], r["name"], r["hub_id"]))
     place, previous = 0, None
@@ -218,8 +244,11 @@ class TournamentBoard:
             if topic not in self._pending and len(self._pending) >= MOST_PENDING:
                 self.dropped += 1
                 if self.dropped == 1 or self.dropped % 1000 == 0:
-                    log.warning("board: %d topics waiting; %d messages dropped so far",
-                                MOST_PENDING, self.dropped)
+                    log.warning(
+                        "board: %d topics waiting; %d messages dropped so far",
+                        MOST_PENDING,
+                        self.dropped,
+                    )
                 return
             self._pending.pop(topic, None)
             self._pending[topic] = value
@@ -227,6 +256,7 @@ class TournamentBoard:
 
     def start(self, stopping: threading.Event) -> threading.Thread:
         """The writer thread: drains the inbox until ``stopping`` is set."""
+
         def run() -> None:
             while not stopping.is_set():
                 try:
@@ -249,8 +279,9 @@ class TournamentBoard:
             self._posted.clear()
         if not batch:
             return 0
-        parsed = [(None, value) if not topic else self._read(topic, value)
-                  for topic, value in batch]
+        parsed = [
+            (None, value) if not topic else self._read(topic, value) for topic, value in batch
+        ]
         with self._cond:
             self._apply([item for item in parsed if item is not None])
         return len(batch)
@@ -260,7 +291,7 @@ class TournamentBoard:
         prefix = f"{self.base}/"
         if not topic.startswith(prefix) or topic.count("/") != self.base.count("/") + 2:
             return None
-        hub_id, leaf = topic[len(prefix):].split("/")
+        hub_id, leaf = topic[len(prefix) :].split("/")
         if leaf not in LEAVES:
             return None
         try:
@@ -324,17 +355,24 @@ class TournamentBoard:
         """The whole board: every table, the standings, and the board's version."""
         with self._cond:
             tables = sorted(self._tables.values(), key=lambda t: t.hub_id)
-            return {"version": self._version, "connected": self.connected,
-                    "tables": [t.shown for t in tables],
-                    "standings": self._standings}
+            return {
+                "version": self._version,
+                "connected": self.connected,
+                "tables": [t.shown for t in tables],
+                "standings": self._standings,
+            }
 
     def changes_since(self, version: int, timeout: float) -> Changes | None:
         """Wait up to ``timeout`` s for a change after ``version``; None if nothing came."""
         with self._cond:
             if not self._cond.wait_for(lambda: self._version > version, timeout):
                 return None
-            changed = sorted((t for t in self._tables.values() if t.version > version),
-                             key=lambda t: t.hub_id)
-            return Changes(self._version, self.connected,
-                           [t.shown for t in changed],
-                           self._standings if self._standings_version > version else None)
+            changed = sorted(
+                (t for t in self._tables.values() if t.version > version), key=lambda t: t.hub_id
+            )
+            return Changes(
+                self._version,
+                self.connected,
+                [t.shown for t in changed],
+                self._standings if self._standings_version > version else None,
+            )

@@ -21,19 +21,28 @@ SPARE_THREADS = 4  # web threads no live page may take: page loads and /api/boar
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The board's options."""
-    parser.add_argument("--mqtt", metavar="URL", required=True,
-                        help="the tournament's broker, e.g. mqtt://10.0.0.2:1883")
+    parser.add_argument(
+        "--mqtt",
+        metavar="URL",
+        required=True,
+        help="the tournament's broker, e.g. mqtt://10.0.0.2:1883",
+    )
     parser.add_argument("--host", default="0.0.0.0", help="address to serve on")
     parser.add_argument("--port", type=int, default=8090, help="port to serve on (8090)")
-    parser.add_argument("--base-topic", default="mtrain",
-                        help="the hubs' base topic (their [mqtt] base_topic)")
+    parser.add_argument(
+        "--base-topic", default="mtrain", help="the hubs' base topic (their [mqtt] base_topic)"
+    )
     parser.add_argument("--username", default="", help="broker user name")
     parser.add_argument("--password-file", default="", help="file holding the password")
     parser.add_argument("--ca-file", default="", help="CA certificate for mqtts://")
-    parser.add_argument("--threads", type=int, default=64,
-                        help="web threads (64); each live board page holds one, and "
-                             f"{SPARE_THREADS} stay for page loads: pages beyond that "
-                             "update every few seconds instead of live")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=64,
+        help="web threads (64); each live board page holds one, and "
+        f"{SPARE_THREADS} stay for page loads: pages beyond that "
+        "update every few seconds instead of live",
+    )
     parser.add_argument(*VERBOSE, action="store_true")
 
 
@@ -46,24 +55,37 @@ def _broker(args: argparse.Namespace) -> Broker:
                 password = f.read().strip()
         except OSError as exc:
             raise ValueError(f"--password-file: {args.password_file}: {exc.strerror}") from None
-    return Broker(host=host, port=port, username=args.username, password=password,
-                  tls=tls or bool(args.ca_file), ca_file=args.ca_file)
+    return Broker(
+        host=host,
+        port=port,
+        username=args.username,
+        password=password,
+        tls=tls or bool(args.ca_file),
+        ca_file=args.ca_file,
+    )
 
 
 def connect(board: TournamentBoard, broker: Broker, client_id: str = "") -> PahoLink:
     """A started link that feeds ``board`` everything the hubs publish."""
     import os
 
-    handlers = LinkHandlers(connected=lambda: board.post_connected(True),
-                            disconnected=lambda: board.post_connected(False),
-                            message=board.post)  # paho's thread only posts
+    handlers = LinkHandlers(
+        connected=lambda: board.post_connected(True),
+        disconnected=lambda: board.post_connected(False),
+        message=board.post,
+    )  # paho's thread only posts
     # QoS 1, not 0: at QoS 0 the board never writes to the broker, so the kernel holds
     # back its TCP acknowledgements (up to 40 ms on Linux) and the broker's Nagle
     # (mosquitto's set_tcp_nodelay is false by default) holds every next message behind
     # them: 40 ms stalls once messages come faster than one per round trip. Each PUBACK
     # carries the acknowledgement at once. Retained topics come again on a reconnect.
-    link = PahoLink(broker, client_id or f"mtrain-board-{os.getpid()}", handlers,
-                    subscriptions=board.subscriptions(), subscribe_qos=1)
+    link = PahoLink(
+        broker,
+        client_id or f"mtrain-board-{os.getpid()}",
+        handlers,
+        subscriptions=board.subscriptions(),
+        subscribe_qos=1,
+    )
     link.start()
     return link
 
@@ -83,8 +105,10 @@ def command(args: argparse.Namespace) -> int:
         print(f"mtrain-hub board: --port: {args.port} is not 1 to 65535", file=sys.stderr)
         return 2
     if not SPARE_THREADS < args.threads <= 1000:
-        print(f"mtrain-hub board: --threads: {args.threads} is not {SPARE_THREADS + 1} to 1000",
-              file=sys.stderr)
+        print(
+            f"mtrain-hub board: --threads: {args.threads} is not {SPARE_THREADS + 1} to 1000",
+            file=sys.stderr,
+        )
         return 2
     # The broker's thread and the live streams take turns often: hand the GIL over every
     # 0.5 ms, not 5 ms (as the hub does), or a busy broker holds every phone back.
@@ -94,8 +118,9 @@ def command(args: argparse.Namespace) -> int:
     board.start(stopping)  # the one writer of the board's state
     link = connect(board, broker)
     app = create_board_app(board, stopping, most_streams=args.threads - SPARE_THREADS)
-    server: Any = create_server(app, host=args.host,
-                                port=args.port, threads=args.threads, ident="mtrain-board")
+    server: Any = create_server(
+        app, host=args.host, port=args.port, threads=args.threads, ident="mtrain-board"
+    )
 
     def stop(*_: object) -> None:
         stopping.set()  # live streams end within a second
@@ -103,9 +128,12 @@ def command(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    log.info("tournament board at http://%s:%s/ (broker %s)",
-             "localhost" if args.host == "0.0.0.0" else args.host, server.effective_port,
-             args.mqtt)
+    log.info(
+        "tournament board at http://%s:%s/ (broker %s)",
+        "localhost" if args.host == "0.0.0.0" else args.host,
+        server.effective_port,
+        args.mqtt,
+    )
     try:
         server.run()
     except (KeyboardInterrupt, SystemExit):

@@ -19,10 +19,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--game", type=int, help="the game's id (default: the newest game)")
     which.add_argument("--all", action="store_true", help="every game")
-    parser.add_argument("--format", choices=FORMATS,
-                        help="csv or json (default: from --output's suffix, else csv)")
-    parser.add_argument("--output", help="file to write (default: standard output); "
-                        "with --all --format csv, a directory for one file per game")
+    parser.add_argument(
+        "--format", choices=FORMATS, help="csv or json (default: from --output's suffix, else csv)"
+    )
+    parser.add_argument(
+        "--output",
+        help="file to write (default: standard output); "
+        "with --all --format csv, a directory for one file per game",
+    )
 
 
 def _fail(message: str, code: int = 1) -> int:

@@ -18,19 +18,22 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "run": ("hub.cli.run", "run the hub and serve the scorepad"),
     "export": ("hub.cli.export", "write a game's scores as CSV or JSON"),
     "sounds": ("hub.cli.sounds", "list the sounds or play one"),
-    "migrate": ("hub.cli.migrate",
-                "bring the game store's schema up to date (the installer runs it)"),
+    "migrate": (
+        "hub.cli.migrate",
+        "bring the game store's schema up to date (the installer runs it)",
+    ),
     "restore": ("hub.cli.restore", "list the game database's backups, or put one back"),
-    "soak": ("tablesim.soak",
-             "play simulated games through the hub on virtual time and check it"),
-    "fake-mcu": ("firmware_bridge.fake_mcu",
-                 "run the hub box's firmware on a pty, as a fake microcontroller"),
-    "demo": ("tablesim.demo",
-             "run the hub with bots playing at a human pace (no hardware needed)"),
-    "board": ("hub.cli.board",
-              "serve a tournament board of every hub on an MQTT broker"),
-    "selftest": ("hub.cli.selftest",
-                 "walk through every button, marker, light and sound; --check without a person"),
+    "soak": ("tablesim.soak", "play simulated games through the hub on virtual time and check it"),
+    "fake-mcu": (
+        "firmware_bridge.fake_mcu",
+        "run the hub box's firmware on a pty, as a fake microcontroller",
+    ),
+    "demo": ("tablesim.demo", "run the hub with bots playing at a human pace (no hardware needed)"),
+    "board": ("hub.cli.board", "serve a tournament board of every hub on an MQTT broker"),
+    "selftest": (
+        "hub.cli.selftest",
+        "walk through every button, marker, light and sound; --check without a person",
+    ),
 }
 
 

@@ -82,7 +82,10 @@ def command(args: argparse.Namespace) -> int:
         print(f"mtrain-hub migrate: config error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     except (StoreError, sqlite3.DatabaseError, OSError) as exc:
-        print(f"mtrain-hub migrate: the game store is damaged or unusable: {exc}; "
-              "it is kept as it is (docs/deploy.md, 'Backups')", file=sys.stderr)
+        print(
+            f"mtrain-hub migrate: the game store is damaged or unusable: {exc}; "
+            "it is kept as it is (docs/deploy.md, 'Backups')",
+            file=sys.stderr,
+        )
         return EXIT_STORAGE
     return 0

@@ -39,8 +39,13 @@ def serve_problem(problem: StorageProblem, config: dict[str, Any], notifier: Not
     from web.maintenance import create_maintenance_app
 
     host, port = config["web"]["host"], config["web"]["port"]
-    server = create_server(create_maintenance_app(problem.as_json()), host=host, port=port,
-                           threads=2, ident="mtrain-hub")
+    server = create_server(
+        create_maintenance_app(problem.as_json()),
+        host=host,
+        port=port,
+        threads=2,
+        ident="mtrain-hub",
+    )
 
     def stop(*_: object) -> None:
         raise SystemExit(EXIT_STORAGE)  # closed below, outside the signal handler
@@ -51,8 +56,7 @@ def serve_problem(problem: StorageProblem, config: dict[str, Any], notifier: Not
     notifier.ready(message)
     alive = threading.Event()
     if notifier.watchdog_s:
-        threading.Thread(target=_feed, args=(notifier, alive), daemon=True,
-                         name="watchdog").start()
+        threading.Thread(target=_feed, args=(notifier, alive), daemon=True, name="watchdog").start()
     try:
         server.run()
     except SystemExit:
@@ -73,9 +77,12 @@ def _feed(notifier: Notifier, stop: threading.Event) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``restore [--config FILE] [--state-dir DIR] [BACKUP]``."""
-    parser.add_argument("backup", nargs="?",
-                        help="the backup to put back (a name from the list, or a path); "
-                             "without it, list the backups")
+    parser.add_argument(
+        "backup",
+        nargs="?",
+        help="the backup to put back (a name from the list, or a path); "
+        "without it, list the backups",
+    )
     parser.add_argument("--config", help="TOML config file")
     parser.add_argument("--state-dir")
 
@@ -83,8 +90,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def command(args: argparse.Namespace) -> int:
     """List the backups, or put one back (the hub must be stopped)."""
     try:
-        config = load(args.config, {"hub": {"state_dir": args.state_dir}}
-                      if args.state_dir else None)
+        config = load(
+            args.config, {"hub": {"state_dir": args.state_dir}} if args.state_dir else None
+        )
     except ConfigError as exc:
         print(f"mtrain-hub: config error: {exc}", file=sys.stderr)
         return 2
@@ -114,13 +122,19 @@ def _list(backups: Backups) -> int:
 def _restore(backups: Backups, name: str, state_dir: Path) -> int:
     backup = Path(name) if os.sep in name else backups.folder / name
     if not backup.is_file():
-        print(f"mtrain-hub: restore: {backup}: no such backup "
-              "(run 'mtrain-hub restore' to list them)", file=sys.stderr)
+        print(
+            f"mtrain-hub: restore: {backup}: no such backup "
+            "(run 'mtrain-hub restore' to list them)",
+            file=sys.stderr,
+        )
         return 1
     lock = lock_state_dir(state_dir)
     if lock is None:
-        print(f"mtrain-hub: restore: a hub is running on {state_dir}; stop it first "
-              "(sudo systemctl stop mtrain-hub)", file=sys.stderr)
+        print(
+            f"mtrain-hub: restore: a hub is running on {state_dir}; stop it first "
+            "(sudo systemctl stop mtrain-hub)",
+            file=sys.stderr,
+        )
         return 1
     try:
         kept = backups.restore(backup, state_dir / DB_NAME)

@@ -27,15 +27,19 @@ RUN_OPTIONS: dict[str, dict[str, Any]] = {
     "--state-dir": {},
     "--mqtt": {"metavar": "URL", "help": "publish to this MQTT broker, e.g. mqtt://localhost:1883"},
     "--hub-id": {"metavar": "NAME", "help": "this hub's name on MQTT (mtrain/NAME/)"},
-    "--serial-port": {"metavar": "PATH",
-                      "help": "the hub box's serial device (default: found by its USB id)"},
+    "--serial-port": {
+        "metavar": "PATH",
+        "help": "the hub box's serial device (default: found by its USB id)",
+    },
 }
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``run``'s options: each overrides its key in the config file."""
     for flag, settings in RUN_OPTIONS.items():
         parser.add_argument(flag, **settings)
     parser.add_argument(*logs.VERBOSE, action="store_true")
+
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     hub: dict[str, Any] = {}
@@ -54,11 +58,13 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     serial = {"port": args.serial_port} if args.serial_port else {}
     return {"hub": hub, "web": web, "mqtt": mqtt, "serial": serial}
 
+
 def _refuse(notifier: Notifier, message: str, status: int) -> int:
     """Start-up failed: say why on stderr (the journal), to systemd, and exit ``status``."""
     logs.print_error(f"mtrain-hub: {message}")
     notifier.failed(message, status)
     return status
+
 
 def _build(args: argparse.Namespace, notifier: Notifier) -> tuple[Any, dict[str, Any]] | int:
     """The config and the hub, or the exit status that says why there is none."""
@@ -78,13 +84,21 @@ def _build(args: argparse.Namespace, notifier: Notifier) -> tuple[Any, dict[str,
 
         return serve_problem(exc, config, notifier)
     except (StoreError, sqlite3.DatabaseError, OSError) as exc:
-        return _refuse(notifier, f"storage damaged or unusable: {exc}. The files are "
-                       "kept as they are; see docs/storage.md", EXIT_STORAGE)
+        return _refuse(
+            notifier,
+            f"storage damaged or unusable: {exc}. The files are "
+            "kept as they are; see docs/storage.md",
+            EXIT_STORAGE,
+        )
     if lock_state_dir(hub.state_dir) is None:  # held until this process ends
         hub.stop()
-        return _refuse(notifier, f"config error: hub.state_dir: {hub.state_dir} is in use "
-                       "by another running hub", EXIT_CONFIG)
+        return _refuse(
+            notifier,
+            f"config error: hub.state_dir: {hub.state_dir} is in use by another running hub",
+            EXIT_CONFIG,
+        )
     return hub, config
+
 
 def command(args: argparse.Namespace) -> int:
     """Build the hub from the config and serve until SIGINT/SIGTERM."""
@@ -111,8 +125,11 @@ def command(args: argparse.Namespace) -> int:
     try:
         hub.start()
         supervision.start()
-        hub.serve(config["web"]["host"], config["web"]["port"],
-                  on_listening=lambda host, port: _listening(supervision, host, port))
+        hub.serve(
+            config["web"]["host"],
+            config["web"]["port"],
+            on_listening=lambda host, port: _listening(supervision, host, port),
+        )
     except ConfigError as exc:  # the host or port would not do (hub.listen)
         status = _refuse(notifier, f"config error: {exc}", EXIT_CONFIG)
     except (KeyboardInterrupt, SystemExit):
@@ -122,10 +139,10 @@ def command(args: argparse.Namespace) -> int:
         hub.stop()
     return status
 
+
 def _listening(supervision: Supervision, host: str, port: int) -> None:
     """The hub is built and its socket listens: settle the heap, then say READY."""
     from hub.app import settle_heap
 
     settle_heap()
     supervision.listening(host, port)
-

@@ -33,15 +33,22 @@ CONFIG_ERROR = 2
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``selftest`` subcommand's options."""
-    parser.add_argument("--check", action="store_true",
-                        help="check config, pins, sound, serial link, broker and state "
-                             "folder without a person; exit 0 only if all pass")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="check config, pins, sound, serial link, broker and state "
+        "folder without a person; exit 0 only if all pass",
+    )
     parser.add_argument("--config", help="TOML config file (the hub's)")
     parser.add_argument("--backend", choices=("sim", "gpio", "serial"))
     parser.add_argument("--state-dir")
     parser.add_argument("--sound-device", help="ALSA device (default: the config's)")
-    parser.add_argument("--timeout", type=float, default=20.0,
-                        help="seconds to wait for each press or marker (default 20)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=20.0,
+        help="seconds to wait for each press or marker (default 20)",
+    )
 
 
 def overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
@@ -55,8 +62,9 @@ def overrides(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     return {"hub": hub, "sound": sound}
 
 
-def run_checks(args: argparse.Namespace, factory: Any = None,
-               open_player: Callable[[str], Any] | None = None) -> list[Check]:
+def run_checks(
+    args: argparse.Namespace, factory: Any = None, open_player: Callable[[str], Any] | None = None
+) -> list[Check]:
     """Every ``--check`` check, in order; a config that does not load stops the rest."""
     from hub.app import resolve_backend
 
@@ -71,8 +79,13 @@ def run_checks(args: argparse.Namespace, factory: Any = None,
         try:
             factory = make_factory(backend)
         except Exception as exc:  # gpiozero's BadPinFactory: no GPIO here
-            checks.append(Check("pins free", FAIL, f"{backend}: no GPIO pins here ({exc}); "
-                                "use --backend sim off a Raspberry Pi"))
+            checks.append(
+                Check(
+                    "pins free",
+                    FAIL,
+                    f"{backend}: no GPIO pins here ({exc}); use --backend sim off a Raspberry Pi",
+                )
+            )
     if factory is not None or backend == "serial":
         checks.append(check_pins_free(config, backend, factory))
     checks.append(check_sound(config, open_player))
@@ -105,9 +118,12 @@ def ask(step: Step) -> bool | None:
             return None if reply.startswith("s") else reply.startswith("y")
 
 
-def drive(walk: Walkthrough, timeout: float,
-          say: Callable[[Step, int, int], None] = say,
-          ask: Callable[[Step], bool | None] = ask) -> bool:
+def drive(
+    walk: Walkthrough,
+    timeout: float,
+    say: Callable[[Step, int, int], None] = say,
+    ask: Callable[[Step], bool | None] = ask,
+) -> bool:
     """Take the person through every step; True when all passed."""
     total = len(walk.steps)
     while (step := walk.current()) is not None:
@@ -123,9 +139,13 @@ def drive(walk: Walkthrough, timeout: float,
     return walk.passed()
 
 
-def walk_through(config: dict[str, Any], timeout: float, open_parts: Any = None,
-                 say: Callable[[Step, int, int], None] = say,
-                 ask: Callable[[Step], bool | None] = ask) -> int:
+def walk_through(
+    config: dict[str, Any],
+    timeout: float,
+    open_parts: Any = None,
+    say: Callable[[Step, int, int], None] = say,
+    ask: Callable[[Step], bool | None] = ask,
+) -> int:
     """Open the hub's parts (``open_parts``: tests hand in fakes), walk the person
     through them with ``say`` and ``ask``, print the table; 0 when all passed."""
     if open_parts is None:
@@ -134,8 +154,11 @@ def walk_through(config: dict[str, Any], timeout: float, open_parts: Any = None,
         wiring = Wiring(parts.backend, config["pins"], config["sound"]["device"], parts.pixels)
         walk = Walkthrough(plan(wiring, centre=parts.centre), parts.light, parts.play)
         parts.listen(walk.feed)
-        print(f"Self-test on the {parts.backend} backend: {len(walk.steps)} steps. "
-              f"Each press or marker waits {timeout:g} s.", flush=True)
+        print(
+            f"Self-test on the {parts.backend} backend: {len(walk.steps)} steps. "
+            f"Each press or marker waits {timeout:g} s.",
+            flush=True,
+        )
         ok = drive(walk, timeout, say, ask)
     print()
     print(table(walk.results))

@@ -62,8 +62,12 @@ def apply(table: Table, event: Event) -> Result:
     if table.game is not None and not isinstance(event, EngineSet):
         table = undo.record(before, table, effects)
     effects += _derived_effects(before, table, at, chime=not isinstance(event, UndoRequested))
-    if (table.buttons is not before.buttons or table.markers is not before.markers
-            or table.centre is not before.centre or table.claim is not before.claim):
+    if (
+        table.buttons is not before.buttons
+        or table.markers is not before.markers
+        or table.centre is not before.centre
+        or table.claim is not before.claim
+    ):
         table = evolve(table, due=claim.with_deadline(_scan(table), table))
     return table, effects
 
@@ -73,8 +77,9 @@ def _apply(table: Table, event: Event) -> Result:
         return _button(table, event)
     if isinstance(event, MarkerChanged):
         markers = list(table.markers)
-        markers[event.slot - 1] = gestures.marker_edge(markers[event.slot - 1],
-                                                       event.present, event.at)
+        markers[event.slot - 1] = gestures.marker_edge(
+            markers[event.slot - 1], event.present, event.at
+        )
         return evolve(table, markers=tuple(markers)), []
     if isinstance(event, MarkersRead):
         read = tuple(MarkerInput(raw=p, raw_at=event.at, present=p) for p in event.present)
@@ -107,12 +112,14 @@ def _apply(table: Table, event: Event) -> Result:
 
 def _button(table: Table, event: ButtonChanged) -> Result:
     if event.slot == CENTRE:
-        inp, found = gestures.button_edge(CENTRE, table.centre, event.pressed, event.at,
-                                          _centre_timings(table.timings))
+        inp, found = gestures.button_edge(
+            CENTRE, table.centre, event.pressed, event.at, _centre_timings(table.timings)
+        )
         return _gestures(evolve(table, centre=inp), found)
     buttons = list(table.buttons)
-    inp, found = gestures.button_edge(event.slot, buttons[event.slot - 1], event.pressed,
-                                      event.at, table.timings)
+    inp, found = gestures.button_edge(
+        event.slot, buttons[event.slot - 1], event.pressed, event.at, table.timings
+    )
     buttons[event.slot - 1] = inp
     return _gestures(evolve(table, buttons=tuple(buttons)), found)
 
@@ -209,12 +216,23 @@ def _game(table: Table, ev: GameStarted | GameResumed) -> Result:
     first = ev.first if ev.first is not None else ev.seats[0]
     round_no = ev.round if isinstance(ev, GameResumed) else 1
     engine = ev.engine if isinstance(ev, GameResumed) else None
-    game = Game(id=ev.game_id, rules=ev.rules, players=ev.players, seats=ev.seats,
-                mexican_slot=ev.mexican_slot, set_max=ev.set_max, rounds=ev.rounds,
-                round=round_no, first=first, phase="first-turn",
-                options=tuple(sorted(options.items())), engine_set=engine)
-    log = LogEntry("game", ev.at, (("game", ev.game_id), ("rules", ev.rules),
-                                   ("players", list(ev.players))))
+    game = Game(
+        id=ev.game_id,
+        rules=ev.rules,
+        players=ev.players,
+        seats=ev.seats,
+        mexican_slot=ev.mexican_slot,
+        set_max=ev.set_max,
+        rounds=ev.rounds,
+        round=round_no,
+        first=first,
+        phase="first-turn",
+        options=tuple(sorted(options.items())),
+        engine_set=engine,
+    )
+    log = LogEntry(
+        "game", ev.at, (("game", ev.game_id), ("rules", ev.rules), ("players", list(ev.players)))
+    )
     table, effects = turns.start_round(table, game, ev.at)
     if isinstance(ev, GameResumed) and ev.round_over:
         table = evolve(table, game=evolve(game, phase="round-over"), turn=None)
@@ -229,14 +247,17 @@ def _derived_effects(before: Table, after: Table, at: float, chime: bool = True)
     plays its own chime (``turn_back``) instead.
     """
     effects: list[Effect] = []
-    new_game = after.game is not None and (before.game is None
-                                           or before.game.id != after.game.id)
-    if after.turn is not None and after.game is not None and (
-            after.turn != before.turn or new_game):
+    new_game = after.game is not None and (before.game is None or before.game.id != after.game.id)
+    if (
+        after.turn is not None
+        and after.game is not None
+        and (after.turn != before.turn or new_game)
+    ):
         if chime:
             effects.append(PlaySound("turn"))
-        effects.append(LogEntry("turn", at, (("slot", after.turn),
-                                             ("player", after.game.owner(after.turn)))))
+        effects.append(
+            LogEntry("turn", at, (("slot", after.turn), ("player", after.game.owner(after.turn))))
+        )
     return effects
 
 
@@ -246,19 +267,34 @@ def snapshot(table: Table, backend: str) -> dict[str, object]:
     double = table.doubles[0] if table.doubles else None
     return {
         "backend": backend,
-        "game": None if game is None else {
-            "id": game.id, "rules": game.rules, "round": game.round, "rounds": game.rounds,
-            "engine": game.engine, "phase": game.phase, "set": game.set_max,
+        "game": None
+        if game is None
+        else {
+            "id": game.id,
+            "rules": game.rules,
+            "round": game.round,
+            "rounds": game.rounds,
+            "engine": game.engine,
+            "phase": game.phase,
+            "set": game.set_max,
             "engine_named": turns.profile_of(game).engine_chosen,
-            "players": list(game.players), "seats": list(game.seats),
+            "players": list(game.players),
+            "seats": list(game.seats),
             "mexican_slot": game.mexican_slot,
             "first_turns_left": table.first_turns_left if game.phase == "first-turn" else 0,
         },
         "turn": table.turn,
-        "slots": [{"slot": s, "owner": game.owner(s) if game else None,
-                   "public": table.public(s), "marker": table.marker(s),
-                   "by_hand": s in table.by_hand, "one_tile": s in table.one_tile}
-                  for s in SLOTS],
+        "slots": [
+            {
+                "slot": s,
+                "owner": game.owner(s) if game else None,
+                "public": table.public(s),
+                "marker": table.marker(s),
+                "by_hand": s in table.by_hand,
+                "one_tile": s in table.one_tile,
+            }
+            for s in SLOTS
+        ],
         "double": None if double is None else _double_json(double),
         "doubles": [_double_json(d) for d in table.doubles],
         "went_out": game.owner(table.went_out) if game and table.went_out else None,
@@ -270,5 +306,9 @@ def snapshot(table: Table, backend: str) -> dict[str, object]:
 
 
 def _double_json(double: Double) -> dict[str, object]:
-    return {"slot": double.slot, "covers_left": double.covers_left,
-            "responsible": double.responsible, "waiting": double.waiting}
+    return {
+        "slot": double.slot,
+        "covers_left": double.covers_left,
+        "responsible": double.responsible,
+        "waiting": double.waiting,
+    }

@@ -30,8 +30,12 @@ def request(table: Table, event: ClaimRequested) -> Result:
 def takes(table: Table, gesture: Gesture) -> bool:
     """Whether ``gesture`` is the press the waiting claim asks for."""
     claim = table.claim
-    return (claim is not None and isinstance(gesture, Tapped | Held | LongHeld)
-            and gesture.slot == claim.slot and gesture.at <= claim.until)
+    return (
+        claim is not None
+        and isinstance(gesture, Tapped | Held | LongHeld)
+        and gesture.slot == claim.slot
+        and gesture.at <= claim.until
+    )
 
 
 def grant(table: Table, gesture: Gesture) -> Result:

@@ -32,8 +32,14 @@ def _accept(
         return evolve(inp, settle_at=None), []
     settle = at + timings.bounce
     if pressed:
-        inp = evolve(inp, pressed=True, since=at, settle_at=settle,
-                      long_at=at + timings.long_hold, consumed=False)
+        inp = evolve(
+            inp,
+            pressed=True,
+            since=at,
+            settle_at=settle,
+            long_at=at + timings.long_hold,
+            consumed=False,
+        )
         return inp, []
     held = at - inp.since
     inp = evolve(inp, pressed=False, settle_at=settle, long_at=None)

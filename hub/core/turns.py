@@ -24,10 +24,20 @@ def profile_of(game: Game) -> Profile:
 def start_round(table: Table, game: Game, at: float) -> Result:
     """Begin ``game.round``: first-turn phase, the starter's turn (or null until the engine)."""
     game = evolve(game, phase="first-turn")
-    table = evolve(table, game=game, turn=_round_starter(game), doubles=(),
-                    first_turns_left=len(game.seats), went_out=None, out_pending=None,
-                    by_hand=frozenset(), one_tile=frozenset(), last_end=None, lifted=None,
-                    history=())
+    table = evolve(
+        table,
+        game=game,
+        turn=_round_starter(game),
+        doubles=(),
+        first_turns_left=len(game.seats),
+        went_out=None,
+        out_pending=None,
+        by_hand=frozenset(),
+        one_tile=frozenset(),
+        last_end=None,
+        lifted=None,
+        history=(),
+    )
     log = LogEntry("round", at, (("round", game.round), ("engine", game.engine)))
     return table, [log]
 
@@ -50,8 +60,9 @@ def next_round(table: Table, at: float, engine: int | None = None) -> Result:
     if game is None:
         return table, []
     if game.round >= game.rounds:
-        table = evolve(table, game=evolve(game, phase="finished"), turn=None, doubles=(),
-                        history=())
+        table = evolve(
+            table, game=evolve(game, phase="finished"), turn=None, doubles=(), history=()
+        )
         return table, [LogEntry("game-over", at, (("game", game.id),))]
     if engine is None and game.engine_set is not None:
         engine = game.engine_set - 1 if game.engine_set > 0 else game.set_max
@@ -63,8 +74,14 @@ def round_over(table: Table, went_out: int | None, at: float) -> Result:
     game = table.game
     assert game is not None
     name = game.owner(went_out) if went_out is not None else None
-    table = evolve(table, game=evolve(game, phase="round-over"), turn=None, doubles=(),
-                    went_out=went_out, out_pending=None)
+    table = evolve(
+        table,
+        game=evolve(game, phase="round-over"),
+        turn=None,
+        doubles=(),
+        went_out=went_out,
+        out_pending=None,
+    )
     log = LogEntry("round-over", at, (("round", game.round), ("went_out", name)))
     return table, [log, RoundEnded(game.id, game.round, name)]
 
@@ -81,8 +98,11 @@ def on_gesture(table: Table, g: Gesture) -> Result:
     if isinstance(g, Tapped) and _is_last_tile_call(table, g):
         return called_last_tile(table, g.slot, g.at, log)
     if g.slot == CENTRE:  # the centre stands for the Mexican Train
-        g = Tapped(game.mexican, g.at) if isinstance(g, Tapped) else (
-            Held(game.mexican, g.held_s, g.at) if isinstance(g, Held) else g)
+        g = (
+            Tapped(game.mexican, g.at)
+            if isinstance(g, Tapped)
+            else (Held(game.mexican, g.held_s, g.at) if isinstance(g, Held) else g)
+        )
     player = table.turn
     if player is None:
         table, effects = _engine_placed(table, g)
@@ -100,8 +120,7 @@ def on_gesture(table: Table, g: Gesture) -> Result:
 def _is_last_tile_call(table: Table, g: Tapped) -> bool:
     """A second tap on one's own slot right after the tap that ended one's turn."""
     last = table.last_end
-    return (last is not None and last[0] == g.slot
-            and g.at - last[1] <= table.timings.last_tile)
+    return last is not None and last[0] == g.slot and g.at - last[1] <= table.timings.last_tile
 
 
 def called_last_tile(table: Table, slot: int, at: float, log: LogEntry) -> Result:
@@ -168,8 +187,7 @@ def _satisfies_elsewhere(table: Table, slot: int, player: int) -> bool:
     """``satisfy`` profiles: a tile on another public train (or the Mexican) satisfies."""
     game = table.game
     assert game is not None
-    return (profile_of(game).after_double == "satisfy" and slot != player
-            and table.public(slot))
+    return profile_of(game).after_double == "satisfy" and slot != player and table.public(slot)
 
 
 def _tap(table: Table, slot: int, at: float) -> Result:
@@ -194,11 +212,13 @@ def _failed_to_cover(table: Table, double: Double, at: float) -> Result:
     assert game is not None and table.turn is not None
     profile = profile_of(game)
     effects: list[Effect] = []
-    must_mark = profile.fail_reminder or (
-        profile.doubler_must_mark and double.player == table.turn)
+    must_mark = profile.fail_reminder or (profile.doubler_must_mark and double.player == table.turn)
     if must_mark and double.covers_done == 0 and not table.public(table.turn):
-        why = ("failed to cover without a marker" if profile.fail_reminder
-               else "could not answer their own double: marker down")
+        why = (
+            "failed to cover without a marker"
+            if profile.fail_reminder
+            else "could not answer their own double: marker down"
+        )
         effects.append(PlaySound("reminder"))
         effects.append(LogEntry("reminder", at, (("slot", table.turn), ("why", why))))
     table, more = end_turn(table, at)
@@ -236,12 +256,19 @@ def _hold(table: Table, slot: int, at: float) -> Result:
     effects: list[Effect] = [PlaySound("chicken")]
     if not profile.tracks_doubles:
         return table, effects
-    if double is None and slot == player and table.lifted == player and (
-            profile.privatising_double_free):
+    if (
+        double is None
+        and slot == player
+        and table.lifted == player
+        and (profile.privatising_double_free)
+    ):
         # Galt's second exception: a double that made one's own public train private
         # again (the marker came off this turn) needs no cover; it was the turn's play.
-        log = LogEntry("double-free", at, (("slot", slot), (
-            "why", "played to make the train private again: needs no cover")))
+        log = LogEntry(
+            "double-free",
+            at,
+            (("slot", slot), ("why", "played to make the train private again: needs no cover")),
+        )
         table, more = end_turn(table, at)
         return table, [*effects, log, *more]
     if double is not None:
@@ -257,8 +284,9 @@ def _hold(table: Table, slot: int, at: float) -> Result:
 
 def _dismissed(table: Table, double: Double, at: float) -> Result:
     table = evolve(table, doubles=tuple(d for d in table.doubles if d is not double))
-    log = LogEntry("double-dead", at, (("slot", double.slot),
-                                        ("why", "last of its number: needs no cover")))
+    log = LogEntry(
+        "double-dead", at, (("slot", double.slot), ("why", "last of its number: needs no cover"))
+    )
     return table, [log]
 
 
@@ -271,8 +299,13 @@ def _long_hold(table: Table, slot: int, at: float) -> Result:
     effects: list[Effect] = [PlaySound("out")]
     if profile_of(game).last_tile_reminder and player not in table.one_tile:
         effects.append(PlaySound("reminder"))
-        effects.append(LogEntry("reminder", at, (("slot", player), (
-            "why", "went out without calling the last tile"))))
+        effects.append(
+            LogEntry(
+                "reminder",
+                at,
+                (("slot", player), ("why", "went out without calling the last tile")),
+            )
+        )
     if game.phase == "first-turn" and profile_of(game).out_waits_first_turns:
         first_out = player if table.out_pending is None else table.out_pending
         table, more = end_turn(evolve(table, out_pending=first_out), at)
@@ -307,8 +340,10 @@ def _marker_lifted(table: Table, g: MarkerRemoved) -> Result:
     if game.owner(g.slot) is None:
         return table, []
     why = "only the marker's owner makes a train private, in their own turn"
-    return table, [PlaySound("reminder"), LogEntry("reminder", g.at, (("slot", g.slot),
-                                                                      ("why", why)))]
+    return table, [
+        PlaySound("reminder"),
+        LogEntry("reminder", g.at, (("slot", g.slot), ("why", why))),
+    ]
 
 
 def end_turn(table: Table, at: float) -> Result:
@@ -320,8 +355,15 @@ def end_turn(table: Table, at: float) -> Result:
     if game.phase == "first-turn" and left <= 0:
         game = evolve(game, phase="play")
     doubles = tuple(_pass_double(d, nxt, game.phase) for d in table.doubles)
-    table = evolve(table, game=game, turn=nxt, doubles=doubles, first_turns_left=max(left, 0),
-                    one_tile=table.one_tile - {player}, lifted=None)
+    table = evolve(
+        table,
+        game=game,
+        turn=nxt,
+        doubles=doubles,
+        first_turns_left=max(left, 0),
+        one_tile=table.one_tile - {player},
+        lifted=None,
+    )
     if game.phase == "play" and table.out_pending is not None:
         return round_over(table, table.out_pending, at)
     return table, []

@@ -19,8 +19,18 @@ Result = tuple[Table, list[Effect]]
 Fix = TurnFixed | DoubleFixed | PublicFixed
 PLAYING = ("first-turn", "play")
 
-PLAY = ("game", "turn", "doubles", "first_turns_left", "went_out", "out_pending",
-        "by_hand", "one_tile", "last_end", "lifted")
+PLAY = (
+    "game",
+    "turn",
+    "doubles",
+    "first_turns_left",
+    "went_out",
+    "out_pending",
+    "by_hand",
+    "one_tile",
+    "last_end",
+    "lifted",
+)
 # What makes an action worth undoing: ``last_end`` and ``lifted`` only qualify a later
 # gesture, so a change to them alone is not a table action of its own.
 CHANGES = PLAY[:8]
@@ -50,7 +60,7 @@ def record(before: Table, after: Table, effects: list[Effect]) -> Table:
     moment = object.__new__(Moment)
     moment.__dict__.update({f: was[f] for f in PLAY}, what=_what(effects))
     history = before.history
-    kept = (*history, moment) if len(history) < HISTORY else (*history[1 - HISTORY:], moment)
+    kept = (*history, moment) if len(history) < HISTORY else (*history[1 - HISTORY :], moment)
     return evolve(after, history=kept)
 
 
@@ -71,18 +81,24 @@ def undo(table: Table, at: float, by: str) -> Result:
     game = table.running_game
     if game is None or not table.history:
         why = "nothing to undo in this round"
-        return table, [PlaySound("nope"), LogEntry("undo", at, (("by", by), ("undid", None),
-                                                                 ("why", why)))]
+        return table, [
+            PlaySound("nope"),
+            LogEntry("undo", at, (("by", by), ("undid", None), ("why", why))),
+        ]
     moment = table.history[-1]
-    restored = evolve(table, history=table.history[:-1],
-                      **{f: getattr(moment, f) for f in PLAY})
+    restored = evolve(table, history=table.history[:-1], **{f: getattr(moment, f) for f in PLAY})
     if restored.game is not None and restored.game.engine_set != game.engine_set:
         # The engine is the scorekeeper's, in the store too: an undo keeps it.
         restored = evolve(restored, game=evolve(restored.game, engine_set=game.engine_set))
-    effects: list[Effect] = [PlaySound("turn_back"),
-                             LogEntry("undo", at, (("by", by), ("undid", moment.what)))]
-    if game.phase == "round-over" and restored.game is not None and (
-            restored.game.phase in PLAYING):
+    effects: list[Effect] = [
+        PlaySound("turn_back"),
+        LogEntry("undo", at, (("by", by), ("undid", moment.what))),
+    ]
+    if (
+        game.phase == "round-over"
+        and restored.game is not None
+        and (restored.game.phase in PLAYING)
+    ):
         effects.append(RoundReopened(game.id, game.round))
     return restored, effects
 
@@ -138,8 +154,12 @@ def _fix_double(table: Table, event: DoubleFixed) -> tuple[Table, tuple[tuple[st
     assert responsible is not None
     double = Double(event.slot, event.covers_left, responsible)
     table = evolve(table, doubles=(double,), turn=responsible, last_end=None, lifted=None)
-    return table, (("what", "double"), ("slot", event.slot),
-                   ("covers_left", event.covers_left), ("responsible", responsible))
+    return table, (
+        ("what", "double"),
+        ("slot", event.slot),
+        ("covers_left", event.covers_left),
+        ("responsible", responsible),
+    )
 
 
 def set_engine(table: Table, event: EngineSet) -> Result:
@@ -148,6 +168,10 @@ def set_engine(table: Table, event: EngineSet) -> Result:
     if game is None:
         return table, []
     table = evolve(table, game=evolve(game, engine_set=event.engine))
-    return table, [LogEntry("engine-set", event.at, (("round", game.round),
-                                                     ("engine", event.engine),
-                                                     ("by", event.by)))]
+    return table, [
+        LogEntry(
+            "engine-set",
+            event.at,
+            (("round", game.round), ("engine", event.engine), ("by", event.by)),
+        )
+    ]

@@ -50,9 +50,16 @@ class Games:
     a game finishes.
     """
 
-    def __init__(self, store: GameStore, writer: StoreWriter, loop: HubLoop, clock: Clock,
-                 broadcaster: Broadcaster, eventlog: EventLog,
-                 backups: BackupService | None) -> None:
+    def __init__(
+        self,
+        store: GameStore,
+        writer: StoreWriter,
+        loop: HubLoop,
+        clock: Clock,
+        broadcaster: Broadcaster,
+        eventlog: EventLog,
+        backups: BackupService | None,
+    ) -> None:
         self.store, self.writer, self.loop, self.clock = store, writer, loop, clock
         self.broadcaster, self.eventlog, self.backups = broadcaster, eventlog, backups
         # Keeps the table in step with the store when score requests race each other.
@@ -63,10 +70,20 @@ class Games:
         ``replaces``: the unfinished game it replaces, marked abandoned."""
         token = new_token()
         game_id = self.store.create_game(setup, token=token, replaces=replaces)
-        self.loop.submit(GameStarted(
-            game_id=game_id, rules=setup.rules, players=setup.players, seats=setup.seats,
-            mexican_slot=setup.mexican_slot, set_max=setup.set_max, rounds=setup.rounds,
-            at=self.clock.now(), first=setup.first, options=setup.options)).result(5.0)
+        self.loop.submit(
+            GameStarted(
+                game_id=game_id,
+                rules=setup.rules,
+                players=setup.players,
+                seats=setup.seats,
+                mexican_slot=setup.mexican_slot,
+                set_max=setup.set_max,
+                rounds=setup.rounds,
+                at=self.clock.now(),
+                first=setup.first,
+                options=setup.options,
+            )
+        ).result(5.0)
         return game_id, token
 
     def round_scored(self, game: dict[str, Any]) -> None:
@@ -87,22 +104,35 @@ class Games:
         if stored["finished"]:
             self._backup(f"game{stored['id']}")
 
-    def score_round(self, game_id: int, round: int, *,
-                    points: Mapping[str, int] | None = None,
-                    tiles: Mapping[str, Sequence[str]] | None = None,
-                    went_out: WentOut = KEEP, by: str = "scorekeeper",
-                    based_on: int | None = None) -> dict[str, Any]:
+    def score_round(
+        self,
+        game_id: int,
+        round: int,
+        *,
+        points: Mapping[str, int] | None = None,
+        tiles: Mapping[str, Sequence[str]] | None = None,
+        went_out: WentOut = KEEP,
+        by: str = "scorekeeper",
+        based_on: int | None = None,
+    ) -> dict[str, Any]:
         """Record (or correct) a round's scores; the table follows. Returns the game.
         ``based_on``: the game's version the editor saw (``StaleEdit`` if it moved on).
 
         Raises the store's ``StoreError`` (``GameNotFound``) and then changes nothing.
         """
         self.writer.flush()  # a round the table just ended is in the store first
-        game = self.store.record_round(game_id, round, points, tiles=tiles,
-                                       went_out=went_out, by=by, based_on=based_on)
+        game = self.store.record_round(
+            game_id, round, points, tiles=tiles, went_out=went_out, by=by, based_on=based_on
+        )
         scored = next(r for r in game["rounds"] if r["round"] == round)
-        self._log("score", game=game_id, round=round, points=scored["points"],
-                  went_out=scored["went_out"], by=by)
+        self._log(
+            "score",
+            game=game_id,
+            round=round,
+            points=scored["points"],
+            went_out=scored["went_out"],
+            by=by,
+        )
         self.round_scored(game)
         return game
 
@@ -113,8 +143,12 @@ class Games:
         with self._rounds_lock:
             self.store.get_game(game_id)  # GameNotFound before touching the table
             table = self.loop.table
-            if (table.game is not None and table.game.id == game_id
-                    and table.game.round == round and table.game.phase in PLAYING):
+            if (
+                table.game is not None
+                and table.game.id == game_id
+                and table.game.round == round
+                and table.game.phase in PLAYING
+            ):
                 # The loop ends the round; its RoundEnded effect records it (round_ended).
                 self.loop.submit(RoundBlocked(self.clock.now())).result(5.0)
                 self.writer.flush()
@@ -174,12 +208,23 @@ class Games:
         current = game["rounds"][-1] if game["rounds"] else None
         over = bool(current and (current.get("went_out") or current.get("blocked")))
         options = tuple(sorted((game.get("options") or {}).items()))
-        self.loop.post(GameResumed(
-            game_id=game["id"], rules=game["rules"], players=tuple(game["players"]),
-            seats=tuple(game["seats"]), mexican_slot=game["mexican_slot"],
-            set_max=game["set"], rounds=game["round_count"], round=game["round"],
-            at=self.clock.now(), first=game["first"], options=options, round_over=over,
-            engine=current["engine"] if current else None))
+        self.loop.post(
+            GameResumed(
+                game_id=game["id"],
+                rules=game["rules"],
+                players=tuple(game["players"]),
+                seats=tuple(game["seats"]),
+                mexican_slot=game["mexican_slot"],
+                set_max=game["set"],
+                rounds=game["round_count"],
+                round=game["round"],
+                at=self.clock.now(),
+                first=game["first"],
+                options=options,
+                round_over=over,
+                engine=current["engine"] if current else None,
+            )
+        )
         log.info("resumed game %s at round %s", game["id"], game["round"])
 
     # --- putting mistakes right -------------------------------------------------------
@@ -203,15 +248,15 @@ class Games:
         self.loop.drain()
         return self.loop.snapshot
 
-    def set_engine(self, game_id: int, round: int, engine: int,
-                   by: str = "scorekeeper") -> dict[str, Any]:
+    def set_engine(
+        self, game_id: int, round: int, engine: int, by: str = "scorekeeper"
+    ) -> dict[str, Any]:
         """Name round ``round``'s engine (``aces``); the table follows when it plays that
         round. Returns the game; raises the store's ``StoreError``."""
         with self._rounds_lock:
             game = self.store.set_engine(game_id, round, engine)
             table = self.loop.table
-            if (table.game is not None and table.game.id == game_id
-                    and table.game.round == round):
+            if table.game is not None and table.game.id == game_id and table.game.round == round:
                 self.loop.post(EngineSet(engine, self.clock.now(), by))
                 self.loop.drain()
             self.broadcaster.publish("game", game)

@@ -39,8 +39,9 @@ from hub.core.state import Table
 BY = "journal"  # who asked, for the restart's undo and engine log entries
 
 
-def steps(table: Table, stored: Mapping[str, Any], now: float, *,
-          restart: bool) -> list[Event] | None:
+def steps(
+    table: Table, stored: Mapping[str, Any], now: float, *, restart: bool
+) -> list[Event] | None:
     """The events, in order and timed ``now``, that bring ``table`` to ``stored``:
     the rounds scored and the game's end; at a ``restart`` also its current round's
     end and engine (see the module).
@@ -52,8 +53,9 @@ def steps(table: Table, stored: Mapping[str, Any], now: float, *,
     game = table.running_game
     if game is None or game.id != stored["id"]:
         return None
-    events: list[Event] = [RoundScored(now, engine=stored["engine"])
-                           for _ in range(stored["round"] - game.round)]
+    events: list[Event] = [
+        RoundScored(now, engine=stored["engine"]) for _ in range(stored["round"] - game.round)
+    ]
     if stored["finished"]:  # the last round scored, or stopped early
         full = stored["round_count"] == game.rounds
         return [*events, RoundScored(now) if full else GameEnded(now)]

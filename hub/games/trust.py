@@ -107,8 +107,7 @@ class TableTrust:
             claims = list(self._claims.values())
         found = [c for c in claims if hmac.compare_digest(c.secret.encode(), secret.encode())]
         if not found:
-            raise Refused(404, "claim: no such claim (it may be long over: ask again)",
-                          "claim")
+            raise Refused(404, "claim: no such claim (it may be long over: ask again)", "claim")
         claim = found[0]
         answer: dict[str, Any] = {"state": claim.state, "slot": claim.slot}
         if claim.state == "granted":

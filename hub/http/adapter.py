@@ -29,8 +29,12 @@ if TYPE_CHECKING:
 
 # What each validator's refusal is answered with; anything else raised is a bug (500).
 REFUSALS: tuple[tuple[type[Exception], int], ...] = (
-    (GameNotFound, 404), (StaleEdit, 409), (StoreError, 400), (SetupError, 400),
-    (SettingsError, 400))
+    (GameNotFound, 404),
+    (StaleEdit, 409),
+    (StoreError, 400),
+    (SetupError, 400),
+    (SettingsError, 400),
+)
 SETTLE_S = 0.005  # beyond the debounce window, so the settled snapshot shows the press
 LOOP_TIMEOUT_S = 5.0  # a simulated press the loop has not answered by then fails
 
@@ -81,8 +85,7 @@ class HubWebService:
         self._hub = hub
         self._sleep = sleep or time.sleep
         self._times_out = sleep is None
-        self._timers: Timers | InlineTimers = (
-            Timers() if sleep is None else InlineTimers(sleep))
+        self._timers: Timers | InlineTimers = Timers() if sleep is None else InlineTimers(sleep)
 
     @property
     def backend(self) -> str:
@@ -148,13 +151,17 @@ class HubWebService:
 
         def settled() -> None:
             # Armed before the loop is asked: an answer that comes at once can cancel it.
-            give_up = (self._timers.call_later(LOOP_TIMEOUT_S, lambda: _give_up(done))
-                       if self._times_out else None)  # a loop that never answers: say so
+            give_up = (
+                self._timers.call_later(LOOP_TIMEOUT_S, lambda: _give_up(done))
+                if self._times_out
+                else None
+            )  # a loop that never answers: say so
 
             def answered(source: Future[dict[str, Any]]) -> None:
                 if give_up is not None:  # not left in the timers' heap for 5 s
                     give_up.cancel()
                 _pass_on(source, done)
+
             self._hub.loop.settled_later().add_done_callback(answered)
 
         def release() -> None:
@@ -175,9 +182,14 @@ class HubWebService:
         self._on_table(game_id)
         return self._hub.games.undo()
 
-    def fix_table(self, game_id: int, *, turn: int | None = None,
-                  double: tuple[int | None, int, int | None] | None = None,
-                  public: tuple[int, bool] | None = None) -> dict[str, Any]:
+    def fix_table(
+        self,
+        game_id: int,
+        *,
+        turn: int | None = None,
+        double: tuple[int | None, int, int | None] | None = None,
+        public: tuple[int, bool] | None = None,
+    ) -> dict[str, Any]:
         """Set whose turn, the open double or a public flag right by hand."""
         self._on_table(game_id)
         now = self._hub.clock.now()

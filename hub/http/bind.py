@@ -15,15 +15,21 @@ import socket
 def bind_problem(exc: Exception, host: str, port: int) -> str:
     """The config error message (``"<key>: ..."``) for ``exc``, raised binding ``host:port``."""
     if isinstance(exc, socket.gaierror) or isinstance(exc, ValueError):
-        return (f"web.host: {host!r} is not an IP address or a name this machine can "
-                "resolve (use 0.0.0.0 for every network, 127.0.0.1 for this machine only)")
+        return (
+            f"web.host: {host!r} is not an IP address or a name this machine can "
+            "resolve (use 0.0.0.0 for every network, 127.0.0.1 for this machine only)"
+        )
     code = getattr(exc, "errno", None)
     if code == errno.EADDRINUSE:
-        return (f"web.port: port {port} on {host} is already in use by another program "
-                "(another hub?): stop it or choose another port")
+        return (
+            f"web.port: port {port} on {host} is already in use by another program "
+            "(another hub?): stop it or choose another port"
+        )
     if code == errno.EADDRNOTAVAIL:
         return f"web.host: {host} is not an address of this machine"
     if code == errno.EACCES:
-        return (f"web.port: port {port} needs privileges the hub does not have "
-                "(use a port from 1024 up, e.g. 8080)")
+        return (
+            f"web.port: port {port} needs privileges the hub does not have "
+            "(use a port from 1024 up, e.g. 8080)"
+        )
     return f"web.host: cannot listen on {host} port {port}: {exc}"

@@ -102,12 +102,14 @@ class Handover:
         self.kinds = self.future = None
 
 
-def _head(version: str, status: str, headers: list[tuple[str, str]],
-          length: int | None) -> bytes:
+def _head(version: str, status: str, headers: list[tuple[str, str]], length: int | None) -> bytes:
     """The answer's status line and headers, ending the connection after the body."""
     lines = [f"HTTP/{version} {status}"]
-    lines += [f"{name}: {value}" for name, value in headers
-              if name.lower() not in ("content-length", "connection")]
+    lines += [
+        f"{name}: {value}"
+        for name, value in headers
+        if name.lower() not in ("content-length", "connection")
+    ]
     if length is not None:
         lines.append(f"Content-Length: {length}")
     lines.append("Connection: close")
@@ -160,8 +162,9 @@ class LiveChannel(HTTPChannel):
         if value:
             touch(self)
 
-    def give_over(self, handover: Handover, version: str, status: str,
-                  headers: list[tuple[str, str]]) -> None:
+    def give_over(
+        self, handover: Handover, version: str, status: str, headers: list[tuple[str, str]]
+    ) -> None:
         """On the worker: hand over when flushed (see :meth:`handle_close`)."""
         with self.outbuf_lock:
             if self.connected:
@@ -197,18 +200,24 @@ class LiveChannel(HTTPChannel):
             self._hand_over(sock, *handed)
         super().handle_close()
 
-    def _hand_over(self, sock: socket.socket, handover: Handover, version: str,
-                   status: str, headers: list[tuple[str, str]]) -> None:
+    def _hand_over(
+        self,
+        sock: socket.socket,
+        handover: Handover,
+        version: str,
+        status: str,
+        headers: list[tuple[str, str]],
+    ) -> None:
         live: LiveStreams = cast(Any, self.server).live
         if handover.kinds is not None:
             live.adopt_stream(sock, _head(version, status, headers, None), handover.kinds)
         elif handover.future is not None:
-            live.adopt_answer(sock, handover.future,
-                              lambda done: _render(done, version, status, headers))
+            live.adopt_answer(
+                sock, handover.future, lambda done: _render(done, version, status, headers)
+            )
 
 
-def _render(done: Future[Any], version: str, status: str,
-            headers: list[tuple[str, str]]) -> bytes:
+def _render(done: Future[Any], version: str, status: str, headers: list[tuple[str, str]]) -> bytes:
     """A waiting answer once its future resolved: the JSON of its result (or a 500)."""
     try:
         body = json.dumps(done.result(), separators=(",", ":")).encode() + b"\n"
@@ -232,15 +241,20 @@ class HandoverServer(TcpWSGIServer):
         return bool(super().readable())
 
     def _make_room(self) -> None:
-        idle = (c for c in _channels(self)
-                if not c.requests and c.request is None and not c.will_close)
-        closing = heapq.nsmallest(max(1, self.adj.connection_limit // 16), idle,
-                                  key=lambda c: c.last_activity)
+        idle = (
+            c for c in _channels(self) if not c.requests and c.request is None and not c.will_close
+        )
+        closing = heapq.nsmallest(
+            max(1, self.adj.connection_limit // 16), idle, key=lambda c: c.last_activity
+        )
         for channel in closing:  # closed by the selector loop itself, next time round
             channel.will_close = True
         if closing:
-            log.info("all %d connections taken: closing the %d least active idle ones",
-                     self.adj.connection_limit, len(closing))
+            log.info(
+                "all %d connections taken: closing the %d least active idle ones",
+                self.adj.connection_limit,
+                len(closing),
+            )
 
     def maintenance(self, now: Any) -> None:
         """Waitress's idle timeout, and a request that trickles in too slowly is cut."""
@@ -266,24 +280,37 @@ def raise_file_limit(need: int) -> int:
     return soft
 
 
-def make_server(app: Any, host: str, port: int, most_threads: int, idle_threads: int = 4,
-                news: Any = None, snapshot: Any = None, streams: int = STREAMS,
-                **options: Any) -> Any:
+def make_server(
+    app: Any,
+    host: str,
+    port: int,
+    most_threads: int,
+    idle_threads: int = 4,
+    news: Any = None,
+    snapshot: Any = None,
+    streams: int = STREAMS,
+    **options: Any,
+) -> Any:
     """A waitress server for WSGI ``app`` whose pool grows to ``most_threads`` and which
     serves up to ``streams`` live streams of ``news`` (a Broadcaster) on one thread,
     each starting with ``snapshot()``."""
     files = raise_file_limit(CONNECTIONS + streams + 128)
     connections = max(16, min(CONNECTIONS, files - streams - 64))
-    settings = {"channel_timeout": IDLE_S, "cleanup_interval": CLEANUP_S,
-                "connection_limit": connections, **options}
+    settings = {
+        "channel_timeout": IDLE_S,
+        "cleanup_interval": CLEANUP_S,
+        "connection_limit": connections,
+        **options,
+    }
     adj = Adjustments(host=host, port=port, threads=most_threads, **settings)
     dispatcher = ElasticDispatcher(idle_threads, most_threads)
     live = LiveStreams(streams, snapshot or (lambda: None))
     servers: list[HandoverServer] = []
     socket_map = SocketMap()
     for sockinfo in adj.listen:
-        server = HandoverServer(app, socket_map, dispatcher=dispatcher, adj=adj,
-                            sockinfo=cast(Any, sockinfo))
+        server = HandoverServer(
+            app, socket_map, dispatcher=dispatcher, adj=adj, sockinfo=cast(Any, sockinfo)
+        )
         server.live = live
         servers.append(server)
     if news is not None:
@@ -328,4 +355,3 @@ class _Served:
             self._news.callbacks.remove(self.live.offer)
         self.live.close()
         self.server.close()
-

@@ -58,8 +58,12 @@ class LiveStreams:
     queues, so the loop thread never waits on a socket.
     """
 
-    def __init__(self, capacity: int, snapshot: Callable[[], object],
-                 kinds: Iterable[str] = ("state", "sound", "game")) -> None:
+    def __init__(
+        self,
+        capacity: int,
+        snapshot: Callable[[], object],
+        kinds: Iterable[str] = ("state", "sound", "game"),
+    ) -> None:
         self.capacity = capacity
         self._snapshot = snapshot
         self._kinds = frozenset(kinds)
@@ -92,8 +96,9 @@ class LiveStreams:
         """Serve ``sock`` (its place reserved) as a stream: ``head``, the snapshot, news."""
         self._post("stream", (sock, head, frozenset(kinds) & self._kinds))
 
-    def adopt_answer(self, sock: socket.socket, future: Future[Any],
-                     render: Callable[[Future[Any]], bytes]) -> None:
+    def adopt_answer(
+        self, sock: socket.socket, future: Future[Any], render: Callable[[Future[Any]], bytes]
+    ) -> None:
         """Once ``future`` resolves, write ``render(future)`` (a whole HTTP answer) to
         ``sock`` and close it."""
         future.add_done_callback(lambda done: self._post("answer", (sock, done, render)))
@@ -205,8 +210,9 @@ class LiveStreams:
     def _start_stream(self, sock: socket.socket, head: bytes, kinds: frozenset[str]) -> None:
         snapshot = self._snapshot()
         cached = self._last_state
-        state = cached[1] if cached is not None and cached[0] is snapshot else event(
-            "state", snapshot)
+        state = (
+            cached[1] if cached is not None and cached[0] is snapshot else event("state", snapshot)
+        )
         peer = self._add(sock, kinds)
         if peer is None:
             self.release()
@@ -214,8 +220,9 @@ class LiveStreams:
         peer.out += head + RETRY + state
         self._flush(peer)
 
-    def _start_answer(self, sock: socket.socket, future: Future[Any],
-                      render: Callable[[Future[Any]], bytes]) -> None:
+    def _start_answer(
+        self, sock: socket.socket, future: Future[Any], render: Callable[[Future[Any]], bytes]
+    ) -> None:
         peer = self._add(sock, frozenset())
         if peer is None:
             return

@@ -55,8 +55,15 @@ class AlsaOutput:
         self.device = device
         try:
             self._pcm = alsaaudio.PCM(
-                type=alsaaudio.PCM_PLAYBACK, mode=alsaaudio.PCM_NORMAL, device=device,
-                rate=rate, channels=1, format=fmt, periodsize=period_frames, periods=periods)
+                type=alsaaudio.PCM_PLAYBACK,
+                mode=alsaaudio.PCM_NORMAL,
+                device=device,
+                rate=rate,
+                channels=1,
+                format=fmt,
+                periodsize=period_frames,
+                periods=periods,
+            )
         except alsaaudio.ALSAAudioError:
             route_alsa_lib_messages()  # the retries that follow print nothing to stderr
             raise
@@ -115,7 +122,8 @@ def route_alsa_lib_messages() -> object:
         log.debug("alsa-lib %s:%d %s: %s", file.decode(), line, function.decode(), fmt.decode())
 
     handler_type = ctypes.CFUNCTYPE(
-        None, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p)
+        None, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p
+    )
     callback = handler_type(handler)
     try:
         _libasound().snd_lib_error_set_handler(callback)

@@ -22,9 +22,16 @@ from hub.io.leds import BLINK, BREATHE, CHASE, EFFECTS, STEADY, LedDriver, Pixel
 from hub.io.sound import in_quiet_hours
 
 # The page's player colours (web/static), so a phone and the ring agree.
-PLAYER_COLOURS = [(0x00, 0x72, 0xB2), (0xD5, 0x5E, 0x00), (0x00, 0x9E, 0x73),
-                  (0xCC, 0x79, 0xA7), (0xE6, 0x9F, 0x00), (0x56, 0xB4, 0xE9),
-                  (0xA0, 0x52, 0x2D), (0x7F, 0x7F, 0x7F)]
+PLAYER_COLOURS = [
+    (0x00, 0x72, 0xB2),
+    (0xD5, 0x5E, 0x00),
+    (0x00, 0x9E, 0x73),
+    (0xCC, 0x79, 0xA7),
+    (0xE6, 0x9F, 0x00),
+    (0x56, 0xB4, 0xE9),
+    (0xA0, 0x52, 0x2D),
+    (0x7F, 0x7F, 0x7F),
+]
 MEXICAN = (0x0B, 0x9A, 0x3B)
 AMBER = (0xFF, 0x9A, 0x00)
 RED = (0xFF, 0x00, 0x10)
@@ -157,8 +164,7 @@ class Deadline:
         with self._cond:
             self._at = monotonic_clock.monotonic() + delay
             if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name=self._name,
-                                                daemon=True)
+                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
                 self._thread.start()
             self._cond.notify()
 
@@ -166,7 +172,8 @@ class Deadline:
         while True:
             with self._cond:
                 if self._at is None and not self._cond.wait_for(
-                        lambda: self._at is not None, self.linger_s):
+                    lambda: self._at is not None, self.linger_s
+                ):
                     self._thread = None  # idle a while: the next deadline starts another
                     return
                 assert self._at is not None
@@ -190,10 +197,16 @@ class RingLights:
     its pixels join the snapshot of that same change: one ``state`` per change (drawn
     on a thread of its own, each change would announce a second snapshot)."""
 
-    def __init__(self, driver: LedDriver, *, pixels: int = 24, brightness: float = 0.6,
-                 quiet_hours: tuple[time, time] | None = None,
-                 wall: Callable[[], datetime] = datetime.now,
-                 publish: Callable[[dict[str, object]], None] | None = None) -> None:
+    def __init__(
+        self,
+        driver: LedDriver,
+        *,
+        pixels: int = 24,
+        brightness: float = 0.6,
+        quiet_hours: tuple[time, time] | None = None,
+        wall: Callable[[], datetime] = datetime.now,
+        publish: Callable[[dict[str, object]], None] | None = None,
+    ) -> None:
         self.driver = driver
         self.count = pixels
         self.brightness = brightness
@@ -226,8 +239,11 @@ class RingLights:
 
     def _shaded(self, count: int | None = None) -> tuple[list[Pixel], list[str]]:
         with self._lock:
-            full = self._override if self._override is not None else render(
-                self._snapshot, count or self.count, self._flash)
+            full = (
+                self._override
+                if self._override is not None
+                else render(self._snapshot, count or self.count, self._flash)
+            )
             level = self.level()
             if level != self._palette.level:
                 self._palette = Palette(level)
@@ -269,8 +285,10 @@ class RingLights:
             pixels, colours = self._shaded()
             self.driver.show(pixels)
             shown: dict[str, object] = {
-                "connected": self.driver.connected(), "pixels": colours,
-                "effects": [EFFECTS[p[3]] for p in pixels]}
+                "connected": self.driver.connected(),
+                "pixels": colours,
+                "effects": [EFFECTS[p[3]] for p in pixels],
+            }
             if shown != self._published and self.publish is not None:
                 self._published = shown
                 self.publish(shown)

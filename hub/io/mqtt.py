@@ -70,10 +70,19 @@ class PahoLink:
     while disconnected.
     """
 
-    def __init__(self, broker: Broker, client_id: str, handlers: LinkHandlers, *,
-                 will: Will | None = None, subscriptions: tuple[str, ...] = (),
-                 backoff: int = 1, max_backoff: int = 30, max_queued: int = 1000,
-                 subscribe_qos: int = 1) -> None:
+    def __init__(
+        self,
+        broker: Broker,
+        client_id: str,
+        handlers: LinkHandlers,
+        *,
+        will: Will | None = None,
+        subscriptions: tuple[str, ...] = (),
+        backoff: int = 1,
+        max_backoff: int = 30,
+        max_queued: int = 1000,
+        subscribe_qos: int = 1,
+    ) -> None:
         self.broker = broker
         self.client_id = client_id
         self.handlers = handlers
@@ -112,21 +121,27 @@ class PahoLink:
                 return  # disconnect() was called: we are stopping
             self._fallback = False
             self.protocol = "3.1.1"
-            log.warning("mqtt: %s:%s does not speak MQTT 5; using MQTT 3.1.1",
-                        self.broker.host, self.broker.port)
+            log.warning(
+                "mqtt: %s:%s does not speak MQTT 5; using MQTT 3.1.1",
+                self.broker.host,
+                self.broker.port,
+            )
 
     def _new_client(self) -> paho.Client:
-        version = (MQTTProtocolVersion.MQTTv5 if self.protocol == "5"
-                   else MQTTProtocolVersion.MQTTv311)
-        client = paho.Client(CallbackAPIVersion.VERSION2, client_id=self.client_id,
-                             protocol=version)
+        version = (
+            MQTTProtocolVersion.MQTTv5 if self.protocol == "5" else MQTTProtocolVersion.MQTTv311
+        )
+        client = paho.Client(
+            CallbackAPIVersion.VERSION2, client_id=self.client_id, protocol=version
+        )
         client.reconnect_delay_set(*self.backoff)
         client.max_queued_messages_set(self.max_queued)
         if self.broker.username:
             client.username_pw_set(self.broker.username, self.broker.password or None)
         if self.broker.tls:
-            client.tls_set(ca_certs=self.broker.ca_file or None,
-                           tls_version=ssl.PROTOCOL_TLS_CLIENT)
+            client.tls_set(
+                ca_certs=self.broker.ca_file or None, tls_version=ssl.PROTOCOL_TLS_CLIENT
+            )
         if self.will is not None:
             client.will_set(self.will.topic, self.will.payload, qos=1, retain=self.will.retain)
         client.on_connect = self._on_connect
@@ -134,38 +149,57 @@ class PahoLink:
         client.on_message = self._on_message
         return client
 
-    def _on_connect(self, client: paho.Client, _userdata: Any, _flags: Any,
-                    reason: Any, _properties: Any = None) -> None:
+    def _on_connect(
+        self, client: paho.Client, _userdata: Any, _flags: Any, reason: Any, _properties: Any = None
+    ) -> None:
         if reason.is_failure:
             if self.protocol == "5" and reason.value in _BAD_PROTOCOL:
                 self._fallback = True
                 client.disconnect()
                 return
-            log.warning("mqtt: %s:%s refused the connection: %s", self.broker.host,
-                        self.broker.port, reason)
+            log.warning(
+                "mqtt: %s:%s refused the connection: %s", self.broker.host, self.broker.port, reason
+            )
             return
-        log.info("mqtt: connected to %s:%s (MQTT %s)", self.broker.host, self.broker.port,
-                 self.protocol)
+        log.info(
+            "mqtt: connected to %s:%s (MQTT %s)", self.broker.host, self.broker.port, self.protocol
+        )
         for topic in self.subscriptions:
             client.subscribe(topic, qos=self.subscribe_qos)
         self.connected = True
         self.handlers.connected()
 
-    def _on_disconnect(self, _client: paho.Client, _userdata: Any, _flags: Any,
-                       reason: Any, _properties: Any = None) -> None:
+    def _on_disconnect(
+        self,
+        _client: paho.Client,
+        _userdata: Any,
+        _flags: Any,
+        reason: Any,
+        _properties: Any = None,
+    ) -> None:
         was = self.connected
         self.connected = False
         if was and not self._stopping:
-            log.warning("mqtt: lost the broker %s:%s (%s); reconnecting", self.broker.host,
-                        self.broker.port, reason)
+            log.warning(
+                "mqtt: lost the broker %s:%s (%s); reconnecting",
+                self.broker.host,
+                self.broker.port,
+                reason,
+            )
             self.handlers.disconnected()
 
-    def _on_message(self, _client: paho.Client, _userdata: Any,
-                    message: paho.MQTTMessage) -> None:
+    def _on_message(self, _client: paho.Client, _userdata: Any, message: paho.MQTTMessage) -> None:
         self.handlers.message(message.topic, bytes(message.payload))
 
-    def publish(self, topic: str, payload: str | bytes, *, retain: bool = False,
-                qos: int = 1, json: bool = False) -> bool:
+    def publish(
+        self,
+        topic: str,
+        payload: str | bytes,
+        *,
+        retain: bool = False,
+        qos: int = 1,
+        json: bool = False,
+    ) -> bool:
         """Send one message; False if it could not be queued (not connected, queue full)."""
         client = self._client
         if client is None or not self.connected:
@@ -184,8 +218,9 @@ class PahoLink:
         client = self._client
         if client is not None:
             if farewell is not None and self.connected:
-                info = client.publish(farewell.topic, farewell.payload, qos=1,
-                                      retain=farewell.retain)
+                info = client.publish(
+                    farewell.topic, farewell.payload, qos=1, retain=farewell.retain
+                )
                 try:
                     info.wait_for_publish(timeout)
                 except (RuntimeError, ValueError):
@@ -210,8 +245,15 @@ class RecordingLink:
     def start(self) -> None:
         """Nothing to start."""
 
-    def publish(self, topic: str, payload: str | bytes, *, retain: bool = False,
-                qos: int = 1, json: bool = False) -> bool:
+    def publish(
+        self,
+        topic: str,
+        payload: str | bytes,
+        *,
+        retain: bool = False,
+        qos: int = 1,
+        json: bool = False,
+    ) -> bool:
         """Record the message when 'connected'."""
         if not self.connected:
             return False

@@ -25,11 +25,46 @@ RESERVED: dict[int, str] = {
 
 # The 40-pin header: physical pin -> BCM number, or the name of a power pin.
 HEADER: dict[int, int | str] = {
-    1: "3V3", 2: "5V", 3: 2, 4: "5V", 5: 3, 6: "GND", 7: 4, 8: 14, 9: "GND", 10: 15,
-    11: 17, 12: 18, 13: 27, 14: "GND", 15: 22, 16: 23, 17: "3V3", 18: 24, 19: 10,
-    20: "GND", 21: 9, 22: 25, 23: 11, 24: 8, 25: "GND", 26: 7, 27: 0, 28: 1, 29: 5,
-    30: "GND", 31: 6, 32: 12, 33: 13, 34: "GND", 35: 19, 36: 16, 37: 26, 38: 20,
-    39: "GND", 40: 21,
+    1: "3V3",
+    2: "5V",
+    3: 2,
+    4: "5V",
+    5: 3,
+    6: "GND",
+    7: 4,
+    8: 14,
+    9: "GND",
+    10: 15,
+    11: 17,
+    12: 18,
+    13: 27,
+    14: "GND",
+    15: 22,
+    16: 23,
+    17: "3V3",
+    18: 24,
+    19: 10,
+    20: "GND",
+    21: 9,
+    22: 25,
+    23: 11,
+    24: 8,
+    25: "GND",
+    26: 7,
+    27: 0,
+    28: 1,
+    29: 5,
+    30: "GND",
+    31: 6,
+    32: 12,
+    33: 13,
+    34: "GND",
+    35: 19,
+    36: 16,
+    37: 26,
+    38: 20,
+    39: "GND",
+    40: 21,
 }
 BCM_TO_HEADER: dict[int, int] = {bcm: pin for pin, bcm in HEADER.items() if isinstance(bcm, int)}
 
@@ -38,14 +73,48 @@ AMPLIFIER_PINS: dict[str, int] = {"BCLK": 18, "LRC": 19, "DIN": 21}
 
 # The Pico's 40 pins: physical pin -> GP number, or the name of a power/control pin.
 PICO_HEADER: dict[int, int | str] = {
-    1: 0, 2: 1, 3: "GND", 4: 2, 5: 3, 6: 4, 7: 5, 8: "GND", 9: 6, 10: 7, 11: 8, 12: 9,
-    13: "GND", 14: 10, 15: 11, 16: 12, 17: 13, 18: "GND", 19: 14, 20: 15, 21: 16, 22: 17,
-    23: "GND", 24: 18, 25: 19, 26: 20, 27: 21, 28: "GND", 29: 22, 30: "RUN", 31: 26,
-    32: 27, 33: "GND", 34: 28, 35: "ADC_VREF", 36: "3V3(OUT)", 37: "3V3_EN", 38: "GND",
-    39: "VSYS", 40: "VBUS",
+    1: 0,
+    2: 1,
+    3: "GND",
+    4: 2,
+    5: 3,
+    6: 4,
+    7: 5,
+    8: "GND",
+    9: 6,
+    10: 7,
+    11: 8,
+    12: 9,
+    13: "GND",
+    14: 10,
+    15: 11,
+    16: 12,
+    17: 13,
+    18: "GND",
+    19: 14,
+    20: 15,
+    21: 16,
+    22: 17,
+    23: "GND",
+    24: 18,
+    25: 19,
+    26: 20,
+    27: 21,
+    28: "GND",
+    29: 22,
+    30: "RUN",
+    31: 26,
+    32: 27,
+    33: "GND",
+    34: 28,
+    35: "ADC_VREF",
+    36: "3V3(OUT)",
+    37: "3V3_EN",
+    38: "GND",
+    39: "VSYS",
+    40: "VBUS",
 }
-GP_TO_PICO_PIN: dict[int, int] = {gp: pin for pin, gp in PICO_HEADER.items()
-                                  if isinstance(gp, int)}
+GP_TO_PICO_PIN: dict[int, int] = {gp: pin for pin, gp in PICO_HEADER.items() if isinstance(gp, int)}
 
 # The Pico's pins as its firmware uses them (firmware_bridge/firmware/board.py, the one
 # source): the ring's data line in every build; the inputs in the "hub box on USB"
@@ -80,10 +149,14 @@ class PinUse:
 
 def pin_uses(pins: dict[str, Any]) -> list[PinUse]:
     """Every input the ``[pins]`` section wires: slot buttons, marker sensors, the centre."""
-    uses = [PinUse(f"pins.buttons[{i}]", f"slot {i + 1} button", pin)
-            for i, pin in enumerate(pins.get("buttons", []))]
-    uses += [PinUse(f"pins.markers[{i}]", f"slot {i + 1} marker sensor", pin)
-             for i, pin in enumerate(pins.get("markers", []))]
+    uses = [
+        PinUse(f"pins.buttons[{i}]", f"slot {i + 1} button", pin)
+        for i, pin in enumerate(pins.get("buttons", []))
+    ]
+    uses += [
+        PinUse(f"pins.markers[{i}]", f"slot {i + 1} marker sensor", pin)
+        for i, pin in enumerate(pins.get("markers", []))
+    ]
     if "centre" in pins:
         uses.append(PinUse("pins.centre", "centre button", pins["centre"]))
     return uses
@@ -101,12 +174,16 @@ def check_pins(pins: dict[str, Any]) -> list[PinUse]:
         if isinstance(use.pin, bool) or not isinstance(use.pin, int) or not 0 <= use.pin <= 27:
             raise PinClash(f"{use.key} ({use.part}): {use.pin!r} is not a BCM pin 0-27")
         if use.pin in RESERVED:
-            raise PinClash(f"{use.key} ({use.part}): BCM {use.pin} clashes with "
-                           f"{RESERVED[use.pin]}; pick a free pin (hardware/pinmap.md)")
+            raise PinClash(
+                f"{use.key} ({use.part}): BCM {use.pin} clashes with "
+                f"{RESERVED[use.pin]}; pick a free pin (hardware/pinmap.md)"
+            )
         if use.pin in taken:
             first = taken[use.pin]
-            raise PinClash(f"{use.key} ({use.part}): BCM {use.pin} is already "
-                           f"{first.key} ({first.part}); every input needs its own pin")
+            raise PinClash(
+                f"{use.key} ({use.part}): BCM {use.pin} is already "
+                f"{first.key} ({first.part}); every input needs its own pin"
+            )
         taken[use.pin] = use
     return uses
 

@@ -95,16 +95,25 @@ class SlotInputs:
     """The 8 slot buttons, 8 marker sensors and the centre button (when its pin is
     given; it posts as slot ``CENTRE``), posting raw edges to the hub loop."""
 
-    def __init__(self, factory: Any, button_pins: list[int], marker_pins: list[int], clock: Clock,
-                 post: Callable[[Event], None], centre_pin: int | None = None) -> None:
+    def __init__(
+        self,
+        factory: Any,
+        button_pins: list[int],
+        marker_pins: list[int],
+        clock: Clock,
+        post: Callable[[Event], None],
+        centre_pin: int | None = None,
+    ) -> None:
         self._clock = clock
         self._post = post
         # DigitalInputDevice, not Button: Button's hold thread wakes ten times a second
         # per button, and the core classifies holds itself from the edges' timestamps.
-        self.buttons = [DigitalInputDevice(pin, pull_up=True, pin_factory=factory)
-                        for pin in button_pins]
-        self.markers = [DigitalInputDevice(pin, pull_up=True, pin_factory=factory)
-                        for pin in marker_pins]
+        self.buttons = [
+            DigitalInputDevice(pin, pull_up=True, pin_factory=factory) for pin in button_pins
+        ]
+        self.markers = [
+            DigitalInputDevice(pin, pull_up=True, pin_factory=factory) for pin in marker_pins
+        ]
         for slot, (button, marker) in enumerate(zip(self.buttons, self.markers, strict=True), 1):
             button.when_activated = self._poster(ButtonChanged, slot, True)
             button.when_deactivated = self._poster(ButtonChanged, slot, False)
@@ -116,12 +125,14 @@ class SlotInputs:
             self.centre.when_activated = self._poster(ButtonChanged, CENTRE, True)
             self.centre.when_deactivated = self._poster(ButtonChanged, CENTRE, False)
 
-    def _poster(self, kind: type[ButtonChanged] | type[MarkerChanged], slot: int,
-                level: bool) -> Callable[[], None]:
+    def _poster(
+        self, kind: type[ButtonChanged] | type[MarkerChanged], slot: int, level: bool
+    ) -> Callable[[], None]:
         clock, post = self._clock, self._post
 
         def callback() -> None:
             post(kind(slot, level, clock.now()))
+
         return callback
 
     def read_markers(self) -> tuple[bool, ...]:
@@ -143,8 +154,13 @@ class SimPins:
     hub driving its pins for hours would keep them all, so each drive here clears that
     record (docs/performance.md, "Footprint")."""
 
-    def __init__(self, factory: MockFactory, button_pins: list[int], marker_pins: list[int],
-                 centre_pin: int | None = None) -> None:
+    def __init__(
+        self,
+        factory: MockFactory,
+        button_pins: list[int],
+        marker_pins: list[int],
+        centre_pin: int | None = None,
+    ) -> None:
         self._buttons = [factory.pin(p) for p in button_pins]
         self._markers = [factory.pin(p) for p in marker_pins]
         self._centre = None if centre_pin is None else factory.pin(centre_pin)

@@ -89,8 +89,7 @@ class SoundPolicy:
         """The quiet mode in force now."""
         if self.quiet_hours is None:
             return self.quiet
-        return effective_quiet(self.quiet, self.quiet_hours, self.quiet_hours_mode,
-                               self.clock())
+        return effective_quiet(self.quiet, self.quiet_hours, self.quiet_hours_mode, self.clock())
 
     def allows(self, name: str) -> bool:
         """Whether sound ``name`` plays now."""

@@ -36,22 +36,31 @@ def scorepad_url(config: dict[str, Any]) -> str:
 
 def paho_links(s: MqttSettings) -> LinkFactory:
     """A factory of real broker links for ``s``."""
-    broker = Broker(host=s.host, port=s.port, keepalive=s.keepalive, username=s.username,
-                    password=s.password, tls=s.tls, ca_file=s.ca_file)
+    broker = Broker(
+        host=s.host,
+        port=s.port,
+        keepalive=s.keepalive,
+        username=s.username,
+        password=s.password,
+        tls=s.tls,
+        ca_file=s.ca_file,
+    )
 
     def make(handlers: LinkHandlers, will: Will, subscriptions: tuple[str, ...]) -> PahoLink:
-        return PahoLink(broker, f"mtrain-hub-{s.hub_id}", handlers, will=will,
-                        subscriptions=subscriptions)
+        return PahoLink(
+            broker, f"mtrain-hub-{s.hub_id}", handlers, will=will, subscriptions=subscriptions
+        )
+
     return make
 
 
-def publisher(hub: Any, s: MqttSettings, link_factory: LinkFactory | None = None
-              ) -> MqttPublisher:
+def publisher(hub: Any, s: MqttSettings, link_factory: LinkFactory | None = None) -> MqttPublisher:
     """The publisher for ``hub`` (the composition root's ``Hub``); it reads games
     through the hub's games (:meth:`hub.games.changes.Games.get_game`), on its own thread,
     after the writes the loop ordered so far."""
     if not s.scorepad_url:
         from dataclasses import replace
+
         s = replace(s, scorepad_url=scorepad_url(hub.config))
 
     games: Games = hub.games
@@ -64,7 +73,12 @@ def publisher(hub: Any, s: MqttSettings, link_factory: LinkFactory | None = None
 
     commands = HubCommands(hub.apply_settings, hub.games.undo, hub.sim)
     return MqttPublisher(
-        s, link_factory or paho_links(s), snapshot=lambda: hub.loop.snapshot,
-        load_game=load_game, settings_now=lambda: dict(hub.settings.values),
-        on_status=lambda status: hub.loop.set_extra("mqtt", status), commands=commands,
-        version=version())
+        s,
+        link_factory or paho_links(s),
+        snapshot=lambda: hub.loop.snapshot,
+        load_game=load_game,
+        settings_now=lambda: dict(hub.settings.values),
+        on_status=lambda status: hub.loop.set_extra("mqtt", status),
+        commands=commands,
+        version=version(),
+    )

@@ -17,8 +17,16 @@ from typing import Any, Protocol
 from hub.runtime.settings import SettingsError, check
 
 MAX_HOLD_MS = 10_000
-NAMES = ("settings", "volume", "quiet", "turn_chime", "undo", "sim/slot/<n>/press",
-         "sim/slot/<n>/marker", "sim/centre/press")
+NAMES = (
+    "settings",
+    "volume",
+    "quiet",
+    "turn_chime",
+    "undo",
+    "sim/slot/<n>/press",
+    "sim/slot/<n>/marker",
+    "sim/centre/press",
+)
 
 
 class CommandError(ValueError):
@@ -66,11 +74,12 @@ def _on_off(name: str, payload: bytes) -> bool:
 def _hold(name: str, payload: bytes) -> float:
     body = _json(name, payload) if payload.strip() else {}
     if not isinstance(body, dict) or set(body) - {"hold_ms"}:
-        raise CommandError(f"cmd/{name}: expected {{\"hold_ms\": N}}")
+        raise CommandError(f'cmd/{name}: expected {{"hold_ms": N}}')
     hold = body.get("hold_ms", 0)
     if isinstance(hold, bool) or not isinstance(hold, int) or not 0 <= hold <= MAX_HOLD_MS:
-        raise CommandError(f"cmd/{name}: hold_ms: expected a whole number of milliseconds, "
-                           f"0 to {MAX_HOLD_MS}")
+        raise CommandError(
+            f"cmd/{name}: hold_ms: expected a whole number of milliseconds, 0 to {MAX_HOLD_MS}"
+        )
     return hold / 1000
 
 
@@ -84,11 +93,13 @@ def _sim(name: str, parts: list[str], payload: bytes) -> Command:
         if parts[2] == "press":
             return Command("sim-press", {"slot": slot, "hold_s": _hold(name, payload)})
         text = _text(payload)
-        body = _json(name, payload) if text.startswith("{") else {"present": _on_off(name,
-                                                                                      payload)}
-        if not isinstance(body, dict) or set(body) != {"present"} or not isinstance(
-                body["present"], bool):
-            raise CommandError(f"cmd/{name}: expected {{\"present\": true}} or ON/OFF")
+        body = _json(name, payload) if text.startswith("{") else {"present": _on_off(name, payload)}
+        if (
+            not isinstance(body, dict)
+            or set(body) != {"present"}
+            or not isinstance(body["present"], bool)
+        ):
+            raise CommandError(f'cmd/{name}: expected {{"present": true}} or ON/OFF')
         return Command("sim-marker", {"slot": slot, "present": body["present"]})
     raise CommandError(f"cmd/{name}: unknown command (allowed: {', '.join(NAMES)})")
 
@@ -128,8 +139,12 @@ class SimInputs(Protocol):
 class HubCommands:
     """Carries checked commands out on the hub: settings, undo, simulated inputs."""
 
-    def __init__(self, apply_settings: Callable[[dict[str, Any]], object],
-                 undo: Callable[[str], object], sim: SimInputs | None) -> None:
+    def __init__(
+        self,
+        apply_settings: Callable[[dict[str, Any]], object],
+        undo: Callable[[str], object],
+        sim: SimInputs | None,
+    ) -> None:
         self.apply_settings = apply_settings
         self.undo = undo
         self.sim = sim

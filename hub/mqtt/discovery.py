@@ -18,15 +18,24 @@ CENTRE = 0
 GESTURES = ("tap", "hold", "long_hold")
 # Trigger types: the frontend names short and long presses itself; a long hold (fires
 # while still held, "went out") has no frontend name and shows as "<subtype> long hold".
-TRIGGER_TYPES = {"tap": "button_short_press", "hold": "button_long_press",
-                 "long_hold": "button_long_hold"}
+TRIGGER_TYPES = {
+    "tap": "button_short_press",
+    "hold": "button_long_press",
+    "long_hold": "button_long_hold",
+}
 QUIET_OPTIONS = ["off", "mute", "turn-only"]
 # Config topics of entities that exist only with commands on: emptied when they are off.
-COMMAND_ENTITIES = (("number", "volume"), ("select", "quiet"), ("switch", "turn_chime"),
-                    ("button", "undo"))
+COMMAND_ENTITIES = (
+    ("number", "volume"),
+    ("select", "quiet"),
+    ("switch", "turn_chime"),
+    ("button", "undo"),
+)
 
-_TURN = ("{% set t = value_json.turn %}{% if t %}{% for s in value_json.slots "
-         "if s.slot == t %}{{ s.owner or ('slot ' ~ t) }}{% endfor %}{% endif %}")
+_TURN = (
+    "{% set t = value_json.turn %}{% if t %}{% for s in value_json.slots "
+    "if s.slot == t %}{{ s.owner or ('slot ' ~ t) }}{% endfor %}{% endif %}"
+)
 _GAME = "{{ value_json.game.%s if value_json.game else '' }}"
 _LEADER = "{{ value_json.standings[0] if value_json and value_json.standings else '' }}"
 
@@ -71,19 +80,25 @@ def _public_trains(s: MqttSettings, version: str) -> list[tuple[str, dict[str, o
     out = []
     for slot in SLOTS:
         config = _common(s, version, f"slot{slot}_public", f"Slot {slot} public train")
-        config.update(state_topic=f"{s.root}/slot/{slot}/public", payload_on="ON",
-                      payload_off="OFF", icon="mdi:train")
+        config.update(
+            state_topic=f"{s.root}/slot/{slot}/public",
+            payload_on="ON",
+            payload_off="OFF",
+            icon="mdi:train",
+        )
         out.append((_topic(s, "binary_sensor", f"slot{slot}_public"), config))
     return out
 
 
 def _sensors(s: MqttSettings, version: str) -> list[tuple[str, dict[str, object]]]:
     """sensor.mqtt: state_topic with a value_template over the state or game JSON."""
-    specs = [("turn", "Whose turn", "state", _TURN, "mdi:account-arrow-right"),
-             ("round", "Round", "state", _GAME % "round", "mdi:counter"),
-             ("engine", "Engine", "state", _GAME % "engine", "mdi:domino-mask"),
-             ("phase", "Phase", "state", _GAME % "phase", "mdi:timeline-clock"),
-             ("leader", "Leader", "game", _LEADER, "mdi:trophy")]
+    specs = [
+        ("turn", "Whose turn", "state", _TURN, "mdi:account-arrow-right"),
+        ("round", "Round", "state", _GAME % "round", "mdi:counter"),
+        ("engine", "Engine", "state", _GAME % "engine", "mdi:domino-mask"),
+        ("phase", "Phase", "state", _GAME % "phase", "mdi:timeline-clock"),
+        ("leader", "Leader", "game", _LEADER, "mdi:trophy"),
+    ]
     out = []
     for object_id, name, topic, template, icon in specs:
         config = _common(s, version, object_id, name)
@@ -100,10 +115,14 @@ def _triggers(s: MqttSettings, version: str) -> list[tuple[str, dict[str, object
         for gesture in GESTURES:
             object_id = f"{subtype.replace('_', '')}_{gesture}"
             config: dict[str, object] = {
-                "automation_type": "trigger", "topic": action_topic(s, slot),
-                "payload": gesture, "type": TRIGGER_TYPES[gesture], "subtype": subtype,
-                "device": device(s, version), "origin": {"name": "mtrain-hub",
-                                                         "sw_version": version}}
+                "automation_type": "trigger",
+                "topic": action_topic(s, slot),
+                "payload": gesture,
+                "type": TRIGGER_TYPES[gesture],
+                "subtype": subtype,
+                "device": device(s, version),
+                "origin": {"name": "mtrain-hub", "sw_version": version},
+            }
             out.append((_topic(s, "device_automation", object_id), config))
     return out
 
@@ -112,18 +131,36 @@ def _controls(s: MqttSettings, version: str) -> list[tuple[str, dict[str, object
     """number.mqtt, select.mqtt, switch.mqtt, button.mqtt: the settings and undo."""
     settings_topic = f"{s.root}/settings"
     volume = _common(s, version, "volume", "Volume")
-    volume.update(command_topic=f"{s.root}/cmd/volume", state_topic=settings_topic,
-                  value_template="{{ value_json.volume }}", min=0.0, max=1.0, step=0.05,
-                  mode="slider", icon="mdi:volume-high", entity_category="config")
+    volume.update(
+        command_topic=f"{s.root}/cmd/volume",
+        state_topic=settings_topic,
+        value_template="{{ value_json.volume }}",
+        min=0.0,
+        max=1.0,
+        step=0.05,
+        mode="slider",
+        icon="mdi:volume-high",
+        entity_category="config",
+    )
     quiet = _common(s, version, "quiet", "Quiet mode")
-    quiet.update(command_topic=f"{s.root}/cmd/quiet", state_topic=settings_topic,
-                 value_template="{{ value_json.quiet }}", options=QUIET_OPTIONS,
-                 icon="mdi:volume-off", entity_category="config")
+    quiet.update(
+        command_topic=f"{s.root}/cmd/quiet",
+        state_topic=settings_topic,
+        value_template="{{ value_json.quiet }}",
+        options=QUIET_OPTIONS,
+        icon="mdi:volume-off",
+        entity_category="config",
+    )
     chime = _common(s, version, "turn_chime", "Turn chime")
-    chime.update(command_topic=f"{s.root}/cmd/turn_chime", state_topic=settings_topic,
-                 value_template="{{ 'ON' if value_json.turn_chime else 'OFF' }}",
-                 payload_on="ON", payload_off="OFF", icon="mdi:bell-ring",
-                 entity_category="config")
+    chime.update(
+        command_topic=f"{s.root}/cmd/turn_chime",
+        state_topic=settings_topic,
+        value_template="{{ 'ON' if value_json.turn_chime else 'OFF' }}",
+        payload_on="ON",
+        payload_off="OFF",
+        icon="mdi:bell-ring",
+        entity_category="config",
+    )
     undo = _common(s, version, "undo", "Undo last table action")
     undo.update(command_topic=f"{s.root}/cmd/undo", payload_press="PRESS", icon="mdi:undo")
     entities = {"volume": volume, "quiet": quiet, "turn_chime": chime, "undo": undo}
@@ -135,7 +172,10 @@ def messages(s: MqttSettings, version: str) -> list[tuple[str, dict[str, object]
     commands off, the controls' topics get ``None`` (an empty retained message, which
     removes an entity an earlier run with commands on created)."""
     out: list[tuple[str, dict[str, object] | None]] = [
-        *_public_trains(s, version), *_sensors(s, version), *_triggers(s, version)]
+        *_public_trains(s, version),
+        *_sensors(s, version),
+        *_triggers(s, version),
+    ]
     if s.commands:
         out.extend(_controls(s, version))
     else:

@@ -39,8 +39,15 @@ class BrokerLink(Protocol):
     def start(self) -> None:
         """Connect in the background."""
 
-    def publish(self, topic: str, payload: str | bytes, *, retain: bool = False,
-                qos: int = 1, json: bool = False) -> bool:
+    def publish(
+        self,
+        topic: str,
+        payload: str | bytes,
+        *,
+        retain: bool = False,
+        qos: int = 1,
+        json: bool = False,
+    ) -> bool:
         """Send one message; False if not sent."""
         ...
 
@@ -58,12 +65,18 @@ def _dumps(payload: object) -> str:
 class MqttPublisher:
     """Publishes one hub's news; see the module docstring and docs/mqtt.md."""
 
-    def __init__(self, settings: MqttSettings, link_factory: LinkFactory, *,
-                 snapshot: Callable[[], dict[str, Any]],
-                 load_game: Callable[[int], dict[str, Any] | None],
-                 settings_now: Callable[[], dict[str, Any]],
-                 on_status: Callable[[dict[str, Any]], None],
-                 commands: HubCommands | None = None, version: str = "") -> None:
+    def __init__(
+        self,
+        settings: MqttSettings,
+        link_factory: LinkFactory,
+        *,
+        snapshot: Callable[[], dict[str, Any]],
+        load_game: Callable[[int], dict[str, Any] | None],
+        settings_now: Callable[[], dict[str, Any]],
+        on_status: Callable[[dict[str, Any]], None],
+        commands: HubCommands | None = None,
+        version: str = "",
+    ) -> None:
         self.settings = settings
         self.root = settings.root
         self.version = version
@@ -82,13 +95,15 @@ class MqttPublisher:
         self._stopping = False
         self._thread: threading.Thread | None = None
         self.published = 0
-        handlers = LinkHandlers(connected=self._connected, disconnected=self.outbox.wake.set,
-                                message=self._message)
+        handlers = LinkHandlers(
+            connected=self._connected, disconnected=self.outbox.wake.set, message=self._message
+        )
         subscriptions = [f"{settings.discovery_prefix}/status"] if settings.discovery else []
         if self._commands is not None:
             subscriptions.append(f"{self.root}/cmd/#")
-        self.link = link_factory(handlers, Will(f"{self.root}/status", "offline"),
-                                 tuple(subscriptions))
+        self.link = link_factory(
+            handlers, Will(f"{self.root}/status", "offline"), tuple(subscriptions)
+        )
 
     # --- the loop thread's side: never waits ---------------------------------------
 
@@ -178,8 +193,12 @@ class MqttPublisher:
         if not self.settings.discovery:
             return
         for topic, config in discovery.messages(self.settings, self.version):
-            self.link.publish(topic, "" if config is None else _dumps(config), retain=True,
-                              json=config is not None)
+            self.link.publish(
+                topic,
+                "" if config is None else _dumps(config),
+                retain=True,
+                json=config is not None,
+            )
 
     def _publish_retained(self) -> None:
         latest, events = self.outbox.take()  # the newest values, not the ones before them
@@ -230,8 +249,9 @@ class MqttPublisher:
         if isinstance(entry, dict) and entry.get("kind") in GESTURES:
             slot = entry.get("slot")
             if isinstance(slot, int):
-                self._send(discovery.action_topic(self.settings, slot),
-                           GESTURES[str(entry["kind"])])
+                self._send(
+                    discovery.action_topic(self.settings, slot), GESTURES[str(entry["kind"])]
+                )
         return True
 
     # --- commands and status -----------------------------------------------------------
@@ -245,7 +265,7 @@ class MqttPublisher:
                 return
             if self._commands is None or not topic.startswith(prefix):
                 continue
-            name = topic[len(prefix):]
+            name = topic[len(prefix) :]
             try:
                 command = parse(name, payload)
                 self._commands.run(command)
@@ -255,16 +275,22 @@ class MqttPublisher:
 
     def status(self) -> dict[str, Any]:
         """The snapshot extra ``mqtt``: enabled, connected, dropped events."""
-        return {"enabled": True, "connected": bool(self.link.connected),
-                "dropped": self.outbox.dropped}
+        return {
+            "enabled": True,
+            "connected": bool(self.link.connected),
+            "dropped": self.outbox.dropped,
+        }
 
     def _report(self, force: bool = False) -> None:
         now = time.monotonic()
         key = (bool(self.link.connected), self.outbox.dropped)
         if key == self._reported:
             return
-        if not force and key[0] == (self._reported or (None,))[0] and \
-                now - self._reported_at < STATUS_EVERY_S:
+        if (
+            not force
+            and key[0] == (self._reported or (None,))[0]
+            and now - self._reported_at < STATUS_EVERY_S
+        ):
             return  # only the drop count changed: say so at most once a second
         self._reported, self._reported_at = key, now
         self._on_status(self.status())

@@ -51,16 +51,20 @@ def parse_url(url: str) -> tuple[str, int, bool]:
     except ValueError:
         raise ValueError(f"mqtt.url: {url!r}: the port is not a number from 1 to 65535") from None
     if not parts.hostname or parts.path not in ("", "/") or parts.query or parts.username:
-        raise ValueError(f"mqtt.url: {url!r}: expected mqtt://HOST[:PORT] (credentials go in "
-                         "mqtt.username and mqtt.password_file)")
+        raise ValueError(
+            f"mqtt.url: {url!r}: expected mqtt://HOST[:PORT] (credentials go in "
+            "mqtt.username and mqtt.password_file)"
+        )
     return parts.hostname, port, tls
 
 
 def check_mqtt(hub_id: str, mqtt: dict[str, Any]) -> None:
     """Raise ``ValueError`` naming the key when the ``[mqtt]`` section is not usable."""
     if not _TOPIC_LEVEL.match(hub_id):
-        raise ValueError(f"hub.hub_id: {hub_id!r}: use 1 to 64 letters, digits, - or _ "
-                         "(it is an MQTT topic level)")
+        raise ValueError(
+            f"hub.hub_id: {hub_id!r}: use 1 to 64 letters, digits, - or _ "
+            "(it is an MQTT topic level)"
+        )
     if mqtt["url"]:
         parse_url(mqtt["url"])
     if not 1 <= mqtt["port"] <= 65535:
@@ -71,8 +75,10 @@ def check_mqtt(hub_id: str, mqtt: dict[str, Any]) -> None:
         raise ValueError(f"mqtt.outbox: {mqtt['outbox']!r} is out of range (16 to 100000)")
     for key in ("base_topic", "discovery_prefix"):
         if not _BASE_TOPIC.match(mqtt[key]):
-            raise ValueError(f"mqtt.{key}: {mqtt[key]!r}: use topic levels of letters, "
-                             "digits, - or _, separated by /")
+            raise ValueError(
+                f"mqtt.{key}: {mqtt[key]!r}: use topic levels of letters, "
+                "digits, - or _, separated by /"
+            )
     if mqtt["password_file"] and not mqtt["username"]:
         raise ValueError("mqtt.password_file: needs mqtt.username too")
     if mqtt["scorepad_url"] and urlsplit(mqtt["scorepad_url"]).scheme not in ("http", "https"):
@@ -103,8 +109,18 @@ def settings(config: dict[str, Any]) -> MqttSettings:
     if mqtt["ca_file"]:
         _read_secret("ca_file", mqtt["ca_file"])
     return MqttSettings(
-        host=host, port=port, hub_id=config["hub"]["hub_id"], base_topic=mqtt["base_topic"],
-        keepalive=mqtt["keepalive"], username=mqtt["username"], password=password, tls=tls,
-        ca_file=mqtt["ca_file"], commands=mqtt["commands"], discovery=mqtt["discovery"],
-        discovery_prefix=mqtt["discovery_prefix"], scorepad_url=mqtt["scorepad_url"],
-        outbox=mqtt["outbox"])
+        host=host,
+        port=port,
+        hub_id=config["hub"]["hub_id"],
+        base_topic=mqtt["base_topic"],
+        keepalive=mqtt["keepalive"],
+        username=mqtt["username"],
+        password=password,
+        tls=tls,
+        ca_file=mqtt["ca_file"],
+        commands=mqtt["commands"],
+        discovery=mqtt["discovery"],
+        discovery_prefix=mqtt["discovery_prefix"],
+        scorepad_url=mqtt["scorepad_url"],
+        outbox=mqtt["outbox"],
+    )

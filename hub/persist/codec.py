@@ -30,8 +30,11 @@ def _registry() -> dict[str, type]:
     found: dict[str, type] = {}
     for module in (events, state):
         for name, value in vars(module).items():
-            if isinstance(value, type) and dataclasses.is_dataclass(value) and (
-                    value.__module__ == module.__name__):
+            if (
+                isinstance(value, type)
+                and dataclasses.is_dataclass(value)
+                and (value.__module__ == module.__name__)
+            ):
                 found[name] = value
     return found
 

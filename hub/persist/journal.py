@@ -109,8 +109,14 @@ class FileJournal:
         for number, line in enumerate(lines, 1):
             record = unframe(line)
             if record is None:
-                log.warning("journal: %s: line %d of %d is torn or damaged; replaying the "
-                            "%d records before it", self.path, number, len(lines), number - 1)
+                log.warning(
+                    "journal: %s: line %d of %d is torn or damaged; replaying the "
+                    "%d records before it",
+                    self.path,
+                    number,
+                    len(lines),
+                    number - 1,
+                )
                 break
             records.append(record)
         return records
@@ -195,7 +201,7 @@ class MemoryJournal:
 
     def power_cut(self) -> None:
         """Lose every record not synced."""
-        del self.records[self.synced:]
+        del self.records[self.synced :]
 
     def _check(self) -> None:
         if self.fail is not None:
@@ -214,8 +220,9 @@ class JournalWriter:
     loop thread, :meth:`hand_off` passes a batch to ``writer``'s thread, which writes it
     and fsyncs once the newest batch handed off is written."""
 
-    def __init__(self, journal: Journal, writer: Writer,
-                 compact_after: int = COMPACT_AFTER) -> None:
+    def __init__(
+        self, journal: Journal, writer: Writer, compact_after: int = COMPACT_AFTER
+    ) -> None:
         self._journal = journal
         self._writer = writer
         self._compact_after = compact_after
@@ -295,8 +302,12 @@ class JournalWriter:
         """A write or fsync failed: the next batch starts a whole new segment."""
         self._broken = True
         if not self._failing:
-            log.error("journal: cannot write %s (%s); the table will not survive a "
-                      "crash until a write succeeds", _where(self._journal), exc)
+            log.error(
+                "journal: cannot write %s (%s); the table will not survive a "
+                "crash until a write succeeds",
+                _where(self._journal),
+                exc,
+            )
         self._failing = True
 
     def _due(self, table: Table) -> bool:

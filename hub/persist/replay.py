@@ -74,16 +74,21 @@ def read(journal: Journal) -> tuple[Table, list[Event]] | None:
             raise CodecError(f"version {records[0].get('v')!r}, this hub reads {VERSION}")
         table = decode_table(records[0].get("table"))
     except CodecError as exc:
-        log.warning("journal: its checkpoint is unusable (%s); the table starts from "
-                    "the store", exc)
+        log.warning(
+            "journal: its checkpoint is unusable (%s); the table starts from the store", exc
+        )
         return None
     events: list[Event] = []
     for number, record in enumerate(records[1:], 2):
         try:
             events.append(decode_event(record.get("event")))
         except CodecError as exc:
-            log.warning("journal: record %d does not decode (%s); replaying the %d "
-                        "events before it", number, exc, len(events))
+            log.warning(
+                "journal: record %d does not decode (%s); replaying the %d events before it",
+                number,
+                exc,
+                len(events),
+            )
             break
     return table, events
 
@@ -102,9 +107,17 @@ def settle(table: Table, timings: Timings) -> Table:
     """``table`` without anything timed by the old process's clock (see the module)."""
     markers = tuple(MarkerInput(raw=m.present, present=m.present) for m in table.markers)
     history = tuple(evolve(m, last_end=None) for m in table.history)
-    return evolve(table, timings=timings, buttons=tuple(ButtonInput() for _ in SLOTS),
-                  centre=ButtonInput(), markers=markers, due=None, claim=None,
-                  last_end=None, history=history)
+    return evolve(
+        table,
+        timings=timings,
+        buttons=tuple(ButtonInput() for _ in SLOTS),
+        centre=ButtonInput(),
+        markers=markers,
+        due=None,
+        claim=None,
+        last_end=None,
+        history=history,
+    )
 
 
 def recover(journal: Journal, store: Store, timings: Timings, now: float) -> Recovered:
@@ -120,8 +133,10 @@ def recover(journal: Journal, store: Store, timings: Timings, now: float) -> Rec
     caught = catch_up(table, store, now)
     if caught is None:
         game = table.game
-        log.warning("journal: the store has moved on from %s; the round starts from the "
-                    "store", "no game" if game is None else f"game {game.id} round {game.round}")
+        log.warning(
+            "journal: the store has moved on from %s; the round starts from the store",
+            "no game" if game is None else f"game {game.id} round {game.round}",
+        )
         return Recovered(fresh, resume=True, markers=markers)
     log.info("journal: table rebuilt from %d events: %s", len(events), describe(caught))
     return Recovered(caught, resume=False, markers=markers)
@@ -158,8 +173,10 @@ def describe(table: Table) -> str:
         return "no game"
     public = [s for s in SLOTS if table.public(s)]
     doubles = [d.slot for d in table.doubles]
-    return (f"game {game.id} round {game.round} {game.phase}, turn {table.turn}, "
-            f"public {public}, doubles {doubles}")
+    return (
+        f"game {game.id} round {game.round} {game.phase}, turn {table.turn}, "
+        f"public {public}, doubles {doubles}"
+    )
 
 
 def log_differences(markers: tuple[bool, ...], read: tuple[bool, ...]) -> None:
@@ -167,8 +184,12 @@ def log_differences(markers: tuple[bool, ...], read: tuple[bool, ...]) -> None:
     sensor wins (the caller applies the reading)."""
     for slot, (had, has) in enumerate(zip(markers, read, strict=True), 1):
         if had != has:
-            log.warning("journal: slot %d: marker %s in the journal, %s on the sensor; "
-                        "the sensor wins", slot, _on(had), _on(has))
+            log.warning(
+                "journal: slot %d: marker %s in the journal, %s on the sensor; the sensor wins",
+                slot,
+                _on(had),
+                _on(has),
+            )
 
 
 def _on(present: bool) -> str:

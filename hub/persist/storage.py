@@ -54,9 +54,11 @@ def _stamp(now: datetime | None = None) -> str:
 
 def restore_hint(state_dir: Path) -> str:
     """The restore command for ``state_dir``."""
-    return (f"stop the hub, then run 'mtrain-hub restore --state-dir {state_dir}' to list "
-            "the backups and 'mtrain-hub restore --state-dir ... FILE' to put one back "
-            "(the current file is kept beside it, never deleted)")
+    return (
+        f"stop the hub, then run 'mtrain-hub restore --state-dir {state_dir}' to list "
+        "the backups and 'mtrain-hub restore --state-dir ... FILE' to put one back "
+        "(the current file is kept beside it, never deleted)"
+    )
 
 
 def make_private(state_dir: Path) -> None:
@@ -82,9 +84,11 @@ def check_state_dir(state_dir: Path) -> None:
             pass
     except OSError as exc:
         raise StorageProblem(
-            state_dir, f"the state folder cannot be written ({exc.strerror or exc})",
+            state_dir,
+            f"the state folder cannot be written ({exc.strerror or exc})",
             "check that the disk is mounted read-write and not full, and that the hub's "
-            "user owns the folder") from None
+            "user owns the folder",
+        ) from None
 
 
 def _integrity(db: Path) -> str:
@@ -108,16 +112,17 @@ def check_database(db: Path, backups: Backups) -> None:
     if not db.exists() or db.stat().st_size == 0:
         if latest is not None:
             state = "missing" if not db.exists() else "empty"
-            raise StorageProblem(db, f"the game database is {state}, but backups of "
-                                 f"earlier games exist (newest: {latest.name})",
-                                 f"{hint}; or, to start afresh, move the folder "
-                                 f"{backups.folder} away")
+            raise StorageProblem(
+                db,
+                f"the game database is {state}, but backups of "
+                f"earlier games exist (newest: {latest.name})",
+                f"{hint}; or, to start afresh, move the folder {backups.folder} away",
+            )
         return
     with open(db, "rb") as f:
         header = f.read(len(SQLITE_HEADER))
     if header != SQLITE_HEADER:
-        raise StorageProblem(db, "the game database is damaged: its header is not "
-                             "SQLite's", hint)
+        raise StorageProblem(db, "the game database is damaged: its header is not SQLite's", hint)
     found = _integrity(db)
     if found != "ok":
         raise StorageProblem(db, f"the game database is damaged: {found}", hint)
@@ -155,7 +160,7 @@ class Backups:
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         target = self.folder / f"games-{_stamp(now)}-{reason}.db"
         _copy_db(db, target)
-        for old in self.list()[self.keep:]:
+        for old in self.list()[self.keep :]:
             old.unlink()
         return target
 
@@ -164,8 +169,9 @@ class Backups:
         new path is returned, None when there was none). The hub must be stopped."""
         found = _integrity(backup)
         if found != "ok":
-            raise StorageProblem(backup, f"this backup is damaged too: {found}",
-                                 "choose another backup")
+            raise StorageProblem(
+                backup, f"this backup is damaged too: {found}", "choose another backup"
+            )
         kept = None
         if db.exists():
             kept = db.with_name(f"{db.name}.replaced-{_stamp()}")
@@ -200,8 +206,13 @@ class BackupService:
     """Takes a backup after every finished game (:meth:`request`) and once a day, on
     its own thread: the loop thread and the requests never wait for the copy."""
 
-    def __init__(self, backups: Backups, db: Path, every_s: float = DAY_S,
-                 on_error: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        backups: Backups,
+        db: Path,
+        every_s: float = DAY_S,
+        on_error: Callable[[str], None] | None = None,
+    ) -> None:
         self._backups = backups
         self._db = db
         self._every_s = every_s

@@ -24,20 +24,51 @@ DEFAULT_MARKER_PINS = [23, 24, 25, 12, 16, 7, 8, 11]
 DEFAULT_CENTRE_PIN = 10
 
 DEFAULTS: dict[str, dict[str, Any]] = {
-    "hub": {"backend": "auto", "hub_id": "mtrain", "state_dir": "state",
-            "default_rules": DEFAULT_RULES},
+    "hub": {
+        "backend": "auto",
+        "hub_id": "mtrain",
+        "state_dir": "state",
+        "default_rules": DEFAULT_RULES,
+    },
     "web": {"host": "0.0.0.0", "port": 8080, "threads": 16, "streams": 500},
-    "gestures": {"tap_max_ms": 1000, "long_hold_ms": 3000, "bounce_ms": 30,
-                 "flicker_ms": 80, "centre_long_hold_ms": 2000, "last_tile_ms": 600},
-    "pins": {"buttons": DEFAULT_BUTTON_PINS, "markers": DEFAULT_MARKER_PINS,
-             "centre": DEFAULT_CENTRE_PIN},
-    "sound": {"enabled": True, "device": "default", "volume": 0.8, "quiet": "off",
-              "quiet_hours": "", "quiet_hours_mode": "mute"},
+    "gestures": {
+        "tap_max_ms": 1000,
+        "long_hold_ms": 3000,
+        "bounce_ms": 30,
+        "flicker_ms": 80,
+        "centre_long_hold_ms": 2000,
+        "last_tile_ms": 600,
+    },
+    "pins": {
+        "buttons": DEFAULT_BUTTON_PINS,
+        "markers": DEFAULT_MARKER_PINS,
+        "centre": DEFAULT_CENTRE_PIN,
+    },
+    "sound": {
+        "enabled": True,
+        "device": "default",
+        "volume": 0.8,
+        "quiet": "off",
+        "quiet_hours": "",
+        "quiet_hours_mode": "mute",
+    },
     # MQTT is off unless ``url`` or ``host`` names a broker (docs/mqtt.md).
-    "mqtt": {"url": "", "host": "", "port": 1883, "base_topic": "mtrain", "keepalive": 60,
-             "username": "", "password_file": "", "tls": False, "ca_file": "",
-             "commands": False, "discovery": True, "discovery_prefix": "homeassistant",
-             "scorepad_url": "", "outbox": 256},
+    "mqtt": {
+        "url": "",
+        "host": "",
+        "port": 1883,
+        "base_topic": "mtrain",
+        "keepalive": 60,
+        "username": "",
+        "password_file": "",
+        "tls": False,
+        "ca_file": "",
+        "commands": False,
+        "discovery": True,
+        "discovery_prefix": "homeassistant",
+        "scorepad_url": "",
+        "outbox": 256,
+    },
     "serial": {"port": "", "baud": 115200},
     "leds": {"pixels": 24, "brightness": 0.6},
 }
@@ -78,8 +109,7 @@ def _check_choice(key: str, value: object, allowed: tuple[Any, ...]) -> None:
 def _check_pins(pins: dict[str, Any]) -> None:
     for key in ("buttons", "markers"):
         if len(pins[key]) != 8:
-            raise ConfigError(f"pins.{key}: expected 8 BCM pin numbers 0-27, "
-                              f"got {pins[key]!r}")
+            raise ConfigError(f"pins.{key}: expected 8 BCM pin numbers 0-27, got {pins[key]!r}")
     try:
         check_pins(pins)
     except PinClash as exc:
@@ -92,8 +122,10 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
     for section, values in config.items():
         for key, value in values.items():
             if (section, key) == ("mqtt", "password"):
-                raise ConfigError("mqtt.password: keep the password out of the config: put it "
-                                  "in a file only the hub can read, named by mqtt.password_file")
+                raise ConfigError(
+                    "mqtt.password: keep the password out of the config: put it "
+                    "in a file only the hub can read, named by mqtt.password_file"
+                )
             if key not in DEFAULTS[section]:
                 allowed = ", ".join(DEFAULTS[section])
                 raise ConfigError(f"{section}.{key}: unknown key (allowed: {allowed})")
@@ -113,8 +145,9 @@ def _check_values(c: dict[str, Any]) -> None:
     _check_range("gestures.long_hold_ms", g["long_hold_ms"], g["tap_max_ms"] + 1, 20000)
     _check_range("gestures.bounce_ms", g["bounce_ms"], 0, 200)
     _check_range("gestures.flicker_ms", g["flicker_ms"], 0, 2000)
-    _check_range("gestures.centre_long_hold_ms", g["centre_long_hold_ms"],
-                 g["tap_max_ms"] + 1, 20000)
+    _check_range(
+        "gestures.centre_long_hold_ms", g["centre_long_hold_ms"], g["tap_max_ms"] + 1, 20000
+    )
     _check_range("gestures.last_tile_ms", g["last_tile_ms"], 100, 3000)
     _check_pins(c["pins"])
     _check_range("sound.volume", c["sound"]["volume"], 0.0, 1.0)
@@ -146,9 +179,11 @@ BAUDS = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600)
 def _check_serial(serial: dict[str, Any]) -> None:
     port = serial["port"]
     if port and not port.startswith("/"):
-        raise ConfigError(f"serial.port: expected a device path such as /dev/ttyACM0 or "
-                          f"/dev/serial/by-id/..., got {port!r} (empty: find the hub box "
-                          "by its USB id)")
+        raise ConfigError(
+            f"serial.port: expected a device path such as /dev/ttyACM0 or "
+            f"/dev/serial/by-id/..., got {port!r} (empty: find the hub box "
+            "by its USB id)"
+        )
     _check_choice("serial.baud", serial["baud"], BAUDS)
 
 
@@ -175,11 +210,14 @@ def load(path: str | Path | None = None, overrides: dict[str, Any] | None = None
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"config file {path}: not valid TOML: {exc}") from None
         except UnicodeDecodeError as exc:
-            raise ConfigError(f"config file {path}: not UTF-8 text (byte {exc.start} is "
-                              f"0x{exc.object[exc.start]:02x}); save it as UTF-8") from None
+            raise ConfigError(
+                f"config file {path}: not UTF-8 text (byte {exc.start} is "
+                f"0x{exc.object[exc.start]:02x}); save it as UTF-8"
+            ) from None
         except OSError as exc:
-            raise ConfigError(f"config file {path}: cannot be read: "
-                              f"{exc.strerror or exc}") from None
+            raise ConfigError(
+                f"config file {path}: cannot be read: {exc.strerror or exc}"
+            ) from None
     _check_sections(from_file)
     config = merged(from_file)
     for section, values in (overrides or {}).items():
@@ -199,7 +237,11 @@ def timings(config: dict[str, Any]) -> Timings:
     """The core's gesture timings (seconds) from the config's milliseconds."""
 
     g = config["gestures"]
-    return Timings(tap_max=g["tap_max_ms"] / 1000, long_hold=g["long_hold_ms"] / 1000,
-                   bounce=g["bounce_ms"] / 1000, flicker=g["flicker_ms"] / 1000,
-                   centre_long_hold=g["centre_long_hold_ms"] / 1000,
-                   last_tile=g["last_tile_ms"] / 1000)
+    return Timings(
+        tap_max=g["tap_max_ms"] / 1000,
+        long_hold=g["long_hold_ms"] / 1000,
+        bounce=g["bounce_ms"] / 1000,
+        flicker=g["flicker_ms"] / 1000,
+        centre_long_hold=g["centre_long_hold_ms"] / 1000,
+        last_tile=g["last_tile_ms"] / 1000,
+    )

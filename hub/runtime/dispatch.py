@@ -41,8 +41,14 @@ class EffectDispatcher:
     player nor the phones (no ``sound`` toast) nor the log.
     """
 
-    def __init__(self, sound: SoundPlayer, lights: Lights, eventlog: EventLog,
-                 broadcaster: Broadcaster, policy: SoundPolicy) -> None:
+    def __init__(
+        self,
+        sound: SoundPlayer,
+        lights: Lights,
+        eventlog: EventLog,
+        broadcaster: Broadcaster,
+        policy: SoundPolicy,
+    ) -> None:
         self.sound = sound
         self.leds = lights
         self.eventlog = eventlog

@@ -16,8 +16,13 @@ from collections.abc import Mapping
 from typing import TextIO
 
 # syslog priorities (RFC 5424) of the logging levels.
-PRIORITIES = {logging.CRITICAL: 2, logging.ERROR: 3, logging.WARNING: 4, logging.INFO: 6,
-              logging.DEBUG: 7}
+PRIORITIES = {
+    logging.CRITICAL: 2,
+    logging.ERROR: 3,
+    logging.WARNING: 4,
+    logging.INFO: 6,
+    logging.DEBUG: 7,
+}
 TERMINAL_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 # The flags of a subcommand that logs debug lines too (``configure(verbose=True)``):
 # ``run``, ``demo`` and ``board`` take them, and the CLI hands ``verbose`` on here.
@@ -57,8 +62,9 @@ def under_journal(stream: TextIO, environ: Mapping[str, str]) -> bool:
     return (info.st_dev, info.st_ino) == (device, inode)
 
 
-def configure(verbose: bool = False, environ: Mapping[str, str] | None = None,
-              stream: TextIO | None = None) -> bool:
+def configure(
+    verbose: bool = False, environ: Mapping[str, str] | None = None, stream: TextIO | None = None
+) -> bool:
     """Send the hub's logging to ``stream`` (stderr); returns True when that is the journal.
 
     Like :func:`logging.basicConfig`, it leaves a logging set up before alone (pytest's).
@@ -75,8 +81,9 @@ def configure(verbose: bool = False, environ: Mapping[str, str] | None = None,
     return journal
 
 
-def print_error(text: str, stream: TextIO | None = None,
-                environ: Mapping[str, str] | None = None) -> None:
+def print_error(
+    text: str, stream: TextIO | None = None, environ: Mapping[str, str] | None = None
+) -> None:
     """Print an error for a person on ``stream`` (stderr), at error level in the journal.
 
     For messages that must reach the terminal whatever logging does (a refused start).

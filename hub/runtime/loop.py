@@ -68,9 +68,15 @@ class HubLoop:
     :meth:`drain` processes events inline (the soak runs that way, on a virtual clock).
     """
 
-    def __init__(self, table: Table, clock: Clock, dispatch: Callable[[list[Effect]], None],
-                 backend: str, on_state: Callable[[Snapshot], None] | None = None,
-                 journal: JournalWriter | None = None) -> None:
+    def __init__(
+        self,
+        table: Table,
+        clock: Clock,
+        dispatch: Callable[[list[Effect]], None],
+        backend: str,
+        on_state: Callable[[Snapshot], None] | None = None,
+        journal: JournalWriter | None = None,
+    ) -> None:
         self._table = table
         self._journal = journal
         self._clock = clock
@@ -248,6 +254,7 @@ class HubLoop:
                 future.set_result(snapshot)
             else:
                 future.set_exception(error)
+
         self._journal.written().add_done_callback(written)
 
     def _restore(self, table: Table) -> None:
@@ -300,10 +307,19 @@ class HubLoop:
         def rebuild(table: Table) -> None:
             self.extras[key] = value
             self._announce()
+
         self._queue.put(_Call(rebuild))
 
     @staticmethod
     def _visible(table: Table) -> tuple[object, ...]:
-        return (table.game, table.turn, table.doubles, table.went_out,
-                tuple(m.present for m in table.markers), table.by_hand, table.one_tile,
-                len(table.history), table.claim)
+        return (
+            table.game,
+            table.turn,
+            table.doubles,
+            table.went_out,
+            tuple(m.present for m in table.markers),
+            table.by_hand,
+            table.one_tile,
+            len(table.history),
+            table.claim,
+        )

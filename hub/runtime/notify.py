@@ -164,12 +164,15 @@ class WatchdogFeeder:
             if not self._answered.is_set():
                 missed += 1
                 if missed == 1:  # once per hang: the journal is not flooded
-                    log.warning("the hub loop has not answered for %.1f s; "
-                                "no watchdog ping until it does", interval)
+                    log.warning(
+                        "the hub loop has not answered for %.1f s; no watchdog ping until it does",
+                        interval,
+                    )
                 continue
             if missed:
-                log.warning("the hub loop answers again (after about %.1f s)",
-                            interval * (missed + 1))
+                log.warning(
+                    "the hub loop answers again (after about %.1f s)", interval * (missed + 1)
+                )
                 missed = 0
             self._answered.clear()
             try:
@@ -204,8 +207,9 @@ class LoopFreezer:
             return
         self._frozen = True
         self._thawed.clear()
-        log.warning("SIGUSR2: freezing the hub loop (sim backend test hook); "
-                    "SIGUSR2 again thaws it")
+        log.warning(
+            "SIGUSR2: freezing the hub loop (sim backend test hook); SIGUSR2 again thaws it"
+        )
         # The call waits on the loop; a helper thread keeps the signal handler short.
         threading.Thread(target=self._freeze, name="freeze", daemon=True).start()
 

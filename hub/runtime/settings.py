@@ -78,7 +78,8 @@ class Settings:
                 os.fsync(f.fileno())
             os.replace(tmp, self.path)
         except OSError as exc:
-            raise StorageFault(f"{self.path}: the settings cannot be saved "
-                               f"({exc.strerror or exc})") from None
+            raise StorageFault(
+                f"{self.path}: the settings cannot be saved ({exc.strerror or exc})"
+            ) from None
         self.values = values
         return dict(self.values)

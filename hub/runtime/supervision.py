@@ -52,11 +52,14 @@ def _broker(config: dict[str, Any]) -> str:
 def start_line(hub: Any, host: str, port: int) -> str:
     """The one line each start logs: version, backend, devices, broker and address."""
     serial = hub.config.get("serial", {}).get("port") or (
-        "found by USB id" if hub.backend == "serial" else "none")
+        "found by USB id" if hub.backend == "serial" else "none"
+    )
     leds = type(hub.leds).__name__
     address = f"http://{'0.0.0.0' if host in ('', '0.0.0.0') else host}:{port}/"
-    return (f"mtrain-hub {version()}: backend {hub.backend}; {_sound(hub)}; "
-            f"serial {serial}; leds {leds}; {_broker(hub.config)}; scorepad on {address}")
+    return (
+        f"mtrain-hub {version()}: backend {hub.backend}; {_sound(hub)}; "
+        f"serial {serial}; leds {leds}; {_broker(hub.config)}; scorepad on {address}"
+    )
 
 
 class Supervision:

@@ -34,8 +34,9 @@ class Check:
     detail: str
 
 
-def check_config(path: str | None,
-                 overrides: dict[str, Any]) -> tuple[Check, dict[str, Any] | None]:
+def check_config(
+    path: str | None, overrides: dict[str, Any]
+) -> tuple[Check, dict[str, Any] | None]:
     """The config file loads and validates (the config's own errors name the key)."""
     where = path or "the defaults (no --config)"
     try:
@@ -53,8 +54,12 @@ def check_pin_map(config: dict[str, Any], backend: str) -> Check:
         uses = check_pins(config["pins"])
     except PinClash as exc:
         return Check("pins", FAIL, str(exc))
-    return Check("pins", PASS, f"{len(uses)} inputs on their own BCM pins, none clashing "
-                 "with I2S audio, the serial console or the ID EEPROM")
+    return Check(
+        "pins",
+        PASS,
+        f"{len(uses)} inputs on their own BCM pins, none clashing "
+        "with I2S audio, the serial console or the ID EEPROM",
+    )
 
 
 def check_pins_free(config: dict[str, Any], backend: str, factory: Any) -> Check:
@@ -68,8 +73,12 @@ def check_pins_free(config: dict[str, Any], backend: str, factory: Any) -> Check
         names = {use.pin: use.part for use in _uses(config)}
         pin, reason = busy[0]
         more = f" (and {len(busy) - 1} more)" if len(busy) > 1 else ""
-        return Check("pins free", FAIL, f"BCM {pin} ({names[pin]}) cannot be claimed: "
-                     f"{reason}{more}; is the hub running? sudo systemctl stop mtrain-hub")
+        return Check(
+            "pins free",
+            FAIL,
+            f"BCM {pin} ({names[pin]}) cannot be claimed: "
+            f"{reason}{more}; is the hub running? sudo systemctl stop mtrain-hub",
+        )
     return Check("pins free", PASS, f"all {len(_uses(config))} input pins claimed and released")
 
 
@@ -91,10 +100,14 @@ def check_sound(config: dict[str, Any], open_player: Callable[[str], Any] | None
 
             def open_player(name: str) -> Any:
                 return AlsaPlayer(device=name, retry_s=3600.0)
+
         player = open_player(device)
     except ImportError as exc:
-        return Check("sound device", FAIL, f"the ALSA player cannot load ({exc}): "
-                     "pip install '.[sound]' (needs libasound2-dev)")
+        return Check(
+            "sound device",
+            FAIL,
+            f"the ALSA player cannot load ({exc}): pip install '.[sound]' (needs libasound2-dev)",
+        )
     try:
         player.wait_ready(5.0)
         status = player.status()
@@ -121,6 +134,7 @@ def check_state_dir(config: dict[str, Any]) -> Check:
 
 def _mqtt_connect_packet(client_id: str, username: str, password: str) -> bytes:
     """An MQTT 3.1.1 CONNECT (clean session, 10 s keepalive)."""
+
     def text(s: str) -> bytes:
         raw = s.encode()
         return struct.pack("!H", len(raw)) + raw
@@ -136,8 +150,13 @@ def _mqtt_connect_packet(client_id: str, username: str, password: str) -> bytes:
             return b"\x10" + encoded + body
 
 
-CONNACK_REASONS = {1: "unacceptable protocol version", 2: "client id refused",
-                   3: "server unavailable", 4: "bad user name or password", 5: "not authorised"}
+CONNACK_REASONS = {
+    1: "unacceptable protocol version",
+    2: "client id refused",
+    3: "server unavailable",
+    4: "bad user name or password",
+    5: "not authorised",
+}
 
 
 def check_broker(config: dict[str, Any], timeout: float = 5.0) -> Check:

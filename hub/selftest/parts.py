@@ -65,8 +65,9 @@ def sound_player(config: dict[str, Any]) -> Any:
 
 
 @contextmanager
-def open_parts(config: dict[str, Any], *, factory: Any = None, sound: Any = None,
-               leds: Any = None) -> Iterator[Parts]:
+def open_parts(
+    config: dict[str, Any], *, factory: Any = None, sound: Any = None, leds: Any = None
+) -> Iterator[Parts]:
     """Open the inputs, the ring and the speaker of ``config``; close them on exit."""
     from hub.app import resolve_backend
 
@@ -74,8 +75,12 @@ def open_parts(config: dict[str, Any], *, factory: Any = None, sound: Any = None
     with ExitStack() as stack:
         player = sound if sound is not None else sound_player(config)
         stack.callback(player.close)
-        parts = Parts(backend, leds if leds is not None else RecordingLeds(), player.play,
-                      config["leds"]["pixels"])
+        parts = Parts(
+            backend,
+            leds if leds is not None else RecordingLeds(),
+            player.play,
+            config["leds"]["pixels"],
+        )
         if leds is None and (backend == "serial" or config["serial"]["port"]):
             _open_link(config, backend, parts, stack)
         if backend != "serial":
@@ -99,25 +104,40 @@ def _open_link(config: dict[str, Any], backend: str, parts: Parts, stack: ExitSt
             up.set()
 
     cfg = config["serial"]
-    link = SerialLink(cfg["port"], cfg["baud"], SystemClock().now, parts.post,
-                      inputs=backend == "serial", on_status=status)
+    link = SerialLink(
+        cfg["port"],
+        cfg["baud"],
+        SystemClock().now,
+        parts.post,
+        inputs=backend == "serial",
+        on_status=status,
+    )
     link.start()
     stack.callback(link.close)
     if not up.wait(LINK_WAIT_S):
-        raise ConfigError(f"serial.port: the hub box on {cfg['port'] or 'USB'} does not "
-                          f"answer within {LINK_WAIT_S:g} s (mtrain-hub selftest --check)")
+        raise ConfigError(
+            f"serial.port: the hub box on {cfg['port'] or 'USB'} does not "
+            f"answer within {LINK_WAIT_S:g} s (mtrain-hub selftest --check)"
+        )
     parts.leds = SerialLeds(link)
     parts.centre = backend == "serial"
 
 
-def _open_pins(config: dict[str, Any], backend: str, factory: Any, parts: Parts,
-               stack: ExitStack) -> None:
+def _open_pins(
+    config: dict[str, Any], backend: str, factory: Any, parts: Parts, stack: ExitStack
+) -> None:
     from hub.io.pins import SimPins, SlotInputs, make_factory
 
     factory = factory or make_factory(backend)
     pins = config["pins"]
-    inputs = SlotInputs(factory, pins["buttons"], pins["markers"], SystemClock(), parts.post,
-                        centre_pin=pins["centre"])
+    inputs = SlotInputs(
+        factory,
+        pins["buttons"],
+        pins["markers"],
+        SystemClock(),
+        parts.post,
+        centre_pin=pins["centre"],
+    )
     stack.callback(inputs.close)
     parts.centre = True
     if backend == "sim":

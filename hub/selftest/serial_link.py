@@ -21,8 +21,9 @@ def check_link(config: dict[str, Any], backend: str, wait: float = WAIT_S) -> Ch
     its protocol version, and drives as many pixels as the config says."""
     cfg = config["serial"]
     if not cfg["port"] and backend != "serial":
-        return Check("serial link", SKIP, "no [serial] port configured: no hub box, the "
-                     "ring stays dark")
+        return Check(
+            "serial link", SKIP, "no [serial] port configured: no hub box, the ring stays dark"
+        )
     from firmware_bridge.firmware import proto
     from firmware_bridge.link import SerialLink
 
@@ -32,8 +33,14 @@ def check_link(config: dict[str, Any], backend: str, wait: float = WAIT_S) -> Ch
         if value["connected"]:
             up.set()
 
-    link = SerialLink(cfg["port"], cfg["baud"], SystemClock().now, lambda event: None,
-                      inputs=False, on_status=status)
+    link = SerialLink(
+        cfg["port"],
+        cfg["baud"],
+        SystemClock().now,
+        lambda event: None,
+        inputs=False,
+        on_status=status,
+    )
     link.start()
     try:
         answered = up.wait(wait)
@@ -46,7 +53,15 @@ def check_link(config: dict[str, Any], backend: str, wait: float = WAIT_S) -> Ch
         return Check("serial link", FAIL, f"{where}: no answer to hello within {wait:g} s{why}")
     assert identity is not None
     if identity.pixels != config["leds"]["pixels"]:
-        return Check("serial link", FAIL, f"{where}: the hub box drives {identity.pixels} "
-                     f"pixels, leds.pixels says {config['leds']['pixels']}")
-    return Check("serial link", PASS, f"{where}: {identity.name}, protocol {identity.version} "
-                 f"(the hub's: {proto.VERSION}), {identity.pixels} pixels")
+        return Check(
+            "serial link",
+            FAIL,
+            f"{where}: the hub box drives {identity.pixels} "
+            f"pixels, leds.pixels says {config['leds']['pixels']}",
+        )
+    return Check(
+        "serial link",
+        PASS,
+        f"{where}: {identity.name}, protocol {identity.version} "
+        f"(the hub's: {proto.VERSION}), {identity.pixels} pixels",
+    )

@@ -37,9 +37,15 @@ class SelftestSession:
     ``reread_markers()`` tells the table to read the markers afresh.
     """
 
-    def __init__(self, wiring: Wiring, *, show: Callable[[Any], None],
-                 play: Callable[[str], None], running_game: Callable[[], int | None],
-                 reread_markers: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        wiring: Wiring,
+        *,
+        show: Callable[[Any], None],
+        play: Callable[[str], None],
+        running_game: Callable[[], int | None],
+        reread_markers: Callable[[], None],
+    ) -> None:
         self._wiring = wiring
         self._show = show
         self._play = play
@@ -64,8 +70,14 @@ class SelftestSession:
         """``running``, the step waiting and the results (of the last run, when over)."""
         with self._lock:
             if self._walk is None:
-                return {"running": False, "step": None, "steps": 0, "done": False,
-                        "passed": False, "results": []}
+                return {
+                    "running": False,
+                    "step": None,
+                    "steps": 0,
+                    "done": False,
+                    "passed": False,
+                    "results": [],
+                }
             return {"running": self._active, **self._walk.status()}
 
     def act(self, action: str) -> dict[str, Any]:
@@ -78,8 +90,9 @@ class SelftestSession:
             elif action in ("yes", "no"):
                 step = self._walk.current()
                 if step is None or not step.needs_answer:
-                    raise SelftestRefused(409, "action: this step waits for the hub, "
-                                          "not an answer (or skip it)")
+                    raise SelftestRefused(
+                        409, "action: this step waits for the hub, not an answer (or skip it)"
+                    )
                 self._walk.answer(action == "yes")
             elif action == "skip":
                 self._walk.skip()
@@ -92,8 +105,11 @@ class SelftestSession:
         if self._active:
             raise SelftestRefused(409, "action: a self-test is running already")
         if self._running_game() is not None:
-            raise SelftestRefused(409, "action: a game is being played: finish it (or end "
-                                  "it) before the self-test takes the hub")
+            raise SelftestRefused(
+                409,
+                "action: a game is being played: finish it (or end "
+                "it) before the self-test takes the hub",
+            )
         self._active = True
         self._walk = Walkthrough(plan(self._wiring), self._light, self._play)
 

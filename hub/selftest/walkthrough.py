@@ -56,8 +56,9 @@ class Result:
 class Wiring:
     """Where each part is wired, as a maker reads it on the board (BCM or Pico pins)."""
 
-    def __init__(self, backend: str, pins: dict[str, Any], sound_device: str,
-                 pixels: int = RING_PIXELS) -> None:
+    def __init__(
+        self, backend: str, pins: dict[str, Any], sound_device: str, pixels: int = RING_PIXELS
+    ) -> None:
         self.serial = backend == "serial"
         self.pins = pins
         self.sound_device = sound_device
@@ -85,25 +86,57 @@ class Wiring:
         return f"ALSA device {self.sound_device!r}"
 
 
-def plan(wiring: Wiring, centre: bool = True, slots: int = 8,
-         sounds: tuple[str, ...] = SOUND_NAMES) -> list[Step]:
+def plan(
+    wiring: Wiring, centre: bool = True, slots: int = 8, sounds: tuple[str, ...] = SOUND_NAMES
+) -> list[Step]:
     """Every step, in the order a maker works round the hub."""
-    steps = [Step("button", n, f"slot {n} button", wiring.input_pin("buttons", n),
-                  f"Press and release the button of slot {n}.") for n in range(1, slots + 1)]
+    steps = [
+        Step(
+            "button",
+            n,
+            f"slot {n} button",
+            wiring.input_pin("buttons", n),
+            f"Press and release the button of slot {n}.",
+        )
+        for n in range(1, slots + 1)
+    ]
     if centre:
-        steps.append(Step("button", CENTRE, "centre button", wiring.input_pin("centre", 0),
-                          "Press and release the centre button."))
+        steps.append(
+            Step(
+                "button",
+                CENTRE,
+                "centre button",
+                wiring.input_pin("centre", 0),
+                "Press and release the centre button.",
+            )
+        )
     for n in range(1, slots + 1):
         pin = wiring.input_pin("markers", n)
-        steps.append(Step("marker-on", n, f"slot {n} marker on", pin,
-                          f"Put a marker on slot {n}."))
-        steps.append(Step("marker-off", n, f"slot {n} marker off", pin,
-                          f"Take the marker off slot {n}."))
-    steps += [Step("light", n, f"slot {n} lights", wiring.ring(n),
-                   f"Are the lights of slot {n} on (and only those)?")
-              for n in range(1, slots + 1)]
-    steps += [Step("sound", 0, f"sound {name}", wiring.speaker(),
-                   f"Did you hear the {name!r} sound?", sound=name) for name in sounds]
+        steps.append(Step("marker-on", n, f"slot {n} marker on", pin, f"Put a marker on slot {n}."))
+        steps.append(
+            Step("marker-off", n, f"slot {n} marker off", pin, f"Take the marker off slot {n}.")
+        )
+    steps += [
+        Step(
+            "light",
+            n,
+            f"slot {n} lights",
+            wiring.ring(n),
+            f"Are the lights of slot {n} on (and only those)?",
+        )
+        for n in range(1, slots + 1)
+    ]
+    steps += [
+        Step(
+            "sound",
+            0,
+            f"sound {name}",
+            wiring.speaker(),
+            f"Did you hear the {name!r} sound?",
+            sound=name,
+        )
+        for name in sounds
+    ]
     return steps
 
 
@@ -124,8 +157,9 @@ class Walkthrough:
     ``light(None)`` puts the light out when it ends.
     """
 
-    def __init__(self, steps: list[Step], light: Callable[[int | None], None],
-                 play: Callable[[str], None]) -> None:
+    def __init__(
+        self, steps: list[Step], light: Callable[[int | None], None], play: Callable[[str], None]
+    ) -> None:
         self.steps = steps
         self.results: list[Result] = []
         self._light = light
@@ -193,8 +227,9 @@ class Walkthrough:
         with self._lock:
             step = self.current()
             if step is not None and step.needs_answer:
-                self._finish(ok, "confirmed" if ok else "not seen" if step.kind == "light"
-                             else "not heard")
+                self._finish(
+                    ok, "confirmed" if ok else "not seen" if step.kind == "light" else "not heard"
+                )
 
     def timeout(self, seconds: float) -> None:
         """Nothing came within ``seconds``: the current step fails, saying what did."""
@@ -202,8 +237,11 @@ class Walkthrough:
             step = self.current()
             if step is None:
                 return
-            what = {"button": "no press", "marker-on": "no marker", "marker-off":
-                    "the marker still reads"}.get(step.kind, "no answer")
+            what = {
+                "button": "no press",
+                "marker-on": "no marker",
+                "marker-off": "the marker still reads",
+            }.get(step.kind, "no answer")
             self._finish(False, f"{what} within {seconds:g} s")
 
     def skip(self) -> None:
@@ -246,25 +284,36 @@ class Walkthrough:
         with self._lock:
             step = self.current()
             return {
-                "step": None if step is None else {
-                    "kind": step.kind, "slot": step.slot, "part": step.part, "pin": step.pin,
-                    "prompt": step.prompt, "answer": step.needs_answer,
-                    "number": len(self.results) + 1},
+                "step": None
+                if step is None
+                else {
+                    "kind": step.kind,
+                    "slot": step.slot,
+                    "part": step.part,
+                    "pin": step.pin,
+                    "prompt": step.prompt,
+                    "answer": step.needs_answer,
+                    "number": len(self.results) + 1,
+                },
                 "steps": len(self.steps),
                 "done": step is None,
                 "passed": self.passed(),
-                "results": [{"part": r.step.part, "pin": r.step.pin, "passed": r.passed,
-                             "detail": r.detail} for r in self.results]}
+                "results": [
+                    {"part": r.step.part, "pin": r.step.pin, "passed": r.passed, "detail": r.detail}
+                    for r in self.results
+                ],
+            }
 
 
 def table(results: list[Result]) -> str:
     """The pass/fail table for the terminal: part, pin, PASS/FAIL, what was seen."""
     rows = [("part", "pin", "result", "detail")]
-    rows += [(r.step.part, r.step.pin, "PASS" if r.passed else "FAIL", r.detail)
-             for r in results]
+    rows += [(r.step.part, r.step.pin, "PASS" if r.passed else "FAIL", r.detail) for r in results]
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    lines = ["  ".join(cell.ljust(widths[i]) if i < 3 else cell
-                       for i, cell in enumerate(row)).rstrip() for row in rows]
+    lines = [
+        "  ".join(cell.ljust(widths[i]) if i < 3 else cell for i, cell in enumerate(row)).rstrip()
+        for row in rows
+    ]
     failed = sum(1 for r in results if not r.passed)
     lines.append(f"{len(results) - failed} passed, {failed} failed")
     return "\n".join(lines)

@@ -18,8 +18,13 @@ import pytest
 from tests.http_client import HubProcess
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 PHONE = {"width": 390, "height": 844}
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "scorepad"
 
@@ -103,8 +108,9 @@ def phones(chromium, hub):
     made: list[Phone] = []
 
     def make(base: str | None = None, scheme: str = "light") -> Phone:
-        context = chromium.new_context(viewport=PHONE, device_scale_factor=1,
-                                       accept_downloads=True, color_scheme=scheme)
+        context = chromium.new_context(
+            viewport=PHONE, device_scale_factor=1, accept_downloads=True, color_scheme=scheme
+        )
         phone = Phone(context, base or hub.base)
         made.append(phone)
         return phone

@@ -25,8 +25,22 @@ class BoardProcess:
         self.base = f"http://127.0.0.1:{port}"
         self.log = open(log_path, "ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "hub.cli", "board", "--mqtt", url, "--host", "127.0.0.1",
-             "--port", str(port), *args], stdout=self.log, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "hub.cli",
+                "board",
+                "--mqtt",
+                url,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                *args,
+            ],
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -47,8 +61,10 @@ class BoardProcess:
 
 @pytest.fixture
 def tournament(tmp_path, mosquitto):
-    hubs = {name: HubProcess(free_port(), tmp_path / name, "--mqtt", mosquitto.url,
-                             "--hub-id", name) for name in ("t1", "t2", "t3")}
+    hubs = {
+        name: HubProcess(free_port(), tmp_path / name, "--mqtt", mosquitto.url, "--hub-id", name)
+        for name in ("t1", "t2", "t3")
+    }
     board = BoardProcess(mosquitto.url, free_port(), tmp_path / "board.log")
     yield hubs, board
     assert board.stop() == 0
@@ -79,12 +95,15 @@ def test_the_board_follows_every_table(chromium, tournament, mosquitto):
         whose = {s["slot"]: s["owner"] for s in snapshot["slots"]}[snapshot["turn"]]
         page.wait_for_function(
             "([hub, who]) => document.querySelector(`article[data-hub='${hub}'] .turn`)"
-            ".textContent.startsWith(who)", arg=["t2", whose])
+            ".textContent.startsWith(who)",
+            arg=["t2", whose],
+        )
         # Scores at two tables make the tournament standings, lowest first.
         for name, points in (("t1", {"Ann": 0, "Bob": 30}), ("t3", {"Flo": 5, "Gus": 0})):
             game = tokens[name]
-            status, _ = hubs[name].post(f"/api/games/{game['id']}/rounds/1/scores",
-                                        {"points": points}, token=game["token"])
+            status, _ = hubs[name].post(
+                f"/api/games/{game['id']}/rounds/1/scores", {"points": points}, token=game["token"]
+            )
             assert status == 200, _
         # Every player has a row from the start (unplaced): wait for both tables' totals,
         # which come from two hubs in either order.
@@ -147,7 +166,8 @@ def test_pages_beyond_the_live_places_update_every_few_seconds(chromium, tmp_pat
         whose = {s["slot"]: s["owner"] for s in snapshot["slots"]}[snapshot["turn"]]
         for phone in (first, second):  # live on the first, within 5 s on the second
             expect(phone.page.locator("article.card[data-hub='t1'] .turn")).to_contain_text(
-                whose, timeout=15_000)
+                whose, timeout=15_000
+            )
         # The first page goes. Waitress sees it gone only when writing to it fails (the
         # second or third write after, news or the 15 s keep-alive); then its place is
         # free and the second page's next try (every 5 s) gets it.
@@ -156,8 +176,7 @@ def test_pages_beyond_the_live_places_update_every_few_seconds(chromium, tmp_pat
         while second.page.locator("#link").inner_text() != "Live":
             assert time.monotonic() < deadline, "the place never came free"
             # The turn passes: a new state, so the board writes to every page.
-            status, snapshot = hub.post(f"/api/sim/slots/{snapshot['turn']}/press",
-                                        {"hold_ms": 0})
+            status, snapshot = hub.post(f"/api/sim/slots/{snapshot['turn']}/press", {"hold_ms": 0})
             assert status == 200
             time.sleep(1)
         assert not second.errors, second.errors

@@ -32,8 +32,7 @@ def test_a_focused_slot_keeps_focus_while_another_phone_presses(hub, phones):
     for slot, turn in [(1, "2"), (2, "3")]:  # the table plays on: the picture changes
         hub.post(f"/api/sim/slots/{slot}/press", {"hold_ms": 0})
         expect(page.locator("#hub")).to_have_attribute("data-turn", turn)
-    expect(page.locator("#hub .slot[data-slot='3']")).to_have_class(
-        "slot player turn tappable")
+    expect(page.locator("#hub .slot[data-slot='3']")).to_have_class("slot player turn tappable")
     assert focused(page) == "slot 3"
     assert page.evaluate("document.activeElement.stillTheSameNode === true")
     page.keyboard.press("Enter")  # the same slot still works from the keyboard
@@ -97,8 +96,11 @@ def test_a_tile_tap_fetches_nothing(hub, phones):
     expect(page.locator(".dom[data-tile='4-4']")).to_have_attribute("aria-pressed", "true")
     expect(page.locator(".dom[data-tile='4-4']")).to_be_focused()
     assert requests[before:] == []
-    hub.post(f"/api/games/{game['id']}/rounds/1/scores",
-             {"points": {"Ann": 0, "Bob": 5, "Cid": 7}, "went_out": "Ann"}, token=game["token"])
+    hub.post(
+        f"/api/games/{game['id']}/rounds/1/scores",
+        {"points": {"Ann": 0, "Bob": 5, "Cid": 7}, "went_out": "Ann"},
+        token=game["token"],
+    )
     expect(page.locator("#r-history")).to_contain_text("Bob: 5")  # a score change does
 
 
@@ -144,8 +146,11 @@ def test_a_reload_fetches_nothing_unchanged(hub, chromium):
         page.reload()
         expect(page.locator("#scores")).to_contain_text("No game yet")
         page.wait_for_selector("#hub .slot[data-slot='8']", state="attached")
-        files = [(url, status) for url, status in answers
-                 if "/static/" in url or url == hub.base + "/#/scores"]
+        files = [
+            (url, status)
+            for url, status in answers
+            if "/static/" in url or url == hub.base + "/#/scores"
+        ]
         assert len(files) >= 6, answers
         assert all(status == 304 for _, status in files), [f for f in files if f[1] != 304]
         assert all(url.startswith(hub.base) for url in seen), seen
@@ -171,7 +176,8 @@ def test_the_new_game_form_follows_the_hubs_rules(hub, phones):
         page.check(f"#f-rules input[value='{profile['id']}']")
         for option in rules["options"]:
             offered = option in profile["options"] and (
-                4 in rules["options"][option].get("players", [4]))
+                4 in rules["options"][option].get("players", [4])
+            )
             inputs = page.locator(f"#f-options [name='{option}']")
             for i in range(inputs.count()):
                 if offered:

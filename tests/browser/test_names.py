@@ -13,8 +13,16 @@ from tests.browser.test_scorepad import pick_tiles
 
 pytestmark = pytest.mark.browser
 
-NAMES = ["__proto__", "constructor", "toString", "<img src=x onerror=f()>", '"quoted"',
-         "مريم", "🦊 Fox", "x" * 24]
+NAMES = [
+    "__proto__",
+    "constructor",
+    "toString",
+    "<img src=x onerror=f()>",
+    '"quoted"',
+    "مريم",
+    "🦊 Fox",
+    "x" * 24,
+]
 
 
 def _start(phone) -> None:
@@ -45,8 +53,8 @@ def test_any_name_works_on_every_view(hub, phones):
     assert sorted(owners.values()) == sorted(NAMES)
     for slot, name in owners.items():
         expect(page.locator(f"#hub .slot[data-slot='{slot}']")).to_have_attribute(
-            "aria-label", f"Slot {slot}: {name}" + (", their turn" if slot == state["turn"]
-                                                    else ""))
+            "aria-label", f"Slot {slot}: {name}" + (", their turn" if slot == state["turn"] else "")
+        )
     keeper.shot("names-table")
 
     # Round 1 by points: __proto__ went out, everyone else holds 1, 2, 3, ...
@@ -86,8 +94,10 @@ def test_any_name_works_on_every_view(hub, phones):
     assert game["players"] == NAMES
     assert game["rounds"][0]["points"] == {name: i for i, name in enumerate(NAMES)}
     assert game["rounds"][0]["went_out"] == NAMES[0]
-    pips = {name: sum(map(int, tile.split("-"))) for name, tile in
-            zip([NAMES[i] for i in others], tiles, strict=True)}
+    pips = {
+        name: sum(map(int, tile.split("-")))
+        for name, tile in zip([NAMES[i] for i in others], tiles, strict=True)
+    }
     assert game["rounds"][1]["points"] == {**pips, NAMES[1]: 0}
 
     page.click(".tabs a[href='#/games']")

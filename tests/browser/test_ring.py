@@ -34,8 +34,9 @@ def test_the_page_says_when_the_hub_box_is_unplugged(chromium, tmp_path, free_po
     from tests.http_client import HubProcess
 
     mcu = FakeMcu(str(tmp_path / "hub-box"))
-    hub = HubProcess(free_port, tmp_path / "state", "--backend", "serial",
-                     "--serial-port", mcu.path)
+    hub = HubProcess(
+        free_port, tmp_path / "state", "--backend", "serial", "--serial-port", mcu.path
+    )
     context = chromium.new_context(viewport=PHONE)
     try:
         phone = Phone(context, hub.base)

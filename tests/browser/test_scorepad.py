@@ -41,8 +41,12 @@ def press(phone, slot: int, action: str) -> None:
     if not page.is_checked("#sim-on"):
         page.check("#sim-on")
     page.click(f"#hub .slot[data-slot='{slot}']")
-    buttons = {"tap": "[data-press='0']", "hold": "[data-press='1500']",
-               "out": "[data-press='3200']", "marker": "#sheet-marker"}
+    buttons = {
+        "tap": "[data-press='0']",
+        "hold": "[data-press='1500']",
+        "out": "[data-press='3200']",
+        "marker": "#sheet-marker",
+    }
     page.click(f"#sheet {buttons[action]}")
     expect(page.locator("#sheet button").first).to_be_enabled(timeout=8000)
 
@@ -58,14 +62,17 @@ def create_game_on_the_page(phone) -> None:
     page.click("#seat-mex")
     page.click("#seat-hub .slot[data-slot='8']")
     expect(page.locator("#seat-hub .slot[data-slot='6']")).to_have_attribute(
-        "aria-label", "Slot 6: Dee")
+        "aria-label", "Slot 6: Dee"
+    )
     expect(page.locator("#seat-hub .slot[data-slot='8']")).to_have_attribute(
-        "aria-label", "Slot 8: the Mexican Train")
+        "aria-label", "Slot 8: the Mexican Train"
+    )
     page.select_option("#f-first", "0")
     page.check("input[name=double_blank][value='25']")
     expect(page.locator("#deal")).to_have_text(
         "Deal 15 each; 31 stay in the boneyard (the engine among them). "
-        "Double-12 set, up to 13 rounds.")
+        "Double-12 set, up to 13 rounds."
+    )
     phone.shot("new-game")
     page.click("#new [type=submit]")
     expect(page.locator("#v-table")).to_be_visible()
@@ -100,7 +107,8 @@ def test_a_game_from_the_form_to_the_chart(hub, phones):
         expect(hub_picture(phone)).to_have_attribute("data-public", "2,8")
         expect(phone.page.locator("#double-note")).to_have_text("Double on Bob: Cid must cover")
     expect(viewer.page.locator("#hub .slot[data-slot='3']")).to_have_attribute(
-        "aria-label", "Slot 3: Cid, their turn, must cover the double on Bob")
+        "aria-label", "Slot 3: Cid, their turn, must cover the double on Bob"
+    )
     viewer.shot("table-viewer-double")
     keeper.shot("table-virtual-hub")
     press(keeper, 2, "tap")  # Cid covers it: Dee's turn
@@ -223,8 +231,16 @@ def test_bad_input_gets_a_message_next_to_the_field(hub, phones):
     expect(page.locator("#p0")).to_have_attribute("aria-describedby", "e-p0")
     phone.shot("round-error")
     _, game = hub.get("/api/games/1")
-    assert game["rounds"] == [{"round": 1, "engine": 12, "points": {}, "went_out": None,
-                               "blocked": False, "finished": False}]
+    assert game["rounds"] == [
+        {
+            "round": 1,
+            "engine": 12,
+            "points": {},
+            "went_out": None,
+            "blocked": False,
+            "finished": False,
+        }
+    ]
 
 
 def test_reconnects_after_the_hub_restarts(tmp_path, free_port, chromium):
@@ -236,8 +252,12 @@ def test_reconnects_after_the_hub_restarts(tmp_path, free_port, chromium):
     try:
         _, created = first.post("/api/games", {"players": PLAYERS, "first": 1})
         phone = Phone(context, first.base)
-        phone.allowed += ["ERR_CONNECTION_REFUSED", "ERR_EMPTY_RESPONSE",
-                          "ERR_CONNECTION_RESET", "ERR_INCOMPLETE_CHUNKED_ENCODING"]
+        phone.allowed += [
+            "ERR_CONNECTION_REFUSED",
+            "ERR_EMPTY_RESPONSE",
+            "ERR_CONNECTION_RESET",
+            "ERR_INCOMPLETE_CHUNKED_ENCODING",
+        ]
         phone.open("/")
         mark_loaded(phone)
         expect(phone.page.locator("#banner")).to_be_hidden()
@@ -277,7 +297,7 @@ def test_handing_over_the_scorekeeping(hub, phones):
 
     new.open("/")
     expect(new.page.locator("#role")).to_have_text("Viewer")
-    new.open("/" + link[link.index("#"):])  # the QR code's link, on this test's host
+    new.open("/" + link[link.index("#") :])  # the QR code's link, on this test's host
     expect(new.page.locator("#role")).to_have_text("Scorekeeper")
     assert "claim" not in new.page.url
     tokens = json.loads(new.page.evaluate("localStorage.getItem('mtrain.tokens')"))

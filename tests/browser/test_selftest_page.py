@@ -17,8 +17,9 @@ def test_a_person_walks_through_the_hub_box_from_the_phone(chromium, tmp_path, f
     from tests.http_client import HubProcess
 
     mcu = FakeMcu(str(tmp_path / "hub-box"))
-    hub = HubProcess(free_port, tmp_path / "state", "--backend", "serial",
-                     "--serial-port", mcu.path)
+    hub = HubProcess(
+        free_port, tmp_path / "state", "--backend", "serial", "--serial-port", mcu.path
+    )
     context = chromium.new_context(viewport=PHONE)
     try:
         phone = Phone(context, hub.base)

@@ -21,24 +21,36 @@ PLAYERS = ["Ann", "Bob", "Cid"]
 
 
 def _changing_paths(game_id: int) -> list[str]:
-    return ["/api/games", "/api/settings", "/api/sim/slots/1/press", "/api/sim/slots/2/marker",
-            f"/api/games/{game_id}/rounds/1/scores", f"/api/games/{game_id}/rounds/1/blocked",
-            f"/api/games/{game_id}/finish", f"/api/games/{game_id}/undo", "/api/claim",
-            f"/api/games/{game_id}/resume", "/api/selftest"]
+    return [
+        "/api/games",
+        "/api/settings",
+        "/api/sim/slots/1/press",
+        "/api/sim/slots/2/marker",
+        f"/api/games/{game_id}/rounds/1/scores",
+        f"/api/games/{game_id}/rounds/1/blocked",
+        f"/api/games/{game_id}/finish",
+        f"/api/games/{game_id}/undo",
+        "/api/claim",
+        f"/api/games/{game_id}/resume",
+        "/api/selftest",
+    ]
 
 
 def _attack_page(hub: str, paths: list[str]) -> str:
     """Every changing call by fetch (no-cors) and by forms of the three encodings."""
     forms = []
     for i, path in enumerate(paths):
-        for j, enctype in enumerate(("text/plain", "application/x-www-form-urlencoded",
-                                     "multipart/form-data")):
-            forms.append(f'<iframe name="f{i}_{j}"></iframe>'
-                         f'<form id="form{i}_{j}" method="post" action="{hub}{path}" '
-                         f'enctype="{enctype}" target="f{i}_{j}">'
-                         f'<input name=\'{{"players": ["X", "Y"], "volume": 0, "x": "\' '
-                         f'value=\'"}}\'></form>')
-    return f"""<!doctype html><html><body>{''.join(forms)}<script>
+        for j, enctype in enumerate(
+            ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data")
+        ):
+            forms.append(
+                f'<iframe name="f{i}_{j}"></iframe>'
+                f'<form id="form{i}_{j}" method="post" action="{hub}{path}" '
+                f'enctype="{enctype}" target="f{i}_{j}">'
+                f'<input name=\'{{"players": ["X", "Y"], "volume": 0, "x": "\' '
+                f"value='\"}}'></form>"
+            )
+    return f"""<!doctype html><html><body>{"".join(forms)}<script>
 const hub = {hub!r}, paths = {paths!r};
 window.attack = async () => {{
   const body = JSON.stringify({{players: ["X", "Y"], volume: 0, hold_ms: 0, present: true,
@@ -95,8 +107,17 @@ def test_a_page_from_another_origin_changes_nothing(hub, chromium, other_origin)
     try:
         # The phone holds the scorekeeper's cookie: another port of 127.0.0.1 is the
         # same *site*, so a SameSite=Strict cookie alone would not stop this.
-        context.add_cookies([{"name": f"mtrain_token_{game['id']}", "value": game["token"],
-                              "url": hub.base, "httpOnly": True, "sameSite": "Strict"}])
+        context.add_cookies(
+            [
+                {
+                    "name": f"mtrain_token_{game['id']}",
+                    "value": game["token"],
+                    "url": hub.base,
+                    "httpOnly": True,
+                    "sameSite": "Strict",
+                }
+            ]
+        )
         before = _hub_view(hub)
         pages["/attack.html"] = _attack_page(hub.base, _changing_paths(game["id"]))
         page = context.new_page()
@@ -133,8 +154,7 @@ def test_a_viewer_cannot_take_over_and_the_scorekeeper_can(hub, phones):
     assert call(hub.base, "GET", "/api/state")[1]["game"]["id"] == game["id"]
     keeper.allowed.append("Failed to load resource")
     assert keeper.page.evaluate(script, [scores, points, game["token"]]) == 200
-    assert keeper.page.evaluate(script, ["/api/settings", {"volume": 0.5},
-                                         game["token"]]) == 200
+    assert keeper.page.evaluate(script, ["/api/settings", {"volume": 0.5}, game["token"]]) == 200
     assert keeper.page.evaluate(script, ["/api/games", new, game["token"]]) == 201
     listed = {g["id"]: g["abandoned"] for g in call(hub.base, "GET", "/api/games")[1]}
     assert listed[game["id"]] is True
@@ -152,11 +172,15 @@ def test_the_table_claim_hands_the_role_to_a_second_phone(hub, phones):
     at_the_hub.open("/")
     press(at_the_hub, slot, "tap")  # the virtual hub's press
     expect(note).to_contain_text("keeps the score", timeout=10000)
-    token = second.page.evaluate(
-        f"JSON.parse(localStorage.getItem('mtrain.tokens'))[{game['id']}]")
+    token = second.page.evaluate(f"JSON.parse(localStorage.getItem('mtrain.tokens'))[{game['id']}]")
     assert token and token != game["token"]
     state = call(hub.base, "GET", "/api/state")[1]
     assert state["claim"] is None and state["turn"] == 1  # the press did nothing else
-    status, _ = call(hub.base, "POST", f"/api/games/{game['id']}/rounds/1/scores",
-                     {"points": {"Ann": 0, "Bob": 1, "Cid": 2}}, token=token)
+    status, _ = call(
+        hub.base,
+        "POST",
+        f"/api/games/{game['id']}/rounds/1/scores",
+        {"points": {"Ann": 0, "Bob": 1, "Cid": 2}},
+        token=token,
+    )
     assert status == 200
