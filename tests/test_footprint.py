@@ -42,16 +42,8 @@ cli.main(["run", "--config", config, "--backend", "sim", "--host", "127.0.0.1",
 """
 
 # Each is loaded only when the config asks for it (MQTT, the serial hub box, a QR code
-# drawn, an ALSA device that failed to open) or by another subcommand; argparse only for
-# a command line that is not plainly ``run`` and its options (hub/cli/main.py).
-NOT_LOADED = {"paho", "serial", "segno", "ctypes", "gzip", "tablesim", "hypothesis", "argparse"}
-# gpiozero's package __init__ is not run (hub/io/pins.py): its other device classes stay out.
-NOT_LOADED_PARTS = {
-    "gpiozero.boards",
-    "gpiozero.spi_devices",
-    "gpiozero.internal_devices",
-    "subprocess",
-}
+# drawn, an ALSA device that failed to open) or by another subcommand.
+NOT_LOADED = {"paho", "serial", "segno", "ctypes", "gzip", "tablesim", "hypothesis"}
 
 
 def _probe(tmp_path: Path, port: int) -> dict[str, Any]:
@@ -72,7 +64,6 @@ def _probe(tmp_path: Path, port: int) -> dict[str, Any]:
 def test_a_default_run_loads_only_what_it_uses(tmp_path, free_port):
     seen = _probe(tmp_path, free_port)
     assert NOT_LOADED & set(seen["modules"]) == set()
-    assert NOT_LOADED_PARTS & set(seen["all"]) == set()
     assert "gpiozero.input_devices" in seen["all"]  # the probe saw a running hub
     assert seen["mimetypes_read"] is False  # the scorepad's types come from a table
 

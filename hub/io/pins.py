@@ -8,51 +8,17 @@ debounces (gpiozero's MockFactory ignores ``bounce_time``, so we never rely on i
 
 from __future__ import annotations
 
-import importlib.util
 import logging
-import sys
-import threading
 from collections.abc import Callable
 from typing import Any
+
+from gpiozero import DigitalInputDevice
+from gpiozero.pins.mock import MockFactory
 
 from hub.core.events import CENTRE, ButtonChanged, Event, MarkerChanged
 from hub.runtime.clock import Clock
 
 log = logging.getLogger("hub.io.pins")
-
-
-def lazy_package(name: str) -> None:
-    """Put package ``name`` in ``sys.modules`` without running its ``__init__`` (unless
-    it is imported already): its submodules then import alone. The first name asked of
-    the package that it lacks runs the real ``__init__``, so ``import gpiozero;
-    gpiozero.Button`` anywhere still works.
-
-    gpiozero's ``__init__`` imports every device class it has (boards, SPI devices,
-    internal devices and ``subprocess`` with them, ~0.6 MB resident) where the hub
-    uses one input device and one pin factory (docs/performance.md, "Footprint")."""
-    spec = importlib.util.find_spec(name) if name not in sys.modules else None
-    if spec is None or spec.loader is None:
-        return  # imported already, or not installed (the import says so)
-    loader, module = spec.loader, importlib.util.module_from_spec(spec)
-    lock = threading.RLock()
-    ran: list[bool] = []  # whether the real __init__ has run (or is running)
-
-    def __getattr__(attr: str) -> Any:
-        with lock:
-            if not ran:
-                ran.append(True)
-                loader.exec_module(module)
-                return getattr(module, attr)
-        raise AttributeError(f"module {name!r} has no attribute {attr!r}")
-
-    module.__getattr__ = __getattr__  # type: ignore[method-assign]
-    sys.modules[name] = module
-
-
-lazy_package("gpiozero")
-
-from gpiozero.input_devices import DigitalInputDevice  # noqa: E402
-from gpiozero.pins.mock import MockFactory  # noqa: E402
 
 
 def is_raspberry_pi() -> bool:
