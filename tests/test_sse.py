@@ -7,6 +7,7 @@ import socket
 
 import hub.http.streams as streams
 import web.api
+from hub.board import app as board_app
 from hub.board.app import create_board_app
 from tests.fake_service import FakeHubService
 from web import create_app
@@ -66,7 +67,7 @@ class QuietBoard:
 
 
 def test_the_board_stream_writes_them(monkeypatch):
-    monkeypatch.setattr(web.board, "KEEPALIVE_S", 2.0)
+    monkeypatch.setattr(board_app, "KEEPALIVE_S", 2.0)
     response = create_board_app(QuietBoard()).test_client().get("/api/board/events", buffered=False)
     chunks = response.response
     assert next(chunks) == START + b'event: board\ndata: {"version":3,"tables":[]}\n\n'
