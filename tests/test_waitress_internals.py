@@ -9,6 +9,7 @@ it fails in a phone's hands."""
 from __future__ import annotations
 
 import inspect
+import socket
 from importlib import metadata
 
 import pytest
@@ -88,9 +89,14 @@ def test_a_running_server_has_the_state_we_read():
         dispatcher = server.task_dispatcher
         for name in ("lock", "queue_cv", "threads", "queue", "stop_count", "active_count"):
             assert hasattr(dispatcher, name), name
-        channel = LiveChannel(server, None, ("127.0.0.1", 1), server.adj, map={})
-        for name in ("outbuf_lock", "connected", "request", "requests", "last_activity"):
-            assert hasattr(channel, name), name
-        assert hasattr(channel, "_fileno")
+        ours, theirs = socket.socketpair()
+        with ours, theirs:
+            channel = LiveChannel(server, ours, ("127.0.0.1", 1), server.adj, map={})
+            for name in ("outbuf_lock", "connected", "request", "requests", "last_activity"):
+                assert hasattr(channel, name), name
+            assert channel._fileno == ours.fileno()
+            channel.will_close = True  # our property over waitress's plain attribute
+            assert channel.will_close is True
+            channel.del_channel()
     finally:
         served.close()
