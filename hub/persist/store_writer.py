@@ -13,63 +13,63 @@ inline on the submitting thread, in order, as before.
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 log = logging.getLogger("hub.persist.store_writer")
 
 Job = Callable[[], Any]
-_STOP = None  # a job of None stops the thread
+THREAD_NAME = "store-writer"
+
+
+def _name_thread() -> None:
+    threading.current_thread().name = THREAD_NAME
 
 
 class StoreWriter:
-    """One queue, one thread, jobs run in the order submitted; each failure logged."""
+    """One thread (a one-worker :class:`ThreadPoolExecutor`), jobs run in the order
+    submitted; each failure logged and counted, and set on the job's future."""
 
     def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[tuple[Job, Future[Any]] | None] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
+        self._executor: ThreadPoolExecutor | None = None
         self.failures = 0
 
     def start(self) -> None:
         """Start the writer thread."""
-        self._thread = threading.Thread(target=self._run, name="store-writer", daemon=True)
-        self._thread.start()
+        self._executor = ThreadPoolExecutor(max_workers=1, initializer=_name_thread)
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Finish every queued job, then stop the thread."""
-        if self._thread is not None:
-            self._queue.put(_STOP)  # after every job already queued
-            self._thread.join(timeout)
-            self._thread = None
+        """Finish every queued job (waiting up to ``timeout`` for them), then stop."""
+        if self._executor is not None:
+            executor, self._executor = self._executor, None
+            try:
+                executor.submit(lambda: None).result(timeout)  # after every job queued
+            except TimeoutError:
+                log.error("store writer: jobs still running after %.0f s at stop", timeout)
+            executor.shutdown(wait=False)
 
     def submit(self, job: Job) -> Future[Any]:
         """Run ``job()`` on the writer thread (inline when not started); its future."""
-        future: Future[Any] = Future()
-        if self._thread is None:
-            self._run_one(job, future)
-        else:
-            self._queue.put((job, future))
-        return future
+        if self._executor is None:
+            future: Future[Any] = Future()
+            try:
+                future.set_result(self._logged(job))
+            except Exception as exc:
+                future.set_exception(exc)
+            return future
+        return self._executor.submit(self._logged, job)
 
     def flush(self, timeout: float = 5.0) -> None:
         """Wait until every job submitted so far has run (a no-op when not started)."""
-        if self._thread is not None:
+        if self._executor is not None:
             self.submit(lambda: None).result(timeout)
 
-    def _run(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            self._run_one(*item)
-
-    def _run_one(self, job: Job, future: Future[Any]) -> None:
+    def _logged(self, job: Job) -> Any:
         try:
-            future.set_result(job())
-        except Exception as exc:  # one failed write must not stop the ones after it
+            return job()
+        except Exception:  # one failed write must not stop the ones after it
             self.failures += 1
             log.exception("store write failed")
-            future.set_exception(exc)
+            raise

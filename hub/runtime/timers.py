@@ -7,104 +7,99 @@ here instead, so any number of held presses costs one thread, none of the web's.
 
 from __future__ import annotations
 
-import heapq
-import itertools
 import logging
+import sched
 import threading
 import time
 from collections.abc import Callable
 
 log = logging.getLogger("hub.runtime.timers")
 
+LINGER_S = 2.0  # the thread waits this long for more work before it ends
+
 
 class TimedCall:
     """A call :meth:`Timers.call_later` has scheduled; :meth:`cancel` takes it back."""
 
-    def __init__(self, fn: Callable[[], None], timers: Timers | None = None) -> None:
+    def __init__(
+        self,
+        fn: Callable[[], None],
+        timers: Timers | None = None,
+        event: sched.Event | None = None,
+    ) -> None:
         self.fn = fn
-        self.pending = timers is not None  # neither made nor cancelled yet
         self._timers = timers
+        self._event = event
+
+    @property
+    def pending(self) -> bool:
+        """Neither made nor cancelled yet."""
+        return self._timers is not None and self._timers.holds(self._event)
 
     def cancel(self) -> None:
         """Do not make the call; nothing happens once it was made (or cancelled)."""
-        if self._timers is not None:
-            self._timers.drop(self)
+        if self._timers is not None and self._event is not None:
+            self._timers.drop(self._event)
 
 
 class Timers:
-    """Run callables at monotonic times, in order, on one thread (started on demand,
-    gone once nothing is left to do). Each failure is logged, never stops the rest.
-
-    A cancelled call stays in the heap, marked, until it comes up or until the
-    cancelled outnumber the live ones, when the heap is rebuilt without them: a cancel
-    costs O(1) amortised, and the heap never holds more dead calls than live ones.
-    """
+    """Run callables at monotonic times, in order, on one thread: the standard
+    library's :class:`sched.scheduler`, run by a thread that starts on demand and ends
+    once nothing has been due for :data:`LINGER_S` (a burst of presses starts it once).
+    Each failure is logged, never stops the rest."""
 
     def __init__(self, now: Callable[[], float] = time.monotonic) -> None:
         self._now = now
-        self._due: list[tuple[float, int, TimedCall]] = []
-        self._cancelled = 0  # calls in ``_due`` no longer pending
-        self._order = itertools.count()
+        self._sched = sched.scheduler(now)
         self._cv = threading.Condition()
         self._running = False
 
     def call_later(self, delay_s: float, fn: Callable[[], None]) -> TimedCall:
         """Run ``fn()`` in ``delay_s`` seconds (0: as soon as the thread gets to it)."""
-        call = TimedCall(fn, self)
         with self._cv:
-            heapq.heappush(self._due, (self._now() + delay_s, next(self._order), call))
+            event = self._sched.enter(delay_s, 0, self._call, (fn,))
             self._cv.notify()
             if not self._running:
                 self._running = True
                 threading.Thread(target=self._run, name="hub-timers", daemon=True).start()
-        return call
+        return TimedCall(fn, self, event)
 
-    def drop(self, call: TimedCall) -> None:
-        """Cancel ``call`` (:meth:`TimedCall.cancel`), from any thread."""
+    def drop(self, event: sched.Event) -> None:
+        """Cancel the call scheduled as ``event`` (:meth:`TimedCall.cancel`), from any thread."""
         with self._cv:
-            if not call.pending:
+            try:
+                self._sched.cancel(event)
+            except ValueError:  # made already, or cancelled
                 return
-            call.pending = False
-            self._cancelled += 1
-            if 2 * self._cancelled > len(self._due):
-                self._due = [entry for entry in self._due if entry[2].pending]
-                heapq.heapify(self._due)
-                self._cancelled = 0
-            self._cv.notify()  # the thread need not wait for a call that is gone
+            self._cv.notify()
+
+    def holds(self, event: sched.Event | None) -> bool:
+        """Whether ``event`` is still scheduled."""
+        return event is not None and event in self._sched.queue
 
     def waiting(self) -> int:
         """How many calls are scheduled, neither made nor cancelled."""
-        with self._cv:
-            return len(self._due) - self._cancelled
+        return len(self._sched.queue)
+
+    @staticmethod
+    def _call(fn: Callable[[], None]) -> None:
+        try:
+            fn()
+        except Exception:
+            log.exception("a timed call failed")
 
     def _run(self) -> None:
         while True:
+            self._sched.run(blocking=False)  # every call due now, on this thread
             with self._cv:
-                call = self._next_due()
-                if call is None:
+                queue = self._sched.queue
+                if queue:
+                    self._cv.wait(max(0.0, queue[0].time - self._now()))
+                    continue
+                self._cv.wait(LINGER_S)
+                if self._sched.empty():
                     self._running = False
                     return
-            try:
-                call.fn()
-            except Exception:
-                log.exception("a timed call failed")
-
-    def _next_due(self) -> TimedCall | None:
-        """Wait (holding the condition) for the next live call to be due, and take it;
-        None once nothing is left."""
-        while self._due:
-            when, _, call = self._due[0]
-            if not call.pending:  # cancelled: drop it without waiting for its time
-                heapq.heappop(self._due)
-                self._cancelled -= 1
-                continue
-            wait = when - self._now()
-            if wait <= 0:
-                heapq.heappop(self._due)
-                call.pending = False
-                return call
-            self._cv.wait(wait)
-        return None
 
 
 class InlineTimers:
