@@ -13,7 +13,15 @@ from web import qr
 STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 # What the table view loads before it shows the hub (the other views are modules that
 # app.js imports on their first visit).
-TABLE_FIRST_LOAD = ("index.html", "app.css", "app.js", "core.js", "patch.js", "table.js")
+TABLE_FIRST_LOAD = (
+    "index.html",
+    "app.css",
+    "app.js",
+    "core.js",
+    "patch.js",
+    "table.js",
+    "running.js",
+)
 BUDGET = 60 * 1024
 
 

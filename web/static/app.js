@@ -3,13 +3,17 @@
 // snapshot, sounds and score changes over SSE (/api/events); edits send the game's
 // scorekeeper token (kept in localStorage) as "Authorization: Bearer".
 //
-// The table view needs only this module, core.js, patch.js and table.js; every other
-// view is a module loaded with import() on its first visit. To add a view: a module
+// This module is the entry: it imports the views and add-ons, and no module imports it
+// (what they share is in core.js, and the running game and the header in running.js;
+// tests/test_page_modules.py holds the import graph free of circles). The table view
+// needs only this module, core.js, patch.js, table.js and running.js; every other view
+// is a module loaded with import() on its first visit. To add a view: a module
 // exporting open(arg, section) and a line in VIEWS. To add anything else that follows
 // the hub (an indicator, a layer of the hub picture): a module using on()/place() or
 // table.js's layers, and a line in ADD_ONS.
-import { $, S, api, emit, gameId, keeper, newState, on, setToken, toast } from "./core.js";
+import { $, S, api, emit, newState, on, setToken, toast } from "./core.js";
 import { renderTable } from "./table.js";
+import { loadGame, onGame, refresh, renderHeader } from "./running.js";
 
 const VIEWS = {
   table: null,
@@ -20,7 +24,9 @@ const VIEWS = {
   join: () => import("./join.js"),
   selftest: () => import("./selftest.js"),
 };
-const ADD_ONS = ["./mqtt.js", "./ring.js", "./fixes.js"];  // loaded after the table's first paint
+// Loaded after the table's first paint; import() of a literal, so the import graph is
+// plain to read (and to test).
+const ADD_ONS = [() => import("./mqtt.js"), () => import("./ring.js"), () => import("./fixes.js")];
 
 // --- live updates ----------------------------------------------------------------------
 // The stream; or, while the hub refuses it (a 503: it serves all the streams it can),
@@ -65,12 +71,6 @@ async function poll() {
   // the table moves on to another round, and every fourth poll.
   if (g && (++polls % 4 === 0 || !was || was.id !== g.id || was.round !== g.round || was.phase !== g.phase)) loadGame(g.id, true);
 }
-export async function refresh() {
-  const r = await api("GET", "/api/state");
-  if (!r.ok) { $("banner").hidden = false; return; }
-  newState(r.data);
-  if (r.data.game) loadGame(r.data.game.id, true);
-}
 document.addEventListener("visibilitychange", () => {
   if (document.hidden) { hiddenAt = Date.now(); return; }
   // After a long sleep the stream may be dead without an error: open a new one.
@@ -78,36 +78,9 @@ document.addEventListener("visibilitychange", () => {
   else refresh();
 });
 
-on("state", (snap) => {
-  const id = snap.game && snap.game.id;
-  if (id && (!S.game || S.game.id !== id)) loadGame(id);
-  renderHeader();
-});
-export function onGame(game) {
-  if (S.game && S.game.id === game.id || gameId() === game.id) S.game = game;
-  if (S.shown && S.shown.id === game.id) S.shown = game;
-  renderHeader();
-  emit("game", game);
-}
-let loading = null;  // the game being fetched: one request at a time per game
-async function loadGame(id, again = false) {
-  if (loading === id && !again) return;
-  loading = id;
-  const r = await api("GET", `/api/games/${id}`);
-  if (loading === id) loading = null;
-  if (r.ok && gameId() === id) { S.game = r.data; onGame(r.data); renderTable(); }
-}
 const SOUNDS = { choo: "Choo! A train went public", chicken: "Chicken! A double is open",
   nope: "Nope: not that train", out: "Out! The round is over", reminder: "Reminder" };
 on("sound", (sound) => { if (SOUNDS[sound.name]) toast(SOUNDS[sound.name]); });
-
-export function renderHeader() {
-  const g = S.snap && S.snap.game;
-  $("title").textContent = g ? `Game ${g.id} · round ${g.round} of ${g.rounds}` : "Mexican Train";
-  const k = keeper();
-  $("role").textContent = k ? "Scorekeeper" : "Viewer";
-  $("role").classList.toggle("keeper", k);
-}
 
 // --- routing -------------------------------------------------------------------------
 function section(view) {
@@ -145,4 +118,4 @@ async function claim() {
   renderHeader(); renderTable();
 }
 
-claim().finally(() => { route(); connect(); for (const m of ADD_ONS) import(m); });
+claim().finally(() => { route(); connect(); for (const load of ADD_ONS) load(); });

@@ -1,7 +1,7 @@
 // The join view: the hub's address as a QR code, handing the scorekeeping over, and
 // the hub's settings (volume, quiet mode, turn chime).
 import { $, S, api, gameId, keeper, setToken, toast, tokenFor } from "./core.js";
-import { renderHeader } from "./app.js";
+import { renderHeader } from "./running.js";
 import { clearErrors, showError } from "./form.js";
 
 export async function open() {

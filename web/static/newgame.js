@@ -5,7 +5,7 @@
 import { $, S, api, esc, gameId, setToken, toast } from "./core.js";
 import { patch } from "./patch.js";
 import { hubSvg, slotFromEvent } from "./table.js";
-import { refresh } from "./app.js";
+import { refresh } from "./running.js";
 import { clearErrors, showError } from "./form.js";
 
 // rules: the /api/rules answer; players: [{name, slot}]; mex: the Mexican Train's slot;

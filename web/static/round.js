@@ -4,7 +4,7 @@
 // focus where it is, and the history is fetched only when the round or its scores change.
 import { $, S, api, esc, gameId, keeper, on, own, short, toast } from "./core.js";
 import { patch } from "./patch.js";
-import { onGame } from "./app.js";
+import { onGame } from "./running.js";
 
 // errors: {p<i> | went_out | round: message}, shown by render().
 const R = { key: "", round: 0, mode: "points", points: byName(), tiles: byName(), active: null, out: "", outSet: false, dirty: false, errors: {} };

@@ -2,7 +2,7 @@
 // rounds, the downloads, and ending a game early. Patched in place on every change.
 import { $, S, api, esc, gameId, keeper, on, own, short, toast } from "./core.js";
 import { patch } from "./patch.js";
-import { onGame } from "./app.js";
+import { onGame } from "./running.js";
 
 let sure = false;  // "End the game" was tapped once: the next tap ends it
 

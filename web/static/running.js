@@ -1,0 +1,40 @@
+// The running game: fetched when the snapshot names it (one request at a time), kept
+// in S.game as its news comes (onGame), fetched again with the snapshot (refresh), and
+// named in the header. Shared by app.js and the views, so no view imports app.js.
+import { $, S, api, emit, gameId, keeper, newState, on } from "./core.js";
+import { renderTable } from "./table.js";
+
+export async function refresh() {
+  const r = await api("GET", "/api/state");
+  if (!r.ok) { $("banner").hidden = false; return; }
+  newState(r.data);
+  if (r.data.game) loadGame(r.data.game.id, true);
+}
+
+on("state", (snap) => {
+  const id = snap.game && snap.game.id;
+  if (id && (!S.game || S.game.id !== id)) loadGame(id);
+  renderHeader();
+});
+export function onGame(game) {
+  if (S.game && S.game.id === game.id || gameId() === game.id) S.game = game;
+  if (S.shown && S.shown.id === game.id) S.shown = game;
+  renderHeader();
+  emit("game", game);
+}
+let loading = null;  // the game being fetched: one request at a time per game
+export async function loadGame(id, again = false) {
+  if (loading === id && !again) return;
+  loading = id;
+  const r = await api("GET", `/api/games/${id}`);
+  if (loading === id) loading = null;
+  if (r.ok && gameId() === id) { S.game = r.data; onGame(r.data); renderTable(); }
+}
+
+export function renderHeader() {
+  const g = S.snap && S.snap.game;
+  $("title").textContent = g ? `Game ${g.id} · round ${g.round} of ${g.rounds}` : "Mexican Train";
+  const k = keeper();
+  $("role").textContent = k ? "Scorekeeper" : "Viewer";
+  $("role").classList.toggle("keeper", k);
+}
