@@ -185,6 +185,15 @@ def test_a_tap_whose_press_was_lost_on_the_line_still_counts(hub, mcu, api):
     assert api()["turn"] == 2
 
 
+def test_a_marker_edge_lost_on_the_line_is_caught_up(hub, mcu, api):
+    start(hub)
+    mcu.lose(proto.EDGE)  # nothing follows it but heartbeats
+    mcu.marker(3, True)
+    until(lambda: api()["slots"][2]["public"], what="the lost marker edge sent again")
+    assert gestures(hub) == [("marker", 3)]
+    assert hub.sound.played.count("choo") == 1
+
+
 def test_the_watchdog_resets_a_hung_box_and_the_hub_sees_it_come_back(hub, mcu, api):
     start(hub)
     boot = hub.link.session.identity.boot_id
