@@ -20,39 +20,38 @@ import time
 import tty
 from collections.abc import Callable
 
-from firmware_bridge.fakeboard import Machine, NeoPixelModule, Ticks
+from firmware_bridge.fakeboard import BoardReset, Machine, NeoPixelModule, Ticks, firmware_files
+from firmware_bridge.fakeport import PtyPort, unread
+from firmware_bridge.fakerepl import Repl, SoftReset
 from firmware_bridge.firmware import proto
-from firmware_bridge.firmware.board import BUTTON_PINS, CENTRE_PIN, MARKER_PINS, Board
-from firmware_bridge.firmware.mcu import Firmware
+from firmware_bridge.firmware.board import (
+    BUTTON_PINS,
+    CENTRE_PIN,
+    MARKER_PINS,
+    Board,
+    centre_held,
+)
+from firmware_bridge.firmware.mcu import UPDATING_TEXT, WATCHDOG_MS, Firmware
 
 Pixels = list[tuple[int, ...]]
-
-
-class PtyPort:
-    """The microcontroller's end of the USB serial link: a pty master, non-blocking."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-
-    def read(self) -> bytes:
-        """Whatever the hub sent, or b''."""
-        try:
-            return os.read(self.fd, 4096)
-        except (BlockingIOError, OSError):
-            return b""
-
-    def write(self, data: bytes) -> None:
-        """Send to the hub; dropped when nobody reads (as a full USB buffer drops)."""
-        try:
-            os.write(self.fd, data)
-        except (BlockingIOError, OSError):
-            pass
+POLL_S = 0.005  # the fake's loop wakes at least this often
 
 
 class _Firmware(Firmware):
-    """The firmware, telling the fake about every LED frame it takes."""
+    """The firmware, telling the fake about every LED frame it takes; ``fault`` makes
+    its next pass fail (``crash``), as a bug would."""
 
     on_leds: Callable[[Pixels], None] | None = None
+    fault: str | None = None
+    lost: tuple[int, ...] = ()  # frame types whose next frame is lost on the line
+
+    def send(self, kind: int, payload: bytes = b"") -> None:
+        if kind in self.lost:
+            at = self.lost.index(kind)
+            self.lost = self.lost[:at] + self.lost[at + 1 :]
+            self.seq = (self.seq + 1) & 0xFF  # sent, and lost on the way
+            return
+        super().send(kind, payload)
 
     def take_leds(self, seq: int, payload: bytes) -> None:
         before = self.errors
@@ -60,9 +59,23 @@ class _Firmware(Firmware):
         if self.errors == before and self.on_leds is not None:
             self.on_leds(list(self.pixels))
 
+    def poll(self) -> None:
+        fault, self.fault = self.fault, None
+        if fault is not None:
+            raise RuntimeError(fault)
+        super().poll()
+
 
 class FakeMcu:
-    """A hub box on a pty at :attr:`path`; ``on_leds(pixels)`` hears each LED frame."""
+    """A hub box on a pty at :attr:`path`; ``on_leds(pixels)`` hears each LED frame.
+
+    It boots as ``main.py`` does: with the centre button held, into MicroPython's REPL
+    (:attr:`repl`, :mod:`firmware_bridge.fakerepl`; :attr:`firmware` is None), else
+    into the firmware under the watchdog. A watchdog or ``machine.reset()`` reset
+    drops the USB link and brings it back, as on a Pico; :attr:`boots` counts boots.
+    :attr:`files` is the board's flash (the REPL writes it; the firmware that runs is
+    always this package's).
+    """
 
     def __init__(
         self,
@@ -75,6 +88,10 @@ class FakeMcu:
         self.pixel_count = pixels
         self.frames: list[Pixels] = []
         self.machine = Machine()
+        self.files = firmware_files()
+        self.firmware: _Firmware | None = None
+        self.repl: Repl | None = None
+        self.boots = 0
         self._lock = threading.RLock()
         self._wake_r, self._wake_w = os.pipe()
         self._stall_until = 0.0
@@ -83,20 +100,29 @@ class FakeMcu:
         self._slave = -1
         self.plugged = False
         self.replug()
-        self.firmware = self._boot()
         self._thread = threading.Thread(target=self._run, name="fake-mcu", daemon=True)
         self._thread.start()
 
     # --- the board's life -------------------------------------------------------------
 
-    def _boot(self) -> _Firmware:
+    def _boot(self) -> None:
+        """Power-on, as ``main.py`` runs it: the update escape, else the firmware."""
+        self.boots += 1
+        self.machine.powered_on()
         # A fresh clock 5 s before its wrap, so every run crosses it.
-        board = Board(
-            self.machine, NeoPixelModule, Ticks(start_us=(1 << 30) - 5_000_000), self.pixel_count
-        )
-        firmware = _Firmware(board, PtyPort(self._master), random.getrandbits(16))
+        ticks = Ticks(start_us=(1 << 30) - 5_000_000)
+        port = PtyPort(self._master)
+        self.firmware = self.repl = None
+        if centre_held(self.machine, ticks):
+            port.write(UPDATING_TEXT)
+            self.repl = Repl(port, self.files)
+            return
+        watchdog = self.machine.WDT(timeout=WATCHDOG_MS)
+        board = Board(self.machine, NeoPixelModule, ticks, self.pixel_count)
+        firmware = _Firmware(board, port, random.getrandbits(16))
         firmware.on_leds = self._leds
-        return firmware
+        self.firmware = firmware
+        watchdog.feed()
 
     def _leds(self, pixels: Pixels) -> None:
         self.frames.append(pixels)
@@ -106,21 +132,47 @@ class FakeMcu:
 
     def _run(self) -> None:
         while self._running:
-            stalled = self._stall_until - time.monotonic()
-            if stalled > 0:
-                select.select([self._wake_r], [], [], stalled)
-                continue
             with self._lock:
-                if self.plugged:
-                    self.firmware.poll()
+                wait = self._step(time.monotonic())
                 master = self._master
-            fds = [self._wake_r] + ([master] if master >= 0 else [])
+            fds = [self._wake_r] + ([master] if master >= 0 and wait == POLL_S else [])
             try:
-                ready, _, _ = select.select(fds, [], [], 0.005)
+                ready, _, _ = select.select(fds, [], [], wait)
             except OSError:  # unplugged meanwhile: the pty's fd is closed
                 continue
             if self._wake_r in ready:
                 os.read(self._wake_r, 512)
+
+    def _step(self, now: float) -> float:
+        """One moment of the board's life; how long to wait before the next."""
+        watchdog = self.machine.watchdog
+        if watchdog is not None and self.plugged and now >= watchdog.due():
+            self._hard_reset()  # the loop stopped feeding it: a hang, or a long stall
+            return 0.0
+        stalled = self._stall_until - now
+        if stalled > 0:
+            return stalled if watchdog is None else max(0.0, min(stalled, watchdog.due() - now))
+        if self.plugged:
+            try:
+                if self.firmware is not None:
+                    self.firmware.guarded_poll(watchdog, self.machine)
+                elif self.repl is not None:
+                    self.repl.poll()
+            except BoardReset:
+                self._hard_reset()
+            except SoftReset:
+                self._boot()
+        return POLL_S
+
+    def _hard_reset(self) -> None:
+        """The board resets: on a Pico the USB device goes away and comes back, so the
+        hub's port closes and opens again, and the board boots with a new boot id. What
+        was written before is given a moment to be read (a pty drops it on close)."""
+        deadline = time.monotonic() + 0.5
+        while self._slave >= 0 and unread(self._slave) and time.monotonic() < deadline:
+            time.sleep(0.002)
+        self.unplug()
+        self.replug()
 
     def _wake(self) -> None:
         os.write(self._wake_w, b".")
@@ -141,7 +193,7 @@ class FakeMcu:
         number = CENTRE_PIN if index == 0 else BUTTON_PINS[index - 1]
         with self._lock:
             self.machine.pins[number].level = 0 if pressed else 1
-            if self.plugged:
+            if self.plugged and self.firmware is not None:
                 self.firmware.scan()
 
     def press(self, slot: int, hold_ms: float) -> None:
@@ -158,6 +210,7 @@ class FakeMcu:
         while (
             self.plugged
             and self._stall_until < time.monotonic() < deadline
+            and self.firmware is not None
             and not self.firmware.buttons & (1 << index)
         ):
             time.sleep(0.0005)
@@ -182,7 +235,8 @@ class FakeMcu:
                 pass
 
     def replug(self) -> None:
-        """Plug the cable back in: a new pty behind the same path, and the board boots."""
+        """Plug the cable back in: a new pty behind the same path, and the board boots
+        (into the REPL if the centre button is held meanwhile: the update escape)."""
         with self._lock:
             if self.plugged:
                 return
@@ -193,25 +247,50 @@ class FakeMcu:
             os.symlink(os.ttyname(self._slave), tmp)
             os.replace(tmp, self.path)
             self.plugged = True
-            if hasattr(self, "firmware"):  # powered by USB: plugging in boots it
-                self.firmware = self._boot()
+            self._stall_until = 0.0
+            self._boot()  # powered by USB: plugging in boots it
         self._wake()
+
+    def update_mode(self) -> None:
+        """Unplug, hold the centre button, plug in and let go: the update escape."""
+        with self._lock:
+            self.unplug()
+            self.button(0, True)
+            self.replug()
+            self.button(0, False)
 
     def garbage(self, count: int) -> None:
         """Send ``count`` random bytes between two frames."""
         with self._lock:
-            self.firmware.port.write(os.urandom(count))
+            PtyPort(self._master).write(os.urandom(count))
 
     def reset(self) -> None:
-        """Reset the board in the middle of sending a frame: half a frame, then it boots."""
+        """Reset the board in the middle of sending a frame: half a frame, then it boots
+        (the port stays open: the glitch as the protocol sees it; a Pico's own resets,
+        :meth:`crash` and the watchdog, also drop the USB link)."""
         with self._lock:
-            frame = proto.encode(self.firmware.seq, proto.MCU_HEARTBEAT, bytes(6))
-            self.firmware.port.write(frame[: len(frame) // 2])
-            self.firmware = self._boot()
+            frame = proto.encode(0, proto.MCU_HEARTBEAT, bytes(7))
+            PtyPort(self._master).write(frame[: len(frame) // 2])
+            self._boot()
+        self._wake()
+
+    def lose(self, kind: int) -> None:
+        """Lose the next frame of type ``kind`` the board sends, as noise on the line
+        would (its sequence number is spent)."""
+        with self._lock:
+            if self.firmware is not None:
+                self.firmware.lost += (kind,)
+
+    def crash(self, why: str = "injected by fake-mcu") -> None:
+        """Make the firmware's next pass raise: it tells the hub and resets."""
+        with self._lock:
+            if self.firmware is not None:
+                self.firmware.fault = why
         self._wake()
 
     def stall(self, seconds: float) -> None:
-        """Hang for ``seconds``: no scans, no heartbeat, nothing read or sent."""
+        """Hang for ``seconds``: no scans, no heartbeat, nothing read or sent, the
+        watchdog not fed (past its 5 s, it resets the board)."""
         with self._lock:
             self._stall_until = time.monotonic() + seconds
         self._wake()
@@ -229,7 +308,7 @@ class FakeMcu:
 # --- ``mtrain-hub fake-mcu`` ----------------------------------------------------------
 
 HELP = """commands (one a line): press SLOT HOLD_MS | centre HOLD_MS | marker SLOT 0|1 |
-unplug | replug | garbage N | reset | stall SECONDS   (SLOT is 1-8)"""
+unplug | replug | update | garbage N | reset | crash | stall SECONDS   (SLOT is 1-8)"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -266,16 +345,8 @@ def execute(mcu: FakeMcu, line: str) -> None:
     if not words:
         return
     name, args = words[0], words[1:]
-    arity = {
-        "press": 2,
-        "centre": 1,
-        "marker": 2,
-        "unplug": 0,
-        "replug": 0,
-        "garbage": 1,
-        "reset": 0,
-        "stall": 1,
-    }
+    arity = {"press": 2, "centre": 1, "marker": 2, "garbage": 1, "stall": 1}
+    arity.update(dict.fromkeys(("unplug", "replug", "update", "reset", "crash"), 0))
     if name not in arity:
         raise ValueError(f"unknown command {name!r}; {HELP}")
     if len(args) != arity[name]:
@@ -294,6 +365,8 @@ def execute(mcu: FakeMcu, line: str) -> None:
         mcu.garbage(int(_number(args[0], 0, 100_000, "N")))
     elif name == "stall":
         mcu.stall(_number(args[0], 0, 3600, "SECONDS"))
+    elif name == "update":
+        mcu.update_mode()
     else:
         getattr(mcu, name)()
 

@@ -1,11 +1,46 @@
 """Small stand-ins for MicroPython's ``machine``, ``neopixel`` and ``time.ticks_*``:
 with them the firmware in ``firmware/`` runs unchanged under CPython (the fake
 microcontroller). Pins are driven by the test or by ``mtrain-hub fake-mcu``.
+
+``machine.WDT`` and ``machine.reset()`` are modelled as far as the firmware uses them:
+a started watchdog not fed within its timeout resets the board (the fake
+microcontroller checks :meth:`Watchdog.due`), and ``reset()`` raises
+:class:`BoardReset`, which the fake microcontroller catches to boot the board again.
 """
 
 from __future__ import annotations
 
+import os
 import time as _time
+from collections.abc import Callable
+
+WDT_MAX_MS = 8388  # the RP2040's watchdog counts at most this long
+
+
+class BoardReset(BaseException):
+    """``machine.reset()`` on the fake board: the fake microcontroller boots it again
+    (a real board never returns from the call)."""
+
+
+class Watchdog:
+    """``machine.WDT``: once started it cannot be stopped, and a board not fed within
+    ``timeout`` milliseconds is reset (by whoever runs the board: see :meth:`due`)."""
+
+    def __init__(self, timeout: int, now: Callable[[], float]) -> None:
+        if not 1 <= timeout <= WDT_MAX_MS:
+            raise ValueError(f"WDT timeout {timeout} ms: 1 to {WDT_MAX_MS} on an RP2040")
+        self.timeout_s = timeout / 1000
+        self._now = now
+        self.fed_at = now()
+
+    def feed(self) -> None:
+        """Start the timeout again."""
+        self.fed_at = self._now()
+
+    def due(self) -> float:
+        """When the watchdog resets the board unless fed before (``now``'s clock)."""
+        return self.fed_at + self.timeout_s
+
 
 TICKS_PERIOD = 1 << 30  # MicroPython's ticks_us wraps here, as on the Pico
 
@@ -34,17 +69,33 @@ class Pin:
 
 
 class Machine:
-    """The ``machine`` module: ``Pin`` remembers every pin made, by GP number."""
+    """The ``machine`` module: ``Pin`` remembers every pin made, by GP number (a reboot
+    keeps the wiring); ``WDT`` starts the board's one watchdog (:attr:`watchdog`);
+    ``reset()`` raises :class:`BoardReset`."""
 
-    def __init__(self) -> None:
+    def __init__(self, now: Callable[[], float] = _time.monotonic) -> None:
         self.pins: dict[int, Pin] = {}
+        self.watchdog: Watchdog | None = None
         machine = self
 
         class BoundPin(Pin):
             def __init__(self, number: int, mode: int = Pin.IN, pull: int | None = None) -> None:
                 super().__init__(machine, number, mode, pull)
 
+        def wdt(id: int = 0, timeout: int = 5000) -> Watchdog:
+            machine.watchdog = Watchdog(timeout, now)
+            return machine.watchdog
+
         self.Pin = BoundPin
+        self.WDT = wdt
+
+    def reset(self) -> None:
+        """A hard reset: the board boots again (the watchdog stops with it)."""
+        raise BoardReset()
+
+    def powered_on(self) -> None:
+        """The board (re)starts: no watchdog runs until the program starts one."""
+        self.watchdog = None
 
 
 class NeoPixel:
@@ -91,3 +142,18 @@ class Ticks:
         """Signed ``a - b`` on the wrapping counter."""
         half = TICKS_PERIOD // 2
         return ((a - b + half) % TICKS_PERIOD) - half
+
+    def sleep_ms(self, ms: int) -> None:
+        """Wait ``ms`` milliseconds."""
+        _time.sleep(ms / 1000)
+
+
+def firmware_files() -> dict[str, bytes]:
+    """The board's flash as hardware/flashing.md leaves it: the five files, by name."""
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "firmware")
+    names = ("main.py", "mcu.py", "proto.py", "board.py", "lights.py")
+    files = {}
+    for name in names:
+        with open(os.path.join(folder, name), "rb") as f:
+            files[name] = f.read()
+    return files

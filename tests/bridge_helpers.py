@@ -20,6 +20,9 @@ class SetTicks:
         half = 1 << 29
         return ((a - b + half) % (1 << 30)) - half
 
+    def sleep_ms(self, ms: int) -> None:
+        self.us += ms * 1000
+
 
 class BytePort:
     """The firmware's port: what the hub sends waits in ``inbox``; ``sent`` collects."""

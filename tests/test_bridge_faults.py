@@ -8,6 +8,7 @@ import time
 import pytest
 
 from firmware_bridge.fake_mcu import FakeMcu
+from firmware_bridge.firmware import proto
 from hub.runtime.clock import SystemClock
 from scorer.setup import check_setup
 from web import create_app
@@ -158,9 +159,65 @@ def test_a_stalled_box(hub, mcu, api):
     mcu.button(1, False)
     until(lambda: api()["serial"]["connected"], what="the box back")
     tap(mcu, hub, 2)
-    # The press the stall cut off ends once (a tap on slot 1, its own turn); no more.
-    assert gestures(hub) == [("tap", 1), ("tap", 2)]
+    # The press the stall cut off makes no gesture (nobody knows how long it was): the
+    # turn is still slot 1's, and slot 2's tap is out of turn.
+    assert gestures(hub) == [("tap", 2)]
+    assert api()["turn"] == 1
     assert hub.link.opened == 1
+
+
+def test_a_press_cut_by_a_short_pause_of_the_box_makes_no_gesture(hub, mcu, api):
+    start(hub)
+    mcu.button(1, True)
+    until(lambda: hub.link.session.pressed == {1}, what="the press")
+    mcu.stall(0.6)  # too short to look stalled; the release is seen only after it
+    mcu.button(1, False)
+    until(lambda: not hub.link.session.pressed, what="the press to end")
+    tap(mcu, hub, 1)
+    assert gestures(hub) == [("tap", 1)]  # only the second press: 0.6 s was no hold
+
+
+def test_a_tap_whose_press_was_lost_on_the_line_still_counts(hub, mcu, api):
+    start(hub)
+    mcu.lose(proto.EDGE)  # the press's EDGE never reaches the hub
+    tap(mcu, hub, 1)  # the release shows the gap: the box sends the press again
+    assert gestures(hub) == [("tap", 1)]
+    assert api()["turn"] == 2
+
+
+def test_a_marker_edge_lost_on_the_line_is_caught_up(hub, mcu, api):
+    start(hub)
+    mcu.lose(proto.EDGE)  # nothing follows it but heartbeats
+    mcu.marker(3, True)
+    until(lambda: api()["slots"][2]["public"], what="the lost marker edge sent again")
+    assert gestures(hub) == [("marker", 3)]
+    assert hub.sound.played.count("choo") == 1
+
+
+def test_the_watchdog_resets_a_hung_box_and_the_hub_sees_it_come_back(hub, mcu, api):
+    start(hub)
+    boot = hub.link.session.identity.boot_id
+    mcu.stall(60)  # hung for good: only the watchdog gets it going again
+    until(lambda: mcu.boots == 2, what="the watchdog's reset")
+    until(lambda: api()["serial"]["connected"], what="the box back")
+    assert hub.link.session.identity.boot_id != boot
+    assert any("restarted" in e for e in hub.link.session.errors)
+    tap(mcu, hub, 1)
+    assert gestures(hub) == [("tap", 1)]
+
+
+def test_an_exception_in_the_firmware_resets_the_box_and_the_hub_hears_why(hub, mcu, api):
+    start(hub)
+    boot = hub.link.session.identity.boot_id
+    mcu.crash("a bug")
+    until(lambda: mcu.boots == 2, what="the reset")
+    until(
+        lambda: hub.link.session.identity.boot_id != boot and api()["serial"]["connected"],
+        what="the box back with a new boot id",
+    )
+    assert any("firmware failed (RuntimeError: a bug)" in e for e in hub.link.session.errors)
+    tap(mcu, hub, 1)
+    assert gestures(hub) == [("tap", 1)]
 
 
 def test_the_centre_button_comes_through(hub, mcu):

@@ -14,13 +14,18 @@ FRAMES = 100_000
 
 
 class Box:
-    """Genuine frames from a box whose inputs toggle at random."""
+    """Genuine frames from a box whose inputs toggle at random, its clock at the hub's
+    pace (``at(rx)``: the box's time for a frame read at hub time ``rx``)."""
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.seq = 0
         self.us = 0
+        self.edges = 0
         self.levels = {i: False for i in list(range(1, 9)) + [0x11 + i for i in range(8)]}
+
+    def at(self, rx: float) -> None:
+        self.us = max(self.us + 1, int(rx * 1_000_000) - self.rng.randrange(0, 900))
 
     def frame(self, kind: int, payload: bytes) -> bytes:
         frame = proto.encode(self.seq, kind, payload)
@@ -28,21 +33,21 @@ class Box:
         return frame
 
     def start(self) -> bytes:
-        head = struct.pack("<BBBBH", 1, 3, 8, 24, 7) + proto.pack_time(self.us) + b"box"
-        snap = proto.pack_time(self.us) + struct.pack("<HH", 0, 0)
-        return self.frame(proto.IDENTIFY, head) + self.frame(proto.SNAPSHOT, snap)
+        head = struct.pack("<BBBBH", proto.VERSION, 3, 8, 24, 7) + proto.pack_time(self.us)
+        snap = proto.pack_time(self.us) + struct.pack("<HHB", 0, 0, self.edges)
+        return self.frame(proto.IDENTIFY, head + b"box") + self.frame(proto.SNAPSHOT, snap)
 
     def edge(self) -> tuple[bytes, tuple[str, int, bool]]:
-        self.us += self.rng.randrange(1, 50_000)
         source = self.rng.choice(list(self.levels))
         self.levels[source] = level = not self.levels[source]
-        payload = proto.pack_time(self.us) + bytes((source, int(level)))
+        payload = proto.pack_time(self.us) + bytes((source, int(level), self.edges))
+        self.edges = (self.edges + 1) & 0xFF
         kind = "marker" if source > 8 else "button"
         return self.frame(proto.EDGE, payload), (kind, source & 0x0F, level)
 
     def heartbeat(self) -> bytes:
-        self.us += 200_000
-        return self.frame(proto.MCU_HEARTBEAT, proto.pack_time(self.us) + b"\0\0")
+        beat = proto.pack_time(self.us) + bytes((0, 0, self.edges))
+        return self.frame(proto.MCU_HEARTBEAT, beat)
 
 
 def mutate(rng: random.Random, frame: bytes) -> bytes:
@@ -96,6 +101,7 @@ def test_fuzz_no_crash_no_phantom_resync_within_one_frame():
     last = b""
     for _ in range(FRAMES):
         rx += 0.001
+        box.at(rx)
         roll = rng.random()
         if roll < 0.4:
             frame, event = box.edge()
@@ -113,9 +119,9 @@ def test_fuzz_no_crash_no_phantom_resync_within_one_frame():
             session.feed(rng.randbytes(rng.randrange(1, 60)), rx)
             kind = "random"
         elif roll < 0.9:
-            levels = dict(box.levels)
+            levels, edges = dict(box.levels), box.edges
             frame, _ = box.edge()  # sent broken: as if its edge never happened
-            box.levels = levels
+            box.levels, box.edges = levels, edges
             session.feed(mutate(rng, frame), rx)
             kind = "mutated"
         else:

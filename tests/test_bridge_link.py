@@ -58,12 +58,16 @@ def test_fake_mcu_commands_are_checked():
         stall=lambda *a: calls.append(("stall", *a)),
         reset=lambda: calls.append(("reset",)),
         garbage=lambda *a: calls.append(("garbage", *a)),
+        crash=lambda: calls.append(("crash",)),
+        update_mode=lambda: calls.append(("update",)),
     )
     execute(board, "press 3 120")  # type: ignore[arg-type]
     execute(board, "centre 2500")  # type: ignore[arg-type]
     execute(board, "marker 8 1")  # type: ignore[arg-type]
     execute(board, "stall 1.5")  # type: ignore[arg-type]
     execute(board, "reset")  # type: ignore[arg-type]
+    execute(board, "crash")  # type: ignore[arg-type]
+    execute(board, "update")  # type: ignore[arg-type]
     execute(board, "   ")  # type: ignore[arg-type]
     assert calls == [
         ("press", 3, 120.0),
@@ -71,6 +75,8 @@ def test_fake_mcu_commands_are_checked():
         ("marker", 8, True),
         ("stall", 1.5),
         ("reset",),
+        ("crash",),
+        ("update",),
     ]
     for line, error in [
         ("press 9 100", "SLOT"),
@@ -78,6 +84,7 @@ def test_fake_mcu_commands_are_checked():
         ("marker 1 2", "0 or 1"),
         ("jump", "unknown command"),
         ("garbage lots", "N: expected a number"),
+        ("crash now", "expected 0"),
     ]:
         with pytest.raises(ValueError, match=error):
             execute(board, line)  # type: ignore[arg-type]

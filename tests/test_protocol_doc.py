@@ -31,6 +31,7 @@ def test_the_document_has_every_frame():
         "hello",
         "heartbeat",
         "snapshot-request",
+        "ack",
         "leds",
         "identify",
         "snapshot",
@@ -38,7 +39,9 @@ def test_the_document_has_every_frame():
         "edge-release",
         "edge-marker",
         "mcu-heartbeat",
+        "edge-late",
         "error",
+        "error-crash",
         "garbage-then-heartbeat",
         "reset-mid-frame",
     }
@@ -83,6 +86,13 @@ def test_firmware_identify_is_the_documented_one():
     assert port.sent == EX["identify"]
 
 
+def scan_at(fw, ticks, us: int) -> None:
+    """The box's loop scans just before ``us`` and at ``us`` (no pause: not LATE)."""
+    ticks.us = us - 1000
+    fw.scan()
+    ticks.us = us
+
+
 def test_firmware_snapshot_edges_and_heartbeat_are_the_documented_bytes():
     fw, machine, ticks, port = booted()
     machine.pins[BUTTON_PINS[0]].level = 0  # slot 1 held
@@ -92,23 +102,31 @@ def test_firmware_snapshot_edges_and_heartbeat_are_the_documented_bytes():
     fw.seq, port.sent = 1, b""
     fw.send_snapshot()
     assert port.sent == EX["snapshot"]
-    machine.pins[BUTTON_PINS[0]].level = 1
+    machine.pins[BUTTON_PINS[0]].level = 1  # back at rest: not part of the story
     machine.pins[MARKER_PINS[1]].level = 1
     fw.scan()
-    fw.seq, port.sent = 2, b""
-    ticks.us = BOOT + 2_000_000
-    machine.pins[BUTTON_PINS[2]].level = 0
-    fw.scan()
-    ticks.us = BOOT + 2_150_000
-    machine.pins[BUTTON_PINS[2]].level = 1
-    fw.scan()
-    ticks.us = BOOT + 3_000_000
-    machine.pins[MARKER_PINS[1]].level = 0
-    fw.scan()
+    fw.seq, fw.edge, port.sent = 2, 0, b""
+    for us, pin, level in [
+        (2_000_000, BUTTON_PINS[2], 0),
+        (2_150_000, BUTTON_PINS[2], 1),
+        (3_000_000, MARKER_PINS[1], 0),
+    ]:
+        scan_at(fw, ticks, BOOT + us)
+        machine.pins[pin].level = level
+        fw.scan()
     assert port.sent == EX["edge-press"] + EX["edge-release"] + EX["edge-marker"]
     ticks.us, port.sent, fw.next_beat = BOOT + 3_200_000, b"", 0
+    fw.unacked = []
     fw.poll()
     assert port.sent.startswith(EX["mcu-heartbeat"])
+    scan_at(fw, ticks, BOOT + 3_900_000)
+    machine.pins[BUTTON_PINS[2]].level = 0
+    fw.scan()  # slot 3 pressed again at 3.9 s (edge 3), ...
+    fw.seq, port.sent = 6, b""
+    machine.pins[BUTTON_PINS[2]].level = 1
+    ticks.us = BOOT + 4_700_000  # ... and the loop stood still for 0.8 s: the release is LATE
+    fw.scan()
+    assert port.sent == EX["edge-late"]
 
 
 def test_firmware_answers_hello_and_refuses_unknown_frames():
@@ -121,6 +139,18 @@ def test_firmware_answers_hello_and_refuses_unknown_frames():
     fw.seq, port.sent = 6, b""
     fw.handle(9, 0x55, b"")
     assert port.sent == EX["error"]
+    fw.seq, port.sent, fw.last_rx_seq = 7, b"", 9
+    fw.crashed(ZeroDivisionError("divide by zero"))
+    assert port.sent == EX["error-crash"]
+
+
+def test_firmware_forgets_the_edges_the_documented_ack_covers():
+    fw, machine, ticks, port = booted()
+    fw.unacked = [bytes(6) + bytes((n,)) for n in (1, 2, 3)]
+    fw.edge = 4
+    port.inbox = EX["ack"]
+    fw.poll()
+    assert [p[-1] for p in fw.unacked] == [3]  # the hub has edges up to 2, waits for 3
 
 
 def test_firmware_shows_the_documented_led_frame():
@@ -158,8 +188,13 @@ def test_hub_session_reads_the_documented_frames():
     assert [(e.slot, e.pressed) for e in presses] == [(3, True), (3, False)]
     assert presses[1].at - presses[0].at == pytest.approx(0.150, abs=1e-6)
     assert MarkerChanged(2, True, posted[-1].at) == posted[-1]
+    # Each edge is acknowledged: the hub has edges up to 2 and waits for 3 (as ``ack``).
+    seq, kind, payload = proto.Decoder().feed(written[-1])[0]
+    assert (kind, payload) == (proto.ACK, EX["ack"][4:5])
     session.feed(EX["mcu-heartbeat"], 12.3)
     session.feed(EX["error"], 12.3)
     assert "refused frame 9" in session.errors[-1]
+    session.feed(EX["error-crash"], 12.3)
+    assert "ZeroDivisionError: divide by zero" in session.errors[-1]
     session.tick(12.4)
     assert proto.Decoder().feed(written[-1])[0][1] == proto.HEARTBEAT

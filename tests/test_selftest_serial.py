@@ -56,7 +56,7 @@ def test_check_passes_with_the_hub_box_answering(tmp_path, mcu, capsys):
     lines = capsys.readouterr().out.splitlines()
     serial = next(line for line in lines if line[6:].startswith("serial link"))
     assert serial.startswith(f"PASS  serial link   {mcu.path}: ")
-    assert "protocol 1 (the hub's: 1), 24 pixels" in serial
+    assert "protocol 2 (the hub's: 2), 24 pixels" in serial
     assert [line.split()[0] for line in lines if line[6:].startswith("pins")] == ["SKIP", "SKIP"]
 
 

@@ -17,6 +17,16 @@ MARKER_PINS = (10, 11, 12, 13, 14, 15, 16, 17)
 CENTRE_PIN = 18
 RING_PIN = 22
 PIXELS = 24
+SETTLE_MS = 20  # the pull-up charges the button's wire before the escape is read
+
+
+def centre_held(machine: Any, time: Any) -> bool:
+    """True when the centre button is held as the board powers on: the update escape
+    (hardware/flashing.md). ``main.py`` reads it before anything else starts, so no
+    fault in the program can take the way to the REPL away."""
+    pin = machine.Pin(CENTRE_PIN, machine.Pin.IN, machine.Pin.PULL_UP)
+    time.sleep_ms(SETTLE_MS)
+    return not pin.value()
 
 
 class Board:
@@ -37,6 +47,10 @@ class Board:
     def ticks_diff(self, a: int, b: int) -> int:
         """``a - b`` on the wrapping counter."""
         return int(self._time.ticks_diff(a, b))
+
+    def sleep_ms(self, ms: int) -> None:
+        """Wait ``ms`` milliseconds (the loop never does; a last word before a reset may)."""
+        self._time.sleep_ms(ms)
 
     def button_levels(self) -> int:
         """Bit 0: centre pressed; bits 1-8: slot buttons pressed (active low)."""

@@ -1,6 +1,13 @@
 """Runs the hub box's firmware on a Raspberry Pi Pico (MicroPython): copied to the
 board as ``main.py`` with the other files of this folder (hardware/flashing.md).
-The USB serial port is the REPL's: Ctrl-C is switched off so binary frames pass.
+
+- **The update escape.** With the centre button held as the board powers on, the
+  program is skipped: the ring shows dim blue and the USB serial port is MicroPython's
+  REPL, so ``mpremote`` can copy new files. Otherwise the program runs, and
+- Ctrl-C is switched off on the USB serial port, so binary frames pass;
+- a watchdog resets a box whose loop stops (``mcu.WATCHDOG_MS``), and any exception
+  resets it too (after telling the hub why): it never sits in the REPL, and the hub
+  sees it come back with a new boot id.
 """
 
 import random
@@ -36,13 +43,30 @@ class UsbPort:
         self.out.write(data)
 
 
+def updating() -> None:
+    """The update escape: say so on the ring and on the REPL, and return to it."""
+    try:
+        ring = board.Board(machine, neopixel, time)
+        ring.show([mcu.UPDATING] * ring.pixels)
+    except Exception:  # the ring is only a courtesy here
+        pass
+    sys.stdout.write(mcu.UPDATING_TEXT.decode())
+
+
 def run() -> None:
-    """Build the board and run the firmware forever."""
+    """Build the board and run the firmware forever, under the watchdog."""
     micropython.kbd_intr(-1)
-    boot_id = random.getrandbits(16)
-    firmware = mcu.Firmware(board.Board(machine, neopixel, time), UsbPort(), boot_id)
+    watchdog = machine.WDT(timeout=mcu.WATCHDOG_MS)
+    box = board.Board(machine, neopixel, time)
+    firmware = mcu.Firmware(box, UsbPort(), random.getrandbits(16))
     while True:
-        firmware.poll()
+        firmware.guarded_poll(watchdog, machine)
 
 
-run()
+if board.centre_held(machine, time):
+    updating()
+else:
+    try:
+        run()
+    except Exception:  # failed before the loop took over: start afresh
+        machine.reset()

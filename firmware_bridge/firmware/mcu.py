@@ -1,7 +1,8 @@
 """The hub box's firmware: reads the inputs, timestamps every edge with its own
-microsecond clock, drives the ring, and speaks the bridge protocol
-(hardware/PROTOCOL.md) over a byte port. ``main.py`` runs it on a Pico; the fake
-microcontroller runs the same class under CPython.
+microsecond clock, keeps each edge until the hub acknowledges it (and sends it again
+until then), drives the ring, and speaks the bridge protocol (hardware/PROTOCOL.md)
+over a byte port. ``main.py`` runs it on a Pico under a watchdog; the fake
+microcontroller runs the same code under CPython.
 """
 
 import struct
@@ -17,16 +18,29 @@ except ImportError:  # flat files on the Pico
     import lights  # type: ignore[no-redef,import-not-found]
     import proto  # type: ignore[no-redef,import-not-found]
 
-NAME = b"mtrain-pico 1.0"
+NAME = b"mtrain-pico 2.0"
 HEARTBEAT_US = 200_000
 HOST_LOST_US = 3_000_000
 FRAME_US = 20_000  # animation step: 50 frames a second
+RESEND_US = 100_000  # an edge the hub has not acknowledged by then is sent again
+SCAN_GAP_US = 250_000  # scans further apart than this: the edges seen are LATE
+UNACKED = 32  # edges kept for resending; past that the box resyncs with a SNAPSHOT
+# The watchdog resets a box whose loop stops for this long. Long enough for a pass
+# whose writes wait on a host that stopped reading (MicroPython gives each USB write
+# up to 0.5 s), well under the RP2040's limit of 8.3 s.
+WATCHDOG_MS = 5000
 IDLE = (12, 12, 10, lights.STEADY)  # dim white: nobody is driving the ring
+UPDATING = (0, 0, 60)  # dim blue: the program was skipped, the REPL is free
+UPDATING_TEXT = (
+    b"mtrain: the centre button was held at power-on: the program is skipped.\r\n"
+    b"Copy the new files with mpremote, then unplug the box and plug it in again.\r\n"
+)
 
 
 class Firmware:
     """One microcontroller: ``board`` (see board.py) and ``port`` (``read()`` returns
-    the bytes waiting, maybe none; ``write(data)``). Call :meth:`poll` in a loop."""
+    the bytes waiting, maybe none; ``write(data)``). Call :meth:`poll` in a loop
+    (:meth:`guarded_poll` under a watchdog, as ``main.py`` does)."""
 
     def __init__(self, board: Any, port: Any, boot_id: int = 0) -> None:
         self.board = board
@@ -40,6 +54,10 @@ class Firmware:
         self.now_us = 0
         self.buttons = board.button_levels()
         self.markers = board.marker_levels()
+        self.scanned_at = 0
+        self.edge = 0  # the number the next EDGE carries
+        self.unacked: list[bytes] = []  # EDGE payloads the hub has not acknowledged
+        self.resend_at = 0
         self.pixels: list[tuple[int, ...]] = [IDLE] * board.pixels
         self.host_at = -HOST_LOST_US
         self.next_beat = 0
@@ -71,9 +89,22 @@ class Firmware:
         self.send(proto.IDENTIFY, head + proto.pack_time(self.clock()) + NAME)
 
     def send_snapshot(self) -> None:
-        """Every input's level now."""
-        payload = proto.pack_time(self.clock()) + struct.pack("<HH", self.buttons, self.markers)
-        self.send(proto.SNAPSHOT, payload)
+        """Every input's level now, and the number of the next edge: the hub takes the
+        levels as they are, so the edges not yet acknowledged need no resending."""
+        self.unacked = []
+        levels = struct.pack("<HHB", self.buttons, self.markers, self.edge)
+        self.send(proto.SNAPSHOT, proto.pack_time(self.clock()) + levels)
+
+    def send_edge(self, stamp: bytes, source: int, level: int) -> None:
+        """Send one EDGE with the next edge number, and keep it until acknowledged."""
+        payload = stamp + bytes((source, level, self.edge))
+        self.edge = (self.edge + 1) & 0xFF
+        if not self.unacked:
+            self.resend_at = self.now_us + RESEND_US
+        self.unacked.append(payload)
+        self.send(proto.EDGE, payload)
+        if len(self.unacked) > UNACKED:  # the hub does not answer: start again from levels
+            self.send_snapshot()
 
     def send_error(self, code: int, about: int, text: bytes) -> None:
         """Tell the hub what was wrong with its frame ``about``."""
@@ -83,34 +114,62 @@ class Firmware:
     # --- the loop -------------------------------------------------------------------
 
     def poll(self) -> None:
-        """One pass: inputs, then the port, then heartbeat and lights when due."""
+        """One pass: inputs, then the port, then resends, heartbeat and lights when due."""
         self.scan()
         data = self.port.read()
         if data:
             for frame in self.decoder.feed(data):
                 self.handle(frame[0], frame[1], frame[2])
         now = self.clock()
+        if self.unacked and now >= self.resend_at and now - self.host_at <= HOST_LOST_US:
+            self.resend_at = now + RESEND_US
+            for payload in self.unacked:
+                self.send(proto.EDGE, payload)
         if now >= self.next_beat:
             self.next_beat = now + HEARTBEAT_US
-            payload = proto.pack_time(now) + struct.pack("<H", self.decoder.dropped & 0xFFFF)
-            self.send(proto.MCU_HEARTBEAT, payload)
+            beat = struct.pack("<HB", self.decoder.dropped & 0xFFFF, self.edge)
+            self.send(proto.MCU_HEARTBEAT, proto.pack_time(now) + beat)
         if now >= self.next_frame:
             self.next_frame = now + FRAME_US
             self.render(now)
 
+    def guarded_poll(self, watchdog: Any, machine: Any) -> None:
+        """One pass as ``main.py`` runs it: :meth:`poll`, then feed the watchdog. Any
+        exception is told to the hub (ERROR code 4) and resets the board: the box never
+        sits in the REPL, and the hub sees it come back with a new boot id."""
+        try:
+            self.poll()
+        except Exception as exc:  # whatever it was: start afresh
+            self.crashed(exc)
+            self.board.sleep_ms(50)  # the last word leaves over USB before the reset
+            machine.reset()
+        watchdog.feed()
+
+    def crashed(self, exc: Exception) -> None:
+        """Tell the hub why the box is about to reset (best effort)."""
+        text = (type(exc).__name__ + ": " + str(exc)).encode()[:120]
+        try:
+            self.send_error(proto.E_CRASH, self.last_rx_seq, text)
+        except Exception:  # the port itself may be what failed
+            pass
+
     def scan(self) -> None:
-        """Send an EDGE for every input that changed since the last scan."""
+        """Send an EDGE for every input that changed since the last scan (marked LATE
+        after a pause in scanning: when in the pause it changed, nobody knows)."""
         buttons = self.board.button_levels()
         markers = self.board.marker_levels()
+        now = self.clock()
+        late = proto.LATE if now - self.scanned_at > SCAN_GAP_US else 0
+        self.scanned_at = now
         if buttons == self.buttons and markers == self.markers:
             return
-        now = proto.pack_time(self.clock())
+        stamp = proto.pack_time(now)
         for i in range(9):
             bit = 1 << i
             if (buttons ^ self.buttons) & bit:
-                self.send(proto.EDGE, now + bytes((proto.BUTTON + i, 1 if buttons & bit else 0)))
+                self.send_edge(stamp, proto.BUTTON + i, late | (1 if buttons & bit else 0))
             if i and (markers ^ self.markers) & bit:
-                self.send(proto.EDGE, now + bytes((proto.MARKER + i, 1 if markers & bit else 0)))
+                self.send_edge(stamp, proto.MARKER + i, late | (1 if markers & bit else 0))
         self.buttons = buttons
         self.markers = markers
 
@@ -121,16 +180,31 @@ class Firmware:
             return  # a duplicate
         self.last_rx_seq = seq
         if kind == proto.HELLO:
+            self.seq = 0  # a new session: both sides count from 0
             self.send_identify()
             if not payload or payload[0] != proto.VERSION:
-                self.send_error(proto.E_VERSION, seq, b"protocol version 1 only")
+                self.send_error(proto.E_VERSION, seq, b"protocol version 2 only")
             self.send_snapshot()
+        elif kind == proto.ACK:
+            self.acknowledged(payload[0] if payload else self.edge)
         elif kind == proto.SNAPSHOT_REQUEST:
             self.send_snapshot()
         elif kind == proto.LEDS:
             self.take_leds(seq, payload)
         elif kind not in (proto.HEARTBEAT, proto.ERROR):
             self.send_error(proto.E_UNKNOWN, seq, b"unknown frame type")
+
+    def acknowledged(self, expected: int) -> None:
+        """The hub has every edge before number ``expected``: forget those. An answer
+        that fits no edge kept (the hub is out of step) is met with a SNAPSHOT."""
+        unacked = self.unacked
+        oldest = unacked[0][-1] if unacked else self.edge
+        acked = (expected - oldest) & 0xFF
+        if acked > len(unacked):
+            self.send_snapshot()
+        elif acked:
+            del unacked[:acked]
+            self.resend_at = self.now_us + RESEND_US
 
     def take_leds(self, seq: int, payload: bytes) -> None:
         """A whole ring: count, then (r, g, b, effect) per pixel."""

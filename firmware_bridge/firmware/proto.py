@@ -15,7 +15,7 @@ try:
 except ImportError:  # a MicroPython build without binascii.crc32
     _crc32 = None  # type: ignore[assignment]
 
-VERSION = 1
+VERSION = 2
 SYNC = 0x7E
 OVERHEAD = 8  # sync, length, sequence, type and the 4-byte CRC
 MAX_PAYLOAD = 200
@@ -25,6 +25,7 @@ HELLO = 0x01
 HEARTBEAT = 0x02
 LEDS = 0x03
 SNAPSHOT_REQUEST = 0x04
+ACK = 0x05
 # Microcontroller -> hub
 IDENTIFY = 0x81
 SNAPSHOT = 0x82
@@ -42,10 +43,16 @@ CENTRE = 0x00
 BUTTON = 0x00  # + slot 1..8
 MARKER = 0x10  # + slot 1..8
 
+# The level byte of an EDGE: bit 0 the level; LATE: the box's previous scan was more
+# than SCAN_GAP_US before this one, so the edge's time is only an upper bound
+LEVEL = 0x01
+LATE = 0x02
+
 # Error codes
 E_VERSION = 1
 E_UNKNOWN = 2
 E_PAYLOAD = 3
+E_CRASH = 4  # the box's firmware failed: the text says how; the box resets
 
 # LED effects (the fourth byte of each pixel)
 STEADY = 0

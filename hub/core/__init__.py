@@ -11,6 +11,7 @@ from hub.core import claim, gestures, turns, undo
 from hub.core.effects import Effect, LogEntry, PlaySound
 from hub.core.events import (
     ButtonChanged,
+    ButtonLost,
     ClaimRequested,
     DoubleFixed,
     EngineSet,
@@ -75,6 +76,8 @@ def apply(table: Table, event: Event) -> Result:
 def _apply(table: Table, event: Event) -> Result:
     if isinstance(event, ButtonChanged):
         return _button(table, event)
+    if isinstance(event, ButtonLost):
+        return _button_lost(table, event.slot), []
     if isinstance(event, MarkerChanged):
         markers = list(table.markers)
         markers[event.slot - 1] = gestures.marker_edge(
@@ -122,6 +125,14 @@ def _button(table: Table, event: ButtonChanged) -> Result:
     )
     buttons[event.slot - 1] = inp
     return _gestures(evolve(table, buttons=tuple(buttons)), found)
+
+
+def _button_lost(table: Table, slot: int) -> Table:
+    if slot == CENTRE:
+        return evolve(table, centre=gestures.button_lost(table.centre))
+    buttons = list(table.buttons)
+    buttons[slot - 1] = gestures.button_lost(buttons[slot - 1])
+    return evolve(table, buttons=tuple(buttons))
 
 
 def _gestures(table: Table, found: list[Gesture]) -> Result:

@@ -28,6 +28,17 @@ class ButtonChanged:
 
 
 @dataclass(frozen=True)
+class ButtonLost:
+    """Nobody saw how the press of ``slot``'s button ended: the inputs' link went down
+    while it was held (a serial hub box that stalled or was unplugged), or the box
+    reports the release after a pause in its own scanning. The press ends with no
+    gesture, whatever its length: a stall never turns a tap into a hold or a going out."""
+
+    slot: int
+    at: float
+
+
+@dataclass(frozen=True)
 class MarkerChanged:
     """The marker sensor of ``slot`` closed (``present``) or opened, raw."""
 
@@ -220,6 +231,7 @@ class ClaimRequested:
 Gesture = Tapped | Held | LongHeld | MarkerPlaced | MarkerRemoved
 Event = (
     ButtonChanged
+    | ButtonLost
     | MarkerChanged
     | MarkersRead
     | ClockTicked

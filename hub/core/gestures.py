@@ -52,6 +52,13 @@ def _accept(
     return inp, [LongHeld(slot, at)]
 
 
+def button_lost(inp: ButtonInput) -> ButtonInput:
+    """Forget a press whose end nobody saw: released, with no gesture and no deadline."""
+    if not (inp.raw or inp.pressed):
+        return inp
+    return ButtonInput()
+
+
 def button_tick(
     slot: int, inp: ButtonInput, at: float, timings: Timings
 ) -> tuple[ButtonInput, list[Gesture]]:

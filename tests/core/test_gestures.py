@@ -96,3 +96,24 @@ def test_late_tick_fires_deadlines_at_their_own_time():
     hub.send(MarkerChanged(3, True, hub.now))
     hub.send(ClockTicked(hub.now + 10))
     assert [e.at for e in hub.logs("marker")] == [hub.now + 0.08]
+
+
+def test_a_press_whose_end_nobody_saw_makes_no_gesture():
+    from hub.core.events import CENTRE, ButtonLost
+
+    hub = CoreDriver()
+    hub.start(["Ann", "Bob"], first=1)
+    for slot in (1, CENTRE):
+        hub.send(ButtonChanged(slot, True, hub.now))
+        hub.advance(0.3)
+        hub.send(ButtonLost(slot, hub.now))
+        hub.advance(5.0)  # long past the long hold: nothing fires
+    assert gestures(hub) == []
+    assert hub.table.turn == 1
+    assert next_deadline(hub.table) is None
+    # The button works as before afterwards.
+    hub.send(ButtonChanged(1, True, hub.now))
+    hub.send(ButtonChanged(1, False, hub.now + 0.1))
+    assert gestures(hub) == ["tap"]
+    hub.send(ButtonLost(2, hub.now + 0.2))  # not held: nothing to forget
+    assert hub.table.buttons[1].pressed is False
