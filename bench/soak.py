@@ -28,7 +28,8 @@ sys.path.insert(0, str(ROOT))
 
 from tablesim import PROFILES, Tap, iter_actions  # noqa: E402
 from tablesim.actions import Hold, LongHold, MarkerOff, MarkerOn  # noqa: E402
-from tablesim.soak import Report, Spec, play_plans  # noqa: E402
+from tablesim.soak import Report, play_plans  # noqa: E402
+from tablesim.soak_plans import Spec  # noqa: E402
 
 GESTURES = (Tap, Hold, LongHold, MarkerOn, MarkerOff)
 

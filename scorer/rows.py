@@ -1,39 +1,26 @@
-"""The game store's pure part, without the database: the errors it raises and the
-checks that raise them (a game's id, a token's text, a stale edit); the queries that
-read one game and its rows read into a :class:`~scorer.games.GameRecord`; and the
-writes that take working out: a new game's seats and round 1, a round's outcome, a
-round's change (its scores, their history, its outcome, the next round, the end).
+"""The game store's writes, without the database: the errors the store raises and the
+checks that raise them (a game's id, a token's text, a stale edit), and the statements
+of every write: a new game's row, a token, seats and round 1; abandoning a game and
+bringing it back; a round's outcome, engine or reopening; a round's change (its scores,
+their history, its outcome, the next round, the end); an early finish; the version a
+write counts and a finished game's winner.
 
-The writes of one plain statement (a game's own row and its tokens, abandoning and
-bringing back, an engine, a reopened round, an early finish, the version and winner)
-and the queries that list games stay in :mod:`scorer.store`, beside their transaction.
-Pure, like the rest of :mod:`scorer`: :mod:`scorer.store` runs every statement here
-inside its own transactions, on its own connections.
+The queries that read are in :mod:`scorer.queries`. Pure, like the rest of
+:mod:`scorer`: :mod:`scorer.store` runs every statement here inside its own write
+transactions, on its own connection.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from scorer import games
 from scorer.errors import FieldError
-from scorer.games import GameRecord, RoundChange, RoundRecord
+from scorer.games import GameRecord, RoundChange
 from scorer.setup import GameSetup
 
 Statement = tuple[str, tuple[object, ...]]  # SQL and its parameters
-
-GAME = (
-    "SELECT id, created_at, rules, set_max, rounds AS round_count, options, mexican_slot,"
-    " first_slot AS first, finished_at, winner, abandoned_at, version FROM games"
-    " WHERE id = ?"
-)
-PLAYERS = "SELECT name, slot FROM players WHERE game_id = ? ORDER BY position"
-ROUNDS = (
-    "SELECT round, engine, went_out, blocked, finished FROM rounds WHERE game_id = ? ORDER BY round"
-)
-SCORES = "SELECT round, player, points FROM scores WHERE game_id = ?"
 
 
 class StoreError(FieldError):
@@ -63,32 +50,37 @@ def game_number(game_id: object) -> int:
     return game_id
 
 
-def game_record(
-    game_id: int,
-    game: Mapping[str, Any] | None,
-    seated: Iterable[Mapping[str, Any]],
-    rounds: Iterable[Sequence[Any]],
-    scores: Iterable[Mapping[str, Any]],
-) -> GameRecord:
-    """One game from the rows of :data:`GAME` (None: :class:`GameNotFound`),
-    :data:`PLAYERS`, :data:`ROUNDS` and :data:`SCORES`."""
-    if game is None:
-        raise GameNotFound(f"game {game_id}: no such game")
-    seats = list(seated)
-    names = [p["name"] for p in seats]
-    played = [RoundRecord(r[0], r[1], r[2], bool(r[3]), bool(r[4])) for r in rounds]
-    points = {(r["round"], r["player"]): r["points"] for r in scores}
-    for rnd in played:  # in seat order
-        rnd.points = {n: points[rnd.round, n] for n in names if (rnd.round, n) in points}
-    fields = dict(game) | {"options": json.loads(game["options"])}
-    return GameRecord(**fields, players=names, seats=[p["slot"] for p in seats], rounds=played)
-
-
 def token_text(token: object) -> str:
     """``token`` when it is non-empty text (what a scorekeeper token must be)."""
     if not isinstance(token, str) or not token:
         raise StoreError("token: must be non-empty text")
     return token
+
+
+def new_game(setup: GameSetup, token_hash: str, stamp: str) -> Statement:
+    """A new game's own row, created at ``stamp``, keeping its first token's hash."""
+    return (
+        "INSERT INTO games (created_at, rules, set_max, rounds, options, token,"
+        " mexican_slot, first_slot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            stamp,
+            setup.rules,
+            setup.set_max,
+            setup.rounds,
+            json.dumps(dict(setup.options)),
+            token_hash,
+            setup.mexican_slot,
+            setup.first,
+        ),
+    )
+
+
+def kept_token(game_id: int, token_hash: str, stamp: str) -> Statement:
+    """A scorekeeper token of the game, kept as its hash (one it has already: no change)."""
+    return (
+        "INSERT OR IGNORE INTO tokens (game_id, hash, created_at) VALUES (?, ?, ?)",
+        (game_id, token_hash, stamp),
+    )
 
 
 def seating(game_id: int, setup: GameSetup) -> list[Statement]:
@@ -106,6 +98,37 @@ def seating(game_id: int, setup: GameSetup) -> list[Statement]:
             (game_id, setup.engines[0]),
         )
     ]
+
+
+def abandon(game_id: int, stamp: str) -> Statement:
+    """Mark a game abandoned at ``stamp``, if it is unfinished and not abandoned yet."""
+    return (
+        "UPDATE games SET abandoned_at = ?, version = version + 1"
+        " WHERE id = ? AND finished_at IS NULL AND abandoned_at IS NULL",
+        (stamp, game_id),
+    )
+
+
+def bring_back(game_id: int) -> Statement:
+    """An abandoned game is abandoned no more."""
+    return ("UPDATE games SET abandoned_at = NULL WHERE id = ?", (game_id,))
+
+
+def engine(game_id: int, round: int, engine: int) -> Statement:
+    """Name a round's engine."""
+    return (
+        "UPDATE rounds SET engine = ? WHERE game_id = ? AND round = ?",
+        (engine, game_id, round),
+    )
+
+
+def reopen(game_id: int, round: int) -> Statement:
+    """Forget an unscored round's outcome (who went out, or that it was blocked)."""
+    return (
+        "UPDATE rounds SET went_out = NULL, blocked = 0 WHERE game_id = ? AND"
+        " round = ? AND finished = 0",
+        (game_id, round),
+    )
 
 
 def outcome(game_id: int, round: int, went_out: str | None, finished: bool = False) -> Statement:
@@ -149,6 +172,25 @@ def round_change(game_id: int, change: RoundChange, by: str, stamp: str) -> list
     if change.finishes:
         writes.append(("UPDATE games SET finished_at = ? WHERE id = ?", (stamp, game_id)))
     return writes
+
+
+def finish(game_id: int, played: int, stamp: str) -> list[Statement]:
+    """End a game at ``stamp`` after its ``played`` scored rounds: the unscored one is
+    dropped."""
+    return [
+        ("DELETE FROM rounds WHERE game_id = ? AND finished = 0", (game_id,)),
+        ("UPDATE games SET rounds = ?, finished_at = ? WHERE id = ?", (played, stamp, game_id)),
+    ]
+
+
+def counted(game_id: int) -> Statement:
+    """One more write, counted in the game's version."""
+    return ("UPDATE games SET version = version + 1 WHERE id = ?", (game_id,))
+
+
+def winner(game_id: int, name: str | None) -> Statement:
+    """A finished game's winner."""
+    return ("UPDATE games SET winner = ? WHERE id = ?", (name, game_id))
 
 
 def check_version(game: GameRecord, based_on: int | None, round: int) -> None:

@@ -11,15 +11,14 @@ for the next reads. ``path`` must be a file, not ``:memory:``.
 
 Time: every write takes ``at`` (ISO 8601, the caller's event time); without it the
 ``now`` callable given to :class:`GameStore` is asked. Rules come from the pure
-:mod:`scorer` (mostly :mod:`scorer.games`). :mod:`scorer.rows` gives the errors
-(re-exported here), the queries of one game and the record made of its rows, and the
-statements of the writes that take working out (a new game's seats, a round's outcome,
-a round's change); this module runs them on its connections, in its transactions, and
-holds the rest itself: the writes of one plain statement and the listing queries."""
+:mod:`scorer` (mostly :mod:`scorer.games`). The SQL is pure too: :mod:`scorer.rows`
+gives the errors (re-exported here) and the statements of every write,
+:mod:`scorer.queries` the queries and what is made of their rows. This module holds the
+connections, the transactions and the schema's migrations, and runs the statements and
+queries on them."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -28,7 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from scorer import games, rows
+from scorer import games, queries, rows
 from scorer.games import KEEP, GameRecord, WentOut
 from scorer.rows import GameNotFound as GameNotFound
 from scorer.rows import StaleEdit as StaleEdit
@@ -53,9 +52,10 @@ class StorageFault(Exception):
 def _load(conn: sqlite3.Connection, game_id: object) -> GameRecord:
     """Read one game's rows into a :class:`GameRecord` (raises :class:`GameNotFound`)."""
     number = rows.game_number(game_id)
-    game = conn.execute(rows.GAME, (number,)).fetchone()
-    details = (rows.PLAYERS, rows.ROUNDS, rows.SCORES)
-    return rows.game_record(number, game, *(conn.execute(q, (number,)).fetchall() for q in details))
+    game = conn.execute(queries.GAME, (number,)).fetchone()
+    details = (queries.PLAYERS, queries.ROUNDS, queries.SCORES)
+    rows_of = (conn.execute(q, (number,)).fetchall() for q in details)
+    return queries.game_record(number, game, *rows_of)
 
 
 def _run(conn: sqlite3.Connection, statements: list[rows.Statement]) -> None:
@@ -194,30 +194,14 @@ class GameStore:
         game this one replaces on the table, marked abandoned in the same transaction.
         """
         stamp, token = self._stamp(at), rows.token_text(token)
-        options = json.dumps(dict(setup.options))
+        game_row = rows.new_game(setup, hash_token(token), stamp)
         with self._write() as conn:
-            game_id = conn.execute(
-                "INSERT INTO games (created_at, rules, set_max, rounds, options, token,"
-                " mexican_slot, first_slot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    stamp,
-                    setup.rules,
-                    setup.set_max,
-                    setup.rounds,
-                    options,
-                    hash_token(token),
-                    setup.mexican_slot,
-                    setup.first,
-                ),
-            ).lastrowid
-            conn.execute(
-                "INSERT INTO tokens (game_id, hash, created_at) VALUES (?, ?, ?)",
-                (game_id, hash_token(token), stamp),
-            )
-            if replaces is not None:
-                self._abandon(conn, replaces, stamp)
+            game_id = conn.execute(*game_row).lastrowid
             assert isinstance(game_id, int)
-            _run(conn, rows.seating(game_id, setup))
+            writes = [rows.kept_token(game_id, hash_token(token), stamp)]
+            if replaces is not None:
+                writes.append(rows.abandon(replaces, stamp))
+            _run(conn, writes + rows.seating(game_id, setup))
         return game_id
 
     def get_game(self, game_id: int) -> dict[str, Any]:
@@ -230,38 +214,25 @@ class GameStore:
 
     def list_games(self) -> list[dict[str, Any]]:
         """Every game, newest first: ``id``, ``created_at``, ``rules``, ``players``,
-        ``round``, ``round_count``, ``finished``, ``winner``."""
-        keys = (
-            "id",
-            "created_at",
-            "rules",
-            "players",
-            "round",
-            "round_count",
-            "finished",
-            "abandoned",
-        )
+        ``round``, ``round_count``, ``finished``, ``abandoned``, ``winner``."""
         with self._read() as conn:
-            ids = [r[0] for r in conn.execute("SELECT id FROM games ORDER BY id DESC")]
+            ids = [r[0] for r in conn.execute(queries.GAME_IDS)]
             views = [games.game_view(_load(conn, game_id)) for game_id in ids]
-        return [{key: view[key] for key in (*keys, "winner")} for view in views]
+        return [queries.summary(view) for view in views]
 
     def current_game(self) -> dict[str, Any] | None:
         """The newest unfinished game that was not abandoned (to resume after a
         restart), or ``None``."""
         with self._read() as conn:
-            row = conn.execute(
-                "SELECT id FROM games WHERE finished_at IS NULL AND abandoned_at IS NULL"
-                " ORDER BY id DESC LIMIT 1"
-            ).fetchone()
+            row = conn.execute(queries.CURRENT).fetchone()
             return None if row is None else games.game_view(_load(conn, row[0]))
 
     def check_token(self, game_id: int, token: str | None) -> bool:
         """True when ``token`` is one of the game's scorekeeper tokens (their hashes
         compared in constant time, every one of them)."""
         with self._read() as conn:
-            rows = conn.execute("SELECT hash FROM tokens WHERE game_id = ?", (game_id,)).fetchall()
-        return sum(tokens_match(row["hash"], token) for row in rows) > 0
+            hashes = conn.execute(queries.TOKEN_HASHES, (game_id,)).fetchall()
+        return sum(tokens_match(row["hash"], token) for row in hashes) > 0
 
     def add_token(self, game_id: int, token: str, at: str | None = None) -> None:
         """Give game ``game_id`` another scorekeeper token (a claim at the table); the
@@ -269,18 +240,7 @@ class GameStore:
         stamp, token = self._stamp(at), rows.token_text(token)
         with self._write() as conn:
             _load(conn, game_id)
-            conn.execute(
-                "INSERT OR IGNORE INTO tokens (game_id, hash, created_at) VALUES (?, ?, ?)",
-                (game_id, hash_token(token), stamp),
-            )
-
-    def _abandon(self, conn: sqlite3.Connection, game_id: int, stamp: str) -> None:
-        """Mark an unfinished game abandoned (inside the caller's transaction)."""
-        conn.execute(
-            "UPDATE games SET abandoned_at = ?, version = version + 1"
-            " WHERE id = ? AND finished_at IS NULL AND abandoned_at IS NULL",
-            (stamp, game_id),
-        )
+            _run(conn, [rows.kept_token(game_id, hash_token(token), stamp)])
 
     def bring_back(
         self, game_id: int, replaces: int | None = None, at: str | None = None
@@ -293,8 +253,8 @@ class GameStore:
             if game.finished_at is not None:
                 raise StoreError(f"game {game_id} is finished: nothing to bring back")
             if replaces is not None and replaces != game_id:
-                self._abandon(conn, replaces, stamp)
-            conn.execute("UPDATE games SET abandoned_at = NULL WHERE id = ?", (game_id,))
+                _run(conn, [rows.abandon(replaces, stamp)])
+            _run(conn, [rows.bring_back(game_id)])
             return self._settled(conn, game_id)
 
     def record_round(
@@ -342,11 +302,11 @@ class GameStore:
     def _settled(conn: sqlite3.Connection, game_id: int) -> dict[str, Any]:
         """Count the write in the game's version, record a finished game's winner from
         its standings now; return the game."""
-        conn.execute("UPDATE games SET version = version + 1 WHERE id = ?", (game_id,))
+        _run(conn, [rows.counted(game_id)])
         game = _load(conn, game_id)
         if game.finished_at is not None:
             game.winner = games.winner_of(game)
-            conn.execute("UPDATE games SET winner = ? WHERE id = ?", (game.winner, game_id))
+            _run(conn, [rows.winner(game_id, game.winner)])
         return games.game_view(game)
 
     def set_went_out(self, game_id: int, round: int, name: str) -> dict[str, Any]:
@@ -364,21 +324,14 @@ class GameStore:
         """An undo took back an unscored round's end: forget its outcome. Returns the game."""
         with self._write() as conn:
             _load(conn, game_id).round_at(round)
-            conn.execute(
-                "UPDATE rounds SET went_out = NULL, blocked = 0 WHERE game_id = ? AND"
-                " round = ? AND finished = 0",
-                (game_id, round),
-            )
+            _run(conn, [rows.reopen(game_id, round)])
             return self._settled(conn, game_id)
 
     def set_engine(self, game_id: int, round: int, engine: int) -> dict[str, Any]:
         """Name an unscored round's engine (``aces``); returns the game."""
         with self._write() as conn:
             games.check_engine(_load(conn, game_id), round, engine)
-            conn.execute(
-                "UPDATE rounds SET engine = ? WHERE game_id = ? AND round = ?",
-                (engine, game_id, round),
-            )
+            _run(conn, [rows.engine(game_id, round, engine)])
             return self._settled(conn, game_id)
 
     def set_blocked(self, game_id: int, round: int) -> dict[str, Any]:
@@ -394,11 +347,7 @@ class GameStore:
         stamp = self._stamp(at)
         with self._write() as conn:
             played = games.plan_finish(_load(conn, game_id))
-            conn.execute("DELETE FROM rounds WHERE game_id = ? AND finished = 0", (game_id,))
-            conn.execute(
-                "UPDATE games SET rounds = ?, finished_at = ? WHERE id = ?",
-                (played, stamp, game_id),
-            )
+            _run(conn, rows.finish(game_id, played, stamp))
             return self._settled(conn, game_id)
 
     def round_history(self, game_id: int, round: int) -> list[dict[str, Any]]:
@@ -406,9 +355,5 @@ class GameStore:
         first entry), ``new``, ``by``, ``at``."""
         with self._read() as conn, _as_store_error(self._path):
             _load(conn, game_id).round_at(round)
-            rows = conn.execute(
-                "SELECT player, old_points AS old, new_points AS new, edited_by AS by,"
-                " edited_at AS at FROM score_edits WHERE game_id = ? AND round = ? ORDER BY id",
-                (game_id, round),
-            ).fetchall()
-        return [dict(r) for r in rows]
+            edits = conn.execute(queries.HISTORY, (game_id, round)).fetchall()
+        return [dict(r) for r in edits]

@@ -5,7 +5,8 @@ profiles (who sits where: :class:`~tablesim.config.GameConfig`) and records each
 gesture with the :class:`~tablesim.actions.Truth` the hub must show after it. The
 gesture for a play is chosen so the hub's reading of it (the gesture table in
 ``docs/rules.md``) lands on the same truth; the module docstring of
-:mod:`tablesim.game` lists the conventions.
+:mod:`tablesim.game` lists the conventions. The open double's rules (opening,
+answering, covering, who must mark) are :mod:`tablesim.doubles`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator, Mapping
 
-from tablesim import dealer
+from tablesim import dealer, doubles
 from tablesim.actions import (
     Action,
     Blocked,
@@ -189,7 +190,7 @@ class Round:
         elif self.profile.after_double == "satisfy" and is_double(placed[-1]):
             # triples: the turn ends; the player satisfies it on their second turn.
             self._end_turn(p, True)
-            self._open(p, p, placed[-1][0])
+            self.double = doubles.opened(self.table, self.config, p, p, placed[-1][0])
             self._emit(Hold(p))
         else:
             self._end_turn(p, True)
@@ -256,7 +257,7 @@ class Round:
         """p must cover a double nobody ever can (no tile of its number is left in a
         hand or the boneyard): p holds its slot, the hub closes it, p plays on."""
         d = self.double
-        if d is None or d.responsible != p or self.table.holds(d.value):
+        if d is None or not doubles.dead(self.table, d, p):
             return False
         self.double = None
         self._progress = True
@@ -264,14 +265,7 @@ class Round:
         return True
 
     def _legal(self, p: int) -> list[Move]:
-        d = self.double
-        if d is not None and d.responsible == p:
-            moves = self.table.cover_moves(p, d)
-            if self.profile.after_double == "satisfy":
-                moves += self.table.moves_on(p, self.config.public_others(p, self.markers))
-            return moves
-        # A double waiting for its player's second turn (triples): no second double.
-        return self.table.moves_on(p, self.config.open_trains(p, self.markers), doubles=d is None)
+        return doubles.legal_moves(self.table, self.config, self.double, p, self.markers)
 
     def _place(self, p: int, move: Move) -> bool:
         """Lay the tile and make its gesture; True when the same player goes on."""
@@ -289,8 +283,8 @@ class Round:
         if privatised:
             self.markers.discard(p)
             self._emit(MarkerOff(p))
-        if d is not None and d.responsible == p:
-            self._settle(d, move)
+        if d is not None and d.responsible == p and doubles.answered(self.table, d, move):
+            self.double = None
         if double and privatised and self.profile.privatising_double_free and d is None:
             # Galt's second exception: it made the train private again; no cover owed.
             self._end_turn(p, True)
@@ -298,27 +292,12 @@ class Round:
             return False
         if double:
             if self.profile.tracks_doubles:
-                self._open(p, move.slot, move.tile[0])
+                self.double = doubles.opened(self.table, self.config, p, move.slot, move.tile[0])
             self._emit(Hold(move.slot))
             return True
         self._end_turn(p, True)
         self._tap_end(p, move.slot)
         return False
-
-    def _settle(self, d: OpenDouble, move: Move) -> None:
-        """The responsible player laid ``move``: a cover, or (triples) satisfied elsewhere."""
-        if move.covers:
-            d.covers_left -= 1
-            d.covers_done += 1
-            if d.covers_left == 0:
-                self.double = None
-            return
-        self.table.give_end(d.slot, d.value)
-        self.double = None
-
-    def _open(self, player: int, slot: int, value: int) -> None:
-        self.table.take_end(slot, value)
-        self.double = OpenDouble(slot, value, self.config.covers_on(slot), player, player)
 
     def _fail(self, p: int) -> None:
         """No tile to lay after drawing: marker down, or pass with a tap."""
@@ -330,22 +309,11 @@ class Round:
                 self.markers.discard(p)
                 self._emit(MarkerOff(p))
             self._mark(p, progress=self._progress or not had)
-        elif not had and self._must_mark(p):
+        elif not had and doubles.must_mark(self.profile, self.double, p):
             self._mark(p)
         else:
             self._end_turn(p, self._progress)
             self._tap_end(p, p)
-
-    def _must_mark(self, p: int) -> bool:
-        """Whether failing now obliges p to mark their train public."""
-        d = self.double
-        if d is None or d.responsible != p:
-            return True
-        if d.covers_done > 0:
-            return False  # chickenfoot: the 2nd and 3rd covers need no marker
-        if self.profile.after_double == "answer":
-            return p == d.player
-        return True
 
     def _mark(self, p: int, progress: bool = True) -> None:
         self.markers.add(p)

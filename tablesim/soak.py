@@ -11,7 +11,9 @@ refusal), and after each round's tiles the store must hold the simulator's point
 Now and then a player presses the wrong button; when the hub took it as a table
 action, the table undoes it and the hub must be as before (:mod:`tablesim.slips`).
 ``mtrain-hub soak`` runs it and prints, for each mismatch, the command that replays
-its game. ``--jobs`` plays the games in that many processes, one hub each.
+its game. ``--jobs`` plays the games in that many processes, one hub each. What a run
+and each of its games play (:class:`~tablesim.soak_plans.Spec`,
+:class:`~tablesim.soak_plans.Plan`) is :mod:`tablesim.soak_plans`.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,17 +35,14 @@ from hub.io.sound import RecordingPlayer
 from hub.runtime.clock import FakeClock
 from tablesim import (
     PROFILES,
-    Bot,
+    Action,
     EnterScores,
-    FirstLegal,
     GameConfig,
     Hold,
-    LargestPips,
     LastTile,
     LongHold,
     MarkerOff,
     MarkerOn,
-    RandomLegal,
     Tap,
     Truth,
     iter_actions,
@@ -56,126 +55,15 @@ from tablesim.bot_table import (
 )
 from tablesim.hubs import fast_dir, quiet_hub
 from tablesim.hubs import new_hub as new_hub
-from tablesim.motions import Hand, Pace
+from tablesim.motions import Pace
 from tablesim.slips import mistake
+from tablesim.soak_plans import BOTS, MISTAKES, Plan, Spec
 
 if TYPE_CHECKING:
     from hub.app import Hub
 
-SLOTS = range(1, 9)
-BOTS = ("mixed", "first", "largest", "random")
-MISTAKES = 0.03  # the share of gestures a wrong press comes before
 Trace = Callable[[str], None]
 GESTURES = (Tap, Hold, LongHold, LastTile, MarkerOn, MarkerOff)
-
-
-@dataclass(frozen=True)
-class Plan:
-    """One soak game. Its seed fixes all but the player count and the run's options:
-    seats, the Mexican slot, the starter, the double-blank value, the deal, the bots
-    and the hand's timing. ``number`` is its place in the run."""
-
-    number: int
-    rules: str
-    players: int
-    seed: int
-    rounds: int | None = None
-    chickenfoot: bool = False
-    partnerships: bool = False
-    bots: str = "mixed"
-    blanks: bool = False
-    mistakes: float = MISTAKES
-
-    def game(self) -> tuple[GameConfig, dict[int, Bot], Hand]:
-        """The simulator's set-up, one bot per seat, and the hand that plays them."""
-        rng = random.Random(self.seed)
-        seats = tuple(sorted(rng.sample(SLOTS, self.players)))
-        free = [s for s in SLOTS if s not in seats]
-        mexican = rng.choice(free) if free else None
-        first = rng.choice(seats) if rng.random() < 0.5 else None
-        config = GameConfig(
-            self.rules,
-            seats,
-            seed=rng.getrandbits(32),
-            mexican_slot=mexican,
-            first=first,
-            rounds=self.rounds,
-            chickenfoot=self.chickenfoot,
-            partnerships=self.partnerships,
-            double_blank=rng.choice((0, 50) if self.blanks else (0, 25, 50)),
-            blanks=self.blanks,
-        )
-        bots = {s: _bot(self.bots, rng) for s in seats}
-        return config, bots, Hand(random.Random(rng.getrandbits(64)))
-
-
-def _bot(kind: str, rng: random.Random) -> Bot:
-    if kind == "mixed":
-        kind = rng.choice(BOTS[1:])
-    if kind == "first":
-        return FirstLegal()
-    if kind == "largest":
-        return LargestPips()
-    return RandomLegal(rng.getrandbits(32))
-
-
-@dataclass(frozen=True)
-class Spec:
-    """A soak run: ``games`` games of ``rules``, each with a player count in ``players``
-    and ``rounds`` rounds (None: the whole game)."""
-
-    rules: str
-    games: int
-    players: tuple[int, int] = (2, 8)
-    seed: int = 1
-    game_seed: int | None = None
-    rounds: int | None = None
-    chickenfoot: bool = False
-    partnerships: bool = False
-    bots: str = "mixed"
-    blanks: bool = False
-    mistakes: float = MISTAKES
-
-    def plans(self) -> Iterator[Plan]:
-        """Each game's plan, from the run's seed (the first one's seed may be given)."""
-        rng = random.Random(self.seed)
-        low, high = self.players
-        counts = [n for n in range(low, high + 1) if not self.partnerships or n in (4, 6, 8)]
-        if not counts:
-            raise ValueError(f"partnerships: need 4, 6 or 8 players, not {low}..{high}")
-        for number in range(1, self.games + 1):
-            players, seed = rng.choice(counts), rng.getrandbits(32)
-            if number == 1 and self.game_seed is not None:
-                seed = self.game_seed
-            yield Plan(
-                number,
-                self.rules,
-                players,
-                seed,
-                self.rounds,
-                self.chickenfoot,
-                self.partnerships,
-                self.bots,
-                self.blanks,
-                self.mistakes,
-            )
-
-    def replay(self, plan: Plan) -> str:
-        """The command that plays exactly ``plan``'s game again."""
-        words = [
-            "mtrain-hub soak",
-            f"--rules {self.rules}",
-            "--games 1",
-            f"--players {plan.players}..{plan.players}",
-            f"--seed {self.seed}",
-            f"--game-seed {plan.seed}",
-        ]
-        words += [f"--rounds {self.rounds}"] if self.rounds is not None else []
-        words += ["--chickenfoot"] * self.chickenfoot + ["--partnerships"] * self.partnerships
-        words += ["--blanks"] * self.blanks
-        words += [f"--mistakes {self.mistakes}"] if self.mistakes != MISTAKES else []
-        words += [f"--bots {self.bots}"] if self.bots != "mixed" else []
-        return " ".join(words)
 
 
 # --- running ------------------------------------------------------------------------------
@@ -262,12 +150,9 @@ def play_game(
     clock = hub.clock
     assert isinstance(clock, FakeClock), "the soak plays on virtual time"
     table = BotTable(hub, hand, clock.advance)
-    sound = hub.sound
-    assert isinstance(sound, RecordingPlayer), "the soak listens through the recording player"
     before: Truth | None = None
     start = hub.clock.now()
     slips = random.Random(plan.seed ^ 0x5EED)
-    reminds = config.profile.last_tile_reminder
     for step, (action, truth) in enumerate(iter_actions(config, bots)):
         problems: list[str] = []
         if (
@@ -278,18 +163,7 @@ def play_game(
         ):
             problems, undone = mistake(hub, table, before, slips)
             report.undos += undone
-        sound.played.clear()
-        try:
-            game = table.act(action)
-            problems += differences(truth, table.observed())
-        except Exception as exc:  # the hub refused what the table did: a finding too
-            game, problems = None, [*problems, f"hub raised {exc!r}"]
-        if len(hub.loop.snapshot["doubles"]) > 1:
-            problems.append(f"doubles: the hub has {len(hub.loop.snapshot['doubles'])} open")
-        if not problems and isinstance(action, GESTURES):
-            problems = sound_differences(action, before, config.mexican_slot, sound.played, reminds)
-        if not problems and isinstance(action, EnterScores) and game is not None:
-            problems = score_differences(action, game, table.names)
+        problems = _act(hub, table, config, action, truth, before, problems)
         report.actions += 1
         if trace is not None:
             trace(f"{step:5d} {action!r}\n      truth {truth}\n      hub   {table.observed()}")
@@ -302,6 +176,36 @@ def play_game(
     report.edges += table.edges
     report.table_s += hub.clock.now() - start
     return None
+
+
+def _act(
+    hub: Hub,
+    table: BotTable,
+    config: GameConfig,
+    action: Action,
+    truth: Truth,
+    before: Truth | None,
+    problems: list[str],
+) -> list[str]:
+    """Do ``action`` at the table; ``problems`` (a mistake's, before it) and what the hub
+    then shows that differs from ``truth`` (or more than one open double); when nothing
+    did, what differs in the gesture's sounds or the round's stored scores."""
+    sound = hub.sound
+    assert isinstance(sound, RecordingPlayer), "the soak listens through the recording player"
+    sound.played.clear()
+    try:
+        game = table.act(action)
+        problems += differences(truth, table.observed())
+    except Exception as exc:  # the hub refused what the table did: a finding too
+        game, problems = None, [*problems, f"hub raised {exc!r}"]
+    if len(hub.loop.snapshot["doubles"]) > 1:
+        problems.append(f"doubles: the hub has {len(hub.loop.snapshot['doubles'])} open")
+    reminds = config.profile.last_tile_reminder
+    if not problems and isinstance(action, GESTURES):
+        problems = sound_differences(action, before, config.mexican_slot, sound.played, reminds)
+    if not problems and isinstance(action, EnterScores) and game is not None:
+        problems = score_differences(action, game, table.names)
+    return problems
 
 
 def play_plans(spec: Spec, plans: list[Plan], trace: Trace | None = None) -> Report:

@@ -1,18 +1,19 @@
-"""scorer.rows: a game's rows read into a record, and the statements of a change, with
-no database (tests/test_store.py runs them through SQLite)."""
+"""scorer.rows and scorer.queries: a game's rows read into a record (queries), the
+statements of a change and the checks (rows), with no database (tests/test_store.py
+runs them through SQLite)."""
 
 from __future__ import annotations
 
 import pytest
 
 from scorer.games import RoundChange
+from scorer.queries import game_record
 from scorer.rows import (
     GameNotFound,
     StaleEdit,
     StoreError,
     check_version,
     game_number,
-    game_record,
     round_change,
 )
 

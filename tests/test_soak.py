@@ -9,10 +9,8 @@ import pytest
 from tablesim.motions import Pace
 from tablesim.soak import (
     Mismatch,
-    Plan,
     ProgressLine,
     Report,
-    Spec,
     add_arguments,
     command,
     new_hub,
@@ -20,6 +18,7 @@ from tablesim.soak import (
     run,
     spec_of,
 )
+from tablesim.soak_plans import Plan, Spec
 
 JOBS = min(2, os.cpu_count() or 1)
 

@@ -65,6 +65,17 @@ def _broker(args: argparse.Namespace) -> Broker:
     )
 
 
+def _checked(args: argparse.Namespace) -> Broker:
+    """The broker the options name, once ``--port`` and ``--threads`` are in range; a
+    ``ValueError`` says which option is wrong."""
+    broker = _broker(args)
+    if not 1 <= args.port <= 65535:
+        raise ValueError(f"--port: {args.port} is not 1 to 65535")
+    if not SPARE_THREADS < args.threads <= 1000:
+        raise ValueError(f"--threads: {args.threads} is not {SPARE_THREADS + 1} to 1000")
+    return broker
+
+
 def connect(board: TournamentBoard, broker: Broker, client_id: str = "") -> PahoLink:
     """A started link that feeds ``board`` everything the hubs publish."""
     import os
@@ -97,18 +108,9 @@ def command(args: argparse.Namespace) -> int:
     from hub.board.app import create_board_app
 
     try:
-        broker = _broker(args)
+        broker = _checked(args)
     except ValueError as exc:
         print(f"mtrain-hub board: {exc}", file=sys.stderr)
-        return 2
-    if not 1 <= args.port <= 65535:
-        print(f"mtrain-hub board: --port: {args.port} is not 1 to 65535", file=sys.stderr)
-        return 2
-    if not SPARE_THREADS < args.threads <= 1000:
-        print(
-            f"mtrain-hub board: --threads: {args.threads} is not {SPARE_THREADS + 1} to 1000",
-            file=sys.stderr,
-        )
         return 2
     # The broker's thread and the live streams take turns often: hand the GIL over every
     # 0.5 ms, not 5 ms (as the hub does), or a busy broker holds every phone back.

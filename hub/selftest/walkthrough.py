@@ -89,7 +89,17 @@ class Wiring:
 def plan(
     wiring: Wiring, centre: bool = True, slots: int = 8, sounds: tuple[str, ...] = SOUND_NAMES
 ) -> list[Step]:
-    """Every step, in the order a maker works round the hub."""
+    """Every step, in the order a maker works round the hub: the buttons (the centre's
+    last), the markers on and off, the lights, the sounds."""
+    return [
+        *_buttons(wiring, centre, slots),
+        *_markers(wiring, slots),
+        *_lights(wiring, slots),
+        *_sounds(wiring, sounds),
+    ]
+
+
+def _buttons(wiring: Wiring, centre: bool, slots: int) -> list[Step]:
     steps = [
         Step(
             "button",
@@ -110,13 +120,22 @@ def plan(
                 "Press and release the centre button.",
             )
         )
+    return steps
+
+
+def _markers(wiring: Wiring, slots: int) -> list[Step]:
+    steps = []
     for n in range(1, slots + 1):
         pin = wiring.input_pin("markers", n)
         steps.append(Step("marker-on", n, f"slot {n} marker on", pin, f"Put a marker on slot {n}."))
         steps.append(
             Step("marker-off", n, f"slot {n} marker off", pin, f"Take the marker off slot {n}.")
         )
-    steps += [
+    return steps
+
+
+def _lights(wiring: Wiring, slots: int) -> list[Step]:
+    return [
         Step(
             "light",
             n,
@@ -126,7 +145,10 @@ def plan(
         )
         for n in range(1, slots + 1)
     ]
-    steps += [
+
+
+def _sounds(wiring: Wiring, sounds: tuple[str, ...]) -> list[Step]:
+    return [
         Step(
             "sound",
             0,
@@ -137,7 +159,6 @@ def plan(
         )
         for name in sounds
     ]
-    return steps
 
 
 def ring_frame(slot: int | None, count: int) -> list[Pixel]:
