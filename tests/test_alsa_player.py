@@ -23,6 +23,7 @@ from hub.cli import sounds as sound_cli
 from hub.io import alsa_output
 from hub.io.alsa_player import AlsaPlayer
 from hub.io.sound import SOUND_NAMES
+from tests.helpers import eventually
 
 PERIOD = 64
 SILENCE = bytes(PERIOD * 2)
@@ -67,8 +68,8 @@ class FakeDevice:
         return FakePcm(self)
 
     def wait_for(self, predicate, timeout: float = 5.0) -> bool:
-        with self.changed:
-            return self.changed.wait_for(predicate, timeout)
+        """Until ``predicate()`` holds (asked at each change); False after ``timeout`` s."""
+        return bool(eventually(predicate, timeout, condition=self.changed))
 
     def samples(self) -> list[int]:
         """Everything written after the opening probe, as samples (silence dropped)."""

@@ -53,6 +53,7 @@ from tablesim import (
 )
 from tablesim.actions import DoubleTruth
 from tablesim.bot_table import NAMES, setup_body
+from tests.helpers import eventually
 from tests.http_client import HubProcess
 
 KILLS = 200
@@ -265,8 +266,7 @@ class _nothing:
 def wait_for_steps(client: Client, count: int) -> None:
     """Until ``count`` more steps are acknowledged (or the driver gave up)."""
     target = client.acks + count
-    with client.acked_step:
-        client.acked_step.wait_for(lambda: client.acks >= target or client.stopped, timeout=30)
+    eventually(lambda: client.acks >= target or client.stopped, 30, condition=client.acked_step)
 
 
 def check_restart(client: Client, kill: int) -> None:
@@ -311,14 +311,14 @@ def check_scores(client: Client, game: Game, kill: int) -> None:
 
 
 @pytest.mark.slow
-def test_the_table_survives_200_kills_in_whole_bot_games(tmp_path, free_port):
+def test_the_table_survives_200_kills_in_whole_bot_games(tmp_path):
     config = tmp_path / "hub.toml"
     config.write_text(GESTURES)
     state = tmp_path / "state"
     rng = random.Random(SEED)
 
     def start() -> HubProcess:
-        return HubProcess(free_port, state, "--config", str(config))
+        return HubProcess(state, "--config", str(config))
 
     hub = start()
     client = Client(hub, games(SEED), hub.get("/api/state")[1])

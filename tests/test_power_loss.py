@@ -167,11 +167,11 @@ def new_ledger(hub: HubProcess) -> Ledger:
 
 
 @pytest.mark.slow
-def test_acknowledged_scores_survive_power_cuts(tmp_path, free_port):
+def test_acknowledged_scores_survive_power_cuts(tmp_path):
     rng = random.Random(SEED)
     state = tmp_path / "state"
     ledgers: list[Ledger] = []
-    hub = HubProcess(free_port, state)
+    hub = HubProcess(state)
     acknowledged = 0
     for kill in range(KILLS):
         if not ledgers or ledgers[-1].finished:
@@ -185,7 +185,7 @@ def test_acknowledged_scores_survive_power_cuts(tmp_path, free_port):
         client.join(timeout=30)
         assert not client.is_alive() and not ledger.unexpected, ledger.unexpected
         assert integrity(state / "games.db") == [("ok",)], f"after kill {kill}"
-        hub = HubProcess(free_port, state)
+        hub = HubProcess(state)
         check_table(hub, ledger, check_game(hub, ledger))
         acknowledged += sum(ledger.edits.values()) > before
     for ledger in ledgers:  # earlier games were left alone
