@@ -29,6 +29,8 @@ INSTALL = REPO / "systemd" / "install.sh"
 UNIT = REPO / "systemd" / "mtrain-hub.service"
 GOAL = 2.0  # the goal for systemd-analyze security's exposure
 PIP_ARGS = ["--pip-args", "--no-deps"]
+# One worker runs the module (pytest-xdist, make test): the install is made once.
+pytestmark = pytest.mark.xdist_group("install")
 
 # Every file the installer lays (the venv aside), with its mode.
 LAID = {

@@ -19,6 +19,8 @@ SCRIPT = ROOT / "tools" / "make_sounds.py"
 RATE = 22050
 LIMIT = 32767 * 10 ** (-1 / 20)  # -1 dBFS
 EDGE = round(0.005 * RATE)  # 5 ms
+# One worker runs the module (pytest-xdist, make test): the script runs twice, not four times.
+pytestmark = pytest.mark.xdist_group("sounds_synth")
 
 
 def read(path: Path) -> tuple[tuple[int, int, int], array.array]:
