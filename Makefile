@@ -59,12 +59,13 @@ run: runtime-packages
 	$(MAKE) $(RUN_STAMP)
 	$(BIN)/mtrain-hub run
 
-# The tests run in TEST_JOBS processes (pytest-xdist); a module that shares a costly
-# fixture (the installer's install, the sound script, one hub) stays on one of them
-# (its xdist_group). The long runs' counts follow MTRAIN_TEST_SCALE (tests/helpers.py):
-# unset here, so each takes every path a few times; `make torture` runs them long.
+# The tests run in TEST_JOBS processes (pytest-xdist; an idle one takes queued tests from
+# a busy one); what is costly to make and only read (the installer's install, the sound
+# script's output) is made once for all of them (made_once in tests/helpers.py). The
+# long runs' counts follow MTRAIN_TEST_SCALE (tests/helpers.py): unset here, so each
+# takes every path a few times; `make torture` runs them long.
 TEST_JOBS ?= 3
-PYTEST := $(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist loadgroup
+PYTEST := $(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist worksteal
 
 # The whole check: lint, strict types over all product code, then every test.
 test: test-packages

@@ -3,11 +3,14 @@ other threads do (``eventually``, ``until``: the one place a test polls)."""
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Literal, TypeVar
+from pathlib import Path
+from typing import Any, Literal, TypeVar
 
 from hub.core import apply, new_table
 from hub.core.effects import LogEntry, PlaySound
@@ -162,3 +165,21 @@ def scaled(quick: int, long: int, environ: Mapping[str, str] = os.environ) -> in
     to take every path once), ``long`` times ``MTRAIN_TEST_SCALE`` when it is set."""
     scale = long_run_scale(environ)
     return quick if scale == 0 else max(quick, round(long * scale))
+
+
+def made_once(tmp_path_factory: Any, name: str, make: Callable[[Path], None]) -> Path:
+    """A folder that ``make(folder)`` fills once per test run, whichever process asks for it
+    first (with pytest-xdist the other workers wait for it, then share it): for what is
+    costly to make and only read afterwards (an install, generated files)."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the run's own folder, above each worker's
+    folder, done = root / f"made-{name}", root / f"made-{name}.done"
+    with open(root / f"made-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when closed
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # a try that failed
+            folder.mkdir()
+            make(folder)
+            done.touch()
+    return folder

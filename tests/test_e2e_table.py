@@ -9,8 +9,6 @@ from tests.http_client import HubProcess
 
 FOUR = ["Ann", "Bob", "Cid", "Dee"]
 TWO = ["Ann", "Bob"]
-# One worker runs the module (pytest-xdist, make test): one hub serves every scenario.
-pytestmark = pytest.mark.xdist_group("e2e_table")
 
 
 @pytest.fixture(scope="module")

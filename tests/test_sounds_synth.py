@@ -13,14 +13,13 @@ import pytest
 
 from hub.io.sound import SOUND_NAMES
 from hub.sounds import SOUNDS_DIR, load_sounds
+from tests.helpers import made_once
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "tools" / "make_sounds.py"
 RATE = 22050
 LIMIT = 32767 * 10 ** (-1 / 20)  # -1 dBFS
 EDGE = round(0.005 * RATE)  # 5 ms
-# One worker runs the module (pytest-xdist, make test): the script runs twice, not four times.
-pytestmark = pytest.mark.xdist_group("sounds_synth")
 
 
 def read(path: Path) -> tuple[tuple[int, int, int], array.array]:
@@ -39,15 +38,18 @@ def fade_bound(i: int) -> float:
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory) -> list[Path]:
-    """The script run twice into fresh directories."""
-    outs = []
-    for run in ("first", "second"):
-        out = tmp_path_factory.mktemp(run)
-        subprocess.run(
-            [sys.executable, str(SCRIPT), "--out", str(out)], check=True, capture_output=True
-        )
-        outs.append(out)
-    return outs
+    """The script run twice into fresh directories (once per test run, for every process)."""
+
+    def make(folder: Path) -> None:
+        for run in ("first", "second"):
+            subprocess.run(
+                [sys.executable, str(SCRIPT), "--out", str(folder / run)],
+                check=True,
+                capture_output=True,
+            )
+
+    folder = made_once(tmp_path_factory, "sounds", make)
+    return [folder / "first", folder / "second"]
 
 
 @pytest.mark.parametrize("name", SOUND_NAMES)
