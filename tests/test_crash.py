@@ -170,7 +170,8 @@ def perform(client: Client, step: Step) -> dict[str, Any]:
         player = client.acked_truth.turn if client.acked_truth else None
         last = client.last_end
         if isinstance(action, Tap) and last is not None and last[0] == action.slot:
-            time.sleep(max(0.0, last[1] + CALL_GAP_S - time.monotonic()))  # not a call
+            # The player pauses: a tap within the hub's (real-time) window would be a call.
+            time.sleep(max(0.0, last[1] + CALL_GAP_S - time.monotonic()))
         status, answer = hub.post(
             f"/api/sim/slots/{action.slot}/press", {"hold_ms": HOLD_MS[type(action)]}
         )
@@ -362,7 +363,7 @@ def test_the_table_survives_200_kills_in_whole_bot_games(tmp_path):
         driver.start()
         # Somewhere in the next few steps: a long hold in flight gets its chance too.
         wait_for_steps(client, rng.choice(AFTER_STEPS) + spacing)
-        time.sleep(rng.uniform(0.0, KILL_WITHIN_S))
+        time.sleep(rng.uniform(0.0, KILL_WITHIN_S))  # the kill comes at a random moment
         with client.unkillable:
             assert hub.stop(signal.SIGKILL) == -signal.SIGKILL
         driver.join(timeout=30)
