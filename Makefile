@@ -14,8 +14,8 @@ RUNTIME_PACKAGES := alsa-utils libasound2-dev
 # shellcheck, systemd-analyze and strace (the installer, the unit and its system call filter).
 TEST_PACKAGES := $(RUNTIME_PACKAGES) chromium mosquitto openscad shellcheck systemd strace
 
-.PHONY: run test check lint typecheck bench soak clean runtime-packages test-packages install \
-	hardware stl
+.PHONY: run test check lint typecheck bench soak torture clean runtime-packages test-packages \
+	install hardware stl
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -59,13 +59,21 @@ run: runtime-packages
 	$(MAKE) $(RUN_STAMP)
 	$(BIN)/mtrain-hub run
 
+# The tests run in TEST_JOBS processes (pytest-xdist; an idle one takes queued tests from
+# a busy one); what is costly to make and only read (the installer's install, the sound
+# script's output) is made once for all of them (made_once in tests/helpers.py). The
+# long runs' counts follow MTRAIN_TEST_SCALE (tests/helpers.py): unset here, so each
+# takes every path a few times; `make torture` runs them long.
+TEST_JOBS ?= 3
+PYTEST := $(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist worksteal
+
 # The whole check: lint, strict types over all product code, then every test.
 test: test-packages
 	$(MAKE) $(TEST_STAMP)
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q
+	$(PYTEST)
 
 check: test
 
@@ -93,6 +101,14 @@ soak: $(TEST_STAMP)
 	  $(BIN)/mtrain-hub soak --rules $$run --games $(SOAK_GAMES) --players 2..8 \
 	    --seed $(SOAK_SEED) --jobs $(SOAK_JOBS) || status=1; \
 	done; exit $$status
+
+# The long counts of the tests marked `torture` (docs/soak.md): the API fuzz at 400
+# requests per endpoint, 200 kills of the hub in bot games, 50 power cuts during score
+# entry, the in-suite soak at 60 games per run. TORTURE_SCALE=2 doubles them.
+TORTURE_SCALE ?= 1
+torture: test-packages
+	$(MAKE) $(TEST_STAMP)
+	MTRAIN_TEST_SCALE=$(TORTURE_SCALE) $(PYTEST) -m torture
 
 # Every generated file in hardware/: the wiring diagrams (from the config's pin map)
 # and the BOM tables in the build guide (from hardware/bom.csv). Standard library only.

@@ -1,10 +1,9 @@
-"""Shared fixtures: a fresh gpiozero MockFactory per test, hubs on fake clocks, free ports."""
+"""Shared fixtures: a fresh gpiozero MockFactory per test, hubs on fake clocks, mosquitto."""
 
 from __future__ import annotations
 
 import os
 import shutil
-import socket
 
 import pytest
 from gpiozero import Device
@@ -82,16 +81,8 @@ def table_proof(client, live_hub):
 
 
 @pytest.fixture
-def free_port():
-    """A free TCP port on 127.0.0.1."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture
 def mosquitto(tmp_path):
-    """A real mosquitto on a free loopback port (skipped without it; fails under CI)."""
+    """A real mosquitto on a loopback port from the OS (skipped without it; fails under CI)."""
     from tests.mqtt_helpers import Mosquitto, mosquitto_path
 
     if mosquitto_path() is None:

@@ -1,16 +1,17 @@
-"""A tiny JSON-over-HTTP client and a hub subprocess, for the end-to-end tests."""
+"""A tiny JSON-over-HTTP client and our servers as subprocesses, for the end-to-end tests."""
 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+
+from tests.helpers import until
+from tests.ports import PortTaken, on_a_free_port
 
 
 def call(base: str, method: str, path: str, body=None, token=None):
@@ -27,13 +28,101 @@ def call(base: str, method: str, path: str, body=None, token=None):
         return exc.code, json.loads(exc.read() or b"null")
 
 
-class HubProcess:
-    """``mtrain-hub run`` as a subprocess on 127.0.0.1:``port``."""
+class ServerProcess:
+    """One of our servers as a subprocess on 127.0.0.1, on a port from the OS (or on
+    ``port``: a restart that must keep its address); ``command(port)`` is its command
+    line, and its output goes to ``log_path`` (appended); it must listen within
+    ``ready_s`` s. ``popen`` are more arguments for ``subprocess.Popen`` (``env``, ...)."""
 
-    def __init__(self, port: int, state_dir, *extra: str) -> None:
+    def __init__(
+        self,
+        name: str,
+        command,
+        log_path: Path,
+        port: int | None = None,
+        ready_s: float = 30.0,
+        **popen,
+    ) -> None:
+        self.name = name
+        self.ready_s = ready_s
+        self.command = command
+        self.log_path = log_path
+        self.popen = popen
+        if port is None:
+            on_a_free_port(self._launch)
+        else:
+            self._launch(port)
+
+    def _launch(self, port: int) -> ServerProcess:
         self.port = port
         self.base = f"http://127.0.0.1:{port}"
-        args = [
+        self.log = open(self.log_path, "ab")
+        start = self.log.tell()
+        self.proc = subprocess.Popen(
+            self.command(port), stdout=self.log, stderr=subprocess.STDOUT, **self.popen
+        )
+        try:
+            self.wait_ready(start, self.ready_s)
+        except PortTaken:
+            self.proc.wait(timeout=20)
+            self.log.close()
+            raise
+        return self
+
+    def wait_ready(self, start: int, timeout: float = 30) -> None:
+        """Until the log (from offset ``start``) says the server listens at its address
+        (every server of ours logs it once its socket listens); :class:`PortTaken` when
+        it found the port taken, RuntimeError when it stopped for another reason."""
+        address = f"http://127.0.0.1:{self.port}/"
+
+        def said() -> str:
+            return self.said(start)
+
+        until(
+            lambda: address in said() or self.proc.poll() is not None,
+            f"{self.name} to listen on {address}",
+            timeout,
+        )
+        text = said()
+        if address not in text:
+            if "already in use" in text:
+                raise PortTaken(text)
+            raise RuntimeError(f"{self.name} exited with {self.proc.returncode}:\n{text}")
+
+    def said(self, start: int = 0) -> str:
+        """What the server wrote to its log (from offset ``start``)."""
+        with open(self.log_path, "rb") as log:
+            log.seek(start)
+            return log.read().decode(errors="replace")
+
+    def stop(self, sig=signal.SIGTERM) -> int:
+        """Stop the server (SIGTERM: an orderly stop; SIGKILL: a power cut)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        code = self.proc.wait(timeout=20)
+        self.log.close()
+        return code
+
+
+class HubProcess(ServerProcess):
+    """``mtrain-hub run --backend sim`` (and ``extra``) as a subprocess, its state in
+    ``state_dir`` and its log in ``<state_dir>.log``."""
+
+    def __init__(self, state_dir, *extra: str, port: int | None = None) -> None:
+        self.state_dir = state_dir
+        self.extra = extra
+        super().__init__("mtrain-hub run", self._command, Path(str(state_dir) + ".log"), port)
+
+    @classmethod
+    def configured(cls, folder: Path, toml: str) -> HubProcess:
+        """A hub whose config file (``folder/hub.toml``) holds ``toml``, its state in
+        ``folder/state``."""
+        config = folder / "hub.toml"
+        config.write_text(toml)
+        return cls(folder / "state", "--config", str(config))
+
+    def _command(self, port: int) -> list[str]:
+        return [
             sys.executable,
             "-m",
             "hub.cli",
@@ -45,44 +134,12 @@ class HubProcess:
             "--port",
             str(port),
             "--state-dir",
-            str(state_dir),
-            *extra,
+            str(self.state_dir),
+            *self.extra,
         ]
-        self.log = open(os.path.join(str(state_dir) + ".log"), "ab")
-        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT)
-        self.wait_ready()
-
-    @classmethod
-    def configured(cls, port: int, folder: Path, toml: str) -> HubProcess:
-        """A hub whose config file (``folder/hub.toml``) holds ``toml``, its state in
-        ``folder/state``."""
-        config = folder / "hub.toml"
-        config.write_text(toml)
-        return cls(port, folder / "state", "--config", str(config))
-
-    def wait_ready(self, timeout: float = 30) -> None:
-        """Poll ``/api/state`` until the hub answers."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"hub exited with {self.proc.returncode}")
-            try:
-                call(self.base, "GET", "/api/state")
-                return
-            except (urllib.error.URLError, ConnectionError, OSError):
-                time.sleep(0.05)
-        raise TimeoutError("hub did not start")
 
     def get(self, path):
         return call(self.base, "GET", path)
 
     def post(self, path, body=None, token=None):
         return call(self.base, "POST", path, {} if body is None else body, token)
-
-    def stop(self, sig=signal.SIGTERM) -> int:
-        """Stop the hub (SIGTERM: an orderly stop; SIGKILL: a power cut)."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        code = self.proc.wait(timeout=20)
-        self.log.close()
-        return code

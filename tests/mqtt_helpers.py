@@ -1,4 +1,4 @@
-"""A real mosquitto on a free loopback port, and a listening MQTT client, for the tests
+"""A real mosquitto on a loopback port from the OS, and a listening MQTT client, for the tests
 and the MQTT bench. The listener is the hub's own paho adapter (``PahoLink``)."""
 
 from __future__ import annotations
@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import threading
 import time
@@ -15,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hub.io.mqtt import Broker, LinkHandlers, PahoLink
+from tests.helpers import until
+from tests.ports import PortTaken, on_a_free_port
 
 MOSQUITTO = "/usr/sbin/mosquitto"
 
@@ -26,51 +27,62 @@ def mosquitto_path() -> str | None:
     return shutil.which("mosquitto")
 
 
-def free_port() -> int:
-    """A free TCP port on 127.0.0.1."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class Mosquitto:
     """mosquitto with its own config on 127.0.0.1:``port`` (no persistence: a restart
-    forgets every retained message, as a replaced broker would)."""
+    forgets every retained message, as a replaced broker would). Without ``port``, on a
+    port from the OS: mosquitto cannot say which port 0 gave it, so when another server
+    took the port first (its log says so) it starts again on another."""
 
     def __init__(self, workdir: Path, port: int | None = None, extra: str = "") -> None:
         path = mosquitto_path()
         if path is None:
             raise FileNotFoundError("mosquitto is not installed")
         self.path = path
-        self.port = port or free_port()
-        self.url = f"mqtt://127.0.0.1:{self.port}"
         self.workdir = workdir
+        self.extra = extra
         workdir.mkdir(parents=True, exist_ok=True)
         self.config = workdir / "mosquitto.conf"
-        self.config.write_text(
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
-            f"persistence false\nmax_queued_messages 10000\n{extra}"
-        )
+        self.log_path = workdir / "mosquitto.log"
         self.proc: subprocess.Popen[bytes] | None = None
+        if port is None:
+            on_a_free_port(self._start_on)
+        else:
+            self._start_on(port)
+
+    def _start_on(self, port: int) -> Mosquitto:
+        self.port = port
+        self.url = f"mqtt://127.0.0.1:{port}"
+        self.config.write_text(
+            f"listener {port} 127.0.0.1\nallow_anonymous true\n"
+            f"persistence false\nmax_queued_messages 10000\n{self.extra}"
+        )
         self.start()
+        return self
 
     def start(self, timeout: float = 10.0) -> None:
-        """Start the broker and wait until it accepts connections."""
-        log = open(self.workdir / "mosquitto.log", "ab")
-        self.proc = subprocess.Popen(
-            [self.path, "-c", str(self.config)], stdout=log, stderr=subprocess.STDOUT
+        """Start the broker (again, on the same port) and wait until it listens."""
+        with open(self.log_path, "ab") as log:
+            begun = log.tell()
+            self.proc = subprocess.Popen(
+                [self.path, "-c", str(self.config)], stdout=log, stderr=subprocess.STDOUT
+            )
+        proc = self.proc
+
+        def said() -> str:
+            with open(self.log_path, "rb") as log:
+                log.seek(begun)
+                return log.read().decode(errors="replace")
+
+        until(
+            lambda: " running" in said() or proc.poll() is not None,
+            f"mosquitto to listen on port {self.port}",
+            timeout,
         )
-        log.close()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"mosquitto exited with {self.proc.returncode}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
-                return
-            except OSError:
-                time.sleep(0.02)
-        raise TimeoutError("mosquitto did not start")
+        if proc.poll() is not None:
+            self.proc = None
+            if "Address already in use" in said():
+                raise PortTaken(said())
+            raise RuntimeError(f"mosquitto exited with {proc.returncode}: {said()}")
 
     def kill(self) -> None:
         """SIGKILL the broker (a crash: no goodbyes) and wait for it to go."""
@@ -119,18 +131,12 @@ class Listener:
 
     def wait_for(self, check: Callable[[], object], timeout: float = 10.0) -> object:
         """Wait until ``check()`` is truthy (re-checked on every message); return it."""
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while True:
-                result = check()
-                if result:
-                    return result
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError(
-                        f"no such message within {timeout} s; last: {self.messages[-5:]}"
-                    )
-                self._cond.wait(min(left, 0.2))
+        return until(
+            check,
+            lambda: f"such a message; last: {self.messages[-5:]}",
+            timeout,
+            condition=self._cond,
+        )
 
     def json(self, topic: str) -> object:
         """The latest payload on ``topic`` as JSON (None if none)."""
@@ -144,14 +150,14 @@ class Listener:
     def wait_connected(self, timeout: float = 10.0) -> None:
         """Wait until the listener is subscribed (it hears its own probe)."""
         self.wait_for(lambda: self.link.connected, timeout)
-        deadline = time.monotonic() + timeout
-        while not self.on(self.probe):
-            self.link.publish(self.probe, "probe", qos=0)
-            try:
-                self.wait_for(lambda: self.on(self.probe), 0.5)
-            except TimeoutError:
-                if time.monotonic() > deadline:
-                    raise
+
+        def probed() -> bool:
+            if self.on(self.probe):
+                return True
+            self.link.publish(self.probe, "probe", qos=0)  # again, until one comes back
+            return False
+
+        self.wait_for(probed, timeout)
 
     def close(self) -> None:
         """Disconnect."""

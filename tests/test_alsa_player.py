@@ -23,6 +23,7 @@ from hub.cli import sounds as sound_cli
 from hub.io import alsa_output
 from hub.io.alsa_player import AlsaPlayer
 from hub.io.sound import SOUND_NAMES
+from tests.helpers import eventually
 
 PERIOD = 64
 SILENCE = bytes(PERIOD * 2)
@@ -67,8 +68,8 @@ class FakeDevice:
         return FakePcm(self)
 
     def wait_for(self, predicate, timeout: float = 5.0) -> bool:
-        with self.changed:
-            return self.changed.wait_for(predicate, timeout)
+        """Until ``predicate()`` holds (asked at each change); False after ``timeout`` s."""
+        return bool(eventually(predicate, timeout, condition=self.changed))
 
     def samples(self) -> list[int]:
         """Everything written after the opening probe, as samples (silence dropped)."""
@@ -203,14 +204,18 @@ def test_the_player_plays_what_it_is_asked_quiet_rules_are_the_policys(make_play
 
 def test_play_never_waits_for_the_device(make_player, device):
     gate = threading.Event()
+    released = []
     player = make_player()
-    device.on_write = lambda count: gate.wait(10) if count == 2 else None
+    # Write 1 is the opening probe and play() writes a sound's first period itself on an
+    # idle device (2): the writer thread's first write (3) is the one that sticks.
+    device.on_write = lambda count: released.append(gate.wait(10)) if count == 3 else None
     player.play("choo")
-    assert device.wait_for(lambda: len(device.writes) >= 2)  # the writer is now stuck
+    assert device.wait_for(lambda: len(device.writes) >= 3)  # the writer is now stuck
     for _ in range(200):
         player.play("turn")  # would hang here if play() touched the device
     gate.set()
     assert player.wait_idle()
+    assert released == [True]  # the test let the writer go, not the gate's timeout
 
 
 def test_a_press_reads_no_file_and_spawns_no_process(make_player, device, monkeypatch):

@@ -3,28 +3,16 @@ fault recovered without restarting the hub, with no phantom press, the API answe
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from firmware_bridge.fake_mcu import FakeMcu
 from firmware_bridge.firmware import proto
 from hub.runtime.clock import SystemClock
 from scorer.setup import check_setup
+from tests.helpers import until
 from web import create_app
 
 PLAYERS = ["Ann", "Bob", "Cid"]
-
-
-def until(condition, timeout: float = 10.0, what: str = "condition"):
-    """Wait for ``condition()`` to be true (polling), else fail naming ``what``."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.01)
-    pytest.fail(f"timed out waiting for {what}")
 
 
 @pytest.fixture

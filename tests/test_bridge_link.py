@@ -12,6 +12,7 @@ from firmware_bridge import link
 from firmware_bridge.fake_mcu import FakeMcu, execute, leds_line
 from hub.runtime.clock import SystemClock
 from hub.runtime.config import ConfigError, load
+from tests.helpers import eventually
 
 
 def test_find_port_by_usb_id_prefers_the_by_id_path(monkeypatch, tmp_path):
@@ -36,9 +37,7 @@ def test_with_sim_inputs_only_the_ring_goes_to_the_box(make_hub):
     mcu = FakeMcu()
     try:
         hub = make_hub(threaded=True, clock=SystemClock(), serial={"port": mcu.path})
-        deadline = time.monotonic() + 10
-        while not (hub.link.connected and mcu.frames) and time.monotonic() < deadline:
-            time.sleep(0.01)
+        eventually(lambda: hub.link.connected and mcu.frames, 10)
         assert hub.loop.snapshot["serial"]["connected"] and hub.loop.snapshot["backend"] == "sim"
         mcu.press(1, 50)
         mcu.marker(2, True)

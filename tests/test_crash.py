@@ -1,6 +1,7 @@
 """Crashes in the middle of whole bot games: the real hub (``mtrain-hub run`` on the sim
-backend) is SIGKILLed 200 times at random moments while tablesim's bots play game after
-game of the four profiles through the HTTP API (presses and markers on the virtual
+backend) is SIGKILLed 200 times (``make torture``; in an ordinary run a dozen or more,
+until each kind of kill has happened) at random moments while tablesim's bots play game
+after game of the four profiles through the HTTP API (presses and markers on the virtual
 hub, scores, blocked rounds and engines on the scorepad).
 
 What must survive, precisely. An action is *acknowledged* once its response came back:
@@ -53,9 +54,15 @@ from tablesim import (
 )
 from tablesim.actions import DoubleTruth
 from tablesim.bot_table import NAMES, setup_body
+from tests.helpers import eventually, scaled
 from tests.http_client import HubProcess
 
-KILLS = 200
+LONG_KILLS = 200
+# At least this many kills; an ordinary run goes on (up to LONG_KILLS) until whole games
+# of every profile were played and kills fell both before and after an action in flight.
+KILLS = scaled(quick=12, long=LONG_KILLS)
+MOST_KILLS = max(KILLS, LONG_KILLS)
+ROUNDS = scaled(quick=1, long=2)  # per game
 SEED = 2718
 PROFILES = ("aces", "mexicantrainfun", "consensus", "triples")
 CUT_OFF = (OSError, http.client.HTTPException, ValueError)
@@ -72,9 +79,23 @@ def games(seed: int) -> Iterator[Step]:
     """Whole games, the four profiles in turn, each a new seed: 3 players, double-6."""
     for number in itertools.count():
         config = GameConfig.for_players(
-            PROFILES[number % 4], 3, seed=seed + number, set_max=6, rounds=2, tiles_each=5
+            PROFILES[number % 4], 3, seed=seed + number, set_max=6, rounds=ROUNDS, tiles_each=5
         )
         yield from iter_actions(config, RandomLegal(seed + number))
+
+
+def steps_to_finish_every_profile(seed: int) -> int:
+    """How many steps :func:`games` takes until a game of each profile has finished."""
+    finished: set[str] = set()
+    rules = ""
+    for count, (action, truth) in enumerate(games(seed), 1):
+        if isinstance(action, NewGame):
+            rules = action.config.rules
+        if truth.phase == "finished":
+            finished.add(rules)
+        if finished == set(PROFILES):
+            return count
+    raise AssertionError("unreachable: games() never ends")
 
 
 @dataclass
@@ -149,7 +170,8 @@ def perform(client: Client, step: Step) -> dict[str, Any]:
         player = client.acked_truth.turn if client.acked_truth else None
         last = client.last_end
         if isinstance(action, Tap) and last is not None and last[0] == action.slot:
-            time.sleep(max(0.0, last[1] + CALL_GAP_S - time.monotonic()))  # not a call
+            # The player pauses: a tap within the hub's (real-time) window would be a call.
+            time.sleep(max(0.0, last[1] + CALL_GAP_S - time.monotonic()))
         status, answer = hub.post(
             f"/api/sim/slots/{action.slot}/press", {"hold_ms": HOLD_MS[type(action)]}
         )
@@ -262,11 +284,20 @@ class _nothing:
         return None
 
 
+def covered(client: Client) -> bool:
+    """Whole games of every profile were played through the kills, and the kills fell
+    both before and after the hub took the action in flight."""
+    return (
+        set(client.finished) == set(PROFILES)
+        and client.outcomes["again"] > 0
+        and client.outcomes["done"] > 0
+    )
+
+
 def wait_for_steps(client: Client, count: int) -> None:
     """Until ``count`` more steps are acknowledged (or the driver gave up)."""
     target = client.acks + count
-    with client.acked_step:
-        client.acked_step.wait_for(lambda: client.acks >= target or client.stopped, timeout=30)
+    eventually(lambda: client.acks >= target or client.stopped, 30, condition=client.acked_step)
 
 
 def check_restart(client: Client, kill: int) -> None:
@@ -311,23 +342,28 @@ def check_scores(client: Client, game: Game, kill: int) -> None:
 
 
 @pytest.mark.slow
-def test_the_table_survives_200_kills_in_whole_bot_games(tmp_path, free_port):
+@pytest.mark.torture
+def test_the_table_survives_200_kills_in_whole_bot_games(tmp_path):
     config = tmp_path / "hub.toml"
     config.write_text(GESTURES)
     state = tmp_path / "state"
     rng = random.Random(SEED)
 
     def start() -> HubProcess:
-        return HubProcess(free_port, state, "--config", str(config))
+        return HubProcess(state, "--config", str(config))
 
+    # Fewer kills play more steps between them: the games end within KILLS kills.
+    spacing = max(0, steps_to_finish_every_profile(SEED) // KILLS - 1)
     hub = start()
     client = Client(hub, games(SEED), hub.get("/api/state")[1])
-    for kill in range(KILLS):
+    for kill in range(MOST_KILLS):
+        if kill >= KILLS and covered(client):
+            break
         driver = threading.Thread(target=drive, args=(client,))
         driver.start()
         # Somewhere in the next few steps: a long hold in flight gets its chance too.
-        wait_for_steps(client, rng.choice(AFTER_STEPS))
-        time.sleep(rng.uniform(0.0, KILL_WITHIN_S))
+        wait_for_steps(client, rng.choice(AFTER_STEPS) + spacing)
+        time.sleep(rng.uniform(0.0, KILL_WITHIN_S))  # the kill comes at a random moment
         with client.unkillable:
             assert hub.stop(signal.SIGKILL) == -signal.SIGKILL
         driver.join(timeout=30)

@@ -6,13 +6,14 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 import urllib.request
 
 import pytest
 
 from hub.runtime.clock import FakeClock
 from tablesim.demo import Demo
+from tests.helpers import eventually, until
+from tests.http_client import ServerProcess
 
 
 def test_bots_play_a_game_through_the_threaded_hub_and_the_scores_go_in(make_hub):
@@ -102,64 +103,67 @@ def _ignore_sigint():
 
 
 @pytest.mark.parametrize("started", ["in the foreground", "in the background"])
-def test_mtrain_hub_demo_serves_the_scorepad_and_stops_cleanly_on_ctrl_c(
-    tmp_path, free_port, started
-):
+def test_mtrain_hub_demo_serves_the_scorepad_and_stops_cleanly_on_ctrl_c(tmp_path, started):
     config = tmp_path / "hub.toml"
     config.write_text("[sound]\nenabled = false\n")
-    cmd = [
-        sys.executable,
-        "-m",
-        "hub.cli",
-        "demo",
-        "--config",
-        str(config),
-        "--port",
-        str(free_port),
-        "--host",
-        "127.0.0.1",
-        "--speed",
-        "20",
-        "--seed",
-        "3",
-        "--players",
-        "3",
-        "--state-dir",
-        str(tmp_path / "state"),
-    ]
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
+
+    def command(port: int) -> list[str]:
+        return [
+            sys.executable,
+            "-m",
+            "hub.cli",
+            "demo",
+            "--config",
+            str(config),
+            "--port",
+            str(port),
+            "--host",
+            "127.0.0.1",
+            "--speed",
+            "20",
+            "--seed",
+            "3",
+            "--players",
+            "3",
+            "--state-dir",
+            str(tmp_path / "state"),
+        ]
+
+    demo = ServerProcess(
+        "mtrain-hub demo",
+        command,
+        tmp_path / "demo.log",
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
         preexec_fn=_ignore_sigint if "back" in started else None,
     )
+    proc = demo.proc
     try:
         seen_turns = set()
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and len(seen_turns) < 2:
-            try:
-                state = get_json(f"http://127.0.0.1:{free_port}/api/state")
-            except OSError:
-                time.sleep(0.2)
-                continue
-            if state["game"] is not None and state["turn"] is not None:
-                seen_turns.add(state["turn"])
-            time.sleep(0.1)
-        assert len(seen_turns) >= 2, "the bots did not play"
-        assert state["game"]["rules"] == "consensus"
+        states = []
+
+        def two_turns() -> bool:
+            states.append(get_json(demo.base + "/api/state"))
+            if states[-1]["game"] is not None and states[-1]["turn"] is not None:
+                seen_turns.add(states[-1]["turn"])
+            return len(seen_turns) >= 2
+
+        until(two_turns, "the bots to play", 30, every=0.1)
+        assert states[-1]["game"]["rules"] == "consensus"
         proc.send_signal(signal.SIGINT)
         try:
-            out, _ = proc.communicate(timeout=15)
+            proc.wait(timeout=15)
         except subprocess.TimeoutExpired:  # say where it is stuck (hub/cli/main.py: SIGUSR1)
+            before = len(demo.said())
             proc.send_signal(signal.SIGUSR1)
-            time.sleep(1)
+            eventually(lambda: len(demo.said()) > before, 5)  # the threads' stacks
             proc.kill()
-            out, _ = proc.communicate()
-            pytest.fail(f"the demo did not stop within 15 s of Ctrl-C:\n{out[-8000:]}")
+            proc.wait()
+            pytest.fail(f"the demo did not stop within 15 s of Ctrl-C:\n{demo.said()[-8000:]}")
     finally:
         if proc.poll() is None:
             proc.kill()
+            proc.wait()
+        demo.log.close()
+    out = demo.said()
     assert proc.returncode == 0, out
     assert "demo stopped" in out and "Traceback" not in out

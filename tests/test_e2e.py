@@ -10,8 +10,8 @@ PLAYERS = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"]
 
 
 @pytest.fixture
-def hub(tmp_path, free_port):
-    process = HubProcess(free_port, tmp_path / "state")
+def hub(tmp_path):
+    process = HubProcess(tmp_path / "state")
     yield process
     assert process.stop() == 0
 
@@ -62,11 +62,11 @@ def test_bad_input_never_500(hub):
     assert status == 200 and state["game"] is None
 
 
-def test_stop_is_quick_with_a_phone_watching(tmp_path, free_port):
+def test_stop_is_quick_with_a_phone_watching(tmp_path):
     import time
     import urllib.request
 
-    process = HubProcess(free_port, tmp_path / "state")
+    process = HubProcess(tmp_path / "state")
     stream = urllib.request.urlopen(process.base + "/api/events", timeout=10)
     assert stream.readline().startswith(b"retry")
     started = time.monotonic()

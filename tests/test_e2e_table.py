@@ -3,8 +3,6 @@ plays a short scenario for each of items 1-12 (a new game each)."""
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
 from tests.http_client import HubProcess
@@ -19,10 +17,7 @@ def hub(tmp_path_factory):
     config = state / "hub.toml"
     # A roomy last-tile window: two HTTP presses in a row on a busy test machine.
     config.write_text("[gestures]\nlast_tile_ms = 2000\n")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    process = HubProcess(port, state / "state", "--config", str(config))
+    process = HubProcess(state / "state", "--config", str(config))
     yield process
     assert process.stop() == 0
 

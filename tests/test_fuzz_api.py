@@ -13,7 +13,8 @@ types) to a real hub (sim backend, virtual clock) and checks:
 Requests carry what the hub's own page sends (``Content-Type: application/json``, the
 hub's ``Origin`` and the scorekeeper's token) most of the time, so they reach the
 handlers' checks and not only the trust model's. ``settings(max_examples=...)`` keeps
-the normal run within about a minute; ``-m slow`` runs the long variant.
+the normal run within about a minute; the long variant's 400 requests per endpoint run
+in ``make torture`` (``MTRAIN_TEST_SCALE``, tests/helpers.py).
 """
 
 from __future__ import annotations
@@ -32,11 +33,13 @@ from werkzeug.routing import IntegerConverter, Rule
 
 from hub.http.adapter import HubWebService
 from hub.runtime.clock import FakeClock
+from tests.helpers import scaled
 from web import create_app
 
 HOST = "localhost"  # the test client's host: the hub's own origin
 ORIGIN = f"http://{HOST}"
 PLAYERS = ["Ann", "Bo", "Cy"]
+LONG_EXAMPLES = scaled(quick=10, long=400)  # per endpoint, in test_fuzz_endpoint_long
 FIELDS = [
     "players",
     "rules",
@@ -331,10 +334,11 @@ def test_fuzz_endpoint(table: Table, rule: Rule) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.torture
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: f"{','.join(_methods(r))} {r.rule}")
 def test_fuzz_endpoint_long(table: Table, rule: Rule) -> None:
-    """The same, ten times longer."""
-    _fuzz(table, rule, examples=400)
+    """The same, ten times longer under ``make torture``; a few more in an ordinary run."""
+    _fuzz(table, rule, examples=LONG_EXAMPLES)
 
 
 def test_every_endpoint_is_fuzzed() -> None:

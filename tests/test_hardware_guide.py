@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -45,6 +46,25 @@ def test_the_guide_has_commands_to_run_here():
     assert any(c.startswith("mtrain-hub selftest --check --backend sim") for c in SH)
 
 
+# What the guide's commands need of the checkout. They run in a copy of it: ``make
+# hardware`` rewrites files the other tests read, ``make stl`` and the self-test write
+# into build/, and other tests run at the same time.
+PRODUCT = ("hub", "scorer", "web", "firmware_bridge", "tablesim")
+CHECKOUT = ("Makefile", "pyproject.toml", "tools", "hardware", *PRODUCT)
+
+
+def checkout_copy(into: Path) -> Path:
+    """The parts of the checkout the guide's commands use, copied under ``into``."""
+    junk = shutil.ignore_patterns("__pycache__", "*.pyc")
+    into.mkdir()
+    for name in CHECKOUT:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, into / name, ignore=junk)
+        else:
+            shutil.copy2(ROOT / name, into / name)
+    return into
+
+
 @pytest.mark.parametrize(
     "command", [pytest.param(c, marks=pytest.mark.slow) if c.startswith(SLOW) else c for c in SH]
 )
@@ -53,19 +73,22 @@ def test_each_sh_command_of_the_guide_runs(command, tmp_path):
         from tests.conftest import need
 
         need("openscad")
-    before = {name: (ROOT / name).read_bytes() for name in GENERATED}
+    root = checkout_copy(tmp_path / "checkout")
+    before = {name: (root / name).read_bytes() for name in GENERATED}
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
     done = subprocess.run(
-        shlex.split(command), cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+        shlex.split(command), cwd=root, env=env, capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    after = {name: (ROOT / name).read_bytes() for name in GENERATED}
+    after = {name: (root / name).read_bytes() for name in GENERATED}
     assert after == before, "the guide's commands changed a committed file: run make hardware"
+    assert before == {name: (ROOT / name).read_bytes() for name in GENERATED}  # as copied
     if command.startswith("mtrain-hub selftest --check"):
         assert done.stdout.splitlines()[-1] == "all checks passed"
+        assert (root / "build" / "try").is_dir()  # the copy's, not the checkout's
     if command.startswith("make stl"):
         for part in ("top", "base", "marker"):
-            assert (ROOT / "build" / "stl" / f"hub-{part}.stl").stat().st_size > 10_000
+            assert (root / "build" / "stl" / f"hub-{part}.stl").stat().st_size > 10_000
 
 
 INSTALLED = "sudo -u mtrain /opt/mtrain-hub/venv/bin/mtrain-hub "

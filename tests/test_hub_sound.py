@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
@@ -11,6 +10,7 @@ from hub.app import Hub
 from hub.runtime.clock import SystemClock
 from hub.runtime.config import load
 from tests.conftest import need
+from tests.helpers import eventually
 from web import create_app
 
 
@@ -37,15 +37,6 @@ class Card:
         pass
 
 
-def wait_until(predicate, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return False
-
-
 @pytest.fixture
 def hub(tmp_path, mock_factory):
     card = Card()
@@ -67,12 +58,12 @@ def test_pulling_the_sound_card_keeps_the_game_going(hub):
     assert client.get("/api/state").get_json()["sound"] == {"available": True, "reason": None}
     client.post("/api/games", json={"players": ["Ann", "Bob", "Cid"], "first": 1})
     client.post("/api/sim/slots/1/press", json={})
-    assert wait_until(lambda: hub.card.frames > 0)
+    assert eventually(lambda: hub.card.frames > 0)
     hub.card.pulled = True
     for slot in (2, 3):
         state = client.post(f"/api/sim/slots/{slot}/press", json={}).get_json()
     assert state["turn"] == 1 and state["game"]["phase"] == "play"
-    assert wait_until(lambda: not client.get("/api/state").get_json()["sound"]["available"])
+    assert eventually(lambda: not client.get("/api/state").get_json()["sound"]["available"])
     assert (
         "No such device" in client.get("/api/state").get_json()["sound"]["reason"]
         or "no such card" in client.get("/api/state").get_json()["sound"]["reason"]
@@ -80,10 +71,10 @@ def test_pulling_the_sound_card_keeps_the_game_going(hub):
     client.post("/api/sim/slots/1/press", json={})
     assert client.get("/api/state").get_json()["turn"] == 2
     hub.card.pulled = False
-    assert wait_until(lambda: client.get("/api/state").get_json()["sound"]["available"])
+    assert eventually(lambda: client.get("/api/state").get_json()["sound"]["available"])
     before = hub.card.frames
     client.post("/api/sim/slots/2/press", json={})
-    assert wait_until(lambda: hub.card.frames > before)
+    assert eventually(lambda: hub.card.frames > before)
 
 
 def test_the_hub_plays_on_alsas_null_device(tmp_path, mock_factory):
@@ -102,7 +93,7 @@ def test_the_hub_plays_on_alsas_null_device(tmp_path, mock_factory):
         hub.start()
         assert hub.loop.snapshot["sound"] == {"available": True, "reason": None}
         hub.sim.marker(3, True)
-        assert wait_until(lambda: started == ["choo"])
+        assert eventually(lambda: started == ["choo"])
     finally:
         hub.stop()
 

@@ -4,7 +4,7 @@ that changes nothing, uninstall and purge, an upgrade that keeps and migrates th
 
 The installs pip-install the hub (``--pip-args --no-deps``: the venv gets the hub, not
 its dependencies, which is all ``mtrain-hub migrate`` needs) and take ~15 s each; one
-install is shared by the module and copied for each test.
+install is shared by the run (every test process) and copied for each test.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import pytest
 from scorer.setup import check_setup
 from scorer.store import GameStore
 from tests.conftest import need
+from tests.helpers import made_once
 
 REPO = Path(__file__).resolve().parent.parent
 INSTALL = REPO / "systemd" / "install.sh"
@@ -83,8 +84,14 @@ def manifest(root: Path) -> dict[str, tuple[int, str]]:
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    root = fresh_pi(tmp_path_factory.mktemp("pi"))
-    return root, install(root, "--i2s-amp", *PIP_ARGS)
+    """One install for the whole run (every test process reads it; :func:`pi` copies it)."""
+
+    def make(folder: Path) -> None:
+        output = install(fresh_pi(folder / "pi"), "--i2s-amp", *PIP_ARGS)
+        (folder / "output.txt").write_text(output)
+
+    folder = made_once(tmp_path_factory, "install", make)
+    return folder / "pi", (folder / "output.txt").read_text()
 
 
 @pytest.fixture

@@ -4,12 +4,12 @@ commands, and a broker that dies and comes back mid-game (docs/mqtt.md)."""
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
 from hub.runtime.clock import SystemClock
 from scorer.setup import check_setup
+from tests.helpers import until
 from tests.mqtt_helpers import Listener
 
 ROOT = "mtrain/t1"
@@ -47,12 +47,23 @@ def start_game(hub, players=("Ann", "Bob", "Cy")):
     return hub.games.new_game(check_setup({"players": list(players)}, "consensus"))
 
 
-def press(hub, slot, hold_s=0.0):
+def taps(hub, slot):
+    return sum(1 for e in hub.eventlog.recent(500) if e["kind"] == "tap" and e["slot"] == slot)
+
+
+def press(hub, slot):
+    """A tap on ``slot``: down and up at once; the loop reads it once the bounce window
+    has passed (on its real clock), which the log shows."""
+    before = taps(hub, slot)
     hub.sim.button(slot, True)
-    time.sleep(hold_s)
     hub.sim.button(slot, False)
-    time.sleep(hub.loop.table.timings.bounce)
-    hub.loop.drain()
+    until(lambda: taps(hub, slot) > before, f"the tap on slot {slot}")
+
+
+def place(hub, slot):
+    """A marker put on ``slot``: public once the flicker window has passed."""
+    hub.sim.marker(slot, True)
+    until(lambda: hub.loop.snapshot["slots"][slot - 1]["public"], f"slot {slot} public")
 
 
 def test_a_press_appears_on_event(mqtt_hub, listen):
@@ -73,9 +84,7 @@ def test_a_press_appears_on_event(mqtt_hub, listen):
 def test_state_game_and_slots_are_retained(mqtt_hub, listen):
     hub = mqtt_hub()
     game_id, _ = start_game(hub)
-    hub.sim.marker(3, True)
-    time.sleep(hub.loop.table.timings.flicker + 0.01)
-    hub.loop.drain()
+    place(hub, 3)
     first = listen()
     first.wait_for(lambda: first.latest.get(f"{ROOT}/slot/3/public") == b"ON")
     # A newcomer hears the retained topics at once, as the hub has them now.
@@ -98,9 +107,7 @@ def test_retained_state_is_right_after_a_reconnect(mqtt_hub, listen, mosquitto):
     mosquitto.kill()
     hub.loop.call(lambda t: None)
     press(hub, 1)  # the game goes on with no broker
-    hub.sim.marker(5, True)
-    time.sleep(hub.loop.table.timings.flicker + 0.01)
-    hub.loop.drain()
+    place(hub, 5)
     assert hub.loop.snapshot["slots"][4]["public"] is True
     mosquitto.start()  # an empty broker: it forgot every retained message
     listener = listen()

@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from tests.helpers import eventually
 from tests.http_client import HubProcess
 from tests.mqtt_helpers import Listener
 
@@ -24,13 +25,11 @@ def listener(mosquitto):
 
 
 @pytest.fixture
-def hub_process(tmp_path, free_port, mosquitto):
+def hub_process(tmp_path, mosquitto):
     processes: list[HubProcess] = []
 
     def start():
-        process = HubProcess(
-            free_port, tmp_path / "state", "--mqtt", mosquitto.url, "--hub-id", "table7"
-        )
+        process = HubProcess(tmp_path / "state", "--mqtt", mosquitto.url, "--hub-id", "table7")
         processes.append(process)
         return process
 
@@ -69,9 +68,8 @@ def test_the_broker_killed_and_restarted_mid_game(hub_process, mosquitto, tmp_pa
     watcher.wait_for(lambda: (watcher.json(f"{ROOT}/state") or {}).get("game"))
     watcher.close()
     mosquitto.kill()
-    deadline = time.monotonic() + 10
-    while hub.get("/api/state")[1]["mqtt"]["connected"] and time.monotonic() < deadline:
-        time.sleep(0.05)  # the page says so: polled, as a phone would
+    # The page says so: polled, as a phone would.
+    eventually(lambda: hub.get("/api/state")[1]["mqtt"]["connected"] is False, 10, every=0.05)
     assert hub.get("/api/state")[1]["mqtt"]["connected"] is False
     sounds = _sounds(hub)
     turns = []

@@ -19,7 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from hub.cli import EXIT_CONFIG
 from hub.runtime.notify import Notifier, WatchdogFeeder
+from tests.helpers import until
+from tests.ports import PortTaken, on_a_free_port
 
 PERIOD_S = 0.4  # WATCHDOG_USEC: pings every 0.2 s
 MTRAIN_HUB = Path(sys.executable).with_name("mtrain-hub")
@@ -41,6 +44,7 @@ class Listener:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.sock.bind(str(path))
         self.process: subprocess.Popen[str] | None = None
+        self.before_ready: list[str] = []
 
     def next(self, timeout: float) -> str | None:
         """The next datagram, or None when none comes within ``timeout`` s."""
@@ -53,17 +57,19 @@ class Listener:
     def until(self, wanted: str, timeout: float) -> list[str]:
         """Every datagram up to the first containing ``wanted`` (fails after ``timeout``)."""
         seen: list[str] = []
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            message = self.next(min(0.5, end - time.monotonic()))
-            if message is None:
-                if self.process is not None and self.process.poll() is not None:
-                    break  # the hub is gone: nothing more will come
-                continue
+
+        def heard() -> bool:
+            message = self.next(0.5)
+            if message is None:  # the hub gone: nothing more will come
+                gone = self.process is not None and self.process.poll() is not None
+                if gone:
+                    raise AssertionError(f"the hub exited before {wanted!r}; got {seen!r}")
+                return False
             seen.append(message)
-            if wanted in message.splitlines():
-                return seen
-        raise AssertionError(f"no {wanted!r} within {timeout} s; got {seen!r}")
+            return wanted in message.splitlines()
+
+        until(heard, lambda: f"{wanted!r}; got {seen!r}", timeout)
+        return seen
 
     def pings_within(self, seconds: float) -> int:
         """How many WATCHDOG=1 arrive in the next ``seconds``."""
@@ -77,7 +83,9 @@ class Listener:
 
 
 @pytest.fixture
-def hub_process(tmp_path, free_port):
+def hub_process(tmp_path):
+    """``mtrain-hub run`` as its unit runs it, on a port from the OS; ready (its messages
+    up to ``READY=1`` are the listener's ``before_ready``)."""
     listener = Listener(tmp_path / "notify.sock")
     config = tmp_path / "hub.toml"
     config.write_text('[sound]\ndevice = "null"\n')
@@ -91,28 +99,44 @@ def hub_process(tmp_path, free_port):
         "JOURNAL_STREAM": f"{info.st_dev}:{info.st_ino}",
     }
     env.pop("WATCHDOG_PID", None)
-    process = subprocess.Popen(
-        [
-            str(MTRAIN_HUB),
-            "run",
-            "--backend",
-            "sim",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(free_port),
-            "--state-dir",
-            str(tmp_path / "state"),
-            "--config",
-            str(config),
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=journal,
-        text=True,
-        preexec_fn=_confine,
-    )
-    listener.process = process
+
+    def launch(port: int) -> subprocess.Popen[str]:
+        process = subprocess.Popen(
+            [
+                str(MTRAIN_HUB),
+                "run",
+                "--backend",
+                "sim",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--state-dir",
+                str(tmp_path / "state"),
+                "--config",
+                str(config),
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=journal,
+            text=True,
+            preexec_fn=_confine,
+        )
+        listener.process = process
+        try:
+            listener.before_ready = listener.until("READY=1", timeout=30)
+        except AssertionError:
+            if (
+                process.wait(timeout=10) == EXIT_CONFIG
+                and "already in use" in (tmp_path / "journal").read_text()
+            ):
+                journal.seek(0)  # the next try's journal starts empty
+                journal.truncate()
+                raise PortTaken(port) from None
+            raise
+        return process
+
+    process = on_a_free_port(launch)
     yield process, listener, tmp_path / "journal"
     if process.poll() is None:
         process.kill()
@@ -123,7 +147,7 @@ def hub_process(tmp_path, free_port):
 
 def test_ready_status_watchdog_and_a_frozen_loop(hub_process):
     process, listener, journal = hub_process
-    seen = listener.until("READY=1", timeout=30)
+    seen = listener.before_ready
     ready = seen[-1].splitlines()
     status = next(line for line in ready if line.startswith("STATUS="))
     assert "backend sim" in status and "scorepad on http://127.0.0.1:" in status

@@ -1,6 +1,7 @@
 """Power cuts while scores are entered. The real hub (``mtrain-hub run``) is SIGKILLed
 at seeded random moments during a burst of score submissions and corrections from a
-client thread, 50 times. After each kill SQLite's integrity check passes on the file;
+client thread, 50 times (``make torture``; in an ordinary run eight times or more, until
+a whole game was scored). After each kill SQLite's integrity check passes on the file;
 after each restart every submission the client saw acknowledged (2xx) is stored,
 nothing else is (a submission cut off mid-flight is stored whole or not at all: its
 points, its outcome, its next round and its history rows together), and the table
@@ -18,9 +19,14 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from tests.helpers import scaled
 from tests.http_client import HubProcess
 
-KILLS = 50
+LONG_KILLS = 50
+# At least this many kills; an ordinary run goes on (up to LONG_KILLS) until the bursts
+# have written between most kills and finished a game.
+KILLS = scaled(quick=8, long=LONG_KILLS)
+MOST_KILLS = max(KILLS, LONG_KILLS)
 SEED = 3_1415
 PLAYERS = ["Ann", "Bob", "Cid"]
 ROUNDS = 19  # a double-18 game: many rounds per game, few new games
@@ -166,30 +172,39 @@ def new_ledger(hub: HubProcess) -> Ledger:
     return Ledger(game["id"], game["token"])
 
 
+def written_enough(kills: int, acknowledged: int, ledgers: list[Ledger]) -> bool:
+    """The bursts really wrote between most of the ``kills``, and finished a game or more."""
+    return acknowledged > kills // 2 and len(ledgers) > 1
+
+
 @pytest.mark.slow
-def test_acknowledged_scores_survive_power_cuts(tmp_path, free_port):
+@pytest.mark.torture
+def test_acknowledged_scores_survive_power_cuts(tmp_path):
     rng = random.Random(SEED)
     state = tmp_path / "state"
     ledgers: list[Ledger] = []
-    hub = HubProcess(free_port, state)
-    acknowledged = 0
-    for kill in range(KILLS):
+    hub = HubProcess(state)
+    acknowledged = kills = 0
+    while kills < MOST_KILLS and not (
+        kills >= KILLS and written_enough(kills, acknowledged, ledgers)
+    ):
+        kill, kills = kills, kills + 1
         if not ledgers or ledgers[-1].finished:
             ledgers.append(new_ledger(hub))
         ledger = ledgers[-1]
         before = sum(ledger.edits.values())
         client = threading.Thread(target=burst, args=(hub, ledger, random.Random(rng.random())))
         client.start()
-        time.sleep(rng.uniform(0.0, 0.25))
+        time.sleep(rng.uniform(0.0, 0.25))  # the power cut comes at a random moment
         assert hub.stop(signal.SIGKILL) == -signal.SIGKILL
         client.join(timeout=30)
         assert not client.is_alive() and not ledger.unexpected, ledger.unexpected
         assert integrity(state / "games.db") == [("ok",)], f"after kill {kill}"
-        hub = HubProcess(free_port, state)
+        hub = HubProcess(state)
         check_table(hub, ledger, check_game(hub, ledger))
         acknowledged += sum(ledger.edits.values()) > before
     for ledger in ledgers:  # earlier games were left alone
         check_game(hub, ledger)
     assert hub.stop() == 0
     # The bursts must really have written between kills, and finished a game or more.
-    assert acknowledged > KILLS // 2 and len(ledgers) > 1
+    assert written_enough(kills, acknowledged, ledgers), (kills, acknowledged, len(ledgers))

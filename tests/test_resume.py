@@ -27,12 +27,12 @@ def config(tmp_path):
 
 
 @pytest.fixture
-def start(tmp_path, free_port, config):
-    """Start (or restart) the hub on the same state directory and port."""
+def start(tmp_path, config):
+    """Start (or restart) the hub on the same state directory (each on a port of its own)."""
     running = []
 
     def run():
-        process = HubProcess(free_port, tmp_path / "state", "--config", str(config))
+        process = HubProcess(tmp_path / "state", "--config", str(config))
         running.append(process)
         return process
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import need
-from tests.http_client import call
+from tests.http_client import ServerProcess, call
 
 UNIT = Path(__file__).resolve().parent.parent / "systemd" / "mtrain-hub.service"
 MTRAIN_HUB = Path(sys.executable).with_name("mtrain-hub")
@@ -70,18 +70,18 @@ def test_the_filter_reads_as_meant():
 
 
 @pytest.mark.slow
-def test_the_hub_calls_only_what_the_unit_allows(tmp_path, free_port):
+def test_the_hub_calls_only_what_the_unit_allows(tmp_path):
     strace, analyze = need("strace"), need("systemd-analyze")
     config = tmp_path / "hub.toml"
     config.write_text('[sound]\ndevice = "null"\n')
-    trace = tmp_path / "trace"
-    hub = subprocess.Popen(
-        [
+
+    def command(port: int) -> list[str]:
+        return [
             strace,
             "-f",
             "-qq",
             "-o",
-            str(trace),
+            str(tmp_path / f"trace-{port}"),  # one trace per try (a taken port: another)
             str(MTRAIN_HUB),
             "run",
             "--backend",
@@ -89,28 +89,27 @@ def test_the_hub_calls_only_what_the_unit_allows(tmp_path, free_port):
             "--host",
             "127.0.0.1",
             "--port",
-            str(free_port),
+            str(port),
             "--state-dir",
             str(tmp_path / "state"),
             "--config",
             str(config),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{free_port}"
+        ]
+
+    hub = ServerProcess("mtrain-hub run under strace", command, tmp_path / "hub.log", ready_s=60)
+    trace = tmp_path / f"trace-{hub.port}"
     try:
-        _wait_until_served(base, hub)
-        status, game = call(base, "POST", "/api/games", {"players": ["Ann", "Bob"]})
+        status, game = call(hub.base, "POST", "/api/games", {"players": ["Ann", "Bob"]})
         assert status == 201, game
-        assert call(base, "POST", "/api/sim/slots/1/press", {"hold_ms": 0})[0] == 200
+        assert call(hub.base, "POST", "/api/sim/slots/1/press", {"hold_ms": 0})[0] == 200
         for path in ("/", "/join.svg", "/api/join", f"/api/games/{game['id']}"):
-            _get(base + path)
+            _get(hub.base + path)
     finally:
         # The hub is strace's child: its pid starts the trace. Stopping it ends strace.
         first = trace.read_text().split(None, 1)[0] if trace.exists() else ""
-        os.kill(int(first) if first.isdigit() else hub.pid, signal.SIGTERM)
-        hub.wait(timeout=60)
+        os.kill(int(first) if first.isdigit() else hub.proc.pid, signal.SIGTERM)
+        hub.proc.wait(timeout=60)
+        hub.log.close()
     text = trace.read_text()
     used = set(re.findall(r"^\d+\s+([a-z_0-9]+)\(", text, re.M))
     assert {"sendto", "accept4", "openat"} <= used, "strace saw too little"
@@ -126,18 +125,3 @@ def _get(url: str) -> None:
     with urllib.request.urlopen(url, timeout=30) as response:
         assert response.status == 200, url
         response.read()
-
-
-def _wait_until_served(base: str, hub: subprocess.Popen[bytes]) -> None:
-    import time
-    import urllib.error
-
-    end = time.monotonic() + 60
-    while time.monotonic() < end:
-        assert hub.poll() is None, "the hub stopped under strace"
-        try:
-            _get(base + "/api/state")
-            return
-        except (urllib.error.URLError, ConnectionError):
-            time.sleep(0.1)  # waiting for the port to open; nothing to drain
-    raise AssertionError("the hub did not serve within 60 s under strace")

@@ -13,6 +13,7 @@ from gpiozero import DigitalInputDevice
 from hub.cli.main import main
 from hub.cli.selftest import add_arguments, run_checks
 from hub.selftest.check import _mqtt_connect_packet, check_broker
+from tests.ports import closed_port
 
 
 def args(*words: str) -> argparse.Namespace:
@@ -117,11 +118,13 @@ def test_a_state_folder_that_cannot_be_written_fails_naming_it(tmp_path, capsys)
     assert line.startswith(f"FAIL  state folder  {tmp_path / 'file' / 'state'}: ")
 
 
-def test_a_configured_broker_that_is_down_fails_naming_it(tmp_path, free_port, capsys):
-    path = write_config(tmp_path, f'[mqtt]\nhost = "127.0.0.1"\nport = {free_port}\n')
-    assert main(sim(tmp_path, "--config", path)) == 1
+def test_a_configured_broker_that_is_down_fails_naming_it(tmp_path, capsys):
+    with closed_port() as holder:  # no broker can listen there meanwhile
+        port = holder.getsockname()[1]
+        path = write_config(tmp_path, f'[mqtt]\nhost = "127.0.0.1"\nport = {port}\n')
+        assert main(sim(tmp_path, "--config", path)) == 1
     line = line_of(capsys.readouterr().out, "broker")
-    assert line.startswith(f"FAIL  broker        127.0.0.1:{free_port}: ")
+    assert line.startswith(f"FAIL  broker        127.0.0.1:{port}: ")
     assert "refused" in line.lower()
 
 
@@ -132,10 +135,11 @@ def test_a_running_broker_passes(tmp_path, mosquitto, capsys):
     assert line == f"PASS  broker        127.0.0.1:{mosquitto.port}: accepts an MQTT connection"
 
 
-def test_a_broker_that_refuses_the_login_fails_saying_why(free_port):
+def test_a_broker_that_refuses_the_login_fails_saying_why():
     with socket.socket() as server:
-        server.bind(("127.0.0.1", free_port))
+        server.bind(("127.0.0.1", 0))
         server.listen(1)
+        port = server.getsockname()[1]
 
         def refuse() -> None:
             conn, _ = server.accept()
@@ -151,7 +155,7 @@ def test_a_broker_that_refuses_the_login_fails_saying_why(free_port):
             "mqtt": {
                 "url": "",
                 "host": "127.0.0.1",
-                "port": free_port,
+                "port": port,
                 "tls": False,
                 "password_file": "",
                 "ca_file": "",
@@ -169,7 +173,7 @@ def test_a_broker_that_refuses_the_login_fails_saying_why(free_port):
         thread.join()
     assert (check.status, check.detail) == (
         "FAIL",
-        f"127.0.0.1:{free_port}: refused the connection: not authorised",
+        f"127.0.0.1:{port}: refused the connection: not authorised",
     )
 
 

@@ -3,9 +3,8 @@ part over ``/api/selftest``; its inputs do not reach the table meanwhile."""
 
 from __future__ import annotations
 
-import time
-
 from hub.io.sound import SOUND_NAMES
+from tests.helpers import eventually
 
 
 def status(client) -> dict:
@@ -19,13 +18,14 @@ def act(client, action: str, **headers):
 
 
 def wait_step(client, number: int, timeout: float = 5.0) -> dict:
-    """The status once step ``number`` waits (or the test is over)."""
-    deadline = time.monotonic() + timeout
-    while True:
+    """The status once step ``number`` waits (or the test is over); after ``timeout`` s,
+    the status as it is (the test's assertions then say what is wrong)."""
+
+    def reached() -> dict | None:
         now = status(client)
-        if not now["running"] or now["step"]["number"] >= number or time.monotonic() > deadline:
-            return now
-        time.sleep(0.005)
+        return now if not now["running"] or now["step"]["number"] >= number else None
+
+    return eventually(reached, timeout) or status(client)
 
 
 def do(hub, step: dict) -> None:
@@ -83,9 +83,7 @@ def test_the_markers_are_read_again_when_the_test_ends(live_hub, client):
     act(client, "start")
     live_hub.sim.marker(3, True)  # put down during the test: the table did not see it
     assert act(client, "stop").get_json()["running"] is False
-    deadline = time.monotonic() + 5
-    while not live_hub.loop.snapshot["slots"][2]["marker"] and time.monotonic() < deadline:
-        time.sleep(0.005)
+    eventually(lambda: live_hub.loop.snapshot["slots"][2]["marker"], 5)
     assert live_hub.loop.snapshot["slots"][2]["marker"] is True
 
 

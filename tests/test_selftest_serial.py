@@ -15,6 +15,7 @@ from hub.runtime.config import load
 from hub.selftest.parts import open_parts
 from hub.selftest.serial_link import check_link
 from hub.selftest.walkthrough import Step
+from tests.helpers import eventually
 
 
 @pytest.fixture
@@ -113,17 +114,16 @@ def test_a_scripted_person_walks_through_the_hub_box(tmp_path, mcu, capsys):
 
 def wait_for_lit(mcu, timeout: float = 5.0) -> list[int]:
     """The lit pixels of the first frame the box shows with any pixel on."""
-    import time
 
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def lit() -> list[int]:
         for frame in reversed(mcu.frames):
-            lit = [i for i, pixel in enumerate(frame) if any(pixel[:3])]
-            if lit:
+            pixels = [i for i, pixel in enumerate(frame) if any(pixel[:3])]
+            if pixels:
                 mcu.frames.clear()
-                return lit
-        time.sleep(0.01)
-    return []
+                return pixels
+        return []
+
+    return eventually(lit, timeout) or []
 
 
 def test_check_through_the_fake_mcu_subcommand(tmp_path):

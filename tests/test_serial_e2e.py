@@ -8,10 +8,10 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 
+from tests.helpers import until
 from tests.http_client import HubProcess
 
 PLAYERS = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"]
@@ -54,22 +54,10 @@ class FakeMcuProcess:
         return code
 
 
-def until(condition, timeout: float = 15.0, what: str = "it"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.02)
-    pytest.fail(f"timed out waiting for {what}")
-
-
 @pytest.fixture
-def rig(tmp_path, free_port):
+def rig(tmp_path):
     mcu = FakeMcuProcess(str(tmp_path / "hub-box"))
-    hub = HubProcess(
-        free_port, tmp_path / "state", "--backend", "serial", "--serial-port", mcu.path
-    )
+    hub = HubProcess(tmp_path / "state", "--backend", "serial", "--serial-port", mcu.path)
     yield hub, mcu
     assert hub.stop() == 0
     assert mcu.stop() == 0
@@ -77,7 +65,11 @@ def rig(tmp_path, free_port):
 
 def test_worked_example_through_the_fake_microcontroller(rig):
     hub, mcu = rig
-    until(lambda: hub.get("/api/state")[1].get("serial", {}).get("connected"), what="the hub box")
+    until(
+        lambda: hub.get("/api/state")[1].get("serial", {}).get("connected"),
+        what="the hub box",
+        timeout=15,
+    )
     status, _ = hub.post(
         "/api/games",
         {"players": PLAYERS, "rules": "consensus", "set": 9, "first": 1, "mexican_slot": 8},
@@ -91,7 +83,7 @@ def test_worked_example_through_the_fake_microcontroller(rig):
     def act(command: str) -> dict:
         before = gestures()
         mcu.send(command)
-        until(lambda: gestures() > before, what=command)
+        until(lambda: gestures() > before, what=command, timeout=15)
         return hub.get("/api/state")[1]
 
     for _ in range(2):
@@ -116,5 +108,7 @@ def test_worked_example_through_the_fake_microcontroller(rig):
     assert "reminder" not in sounds and "nope" not in sounds
     # The ring the fake box printed last is the one the page shows.
     ring = state["ring"]["pixels"]
-    until(lambda: mcu.lines and mcu.lines[-1] == "leds " + " ".join(ring), what="the ring")
+    until(
+        lambda: mcu.lines and mcu.lines[-1] == "leds " + " ".join(ring), what="the ring", timeout=15
+    )
     assert len(mcu.lines[-1].split()) == 25

@@ -19,8 +19,13 @@ from tablesim.soak import (
     spec_of,
 )
 from tablesim.soak_plans import Plan, Spec
+from tests.helpers import long_run_scale, scaled
 
-JOBS = min(2, os.cpu_count() or 1)
+# The in-suite soak's size (MTRAIN_TEST_SCALE, tests/helpers.py): an ordinary run plays a
+# few games per run in this process; ``make torture`` 60 per run in two processes.
+GAMES = scaled(quick=6, long=60)
+WHOLE_GAMES = scaled(quick=1, long=8)
+JOBS = 1 if long_run_scale() == 0 else min(2, os.cpu_count() or 1)
 
 
 @pytest.fixture
@@ -145,9 +150,9 @@ def test_command_refuses_options_the_profile_has_not(capsys):
     assert "chickenfoot" in capsys.readouterr().err
 
 
-# The in-suite soak: every profile and option run, 2 to 8 players, 60 games of 3 rounds
-# each (with the bots' mistakes, undone), and a few whole games per profile (engines
-# down to 0), about a minute on two cores. `make soak` plays 1,000 whole games per run.
+# The in-suite soak: every profile and option run, 2 to 8 players, GAMES games of 3 rounds
+# each (with the bots' mistakes, undone), and WHOLE_GAMES whole games per profile
+# (engines down to 0). `make soak` plays 1,000 whole games per run.
 RUNS = [
     ("consensus", {}),
     ("aces", {}),
@@ -161,15 +166,17 @@ RUNS = [
 
 
 @pytest.mark.slow
+@pytest.mark.torture
 @pytest.mark.parametrize(("rules", "options"), RUNS, ids=["-".join([r, *o]) for r, o in RUNS])
 def test_soak(rules, options):
-    check(Spec(rules, 60, (2, 8), seed=2026, rounds=3, **options))
+    check(Spec(rules, GAMES, (2, 8), seed=2026, rounds=3, **options))
 
 
 @pytest.mark.slow
+@pytest.mark.torture
 @pytest.mark.parametrize("rules", [rules for rules, options in RUNS if not options])
 def test_soak_whole_games(rules):
-    check(Spec(rules, 8, (2, 8), seed=2027))
+    check(Spec(rules, WHOLE_GAMES, (2, 8), seed=2027))
 
 
 def check(spec):

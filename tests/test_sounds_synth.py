@@ -13,6 +13,7 @@ import pytest
 
 from hub.io.sound import SOUND_NAMES
 from hub.sounds import SOUNDS_DIR, load_sounds
+from tests.helpers import made_once
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "tools" / "make_sounds.py"
@@ -37,15 +38,18 @@ def fade_bound(i: int) -> float:
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory) -> list[Path]:
-    """The script run twice into fresh directories."""
-    outs = []
-    for run in ("first", "second"):
-        out = tmp_path_factory.mktemp(run)
-        subprocess.run(
-            [sys.executable, str(SCRIPT), "--out", str(out)], check=True, capture_output=True
-        )
-        outs.append(out)
-    return outs
+    """The script run twice into fresh directories (once per test run, for every process)."""
+
+    def make(folder: Path) -> None:
+        for run in ("first", "second"):
+            subprocess.run(
+                [sys.executable, str(SCRIPT), "--out", str(folder / run)],
+                check=True,
+                capture_output=True,
+            )
+
+    folder = made_once(tmp_path_factory, "sounds", make)
+    return [folder / "first", folder / "second"]
 
 
 @pytest.mark.parametrize("name", SOUND_NAMES)

@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -27,6 +26,7 @@ from hub.runtime.clock import FakeClock
 from hub.runtime.config import ConfigError, load
 from scorer.setup import check_setup
 from scorer.store import GameStore, new_token
+from tests.helpers import eventually
 from tests.http_client import HubProcess, call
 from web import create_app
 
@@ -205,10 +205,7 @@ def test_a_finished_game_is_backed_up_on_the_backup_thread(tmp_path, mock_factor
             headers={"Authorization": f"Bearer {game['token']}"},
         )
         backups = Backups(tmp_path / "state" / "backups")
-        deadline = time.monotonic() + 10
-        while backups.latest() is None and time.monotonic() < deadline:
-            time.sleep(0.02)
-        latest = backups.latest()
+        latest = eventually(backups.latest, 10)
         assert latest is not None and latest.name.endswith(f"-game{game['id']}.db")
         restored = GameStore(latest)
         assert restored.get_game(game["id"])["winner"] == "Ann"
@@ -249,12 +246,12 @@ def _cli(*args: str, **kw):
     )
 
 
-def test_run_on_a_damaged_database_shows_the_problem_and_exits_3(tmp_path, free_port):
+def test_run_on_a_damaged_database_shows_the_problem_and_exits_3(tmp_path):
     state = tmp_path / "state"
     db = _game_db(state)
     damaged = b"x" * 16 + db.read_bytes()[16:]
     db.write_bytes(damaged)
-    hub = HubProcess(free_port, state)
+    hub = HubProcess(state)
     try:
         status, body = call(hub.base, "GET", "/api/state")
         assert status == 503 and str(db) in body["error"] and "restore" in body["error"]
@@ -294,10 +291,10 @@ def test_restore_lists_refuses_while_a_hub_runs_then_puts_a_backup_back(tmp_path
             sys.executable,
             "-c",
             (
-                "import sys, time; from pathlib import Path;"
+                "from pathlib import Path;"
                 "from hub.persist.storage import lock_state_dir;"
                 f"assert lock_state_dir(Path({str(state)!r})) is not None;"
-                "print('held', flush=True); time.sleep(60)"
+                "import signal; print('held', flush=True); signal.pause()"
             ),
         ],
         stdout=subprocess.PIPE,

@@ -51,9 +51,9 @@ def chromium():
 
 
 @pytest.fixture
-def hub(tmp_path, free_port):
+def hub(tmp_path):
     """``mtrain-hub run --backend sim`` on 127.0.0.1."""
-    process = HubProcess(free_port, tmp_path / "state")
+    process = HubProcess(tmp_path / "state")
     yield process
     # SIGKILL: an orderly stop waits ~5 s for waitress's threads serving SSE; the
     # orderly stop is tested elsewhere (test_e2e, the reconnect test below).

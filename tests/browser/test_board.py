@@ -4,28 +4,24 @@
 from __future__ import annotations
 
 import signal
-import subprocess
 import sys
-import time
 
 import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import PHONE, Phone
-from tests.http_client import HubProcess, call
-from tests.mqtt_helpers import free_port
+from tests.helpers import until
+from tests.http_client import HubProcess, ServerProcess
 
 pytestmark = pytest.mark.browser
 
 
-class BoardProcess:
+class BoardProcess(ServerProcess):
     """``mtrain-hub board`` as a subprocess on 127.0.0.1."""
 
-    def __init__(self, url: str, port: int, log_path, *args: str) -> None:
-        self.base = f"http://127.0.0.1:{port}"
-        self.log = open(log_path, "ab")
-        self.proc = subprocess.Popen(
-            [
+    def __init__(self, url: str, log_path, *args: str) -> None:
+        def command(port: int) -> list[str]:
+            return [
                 sys.executable,
                 "-m",
                 "hub.cli",
@@ -37,35 +33,18 @@ class BoardProcess:
                 "--port",
                 str(port),
                 *args,
-            ],
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"board exited with {self.proc.returncode}")
-            try:
-                call(self.base, "GET", "/api/board")
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise TimeoutError("board did not start")
+            ]
 
-    def stop(self) -> int:
-        self.proc.send_signal(signal.SIGTERM)
-        code = self.proc.wait(20)
-        self.log.close()
-        return code
+        super().__init__("mtrain-hub board", command, log_path)
 
 
 @pytest.fixture
 def tournament(tmp_path, mosquitto):
     hubs = {
-        name: HubProcess(free_port(), tmp_path / name, "--mqtt", mosquitto.url, "--hub-id", name)
+        name: HubProcess(tmp_path / name, "--mqtt", mosquitto.url, "--hub-id", name)
         for name in ("t1", "t2", "t3")
     }
-    board = BoardProcess(mosquitto.url, free_port(), tmp_path / "board.log")
+    board = BoardProcess(mosquitto.url, tmp_path / "board.log")
     yield hubs, board
     assert board.stop() == 0
     for hub in hubs.values():
@@ -146,9 +125,9 @@ def test_the_board_follows_every_table(chromium, tournament, mosquitto):
 
 
 def test_pages_beyond_the_live_places_update_every_few_seconds(chromium, tmp_path, mosquitto):
-    hub = HubProcess(free_port(), tmp_path / "t1", "--mqtt", mosquitto.url, "--hub-id", "t1")
+    hub = HubProcess(tmp_path / "t1", "--mqtt", mosquitto.url, "--hub-id", "t1")
     # 5 web threads, 4 kept for page loads: one live page.
-    board = BoardProcess(mosquitto.url, free_port(), tmp_path / "board.log", "--threads", "5")
+    board = BoardProcess(mosquitto.url, tmp_path / "board.log", "--threads", "5")
     first = Phone(chromium.new_context(viewport=PHONE), board.base)
     second = Phone(chromium.new_context(viewport=PHONE), board.base)
     second.allowed.append("503")  # the browser logs the refused stream
@@ -172,13 +151,18 @@ def test_pages_beyond_the_live_places_update_every_few_seconds(chromium, tmp_pat
         # second or third write after, news or the 15 s keep-alive); then its place is
         # free and the second page's next try (every 5 s) gets it.
         first.context.close()
-        deadline = time.monotonic() + 60
-        while second.page.locator("#link").inner_text() != "Live":
-            assert time.monotonic() < deadline, "the place never came free"
+        turn = [snapshot["turn"]]
+
+        def live_after_a_turn() -> bool:
+            if second.page.locator("#link").inner_text() == "Live":
+                return True
             # The turn passes: a new state, so the board writes to every page.
-            status, snapshot = hub.post(f"/api/sim/slots/{snapshot['turn']}/press", {"hold_ms": 0})
+            status, now = hub.post(f"/api/sim/slots/{turn[0]}/press", {"hold_ms": 0})
             assert status == 200
-            time.sleep(1)
+            turn[0] = now["turn"]
+            return False
+
+        until(live_after_a_turn, "the place to come free", 60, every=0.5)
         assert not second.errors, second.errors
         assert not first.foreign and not second.foreign
     finally:

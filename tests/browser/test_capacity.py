@@ -17,9 +17,9 @@ REFUSED = "503"  # Chromium logs the refused EventSource (and its MIME type) as 
 
 
 @pytest.fixture
-def hub(tmp_path, free_port):
+def hub(tmp_path):
     """A sim hub that serves one live stream at most."""
-    process = HubProcess.configured(free_port, tmp_path, "[web]\nstreams = 1\n")
+    process = HubProcess.configured(tmp_path, "[web]\nstreams = 1\n")
     yield process
     process.stop(signal.SIGKILL)
 

@@ -12,9 +12,9 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def roomy_hub(tmp_path, free_port):
+def roomy_hub(tmp_path):
     """A sim hub whose last-tile window allows two HTTP presses in a row."""
-    process = HubProcess.configured(free_port, tmp_path, "[gestures]\nlast_tile_ms = 2000\n")
+    process = HubProcess.configured(tmp_path, "[gestures]\nlast_tile_ms = 2000\n")
     yield process
     process.stop()
 

@@ -28,15 +28,13 @@ def test_the_ring_is_drawn_round_the_hub(phones, hub):
     phone.shot("ring")
 
 
-def test_the_page_says_when_the_hub_box_is_unplugged(chromium, tmp_path, free_port):
+def test_the_page_says_when_the_hub_box_is_unplugged(chromium, tmp_path):
     from firmware_bridge.fake_mcu import FakeMcu
     from tests.browser.conftest import PHONE, Phone
     from tests.http_client import HubProcess
 
     mcu = FakeMcu(str(tmp_path / "hub-box"))
-    hub = HubProcess(
-        free_port, tmp_path / "state", "--backend", "serial", "--serial-port", mcu.path
-    )
+    hub = HubProcess(tmp_path / "state", "--backend", "serial", "--serial-port", mcu.path)
     context = chromium.new_context(viewport=PHONE)
     try:
         phone = Phone(context, hub.base)

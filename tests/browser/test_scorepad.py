@@ -243,10 +243,10 @@ def test_bad_input_gets_a_message_next_to_the_field(hub, phones):
     ]
 
 
-def test_reconnects_after_the_hub_restarts(tmp_path, free_port, chromium):
+def test_reconnects_after_the_hub_restarts(tmp_path, chromium):
     from tests.browser.conftest import PHONE, Phone
 
-    first = HubProcess(free_port, tmp_path / "state")
+    first = HubProcess(tmp_path / "state")
     second = None
     context = chromium.new_context(viewport=PHONE)
     try:
@@ -264,7 +264,7 @@ def test_reconnects_after_the_hub_restarts(tmp_path, free_port, chromium):
         first.stop(signal.SIGKILL)  # the hub loses power (SIGTERM works alike, 5 s slower)
         expect(phone.page.locator("#banner")).to_be_visible()
         phone.shot("table-reconnecting")
-        second = HubProcess(free_port, tmp_path / "state")
+        second = HubProcess(tmp_path / "state", port=first.port)  # the page's address
         expect(phone.page.locator("#banner")).to_be_hidden(timeout=15000)
         second.post("/api/sim/slots/1/press", {"hold_ms": 0})
         expect(hub_picture(phone)).to_have_attribute("data-turn", "2")

@@ -8,18 +8,18 @@ import time
 
 import pytest
 
+from tests.helpers import eventually
+
 pytestmark = pytest.mark.browser
 
 
-def test_a_person_walks_through_the_hub_box_from_the_phone(chromium, tmp_path, free_port):
+def test_a_person_walks_through_the_hub_box_from_the_phone(chromium, tmp_path):
     from firmware_bridge.fake_mcu import FakeMcu
     from tests.browser.conftest import PHONE, Phone
     from tests.http_client import HubProcess
 
     mcu = FakeMcu(str(tmp_path / "hub-box"))
-    hub = HubProcess(
-        free_port, tmp_path / "state", "--backend", "serial", "--serial-port", mcu.path
-    )
+    hub = HubProcess(tmp_path / "state", "--backend", "serial", "--serial-port", mcu.path)
     context = chromium.new_context(viewport=PHONE)
     try:
         phone = Phone(context, hub.base)
@@ -46,18 +46,17 @@ def test_a_person_walks_through_the_hub_box_from_the_phone(chromium, tmp_path, f
 
 def walk(hub, mcu, page, timeout: float = 60.0) -> None:
     """Do what each step asks: at the hub box for inputs, on the phone for answers."""
+
+    def moved_on(done: int) -> bool:
+        _, now = hub.get("/api/selftest")
+        return not now["running"] or now["step"]["number"] != done
+
     deadline = time.monotonic() + timeout
-    done, acted = 0, time.monotonic()
     while time.monotonic() < deadline:
         _, now = hub.get("/api/selftest")
         step = now["step"]
         if not now["running"]:
             return
-        if step["number"] == done:  # the hub has not moved on yet
-            if time.monotonic() - acted < 3.0:
-                time.sleep(0.02)
-                continue
-            # Nothing for 3 s on a loaded machine: do it again, as a person would.
         page.locator("#st-step").filter(has_text=f"{step['number']} of ").wait_for()
         if step["answer"]:
             page.locator("#st-buttons [data-action='yes']").click()
@@ -65,5 +64,7 @@ def walk(hub, mcu, page, timeout: float = 60.0) -> None:
             mcu.press(step["slot"], 40)
         else:
             mcu.marker(step["slot"], step["kind"] == "marker-on")
-        done, acted = step["number"], time.monotonic()
+        # Nothing for 3 s on a loaded machine: the loop does it again, as a person would.
+        done = step["number"]
+        eventually(lambda: moved_on(done), 3.0, every=0.02)  # noqa: B023 (asked at once)
     raise AssertionError("the self-test did not end")
