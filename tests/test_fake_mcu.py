@@ -36,3 +36,20 @@ def test_edge_now_scans_on_the_callers_thread() -> None:
         os.close(fd)
     finally:
         mcu.close()
+
+
+def test_marker_now_scans_on_the_callers_thread() -> None:
+    mcu = FakeMcu()
+    try:
+        fd = os.open(mcu.path, os.O_RDWR | os.O_NOCTTY)
+        tty.setraw(fd)
+        decoder = proto.Decoder()
+        with mcu._lock:  # the board's own thread cannot scan meanwhile
+            mcu.marker_now(5, True)
+            assert mcu.firmware.markers & (1 << 5)
+        mcu.marker_now(5, False)
+        assert not mcu.firmware.markers & (1 << 5)
+        assert _edges(fd, decoder, 2) == [(proto.MARKER + 5, 1), (proto.MARKER + 5, 0)]
+        os.close(fd)
+    finally:
+        mcu.close()
