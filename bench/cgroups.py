@@ -94,6 +94,12 @@ class Cgroup:
         """The most the group was charged (resident and page cache)."""
         return int(self._read("memory", "memory.max_usage_in_bytes")) / (1 << 20)
 
+    def reset_memory(self) -> None:
+        """With no process left in the group: give back its page cache, and start its
+        peak over (``memory.force_empty``, then ``memory.max_usage_in_bytes``)."""
+        self._write("memory", "memory.force_empty", 0)
+        self._write("memory", "memory.max_usage_in_bytes", 0)
+
     def oom_kills(self) -> int:
         """Processes the kernel killed in this group for memory."""
         for line in self._read("memory", "memory.oom_control").splitlines():
