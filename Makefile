@@ -84,9 +84,11 @@ lint: $(TEST_STAMP)
 typecheck: $(TEST_STAMP)
 	$(BIN)/mypy
 
+# The Pi budget bench needs root and cgroup v1 (it says so and skips without them).
 bench: $(TEST_STAMP)
 	$(BIN)/python bench/press_to_effect.py
 	$(BIN)/python bench/footprint.py
+	$(BIN)/python bench/pi_budget.py
 
 # The full soak (docs/soak.md): 1,000 whole games per profile and option run, 2 to 8
 # players, through the real hub on virtual time; fails if any run finds a mismatch.

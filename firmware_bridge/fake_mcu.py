@@ -220,6 +220,14 @@ class FakeMcu:
         self.machine.pins[MARKER_PINS[slot - 1]].level = 0 if present else 1
         self._wake()
 
+    def marker_now(self, slot: int, present: bool) -> None:
+        """Put a marker on slot ``slot`` (or take it off) and scan at once on the
+        caller's thread, as :meth:`edge_now` does for a button."""
+        with self._lock:
+            self.machine.pins[MARKER_PINS[slot - 1]].level = 0 if present else 1
+            if self.plugged:
+                self.firmware.scan()
+
     def unplug(self) -> None:
         """Pull the cable: the pty goes away and the hub's reads fail."""
         with self._lock:

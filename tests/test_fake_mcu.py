@@ -100,5 +100,18 @@ def test_the_update_escape_lets_mpremote_copy_files_and_reset(tmp_path) -> None:
         while mcu.firmware is None and time.monotonic() < deadline:
             time.sleep(0.01)
         assert mcu.boots > boots and mcu.firmware is not None  # the program runs again
+def test_marker_now_scans_on_the_callers_thread() -> None:
+    mcu = FakeMcu()
+    try:
+        fd = os.open(mcu.path, os.O_RDWR | os.O_NOCTTY)
+        tty.setraw(fd)
+        decoder = proto.Decoder()
+        with mcu._lock:  # the board's own thread cannot scan meanwhile
+            mcu.marker_now(5, True)
+            assert mcu.firmware.markers & (1 << 5)
+        mcu.marker_now(5, False)
+        assert not mcu.firmware.markers & (1 << 5)
+        assert _edges(fd, decoder, 2) == [(proto.MARKER + 5, 1), (proto.MARKER + 5, 0)]
+        os.close(fd)
     finally:
         mcu.close()

@@ -186,6 +186,67 @@ def test_volume_scales_the_samples():
     assert periods(mixer)[0] == [500, -500, 15000, -15000]
 
 
+def test_a_sound_played_whole_is_kept_at_its_volume_and_played_from_the_copy():
+    mixer = Mixer(N, volume=0.5)
+    turn = pcm(1000, -1000, 30000, -30001, 7, 8)
+    mixer.start("turn", turn)
+    first = periods(mixer)
+    assert first == [[500, -500, 15000, -15000], [4, 4, 0, 0], [0, 0, 0, 0]]
+    mixer.start("turn", turn)
+    (voice,) = mixer.voices
+    assert voice.volume == 0.5 and voice.samples is not turn  # the kept, scaled copy
+    assert periods(mixer) == first
+
+
+def test_a_kept_copy_is_not_used_at_another_volume():
+    mixer = Mixer(N, volume=0.5)
+    turn = pcm(1000, 2000, 3000, 4000)
+    mixer.start("turn", turn)
+    periods(mixer)
+    mixer.volume = 0.25
+    mixer.start("turn", turn)
+    assert mixer.voices[0].samples is turn
+    assert periods(mixer)[0] == [250, 500, 750, 1000]
+    mixer.volume = 1.0
+    mixer.start("turn", turn)
+    assert periods(mixer)[0] == [1000, 2000, 3000, 4000]
+
+
+def test_the_volume_applies_from_the_next_period_even_to_a_kept_copy():
+    mixer = Mixer(N, volume=0.5)
+    turn = pcm(*[1000] * 8)
+    mixer.start("turn", turn)
+    periods(mixer)
+    mixer.start("turn", turn)  # from the copy at 0.5
+    assert periods_take(mixer, 1) == [[500] * 4]
+    mixer.volume = 0.25
+    assert periods(mixer) == [[250] * 4, [0] * 4]
+
+
+def test_a_sound_cut_short_or_played_through_a_volume_change_is_not_kept():
+    mixer = Mixer(N, volume=0.5)
+    turn, out = pcm(*[1000] * 8), pcm(*[2000] * 4)
+    mixer.start("turn", turn)
+    periods_take(mixer, 1)
+    mixer.start("out", out)  # outranks turn: cut
+    periods(mixer)
+    mixer.start("turn", turn)
+    assert mixer.voices[0].samples is turn
+    periods_take(mixer, 1)
+    mixer.volume = 0.25
+    periods(mixer)
+    mixer.start("turn", turn)
+    assert mixer.voices[0].samples is turn
+
+
+def test_voices_mixed_at_a_volume_are_each_scaled_then_clamped():
+    mixer = Mixer(N, volume=0.5)
+    mixer.start("chicken", pcm(30000, -30000, 1000, 0))
+    mixer.start("turn", pcm(30000, -30000, 1000, 0))
+    mixer.start("choo", pcm(30000, -30000, 1000, 0))
+    assert periods(mixer)[0] == [32767, -32768, 1500, 0]
+
+
 def test_a_higher_priority_sound_cuts_the_playing_one_with_a_fade():
     mixer = Mixer(N)
     mixer.start("turn", pcm(*[400] * 12))

@@ -20,6 +20,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, time
+from itertools import chain, repeat
+from operator import add, mul
 from typing import Any, Protocol
 
 SOUND_NAMES = ("choo", "chicken", "turn", "turn_back", "nope", "reminder", "out", "last_tile")
@@ -229,13 +231,20 @@ def audible(name: str, mode: str) -> bool:
 
 @dataclass
 class Voice:
-    """One sound being played: its samples and how far it has got."""
+    """One sound being played: its samples and how far it has got.
+
+    ``volume`` is the volume ``samples`` are already scaled to (None: as loaded);
+    ``record`` gathers a loaded sound's periods at ``record_volume`` while it plays
+    whole, so the mixer can keep the scaled copy for the next time."""
 
     name: str
     samples: array.array[int]
     priority: int
     pos: int = 0
     cut: bool = False  # cut short: fades to silence over the next period, then ends
+    volume: float | None = None
+    record: array.array[int] | None = None
+    record_volume: float = 1.0
 
 
 class Mixer:
@@ -245,6 +254,12 @@ class Mixer:
     cuts them short; an equal or lower one is mixed in. A repeat of a sound already
     playing restarts it. A cut voice fades out over one period instead of stopping
     dead, so there is no click. Sums beyond 16 bits are clamped.
+
+    The volume scales every sample. A sound played whole at a volume is kept scaled
+    to it (one copy per sound, made while it played, so no extra work), and the next
+    time it plays alone at that volume its periods are slices of that copy: mixing a
+    sound sample by sample in Python cost more CPU than the rest of a press together
+    (docs/performance.md, "The Pi budget").
     """
 
     def __init__(self, period_frames: int, volume: float = 1.0) -> None:
@@ -252,6 +267,9 @@ class Mixer:
         self.volume = volume
         self.voices: list[Voice] = []
         self._tail_due = False
+        self._fade = [(period_frames - i) / period_frames for i in range(period_frames)]
+        # name -> (volume, the samples as loaded, scaled to that volume)
+        self._scaled: dict[str, tuple[float, array.array[int], array.array[int]]] = {}
 
     def start(self, name: str, samples: array.array[int]) -> None:
         """Add sound ``name`` to the mix, cutting what it outranks."""
@@ -260,11 +278,20 @@ class Mixer:
         top = max((voice.priority for voice in live), default=-1)
         for voice in live:
             if priority > top or voice.name == name:
-                voice.cut = True
-        self.voices.append(Voice(name, samples, priority))
+                voice.cut, voice.record = True, None
+        self.voices.append(self._voice(name, samples, priority))
         while len(self.voices) > MAX_VOICES:
             # Cut voices go first, then the lowest priority, oldest first.
             self.voices.remove(min(self.voices, key=lambda v: (not v.cut, v.priority)))
+
+    def _voice(self, name: str, samples: array.array[int], priority: int) -> Voice:
+        volume = self.volume
+        kept = self._scaled.get(name)
+        if kept is not None and kept[0] == volume and kept[1] is samples:
+            return Voice(name, kept[2], priority, volume=volume)
+        if volume == 1.0:
+            return Voice(name, samples, priority)
+        return Voice(name, samples, priority, record=array.array("h"), record_volume=volume)
 
     def clear(self) -> None:
         """Drop every voice (the device went away mid-sound)."""
@@ -278,33 +305,59 @@ class Mixer:
             due, self._tail_due = self._tail_due, False
             return bytes(n * FRAME_BYTES) if due else None
         self._tail_due = True
+        volume = self.volume  # read once: another thread may change it
         only = self.voices[0]
-        if len(self.voices) == 1 and not only.cut and self.volume == 1.0:
-            chunk = only.samples[only.pos : only.pos + n]
-            only.pos += n
+        if len(self.voices) == 1 and not only.cut:
+            chunk = self._scaled_chunk(only, n, volume)
             self._drop_finished()
             return chunk.tobytes() + bytes((n - len(chunk)) * FRAME_BYTES)
-        return self._mix(n)
+        return self._mix(n, volume)
 
-    def _mix(self, n: int) -> bytes:
-        """Sum every voice into one period, apply the volume, clamp to 16 bits."""
+    def _scaled_chunk(self, voice: Voice, n: int, volume: float) -> array.array[int]:
+        """The voice's next ``n`` samples at ``volume`` (fewer at its end), recorded."""
+        chunk = voice.samples[voice.pos : voice.pos + n]
+        voice.pos += n
+        gain = _gain(voice, volume)
+        if gain != 1.0:  # |gain| <= 1 after a scaled copy: no sum can overflow
+            chunk = array.array("h", map(round, map(gain.__mul__, chunk)))
+        if voice.record is not None:
+            if voice.record_volume == volume:
+                voice.record.extend(chunk)
+            else:  # the volume changed while it played: the copy would be mixed
+                voice.record = None
+        return chunk
+
+    def _mix(self, n: int, volume: float) -> bytes:
+        """Sum every voice into one period at ``volume``, clamped to 16 bits."""
         total = [0.0] * n
         for voice in self.voices:
-            chunk = voice.samples[voice.pos : voice.pos + n]
-            voice.pos += n
             if voice.cut:
-                for i, sample in enumerate(chunk):
-                    total[i] += sample * (n - i) / n
+                chunk = voice.samples[voice.pos : voice.pos + n]
+                voice.pos += n
+                faded = map(mul, map(_gain(voice, volume).__mul__, chunk), self._fade)
+                total = list(map(add, total, chain(faded, repeat(0.0))))
             else:
-                for i, sample in enumerate(chunk):
-                    total[i] += sample
+                scaled = self._scaled_chunk(voice, n, volume)
+                total = list(map(add, total, chain(scaled, repeat(0))))
         self._drop_finished()
-        volume = self.volume
-        return array.array("h", (_clamp(round(s * volume)) for s in total)).tobytes()
+        loud, quiet = repeat(32767), repeat(-32768)
+        return array.array("h", map(max, quiet, map(min, loud, map(round, total)))).tobytes()
 
     def _drop_finished(self) -> None:
-        self.voices = [v for v in self.voices if not v.cut and v.pos < len(v.samples)]
+        """Drop the voices that ended (keeping the scaled copy a whole play made)."""
+        playing = []
+        for voice in self.voices:
+            if voice.cut:
+                continue
+            if voice.pos < len(voice.samples):
+                playing.append(voice)
+            elif voice.record is not None and len(voice.record) == len(voice.samples):
+                self._scaled[voice.name] = (voice.record_volume, voice.samples, voice.record)
+        self.voices = playing
 
 
-def _clamp(sample: int) -> int:
-    return -32768 if sample < -32768 else 32767 if sample > 32767 else sample
+def _gain(voice: Voice, volume: float) -> float:
+    """What the voice's samples are multiplied by to play at ``volume``."""
+    if voice.volume is None:
+        return volume
+    return volume / voice.volume if voice.volume else 0.0

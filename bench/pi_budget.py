@@ -1,0 +1,561 @@
+"""The Pi budget bench: the hub on a Pi Zero 2 W's share of a PC, beside the same hub
+unconstrained, in the same run.
+
+Two hubs run at once, each ``mtrain-hub run --backend serial`` as a process of its own
+placed in a cgroup (v1, under ``/sys/fs/cgroup``, as root) before the interpreter
+starts: a shell joins the groups, then execs Python. The budget's groups give it 1/8
+of one core (``cpu.cfs_quota_us`` 1250 per ``cpu.cfs_period_us`` 10000 by default: a
+slow CPU runs all the time, it is not a fast one stopped for 87 ms of every 100, which
+the kernel's 100 ms period would give) and 128 MB (``memory.limit_in_bytes``); the
+other's have no limits, so both are measured the same way (``cpuacct.usage``,
+``memory.max_usage_in_bytes``). Both groups have ten times the default CPU weight
+(``cpu.shares``) and the bench and its helpers run at nice -10, so other work on a
+shared machine delays them less and the quota alone limits the budget hub.
+
+Each hub gets what a real evening switches on: its hub box (the real firmware under
+CPython on a pty, in a process of its own: the inputs and the LED ring), MQTT to one
+local mosquitto (and a subscriber), its sounds on ALSA's ``null`` device, and 8 phones
+listening to ``GET /api/events``. A driver per hub plays a fast table on its box: a
+gesture every 100 ms for ``--seconds``, mostly taps by the player whose turn it is,
+doubles (a 1.1 s hold, then the cover) and markers (on and off) mixed in, each chosen
+from what a phone shows, as a person looks before pressing.
+
+Figures, per hub:
+- press to sound port: the box's release edge (a marker: its edge plus the 80 ms
+  flicker window the hub waits by design) to the ALSA player starting that sound (its
+  ``on_sound_start`` hook writes a stamp to a pipe: for the table the hub runs under a
+  small wrapper, ``--hub``, that sets the hook, then calls ``hub.cli.main`` as
+  ``mtrain-hub run`` does); p50 and p99;
+- press to phone: the same edge to the ``state`` that shows it, at each of the 8 phones;
+- the longest stall of the loop thread: the hub believes systemd watches it
+  (``NOTIFY_SOCKET``, ``WATCHDOG_USEC`` twice ``--probe-ms``), so its watchdog feeder
+  asks the loop thread for a ping every 10 ms (hub/runtime/notify.py); the bench
+  stamps each ping's arrival, and the longest gap between two, less the 10 ms, is the
+  longest the loop (or the whole process) did not answer. A stall that began before a
+  ping was asked for shows up to 10 ms short. The probe is not free: its pings cost
+  the hub about 2 % of one core here (the "CPU idle" row), a sixth of the budget;
+- CPU per press: the group's CPU while the table played, less its idle rate, over the
+  gestures; and the idle CPU (table set, phones listening, nobody pressing);
+- start to first answer: ``mtrain-hub run`` itself (no wrapper, no probe) from spawning
+  to its first answer of ``GET /api/state``, on a fresh state folder, after a first
+  start (not timed, in neither group) has compiled every module it imports, as
+  installing it does;
+- peak memory: the table's hub's peak resident set (VmHWM), and the most its group was
+  charged while it ran (page cache included; the group's cache is given back before it
+  starts); and whether it was killed for memory.
+
+Goals on the budget: press to sound p99 <= 10 ms, press to phone p99 <= 60 ms, no loop
+stall over 50 ms, first answer <= 5 s, never killed for memory.
+
+Where cgroups are not writable (not root, no cgroup v1) it says so and exits 0.
+Everything it starts, it stops, and its groups are removed, on Ctrl-C and failure too.
+
+Usage: python bench/pi_budget.py [--seconds 120] [--quick] [--period-ms 10] [--probe-ms 10]
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+QUICK_S = 10.0
+
+
+def hub_child(fd: int, argv: list[str]) -> int:
+    """``--hub FD run ...``: ``mtrain-hub run`` with the ALSA player's ``on_sound_start``
+    writing ``NAME STAMP`` to pipe ``fd``; nothing else is changed or imported early
+    (the player's module is one the hub imports anyway)."""
+    sys.path.insert(0, ROOT)
+    from hub.io import alsa_player
+
+    def started(name: str) -> None:
+        os.write(fd, f"{name} {time.perf_counter_ns()}\n".encode())
+
+    made = alsa_player.AlsaPlayer.__init__
+
+    def hooked(self: alsa_player.AlsaPlayer, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("on_sound_start", started)
+        made(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    alsa_player.AlsaPlayer.__init__ = hooked  # type: ignore[method-assign]
+    from hub.cli.main import main as mtrain_hub
+
+    return mtrain_hub(argv)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--hub"]:  # before any other import
+    sys.exit(hub_child(int(sys.argv[2]), sys.argv[3:]))
+
+import argparse  # noqa: E402
+import contextlib  # noqa: E402
+import http.client  # noqa: E402
+import json  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import threading  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+sys.path.insert(0, ROOT)
+
+from bench import budget_table as table  # noqa: E402
+from bench import cgroups  # noqa: E402
+
+SCRIPT = Path(__file__).resolve()
+SHARE = 8  # 1/8 of one core
+MEMORY_MB = 128
+# The bench and its helpers run at nice -10, both hubs' groups at the CPU weight of ten
+# processes: other work on a shared machine then delays them less, and the quota alone
+# limits the budget hub (as a Pi runs the hub by itself).
+NICE = -10
+CPU_SHARES = 10 * 1024
+IDLE_S = 3.0  # the tables set, nobody pressing: each hub's idle CPU
+PHONES = 8
+PLAYERS = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal"]
+# The shell that puts itself in the groups, then becomes the hub:
+# sh -c JOIN sh COUNT FILE... COMMAND...
+JOIN = (
+    'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 97; shift; n=$((n-1)); done;'
+    ' exec "$@"'
+)
+
+
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def request(port: int, method: str, path: str, body: object = None) -> bytes:
+    """The body of the answer (OSError when there is none yet, or it is not a success)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        data = None if body is None else json.dumps(body)
+        conn.request(method, path, data, {"Content-Type": "application/json"} if data else {})
+        response = conn.getresponse()
+        answer = response.read()
+        if response.status >= 300:
+            raise OSError(f"{method} {path}: {response.status} {answer[:200]!r}")
+        return answer
+    finally:
+        conn.close()
+
+
+@dataclass
+class HubRun:
+    """One hub under test and its table: the process in its group, its box, phones,
+    the sound port's pipe and the notify socket, and what was measured."""
+
+    label: str
+    group: cgroups.Cgroup
+    work: Path
+    broker: str
+    env: dict[str, str]
+    box: table.Box | None = None
+    proc: subprocess.Popen[bytes] | None = None
+    port: int = 0
+    log_name: str = ""
+    phones: list[table.Phone] = field(default_factory=list)
+    stamps: table.Stamps | None = None
+    pings: table.Pings | None = None
+    listener: table.Listener = field(default_factory=table.Listener)
+    played: table.Played | None = None
+    figures: dict[str, Any] = field(default_factory=dict)
+
+    def prepare(self, stack: contextlib.ExitStack) -> None:
+        """Its folder, its config and its hub box."""
+        self.work.mkdir()
+        (self.work / "hub.toml").write_text('[sound]\ndevice = "null"\n')
+        self.box = table.Box(SCRIPT, str(self.work / "box"))
+        stack.callback(self.box.close)
+
+    def warm_up(self, stack: contextlib.ExitStack) -> None:
+        """Start ``mtrain-hub run`` once outside the groups, and stop it: every module it
+        imports is then compiled into the bytecode cache (as installing it does) and
+        read into the page cache, for both hubs alike."""
+        self._launch(stack, [sys.executable, "-m", "hub.cli", "run"], "warm-up", self.env, [])
+        self.stop()
+
+    def measure_start(self, stack: contextlib.ExitStack) -> None:
+        """``mtrain-hub run`` as it is (no hook, no probe) in the group, on a fresh state
+        folder: time its first answer and the CPU it took, then stop it."""
+        before = self.group.cpu_ns()
+        started = time.perf_counter()
+        hub = [sys.executable, "-m", "hub.cli", "run"]
+        self._launch(stack, hub, "start", self.env, self.group.procs_files())
+        self.figures["first_answer_s"] = time.perf_counter() - started
+        self.figures["start_cpu_s"] = (self.group.cpu_ns() - before) / 1e9
+        self.stop()
+
+    def start(self, stack: contextlib.ExitStack, watchdog_usec: int) -> None:
+        """The hub again, on a fresh state folder, with the sound port's hook writing to
+        a pipe and (``watchdog_usec``) the watchdog probe, for the table."""
+        assert self.box is not None
+        self.pings = table.Pings(str(self.work / "notify"))
+        stack.callback(self.pings.sock.close)
+        read, write = os.pipe()
+        self.stamps = table.Stamps(read)
+        stack.callback(os.close, read)
+        env = dict(self.env)
+        if watchdog_usec:
+            env["NOTIFY_SOCKET"] = str(self.work / "notify")
+            env["WATCHDOG_USEC"] = str(watchdog_usec)
+        hub = [sys.executable, str(SCRIPT), "--hub", str(write), "run"]
+        self.group.reset_memory()  # its peak from here: the table's hub alone
+        try:
+            self._launch(stack, hub, "table", env, self.group.procs_files(), (write,))
+        finally:
+            os.close(write)
+
+    def _launch(
+        self,
+        stack: contextlib.ExitStack,
+        hub: list[str],
+        name: str,
+        env: dict[str, str],
+        join: list[str],
+        pass_fds: tuple[int, ...] = (),
+    ) -> None:
+        """Start ``hub`` (a command that runs ``mtrain-hub``) with the evening's options,
+        in the groups whose ``cgroup.procs`` files ``join`` names, and wait for its
+        first answer."""
+        assert self.box is not None
+        self.port = free_port()
+        command = [
+            *("/bin/sh", "-c", JOIN, "sh", str(len(join)), *join),
+            *hub,
+            *("--config", str(self.work / "hub.toml"), "--backend", "serial"),
+            *("--serial-port", self.box.path, "--mqtt", self.broker, "--hub-id", self.label),
+            *("--host", "127.0.0.1", "--port", str(self.port)),
+            *("--state-dir", str(self.work / f"{name}-state")),
+        ]
+        with open(self.work / f"{name}.log", "wb") as log:
+            self.proc = subprocess.Popen(
+                command,
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                pass_fds=pass_fds,
+            )
+        self.log_name = name
+        stack.callback(self.stop)
+        while not self._answers():
+            time.sleep(0.005)
+
+    def _answers(self) -> bool:
+        assert self.proc is not None
+        if self.proc.poll() is not None:
+            code = self.proc.returncode
+            raise RuntimeError(f"{self.label}: the hub exited ({code}):\n{self.log()}")
+        try:
+            request(self.port, "GET", "/api/state")
+        except OSError:
+            return False
+        return True
+
+    def log(self) -> str:
+        """The end of the hub's output."""
+        return (self.work / f"{self.log_name}.log").read_text(errors="replace")[-3000:]
+
+    def set_table(self) -> None:
+        """A game of 8, the phones listening, the box and the broker connected."""
+        assert self.stamps is not None and self.pings is not None
+        request(self.port, "POST", "/api/games", {"players": PLAYERS, "first": 1})
+        self.phones = [table.Phone(self.port) for _ in range(PHONES)]
+        for phone in self.phones:
+            self.listener.add(phone.sock, phone.take)
+        self.listener.add(self.stamps.fd, self.stamps.take)
+        self.listener.add(self.pings.sock, self.pings.take)
+        self.listener.start()
+
+        def ready(state: dict[str, Any]) -> bool:
+            serial, mqtt = state.get("serial") or {}, state.get("mqtt") or {}
+            return bool(state["game"] and serial.get("connected") and mqtt.get("connected"))
+
+        for phone in self.phones:
+            phone.wait(ready, 60.0)
+
+    def peak_resident_mb(self) -> float:
+        """The hub process's peak resident set so far (VmHWM)."""
+        assert self.proc is not None
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+        raise RuntimeError("no VmHWM")
+
+    def stop(self) -> None:
+        """Stop the hub (SIGTERM, then SIGKILL)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+
+# --- the run --------------------------------------------------------------------------------
+
+
+def idle_cpu(runs: list[HubRun]) -> None:
+    """Each hub's CPU, % of one core, over ``IDLE_S`` with the table set and nobody pressing."""
+    before = [run.group.cpu_ns() for run in runs]
+    started = time.monotonic()
+    time.sleep(IDLE_S)
+    wall = time.monotonic() - started
+    for run, cpu in zip(runs, before, strict=True):
+        run.figures["idle_pct"] = (run.group.cpu_ns() - cpu) / 1e9 / wall * 100
+
+
+def play_both(runs: list[HubRun], seconds: float) -> None:
+    """Both tables at once (the second 50 ms after the first); CPU read around them."""
+    stop = threading.Event()
+    before = [(run.group.cpu_ns(), run.group.throttling(), time.monotonic()) for run in runs]
+
+    def drive(run: HubRun, delay: float) -> None:
+        time.sleep(delay)
+        assert run.box is not None
+        run.played = table.play(run.box, run.phones[0], seconds, 1, stop)
+
+    threads = [
+        threading.Thread(target=drive, args=(run, 0.05 * i), name=f"drive-{run.label}")
+        for i, run in enumerate(runs)
+    ]
+    for thread in threads:
+        thread.start()
+    try:
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.2)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(15)
+    for run, (cpu, throttled, started) in zip(runs, before, strict=True):
+        now = run.group.throttling()
+        f = run.figures
+        f["cpu_ns"], f["wall_s"] = run.group.cpu_ns() - cpu, time.monotonic() - started
+        f["periods"] = now["nr_periods"] - throttled["nr_periods"]
+        f["throttled"] = now["nr_throttled"] - throttled["nr_throttled"]
+
+
+def read_figures(run: HubRun, mqtt_messages: int, probe_ms: int) -> None:
+    """Everything the table prints for ``run``, read before its hub stops."""
+    assert run.played is not None and run.box is not None and run.pings is not None
+    assert run.stamps is not None and run.proc is not None
+    if run.listener.error is not None:
+        raise RuntimeError(f"{run.label}: reading failed: {run.listener.error!r}")
+    edges, frames = run.box.stamps()
+    gestures = run.played.gestures
+    heard = table.latencies(gestures, edges, run.stamps.sounds, run.phones)
+    f = run.figures
+    f["sound"], f["phone"] = heard.sound, heard.phone
+    f["no_sound"], f["no_state"] = heard.no_sound, heard.no_state
+    f["stall_ms"] = None
+    if probe_ms and gestures:
+        span = (edges[gestures[0].edge], edges[gestures[-1].edge])
+        f["stall_ms"] = table.longest_stall(run.pings.watchdog, *span, probe_ms * 1_000_000)
+    f["pings"] = len(run.pings.watchdog)
+    above_idle = f["cpu_ns"] / 1e9 - f["idle_pct"] / 100 * f["wall_s"]
+    f["cpu_per_press_ms"] = above_idle / len(gestures) * 1000 if gestures else None
+    f["resident_mb"] = run.peak_resident_mb()
+    f["group_mb"] = run.group.memory_peak_mb()
+    f["killed"] = "no" if run.proc.poll() is None and not run.group.oom_kills() else "YES"
+    f["frames"], f["mqtt"] = frames, mqtt_messages
+    f["kinds"] = {k: sum(g.kind == k for g in gestures) for k in sorted({g.kind for g in gestures})}
+
+
+ROWS = {  # key: (label, goal, met)
+    "sound_p50": ("press to sound port, p50 (ms)", "", None),
+    "sound_p99": ("press to sound port, p99 (ms)", "<= 10 ms", lambda v: v <= 10),
+    "phone_p50": ("press to phone, p50 (ms)", "", None),
+    "phone_p99": ("press to phone, p99 (ms)", "<= 60 ms", lambda v: v <= 60),
+    "stall_ms": ("longest loop stall (ms)", "<= 50 ms", lambda v: v <= 50),
+    "cpu_per_press_ms": ("CPU per press, above idle (ms)", "", None),
+    "idle_pct": ("CPU idle (% of one core)", "", None),
+    "first_answer_s": ("start to first answer (s)", "<= 5 s", lambda v: v <= 5),
+    "resident_mb": ("peak memory, resident (MB)", "", None),
+    "group_mb": ("peak memory, its cgroup (MB)", "", None),
+    "killed": ("killed for memory", "never", lambda v: v == "no"),
+}
+
+
+def figure(f: dict[str, Any], key: str) -> Any:
+    """Row ``key``'s value for one hub (None when nothing was measured)."""
+    if key.endswith(("_p50", "_p99")):
+        values = f[key[:-4]]
+        return table.p(values, float(key[-2:]))
+    return f[key]
+
+
+def shown(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        return value
+    return f"{value:.2f}" if value < 10 else f"{value:.1f}"
+
+
+def report(runs: list[HubRun], args: argparse.Namespace, loads: list[str]) -> None:
+    """Print the table: each figure on the budget beside the hub unconstrained."""
+    budget, free = (run.figures for run in runs)
+    period = args.period_ms * 1000
+    print(
+        f"Pi budget: the hub in a cgroup v1 (as root) of 1/{SHARE} of one core, "
+        f"cpu.cfs_quota_us {period // SHARE} per cpu.cfs_period_us {period}, and "
+        f"memory.limit_in_bytes {MEMORY_MB} MB; beside it at the same time the same hub "
+        "in a cgroup with no limits"
+    )
+    print(
+        f"each: --backend serial on the fake MCU's pty (inputs, LED ring), MQTT to mosquitto, "
+        f"sound on ALSA null, {PHONES} phones on /api/events; {args.seconds:g} s of gestures, "
+        f"one every 100 ms; watchdog probe every {args.probe_ms} ms"
+    )
+    print(f"load average: {loads[0]} at the start, {loads[1]} at the end")
+    print()
+    head = f"| {'figure':32} | {'on the budget':>13} | {'unconstrained':>13} | {'goal':>8} |"
+    print(head + "         |")
+    print(f"|{'-' * 34}|{'-' * 14}:|{'-' * 14}:|{'-' * 10}|---------|")
+    met = 0
+    for key, (label, goal, check) in ROWS.items():
+        mine, theirs = figure(budget, key), figure(free, key)
+        verdict = ""
+        if check is not None:
+            ok = mine is not None and bool(check(mine))
+            met += ok
+            verdict = "met" if ok else "NOT met"
+        print(f"| {label:32} | {shown(mine):>13} | {shown(theirs):>13} | {goal:>8} | {verdict:7} |")
+    print()
+    for run in runs:
+        f, played = run.figures, run.played
+        assert played is not None
+        rate = len(played.gestures) / max(played.ended - played.started, 1e-9)
+        print(
+            f"{run.label}: {len(played.gestures)} gestures ({rate:.1f}/s) {f['kinds']}; "
+            f"{played.late} late (the last not yet shown), {played.unseen} never shown; "
+            f"{len(f['sound'])} sounds and {len(f['phone'])} phone states timed "
+            f"({f['no_sound']} sounds and {f['no_state']} states not found); {f['pings']} "
+            f"watchdog pings; throttled in {f['throttled']} of {f['periods']} periods; "
+            f"{f['frames']} LED frames at the box; {f['mqtt']} MQTT messages; "
+            f"{f['start_cpu_s']:.2f} s of CPU to its first answer (the start measured alone)"
+        )
+    goals = sum(check is not None for _, _, check in ROWS.values())
+    print()
+    print(f"goals on the budget: {met} of {goals} met")
+
+
+@dataclass
+class Rig:
+    """What both hubs share: the work folder, the broker and its subscriber."""
+
+    work: Path
+    env: dict[str, str]
+    broker: Any = None
+    listener: Any = None
+
+    def messages(self, hub_id: str) -> int:
+        """MQTT messages the subscriber heard from ``hub_id``."""
+        prefix = f"mtrain/{hub_id}/"
+        return sum(1 for topic, _, _ in self.listener.messages if topic.startswith(prefix))
+
+
+def set_up(stack: contextlib.ExitStack, args: argparse.Namespace) -> tuple[Rig, list[HubRun]]:
+    """The broker and its subscriber, the groups, both hubs started and their tables set."""
+    from tests.mqtt_helpers import Listener, Mosquitto
+
+    work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pi-budget-")))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
+    rig = Rig(work, env)
+    rig.broker = Mosquitto(work / "mosquitto")
+    stack.callback(rig.broker.stop)
+    rig.listener = Listener(rig.broker.port, ("mtrain/#",))
+    stack.callback(rig.listener.close)
+    rig.listener.wait_connected()
+    period = args.period_ms * 1000
+    runs = []
+    for label, quota, memory in (("budget", period // SHARE, MEMORY_MB), ("free", None, None)):
+        group = cgroups.Cgroup(label, CPU_SHARES, period, quota, memory)
+        stack.callback(group.remove)
+        runs.append(HubRun(label, group, work / label, rig.broker.url, env))
+        stack.callback(runs[-1].listener.stop)
+    for run in runs:
+        run.prepare(stack)
+    runs[1].warm_up(stack)
+    for run in runs:
+        run.measure_start(stack)
+    for run in runs:
+        run.start(stack, 2000 * args.probe_ms)
+    for run in runs:
+        run.set_table()
+    return rig, runs
+
+
+def run_all(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """Set up, measure, report and clean up; the groups made and the processes started."""
+    with contextlib.ExitStack() as stack:
+        rig, runs = set_up(stack, args)
+        groups = [str(path) for run in runs for path in run.group.dirs.values()]
+        started = [str(run.proc.pid) for run in runs if run.proc] + [
+            str(run.box.proc.pid) for run in runs if run.box
+        ]
+        started.append(str(rig.broker.proc.pid))
+        idle_cpu(runs)
+        loads = [_load()]
+        play_both(runs, args.seconds)
+        loads.append(_load())
+        time.sleep(0.5)  # the last states reach every phone
+        for run in runs:
+            read_figures(run, rig.messages(run.label), args.probe_ms)
+        report(runs, args, loads)
+    return groups, started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=120.0, help="of gestures (120)")
+    parser.add_argument("--quick", action="store_true", help=f"{QUICK_S:g} s of gestures")
+    parser.add_argument(
+        "--period-ms", type=int, default=10, help="cpu.cfs_period_us in ms (10; the kernel's: 100)"
+    )
+    parser.add_argument(
+        "--probe-ms", type=int, default=10, help="watchdog pings every N ms (10; 0: none)"
+    )
+    parser.add_argument("--box", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.box:
+        table.box_child(args.box)
+        return 0
+    if args.quick:
+        args.seconds = QUICK_S
+    problem = cgroups.problem()
+    if problem is not None:
+        print(f"pi_budget: skipped: {problem}")
+        return 0
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # unwinds through the cleanup
+    sys.setswitchinterval(0.0005)  # the bench's threads stamp what they read promptly
+    os.nice(NICE)
+    for path in cgroups.remove_stale():
+        print(f"removed a group an earlier run left: {path}")
+    groups, started = run_all(args)
+    left = [group for group in groups if Path(group).exists()]
+    running = [pid for pid in started if Path(f"/proc/{pid}").exists()]
+    print(f"cleanup: cgroups removed: {' '.join(groups)}; left: {' '.join(left) or 'none'}")
+    alive = " ".join(running) or "none"
+    print(f"cleanup: processes stopped: {' '.join(started)}; running: {alive}")
+    return 0
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
