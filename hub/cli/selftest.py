@@ -74,18 +74,12 @@ def run_checks(
     backend = resolve_backend(config["hub"]["backend"])
     checks = [config_check, check_pin_map(config, backend)]
     if backend != "serial" and factory is None:
-        from hub.io.pins import make_factory
+        from hub.io.pins import NoPins, make_factory
 
         try:
             factory = make_factory(backend)
-        except Exception as exc:  # gpiozero's BadPinFactory: no GPIO here
-            checks.append(
-                Check(
-                    "pins free",
-                    FAIL,
-                    f"{backend}: no GPIO pins here ({exc}); use --backend sim off a Raspberry Pi",
-                )
-            )
+        except NoPins as exc:  # it names the cause: lgpio, the chip, the working directory
+            checks.append(Check("pins free", FAIL, f"{backend}: {exc}"))
     if factory is not None or backend == "serial":
         checks.append(check_pins_free(config, backend, factory))
     checks.append(check_sound(config, open_player))
