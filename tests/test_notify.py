@@ -236,3 +236,13 @@ def test_a_hang_is_noticed_and_dumped_before_the_period_runs_out(caplog):
     assert "every thread's stack" in message and "threads: MainThread 0x" in message
     assert "Current thread 0x" in message  # faulthandler's dump, the feeder's own thread
     assert caplog.text.count("has not answered") == 1  # once per hang
+
+
+def test_the_loops_thread_is_named_in_the_kernel(hub_process):
+    """``hub-loop`` in /proc/PID/task/*/comm: ``ps -T`` shows it, and the rehearsal
+    (tools/rehearse.sh) finds the thread to freeze by that name."""
+    process, listener, _ = hub_process
+    listener.until("READY=1", timeout=30)
+    tasks = Path(f"/proc/{process.pid}/task")
+    names = [(task / "comm").read_text().strip() for task in tasks.iterdir()]
+    assert names.count("hub-loop") == 1, names
