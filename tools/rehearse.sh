@@ -8,18 +8,21 @@
 # changes nothing and uninstall leaves nothing. docs/deploy.md, "Rehearsal", says what
 # this proves and what only a real Pi can.
 #
-#   tools/rehearse.sh [--arch amd64|arm64] [--release bookworm|trixie] [--cache DIR] [--keep]
-#   tools/rehearse.sh --image-only ...    # build (or reuse) the cached base image, stop
+#   tools/rehearse.sh [--arch amd64|arm64] [--release bookworm|trixie] [--prepared]
+#                     [--cache DIR] [--keep]
+#   tools/rehearse.sh --image-only ...    # build (or reuse) the cached image, stop
 #   tools/rehearse.sh --can-run ...       # exit 0 when this machine can boot it, else say
 #                                         # why and exit 77
 #
 # Needs root, systemd-nspawn (systemd-container), debootstrap and, for arm64,
 # qemu-user-static. The base image is built once from this machine's own Debian mirror
 # (its apt sources) and cached outside the checkout (REHEARSE_CACHE, default
-# /var/cache/mtrain-hub-rehearse); each run boots a fresh copy of it. The container has a
-# network of its own with only a loopback (the hub, avahi and the checks live there);
-# apt and pip, run by the installer, reach the package registries through this
-# machine's network and trust its certificate authorities.
+# /var/cache/mtrain-hub-rehearse); each run boots a fresh copy of it. --prepared boots
+# an image that has the installer's Debian packages already (built once from the base):
+# the installer's apt step then finds them all present (`make test` runs it so). The
+# container has a network of its own with only a loopback (the hub, avahi and the
+# checks live there); apt and pip, run by the installer, reach the package registries
+# through this machine's network and trust its certificate authorities.
 set -euo pipefail
 
 SOURCE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -28,21 +31,46 @@ RELEASE=bookworm
 CACHE=${REHEARSE_CACHE:-/var/cache/mtrain-hub-rehearse}
 KEEP=0
 MODE=rehearse
+PREPARED=0
+SOURCES=/etc/apt
 SKIP=77
 IMAGE_VERSION=1   # bump when the recipe below changes: cached images are rebuilt
 # What a fresh Raspberry Pi OS Lite has that debootstrap's minimal base has not.
 BASE_PACKAGES=systemd,systemd-sysv,dbus,ca-certificates,python3,iproute2,procps
 CHECKOUT=/root/mtrain-hub        # where the container sees this checkout (read-only)
 PORT=80
-# The hub loop's freeze for the watchdog check (docs/deploy.md, "Watchdog").
-FREEZE_SIGNAL=USR2
+# The watchdog check freezes the hub loop's thread from outside: ptrace stops that one
+# thread (found by its kernel name, hub-loop) while the process and its other threads,
+# the watchdog feeder's included, go on. The hub has no hook for it.
+FREEZER='
+import ctypes, os, sys
+PTRACE_SEIZE, PTRACE_INTERRUPT, WALL = 0x4206, 0x4207, 0x40000000
+pid = sys.argv[1]
+tasks = f"/proc/{pid}/task"
+tids = [t for t in os.listdir(tasks) if open(f"{tasks}/{t}/comm").read().strip() == "hub-loop"]
+if len(tids) != 1:
+    sys.exit(f"no one hub-loop thread in process {pid}: {tids}")
+tid = int(tids[0])
+libc = ctypes.CDLL(None, use_errno=True)
+for request in (PTRACE_SEIZE, PTRACE_INTERRUPT):
+    if libc.ptrace(request, tid, None, None) != 0:
+        sys.exit(f"ptrace {request:#x} on {tid}: {os.strerror(ctypes.get_errno())}")
+print(f"froze thread {tid} (hub-loop) of process {pid}", flush=True)
+while True:  # held stopped until it is gone: the watchdog kill ends the process
+    try:
+        _, status = os.waitpid(tid, WALL)
+    except ChildProcessError:
+        break
+    if os.WIFEXITED(status) or os.WIFSIGNALED(status):
+        break
+'
 
 say() { printf '%s\n' "$*"; }
 die() { printf 'rehearse: %s\n' "$*" >&2; exit 1; }
 cannot() { printf 'rehearse: cannot run here: %s\n' "$*" >&2; exit "$SKIP"; }
 
 usage() {
-    sed -n '2,17s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+    sed -n '2,21s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
     exit "${1:-0}"
 }
 
@@ -53,6 +81,7 @@ parse_args() {
             --release) RELEASE=${2:?--release needs a name}; shift ;;
             --cache) CACHE=${2:?--cache needs a folder}; shift ;;
             --keep) KEEP=1 ;;
+            --prepared) PREPARED=1 ;;
             --image-only) MODE=image ;;
             --can-run) MODE=can-run ;;
             -h|--help) usage 0 ;;
@@ -97,18 +126,26 @@ binfmt() {
 
 # --- the base image ---------------------------------------------------------------------
 
-# This machine's Debian mirror: the first URIs of its deb822 sources (or sources.list).
+# This machine's Debian mirror: the first URIs of its deb822 sources (or sources.list)
+# that is not the security archive.
 mirror() {
     local uri
-    uri=$(awk '/^URIs:/ && $2 !~ /security/ { print $2; exit }' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+    uri=$(awk '/^URIs:/ && $2 !~ /security/ { print $2; exit }' "$SOURCES"/sources.list.d/*.sources 2>/dev/null || true)
     if [ -z "$uri" ]; then
         uri=$(awk '$1 == "deb" && $0 !~ /security/ { for (i = 2; i <= NF; i++) if ($i ~ /:\/\//) { print $i; exit } }' \
-            /etc/apt/sources.list 2>/dev/null || true)
+            "$SOURCES/sources.list" 2>/dev/null || true)
     fi
     printf '%s\n' "${uri:-http://deb.debian.org/debian}"
 }
 
 image_dir() { printf '%s/%s-%s\n' "$CACHE" "$RELEASE" "$ARCH"; }
+prepared_dir() { printf '%s-prepared\n' "$(image_dir)"; }
+
+# The Debian packages systemd/install.sh installs (its PACKAGES), and the checks' own.
+installer_packages() {
+    sed -n '/^PACKAGES=(/,/)/p' "$SOURCE/systemd/install.sh" | sed 's/^PACKAGES=(//; s/)//' | tr -s ' \n' ' '
+    printf 'avahi-utils\n'
+}
 
 recipe() {
     printf '%s\n' "$IMAGE_VERSION" "$RELEASE" "$ARCH" "$(mirror)" "$BASE_PACKAGES"
@@ -136,6 +173,35 @@ build_image() {
     rm -rf "$image"
     mv "$new" "$image"
     say "base image: built in $(( $(date +%s) - started )) s"
+}
+
+# The base image with the installer's Debian packages installed (apt-get in the image,
+# not booted: no service starts), for the rehearsal `make test` runs.
+build_prepared() {
+    local image new wanted started
+    image=$(prepared_dir)
+    wanted=$({ recipe; installer_packages; } | sha256sum | cut -d' ' -f1)
+    if [ -f "$image/.rehearse-image" ] && [ "$(cat "$image/.rehearse-image")" = "$wanted" ]; then
+        say "prepared image: $image (cached)"
+        return
+    fi
+    started=$(date +%s)
+    new=$image.new
+    rm -rf "$new"
+    cp -a "$(image_dir)" "$new"
+    mkdir -p "$CACHE/apt-$RELEASE-$ARCH"
+    say "prepared image: apt-get install $(installer_packages)"
+    # shellcheck disable=SC2046  # the package names are words
+    systemd-nspawn --quiet --directory="$new" --keep-unit --register=no --machine="mtrain-prepare-$$" \
+        --bind="$CACHE/apt-$RELEASE-$ARCH:/var/cache/apt/archives" \
+        --setenv=DEBIAN_FRONTEND=noninteractive \
+        sh -c "apt-get update -qq && apt-get install -y -qq $(installer_packages)" \
+        > "$CACHE/prepare-$RELEASE-$ARCH.log" 2>&1 < /dev/null \
+        || { tail -20 "$CACHE/prepare-$RELEASE-$ARCH.log" >&2; die "apt-get in the image failed (log above)"; }
+    printf '%s\n' "$wanted" > "$new/.rehearse-image"
+    rm -rf "$image"
+    mv "$new" "$image"
+    say "prepared image: built in $(( $(date +%s) - started )) s"
 }
 
 # The image as a Pi comes from Imager: its host name, the apt sources in deb822 form,
@@ -187,7 +253,13 @@ boot() {
         [ -n "$LEADER" ] || { sleep 0.2; waited=$((waited + 1)); }
         [ "$waited" -lt 300 ] || die "no systemd in the container after 60 s"
     done
-    timeout 120 nsenter --target="$LEADER" --mount --pid systemctl is-system-running --wait > /dev/null || true
+    until_true 120 booted || die "the container's systemd did not finish booting in 120 s"
+}
+
+# systemd in the container has started every unit of the boot (some may have failed).
+booted() {
+    case $(box systemctl is-system-running 2>/dev/null) in running|degraded) return 0 ;; esac
+    return 1
 }
 
 # box CMD... - run a command in the container (its own network: only the loopback).
@@ -204,13 +276,15 @@ box_online() {
         LANG=C.UTF-8 TERM=dumb DEBIAN_FRONTEND=noninteractive "$@"
 }
 
-# power_off [reboot] - stop the container (systemctl: SIGRTMIN+4 misfires under qemu).
+# power_off [reboot] - stop the container (systemctl: SIGRTMIN+4 misfires under qemu);
+# nspawn's exit status in NSPAWN_STATUS (133: the container asked for a reboot).
+NSPAWN_STATUS=""
 power_off() {
-    local verb=${1:-poweroff} status=0
+    local verb=${1:-poweroff}
+    NSPAWN_STATUS=0
     box systemctl "$verb" --no-block >/dev/null 2>&1 || true
-    wait "$NSPAWN" || status=$?
+    wait "$NSPAWN" || NSPAWN_STATUS=$?
     NSPAWN=""
-    printf '%s\n' "$status"
 }
 
 cleanup() {
@@ -225,11 +299,12 @@ cleanup() {
 # --- checks ----------------------------------------------------------------------------
 
 FAILED=0
+PASSED=0
 STEP_START=0
 LOG=""
 
 step() { STEP_START=$(date +%s); say "== $*"; }
-ok() { say "ok ($(( $(date +%s) - STEP_START )) s): $*"; }
+ok() { say "ok ($(( $(date +%s) - STEP_START )) s): $*"; PASSED=$((PASSED + 1)); }
 fail() { say "FAIL: $*"; FAILED=$((FAILED + 1)); }
 check() { local what=$1; shift; if "$@"; then ok "$what"; else fail "$what"; fi; }
 
@@ -334,25 +409,43 @@ sys.exit(1 if bad or not seen else 0)'
 
 watchdog_restarted() { [ "$(unit NRestarts)" -gt "$1" ] && [ "$(unit MainPID)" != "$2" ] && active; }
 
+# The journal since $1 has the feeder's warning naming the threads, systemd's watchdog
+# timeout, and the frozen hub-loop thread's stack in the hub's loop (both dumps: the
+# feeder's before the kill, faulthandler's at the kill's SIGABRT).
 dumped_stacks() {
-    local text
-    text=$(box journalctl --no-pager -o cat --since "@$1")
-    grep -q "the hub loop has not answered" <<< "$text" \
-        && grep -q "Watchdog timeout" <<< "$text" \
-        && grep -qE "^(Thread|Current thread) 0x" <<< "$text"
+    box journalctl --no-pager -o cat --since "@$1" | box python3 -c "$DUMPED"
 }
 
+DUMPED='
+import re, sys
+text = sys.stdin.read()
+warned = "the hub loop has not answered" in text
+killed = "Watchdog timeout" in text
+loop = re.search(r"hub-loop (0x[0-9a-f]+)", text)
+ident = loop[1] if loop else None
+stacks = re.findall(r"^Thread (0x[0-9a-f]+) [(]most recent call first[)]:\n((?:  File .*\n)+)", text, re.M)
+frozen = [frames for thread, frames in stacks if thread == ident]
+in_loop = bool(frozen) and all("hub/runtime/loop.py" in frames for frames in frozen)
+print(f"    | warned: {warned}; watchdog timeout: {killed}; hub-loop: {ident}; "
+      f"its stack dumped {len(frozen)} times, in hub/runtime/loop.py: {in_loop}")
+sys.exit(0 if warned and killed and len(frozen) >= 2 and in_loop else 1)
+'
+
 check_watchdog() {
-    local pid restarts since
+    local pid restarts since freezer
     step "the watchdog: a frozen loop is killed (stacks dumped) and restarted"
     pid=$(unit MainPID)
     restarts=$(unit NRestarts)
     since=$(box date +%s)
-    box systemctl kill --kill-whom=main --signal="$FREEZE_SIGNAL" mtrain-hub.service
+    box timeout 120 python3 -c "$FREEZER" "$pid" > "$WORK/freezer.log" 2>&1 &
+    freezer=$!
     check "restarted by systemd with a new process, answering again" \
         until_true 90 watchdog_restarted "$restarts" "$pid"
+    wait "$freezer" || true
+    sed 's/^/    | /' "$WORK/freezer.log"
+    check "the loop's thread alone was frozen (ptrace), the process lived on" grep -q "^froze thread" "$WORK/freezer.log"
     until_true 30 answers_sim || true
-    check "the journal has the warning, systemd's watchdog timeout and every thread's stack" \
+    check "the journal has the warning, systemd's watchdog timeout and the frozen loop's stack" \
         dumped_stacks "$since"
 }
 
@@ -369,27 +462,28 @@ check_again() {
     check "the hub was not restarted" test "$pid" = "$(unit MainPID)"
 }
 
+# avahi-browse's parsable lines escape a space as \032.
 announced() {
-    box avahi-browse --terminate --resolve --parsable _http._tcp 2>/dev/null \
-        | grep -q "^=;.*;Mexican Train hub on mtrain;_http._tcp;.*;$PORT;"
+    box avahi-browse --terminate --resolve --parsable --no-db-lookup _http._tcp 2>/dev/null \
+        | grep -qF ';Mexican\032Train\032hub\032on\032mtrain;_http._tcp;local;mtrain.local;127.0.0.1;'"$PORT;"
 }
 
+resolves() { box getent hosts mtrain.local > /dev/null; }
 avahi_read_it() { ! box journalctl --no-pager -o cat -u avahi-daemon.service | grep -q "Permission denied"; }
 
 check_avahi() {
     step "avahi announces the scorepad"
     box_online apt-get install -y -qq avahi-utils > /dev/null 2>&1 || { fail "apt-get install avahi-utils"; return; }
     check "_http._tcp 'Mexican Train hub on mtrain', port $PORT" until_true 20 announced
-    check "mtrain.local resolves (nss-mdns through avahi)" box getent hosts mtrain.local
+    check "mtrain.local resolves (nss-mdns through avahi)" resolves
     check "avahi read the file (no 'Permission denied')" avahi_read_it
 }
 
 check_reboot() {
-    local status
     step "a reboot brings the hub back"
-    status=$(power_off reboot)
+    power_off reboot
+    check "the container asked for a reboot (nspawn's exit status 133)" test "$NSPAWN_STATUS" = 133
     boot
-    check "the container rebooted (nspawn's exit status 133 says so)" test "$status" = 133
     check "mtrain-hub.service is active after boot" until_true 60 active
     check "it answers on port $PORT" until_true 30 answers_sim
 }
@@ -413,14 +507,14 @@ check_uninstall() {
 rehearse() {
     local started
     started=$(date +%s)
-    build_image
+    build_images
     mkdir -p "$CACHE/pip-$RELEASE-$ARCH" "$CACHE/apt-$RELEASE-$ARCH"
     WORK=$(mktemp -d "$CACHE/run.XXXXXX")
     LOG=$WORK/install.log
     trap cleanup EXIT
     trap 'exit 130' INT TERM
-    step "boot $RELEASE ($ARCH) with systemd as PID 1"
-    cp -a "$(image_dir)" "$WORK/root"
+    step "boot $RELEASE ($ARCH) with systemd as PID 1$([ "$PREPARED" = 0 ] || echo ", the installer's packages there")"
+    if [ "$PREPARED" = 1 ]; then cp -a "$(prepared_dir)" "$WORK/root"; else cp -a "$(image_dir)" "$WORK/root"; fi
     boot
     ok "booted: $(box systemctl is-system-running || true)"
     if check_install; then
@@ -433,9 +527,16 @@ rehearse() {
         check_uninstall
     fi
     step "power off"
-    ok "nspawn said $(power_off)"
-    say "rehearsal ($RELEASE, $ARCH): $FAILED failed, in $(( $(date +%s) - started )) s"
+    power_off
+    check "powered off (nspawn's exit status 0)" test "$NSPAWN_STATUS" = 0
+    say "rehearsal of $RELEASE ($ARCH$([ "$PREPARED" = 0 ] || echo ", prepared")): $(( $(date +%s) - started )) s"
+    say "rehearsal: $PASSED passed, $FAILED failed"
     [ "$FAILED" = 0 ]
+}
+
+build_images() {
+    build_image
+    if [ "$PREPARED" = 1 ]; then build_prepared; fi
 }
 
 main() {
@@ -443,9 +544,10 @@ main() {
     check_can_run
     case $MODE in
         can-run) say "rehearse: this machine can boot a $RELEASE ($ARCH) container" ;;
-        image) build_image ;;
+        image) build_images ;;
         rehearse) rehearse ;;
     esac
 }
 
-main "$@"
+# Sourced (tests/test_rehearse.py calls single functions), it only defines them.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then main "$@"; fi
