@@ -10,12 +10,17 @@ TEST_STAMP := $(VENV)/.installed-test
 LINTED := hub scorer web firmware_bridge tablesim tests bench tools
 # What the hub itself uses (ALSA headers to build pyalsaaudio, aplay for `null`) ...
 RUNTIME_PACKAGES := alsa-utils libasound2-dev
+# ... what the rehearsal boots a Debian with: debootstrap, systemd-nspawn and, for the
+# arm64 one, qemu-user-static ...
+REHEARSE_PACKAGES := debootstrap systemd-container qemu-user-static
 # ... and what the tests talk to: Chromium (scorepad), mosquitto (MQTT), OpenSCAD (enclosure),
 # shellcheck, systemd-analyze and strace (the installer, the unit and its system call filter).
-TEST_PACKAGES := $(RUNTIME_PACKAGES) chromium mosquitto openscad shellcheck systemd strace
+TEST_PACKAGES := $(RUNTIME_PACKAGES) chromium mosquitto openscad shellcheck systemd strace \
+	$(REHEARSE_PACKAGES)
+REHEARSE := tools/rehearse.sh
 
-.PHONY: run test check lint typecheck bench soak torture clean runtime-packages test-packages \
-	install hardware stl
+.PHONY: run test check lint typecheck bench soak clean runtime-packages test-packages install \
+	hardware stl rehearse rehearse-arm64 rehearse-image rehearse-test rehearse-packages torture
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -50,6 +55,9 @@ runtime-packages:
 test-packages:
 	$(call apt_install,$(TEST_PACKAGES))
 
+rehearse-packages:
+	$(call apt_install,$(REHEARSE_PACKAGES))
+
 # The hub as a service on a Raspberry Pi (as root): docs/deploy.md. INSTALL_ARGS, e.g.
 # `sudo make install INSTALL_ARGS=--i2s-amp`, go to systemd/install.sh.
 install:
@@ -67,13 +75,43 @@ run: runtime-packages
 TEST_JOBS ?= 3
 PYTEST := $(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist worksteal
 
-# The whole check: lint, strict types over all product code, then every test.
+# The whole check: lint, strict types over all product code, every test, then the
+# rehearsal on amd64 (below) when this machine can boot a container.
 test: test-packages
 	$(MAKE) $(TEST_STAMP)
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy
+	$(MAKE) rehearse-image
 	$(PYTEST)
+	$(MAKE) rehearse-test
+
+# The rehearsal (docs/deploy.md, "Rehearsal"): a real Debian with systemd as PID 1 in a
+# container, systemd/install.sh run in it for real and checked as a maker would. Root
+# only. Its images are built once from this machine's Debian mirror and cached in
+# /var/cache/mtrain-hub-rehearse (REHEARSE_CACHE): about 5 minutes for the base, 1-3 for
+# the one with the installer's packages, once per machine.
+rehearse: rehearse-packages
+	$(REHEARSE)
+
+# Under qemu-user-static: about 10 minutes. In `make torture`, not `make test`.
+rehearse-arm64: rehearse-packages
+	$(REHEARSE) --arch arm64
+
+# make test builds the images before the tests run (nothing to do once cached) ...
+rehearse-image:
+	@if $(REHEARSE) --can-run; then $(REHEARSE) --image-only --prepared; fi
+
+# ... and after them boots the prepared one (the installer's Debian packages already
+# there: its apt step finds them). Where no container can boot it says so and skips;
+# under CI as root that fails instead.
+rehearse-test:
+	@status=0; $(REHEARSE) --can-run || status=$$?; \
+	if [ "$$status" = 0 ]; then $(REHEARSE) --prepared; \
+	elif [ -n "$$CI" ] && [ "$$(id -u)" = 0 ]; then \
+	  echo "make test: the rehearsal cannot run here (above), and CI needs it"; exit 1; \
+	else echo "make test: SKIPPED the rehearsal: this machine cannot boot a container (above)"; fi
+
 
 check: test
 
@@ -111,6 +149,7 @@ TORTURE_SCALE ?= 1
 torture: test-packages
 	$(MAKE) $(TEST_STAMP)
 	MTRAIN_TEST_SCALE=$(TORTURE_SCALE) $(PYTEST) -m torture
+	$(MAKE) rehearse rehearse-arm64
 
 # Every generated file in hardware/: the wiring diagrams (from the config's pin map)
 # and the BOM tables in the build guide (from hardware/bom.csv). Standard library only.

@@ -20,7 +20,7 @@ from hub.games.trust import TableTrust
 from hub.io.leds import RecordingLeds, SerialLeds
 from hub.io.leds import payload as ring_payload
 from hub.io.lights import RingLights
-from hub.io.pins import SimPins, SlotInputs, is_raspberry_pi, make_factory
+from hub.io.pins import NoPins, SimPins, SlotInputs, is_raspberry_pi, make_factory
 from hub.io.sound import DisabledPlayer, SoundPlayer, SoundPolicy, parse_quiet_hours
 from hub.persist.journal import FILE_NAME, FileJournal, JournalWriter
 from hub.persist.replay import log_differences, put_back, recover
@@ -152,11 +152,8 @@ class Hub:
         """gpiozero's pin factory for the backend (``serial`` uses no pins: simulated)."""
         try:
             return make_factory("sim" if self.backend == "serial" else self.backend)
-        except Exception as exc:  # gpiozero's BadPinFactory and friends: not a Pi
-            raise ConfigError(
-                f"hub.backend: {self.backend}: no GPIO pins here ({exc}); "
-                "use --backend sim off a Raspberry Pi"
-            ) from None
+        except NoPins as exc:  # it names the cause: lgpio, the chip, the working directory
+            raise ConfigError(f"hub.backend: {self.backend}: {exc}") from None
 
     def _pins(self) -> tuple[Any, Any, Any]:
         """The configured pins: (buttons, markers, centre)."""

@@ -36,6 +36,8 @@ def test_run_serial_refuses_a_port_that_is_no_path(tmp_path, capsys):
 def test_run_gpio_off_a_pi_says_to_use_sim(tmp_path, capsys, monkeypatch):
     import hub.io.pins
 
+    monkeypatch.chdir(tmp_path)  # lgpio, where installed, makes its notify pipe here
+
     if hub.io.pins.is_raspberry_pi():
         pytest.skip("on a Raspberry Pi the gpio backend works")
     import warnings

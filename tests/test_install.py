@@ -46,12 +46,15 @@ DIRS = {"opt/mtrain-hub": 0o755, "var/lib/mtrain-hub": 0o700}
 
 
 def install(root: Path, *args: str, source: Path = REPO) -> str:
-    """Run the installer (from ``source``) into ``root``; its output, or fail with it."""
+    """Run the installer (from ``source``) into ``root``; its output, or fail with it.
+    Without PYTHONPATH: the installed hub must import itself, not this checkout."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     result = subprocess.run(
         ["bash", str(source / "systemd" / "install.sh"), "--root", str(root), *args],
         capture_output=True,
         text=True,
         timeout=600,
+        env=env,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout + result.stderr
@@ -64,6 +67,9 @@ def fresh_pi(root: Path) -> Path:
     (root / "etc").mkdir()
     (root / "etc" / "hosts").write_text("127.0.0.1\tlocalhost\n127.0.1.1\traspberrypi\n")
     (root / "etc" / "hostname").write_text("raspberrypi\n")
+    (root / "etc" / "os-release").write_text(
+        'PRETTY_NAME="Debian GNU/Linux 12"\nVERSION_CODENAME=bookworm\n'
+    )
     return root
 
 
@@ -150,6 +156,13 @@ def test_install_lays_every_file_with_its_mode(installed):
         assert f"skipped under --root: {skipped}" in output, output
     assert "owner mtrain:mtrain (not set under --root)" in output
     assert "no games yet" in output  # the store's migration step ran
+    assert "release: bookworm" in output and "warning" not in output
+    # The venv sees the system's packages: python3-lgpio comes from apt (issue 22, MED 3).
+    cfg = (root / "opt/mtrain-hub/venv/pyvenv.cfg").read_text()
+    assert "include-system-site-packages = true" in cfg
+    assert "skipped under --root: pip install lgpio (where apt has no python3-lgpio)" in output
+    # No half-made files left beside the laid ones (they are renamed into place).
+    assert not list(root.rglob(".*.??????")), list(root.rglob(".*.??????"))
 
 
 @pytest.mark.slow
@@ -271,3 +284,200 @@ def test_uninstall_of_nothing_is_quiet_and_harmless(tmp_path):
     before = manifest(root)
     output = install(root, "--uninstall")
     assert manifest(root) == before and "removed" not in output
+
+
+def bash_with(script: str, path: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Source the installer (it defines its functions, runs nothing) and run ``script``
+    with ``PATH`` set to ``path``."""
+    return subprocess.run(
+        ["bash", "-c", f'source "$INSTALL" && PATH={path} && {script}', "bash", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "INSTALL": str(INSTALL)},
+    )
+
+
+def test_no_udevadm_no_command_not_found(tmp_path):
+    """Where udev is absent (a container) the rule is laid and applied at udev's start;
+    the installer says so instead of printing ``udevadm: command not found`` twice."""
+    result = bash_with("reload_udev", str(tmp_path))  # an empty PATH: no udevadm
+    assert result.returncode == 0, result.stderr
+    assert "command not found" not in result.stdout + result.stderr
+    assert "no udev runs here" in result.stdout
+
+
+def test_a_pip_failure_is_reported_as_what_it_is(tmp_path):
+    """Not "pyalsaaudio did not build" for every failure: an index pip cannot reach is
+    named, and nothing is retried without sound."""
+    root = fresh_pi(tmp_path / "pi")
+    result = subprocess.run(
+        ["bash", str(INSTALL), "--root", str(root), "--pip-args", "--no-index --find-links /none"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "install.sh: pip could not install the hub: ERROR:" in result.stderr, result.stderr
+    assert "pyalsaaudio" not in result.stdout + result.stderr
+    assert "without sound" not in result.stdout + result.stderr
+    assert not (root / "opt/mtrain-hub/installed-source.sha256").exists()
+
+
+def test_pip_failures_name_the_sound_library_or_lgpio(tmp_path):
+    """pip's ERROR lines decide: the sound library (then retried without sound), lgpio
+    (its Debian package named), anything else (the install stops)."""
+    log = tmp_path / "pip.log"
+    cases = {
+        "  building...\nERROR: Failed building wheel for pyalsaaudio\n": "sound",
+        "ERROR: Could not build wheels for lgpio, which is required\n": "lgpio",
+        "ERROR: Could not find a version that satisfies the requirement flask>=3.0\n": "hub",
+        "WARNING: Retrying (pyalsaaudio)\nERROR: No matching distribution for segno\n": "hub",
+        "  error: subprocess-exited-with-error\n      ERROR: No matching distribution "
+        "found for setuptools>=68\n": "hub",
+    }
+    for text, kind in cases.items():
+        log.write_text(text)
+        result = bash_with('PIP_LOG="$1"; pip_trouble; pip_failure', "/usr/bin:/bin", str(log))
+        error = next(line.strip() for line in text.splitlines() if "ERROR" in line)
+        assert result.stdout.splitlines() == [kind, error], result
+
+
+def test_the_avahi_file_is_renamed_into_place_never_written_there(pi):
+    """avahi reloads when its folder changes: a file written in place is read while
+    still 0600 ("Permission denied … ignoring", no _http._tcp). The installer writes a
+    temporary name (not ``*.service``) and renames it over the file."""
+    strace = need("strace")
+    avahi = pi / "etc/avahi/services/mtrain-hub.service"
+    avahi.write_text("<!-- an older announcement -->\n")
+    trace = pi.parent / "trace"
+    result = subprocess.run(
+        [
+            strace,
+            "-f",
+            "-qq",
+            "-o",
+            str(trace),
+            "-e",
+            "trace=openat,creat,rename,renameat,renameat2",
+            "bash",
+            str(INSTALL),
+            "--root",
+            str(pi),
+            *PIP_ARGS,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "laid /etc/avahi/services/mtrain-hub.service" in result.stdout
+    calls = trace.read_text().splitlines()
+    final = f'"{avahi}"'
+    writes = [
+        c for c in calls if final in c and ("O_WRONLY" in c or "O_RDWR" in c or "creat(" in c)
+    ]
+    assert not writes, writes
+    renames = [c for c in calls if "rename" in c and c.rstrip().endswith(" = 0") and final in c]
+    assert len(renames) == 1, calls
+    draft = renames[0].split('"')[1]
+    assert draft.startswith(str(avahi.parent / ".mtrain-hub.service.")) and not draft.endswith(
+        ".service"
+    )
+    assert stat.S_IMODE(avahi.stat().st_mode) == 0o644
+    assert avahi.read_bytes() == (REPO / "systemd/avahi/mtrain-hub.service").read_bytes()
+
+
+@pytest.mark.slow
+def test_a_later_i2s_amp_run_points_the_template_device_at_the_amplifier(pi):
+    config = pi / "etc/mtrain-hub.toml"
+    # As an install without --i2s-amp left it: the template's device.
+    config.write_text(config.read_text().replace('"default:CARD=MAX98357A"', '"default"'))
+    output = install(pi, "--i2s-amp", *PIP_ARGS)
+    text = config.read_text()
+    assert 'device = "default:CARD=MAX98357A"' in text and 'device = "default"' not in text
+    assert '[sound] device is now "default:CARD=MAX98357A"' in output
+    assert stat.S_IMODE(config.stat().st_mode) == 0o640
+    # A device the maker chose stays theirs.
+    config.write_text(text.replace('"default:CARD=MAX98357A"', '"hw:CARD=Headphones"'))
+    output = install(pi, "--i2s-amp", *PIP_ARGS)
+    assert 'device = "hw:CARD=Headphones"' in config.read_text()
+    assert "kept /etc/mtrain-hub.toml" in output
+
+
+AMP_MARK = "# mtrain-hub: the I2S amplifier (MAX98357A), added by systemd/install.sh"
+
+
+def section_of(lines: list[str], wanted: str) -> str:
+    """The ``[filter]`` section a config.txt line sits in."""
+    section = "[all]"
+    for line in lines:
+        if line.startswith("["):
+            section = line
+        if line == wanted:
+            return section
+    raise AssertionError(f"{wanted!r} is not in {lines}")
+
+
+@pytest.mark.slow
+def test_the_overlay_goes_under_all_without_sdmode_and_replaces_an_older_line(pi):
+    """A config.txt that ends in a [pi4] section: a line appended bare would load on a
+    Pi 4 only. An older install's stock overlay (holding BCM 4) is replaced."""
+    boot = pi / "boot/firmware/config.txt"
+    mine = "[all]\ndtparam=audio=on\n[pi4]\ndtoverlay=vc4-kms-v3d-pi4\n"
+    boot.write_text(mine + f"{AMP_MARK}\ndtoverlay=max98357a\n")
+    output = install(pi, *PIP_ARGS)  # an upgrade without --i2s-amp mends it too
+    lines = boot.read_text().splitlines()
+    assert "replaced our older amplifier lines" in output
+    assert section_of(lines, "dtoverlay=max98357a,no-sdmode") == "[all]"
+    assert "dtoverlay=max98357a" not in lines and lines.count(AMP_MARK) == 1
+    assert section_of(lines, "dtoverlay=vc4-kms-v3d-pi4") == "[pi4]"  # theirs, as it was
+    assert "unchanged /boot/firmware/config.txt" in install(pi, "--i2s-amp", *PIP_ARGS)
+    install(pi, "--uninstall")
+    assert boot.read_text() == mine
+
+
+@pytest.mark.slow
+def test_a_host_name_set_in_imager_is_kept(pi):
+    (pi / "etc/hostname").write_text("kitchen\n")
+    hosts = (pi / "etc/hosts").read_text()
+    output = install(pi, *PIP_ARGS)
+    assert (pi / "etc/hostname").read_text() == "kitchen\n"
+    assert (pi / "etc/hosts").read_text() == hosts
+    assert "kept the host name kitchen" in output and "http://kitchen.local" in output
+    output = install(pi, "--hostname", "mtrain2", *PIP_ARGS)  # asked for: set
+    assert (pi / "etc/hostname").read_text() == "mtrain2\n"
+    assert "127.0.1.1\tmtrain2\n" in (pi / "etc/hosts").read_text()
+
+
+@pytest.mark.slow
+def test_an_older_venv_is_made_to_see_the_system_packages(pi):
+    cfg = pi / "opt/mtrain-hub/venv/pyvenv.cfg"
+    cfg.write_text(cfg.read_text().replace("= true", "= false"))
+    output = install(pi, *PIP_ARGS)
+    assert "include-system-site-packages = true" in cfg.read_text()
+    assert "sees the system's packages now (python3-lgpio)" in output
+
+
+def test_an_unsupported_release_is_named(tmp_path):
+    root = tmp_path / "pi"
+    (root / "etc").mkdir(parents=True)
+    (root / "etc/os-release").write_text('VERSION_CODENAME="bullseye"\n')
+    result = bash_with('ROOT="$1"; check_release', "/usr/bin:/bin", str(root))
+    assert "release bullseye: this installer supports bookworm trixie" in result.stderr
+    (root / "etc/os-release").write_text("VERSION_CODENAME=trixie\n")
+    assert bash_with('ROOT="$1"; check_release', "/usr/bin:/bin", str(root)).stdout == (
+        "release: trixie\n"
+    )
+
+
+def test_package_data_names_only_files_that_exist():
+    """pyproject's package data: every pattern matches a file of the checkout (the
+    installer's venv gets what it names; a stale name hides a missing file)."""
+    import tomllib
+
+    with open(REPO / "pyproject.toml", "rb") as f:
+        data = tomllib.load(f)["tool"]["setuptools"]["package-data"]
+    for package, patterns in data.items():
+        for pattern in patterns:
+            assert list((REPO / package).glob(pattern)), f"{package}/{pattern} matches nothing"

@@ -9,6 +9,7 @@ thread is frozen (``SIGUSR2``, the sim backend's test hook) and resume after.
 from __future__ import annotations
 
 import ctypes
+import logging
 import os
 import signal
 import socket
@@ -21,7 +22,7 @@ import pytest
 
 from hub.cli import EXIT_CONFIG
 from hub.runtime.notify import Notifier, WatchdogFeeder
-from tests.helpers import until
+from tests.helpers import eventually, until
 from tests.ports import PortTaken, on_a_free_port
 
 PERIOD_S = 0.4  # WATCHDOG_USEC: pings every 0.2 s
@@ -167,8 +168,14 @@ def test_ready_status_watchdog_and_a_frozen_loop(hub_process):
     lines = journal.read_text().splitlines()
     # The journal's form: a syslog priority first, no timestamp (journald adds its own).
     assert lines and all(line[:3] in {"<3>", "<4>", "<6>", "<7>"} for line in lines), lines
-    assert any(line.startswith("<4>hub.runtime.notify: the hub loop has not answered") for line in lines)
+    hang = "<4>hub.runtime.notify: the hub loop has not answered"
+    assert any(line.startswith(hang) for line in lines)
     assert any(line.startswith("<4>hub.runtime.notify: SIGUSR2: freezing") for line in lines)
+    # Where the loop hung, before systemd's kill: every thread's stack, the loop's frozen
+    # in the freeze hook (faulthandler's lines, each with the warning's prefix).
+    assert any(line.startswith("<4>threads: ") and "hub-loop" in line for line in lines), lines
+    assert any(line.startswith("<4>Thread 0x") for line in lines), lines
+    assert any(line.startswith('<4>  File "') and "notify.py" in line for line in lines)
     start_lines = [line for line in lines if ": backend sim;" in line]
     assert len(start_lines) == 1, lines
     assert start_lines[0].startswith("<6>hub: mtrain-hub ") and "mqtt off" in start_lines[0]
@@ -215,3 +222,50 @@ def test_abstract_socket_receives(tmp_path):
         notifier.status("two\nlines")
         assert sock.recv(100) == b"STATUS=two lines"
         notifier.close()
+
+
+def test_the_watchdogs_kill_dumps_every_threads_stack(hub_process):
+    """SIGABRT is what systemd sends when the watchdog period runs out: the hub's last
+    words are every thread's stack (faulthandler), unprefixed (the unit's
+    SyslogLevel=warning files them as warnings)."""
+    process, listener, journal = hub_process
+    listener.until("READY=1", timeout=30)
+    process.send_signal(signal.SIGABRT)
+    assert process.wait(timeout=15) == -signal.SIGABRT
+    text = journal.read_text()
+    assert "Fatal Python error: Aborted" in text, text
+    assert "Current thread 0x" in text and "\nThread 0x" in text, text
+
+
+def test_a_hang_is_noticed_and_dumped_before_the_period_runs_out(caplog):
+    """The loop never runs the ping: a quarter period after asking, the feeder logs the
+    hang with every thread's stack; systemd would kill at the full period."""
+    notifier = Notifier({"NOTIFY_SOCKET": "@mtrain-test-none", "WATCHDOG_USEC": "200000"})
+    asked = []
+    feeder = WatchdogFeeder(notifier, lambda fn, timeout: asked.append(fn))
+    assert feeder.interval_s == 0.1 and feeder.grace_s == 0.05
+    # From the last ping: the next ask after an interval, the hang a grace later.
+    assert feeder.interval_s + feeder.grace_s < notifier.watchdog_s
+    with caplog.at_level(logging.WARNING, logger="hub.runtime.notify"):
+        feeder.start()
+        try:
+            assert eventually(lambda: "has not answered" in caplog.text)
+        finally:
+            feeder.stop()
+            notifier.close()
+    assert asked, "the feeder asked the loop for a ping"
+    record = next(r for r in caplog.records if "has not answered" in r.getMessage())
+    message = record.getMessage()
+    assert "every thread's stack" in message and "threads: MainThread 0x" in message
+    assert "Current thread 0x" in message  # faulthandler's dump, the feeder's own thread
+    assert caplog.text.count("has not answered") == 1  # once per hang
+
+
+def test_the_loops_thread_is_named_in_the_kernel(hub_process):
+    """``hub-loop`` in /proc/PID/task/*/comm: ``ps -T`` shows it, and the rehearsal
+    (tools/rehearse.sh) finds the thread to freeze by that name."""
+    process, listener, _ = hub_process
+    listener.until("READY=1", timeout=30)
+    tasks = Path(f"/proc/{process.pid}/task")
+    names = [(task / "comm").read_text().strip() for task in tasks.iterdir()]
+    assert names.count("hub-loop") == 1, names

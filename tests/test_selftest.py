@@ -32,8 +32,10 @@ class Person:
         swap: tuple[int, int] | None = None,
         dead: tuple[int, ...] = (),
         blind: tuple[int, ...] = (),
+        lets_go: tuple[int, ...] = (),
     ) -> None:
         self.sim = None
+        self.lets_go = lets_go  # buttons held at the start, let go at the first prompt
         self.swap = dict([swap, swap[::-1]]) if swap else {}
         self.dead = dead
         self.blind = blind
@@ -41,6 +43,9 @@ class Person:
 
     def say(self, step: Step, number: int, total: int) -> None:
         self.prompts.append(f"[{number}/{total}] {step.part} ({step.pin}): {step.prompt}")
+        for slot in self.lets_go:
+            self.sim.button(slot, False)
+        self.lets_go = ()
         if step.kind == "button":
             slot = self.swap.get(step.slot, step.slot)
             self.sim.button(slot, True)
@@ -52,14 +57,18 @@ class Person:
         return not (step.kind == "light" and step.slot in self.blind)
 
 
-def run(tmp_path, mock_factory, person, capsys, timeout=5.0):
+def run(tmp_path, mock_factory, person, capsys, timeout=5.0, ring=True, held=()):
+    """The walk-through with ``person``; ``ring`` False: no Pico (no ring handed in);
+    ``held``: ``(kind, slot)`` inputs that read active before it starts."""
     config = sim_config(tmp_path)
-    sound, leds = RecordingPlayer(), RecordingLeds()
+    sound, leds = RecordingPlayer(), RecordingLeds() if ring else None
 
     @contextmanager
     def opened(config):
         with open_parts(config, factory=mock_factory, sound=sound, leds=leds) as parts:
             person.sim = parts.sim
+            for kind, slot in held:
+                parts.sim.button(slot, True) if kind == "button" else parts.sim.marker(slot, True)
             yield parts
 
     status = walk_through(config, timeout, opened, person.say, person.ask)
@@ -203,3 +212,37 @@ def row(out: str, part: str) -> str:
 
 def _answer(reply: str, prompt: str = "") -> str:
     return reply
+
+
+def test_inputs_active_before_the_test_fail_at_once_by_name(tmp_path, mock_factory, capsys):
+    """The up-front level check: a stuck button or a marker left on is named before the
+    first step, and its steps fail at once instead of each waiting out its time (with
+    a 60 s wait per step this test would take minutes without it)."""
+    person = Person(lets_go=(2,))
+    held = [("button", 3), ("marker", 5), ("button", 2)]
+    status, out, _, _ = run(tmp_path, mock_factory, person, capsys, timeout=60.0, held=held)
+    assert status == 1
+    assert "Input levels: these read active before anything was pressed or put on:" in out
+    assert "  slot 3 button (BCM 27 (header pin 13)): reads pressed (stuck, or shorted" in out
+    assert "  slot 5 marker (BCM 16 (header pin 36)): reads a marker (one left on" in out
+    assert "reads pressed since the start, before any press: stuck" in row(out, "slot 3 button")
+    assert "reads a marker since the start: one left on" in row(out, "slot 5 marker on")
+    assert "never a change: a stuck sensor" in row(out, "slot 5 marker off")
+    assert "PASS" in row(out, "slot 2 button")  # let go before its step: asked as usual
+    assert not any("slot 3 button" in prompt for prompt in person.prompts)
+    assert out.splitlines()[-1] == f"{8 + 1 + 16 + 8 + len(SOUND_NAMES) - 3} passed, 3 failed"
+
+
+def test_every_input_released_is_said_up_front(tmp_path, mock_factory, capsys):
+    _, out, _, _ = run(tmp_path, mock_factory, Person(), capsys)
+    assert "Input levels: every button released, no marker on." in out
+
+
+def test_without_a_pico_the_lights_are_not_asked_about(tmp_path, mock_factory, capsys):
+    person = Person()
+    status, out, sound, _ = run(tmp_path, mock_factory, person, capsys, ring=False)
+    assert status == 0
+    assert "No Pico drives a ring here" in out
+    assert not any("lights" in prompt for prompt in person.prompts)
+    assert not any(line.startswith("slot 1 lights") for line in out.splitlines())
+    assert out.splitlines()[-1] == f"{8 + 1 + 16 + len(SOUND_NAMES)} passed, 0 failed"

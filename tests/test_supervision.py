@@ -5,6 +5,9 @@ from __future__ import annotations
 import io
 import logging
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 from hub.cli import EXIT_CONFIG, EXIT_STORAGE
 from hub.cli.main import main
@@ -59,3 +62,30 @@ def test_journal_stream_must_name_stderr(tmp_path):
     terminal = io.StringIO()
     logs.print_error("plain", terminal, {})
     assert terminal.getvalue() == "plain\n"
+
+
+def test_python_warnings_reach_the_journal_with_a_priority(tmp_path):
+    """A library's warning under systemd: through logging, ``<4>``, not a bare line."""
+    probe = (
+        "import sys, warnings\n"
+        "from hub.runtime import logs\n"
+        "assert logs.configure()\n"
+        "warnings.warn('gpiozero fell back', RuntimeWarning)\n"
+    )
+    journal = tmp_path / "journal"
+    with journal.open("w") as stream:
+        info = os.fstat(stream.fileno())
+        result = subprocess.run(
+            [sys.executable, "-c", probe],
+            stderr=stream,
+            env={
+                **os.environ,
+                "JOURNAL_STREAM": f"{info.st_dev}:{info.st_ino}",
+                "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+            },
+            timeout=60,
+        )
+    lines = journal.read_text().splitlines()
+    assert result.returncode == 0, lines
+    assert lines and all(line.startswith("<4>") for line in lines), lines
+    assert lines[0].startswith("<4>py.warnings: ") and "gpiozero fell back" in lines[0]

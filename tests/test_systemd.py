@@ -85,3 +85,23 @@ def test_the_config_template_loads_and_avahi_announces_its_port():
     assert int(tree.findtext("service/port") or 0) == config["web"]["port"]
     with open(SYSTEMD / "mtrain-hub.toml", "rb") as f:
         tomllib.load(f)  # plain TOML, no template markers
+
+
+def test_unit_runs_in_a_writable_working_directory_of_its_own():
+    """lgpio makes its notify pipe in the current directory when it loads; the unit's
+    default, /, is read-only under ProtectSystem= (issue 22, HIGH 1)."""
+    service = unit_settings(SYSTEMD / "mtrain-hub.service")
+    assert service["RuntimeDirectory"] == ["mtrain-hub"]
+    assert service["RuntimeDirectoryMode"] == ["0700"]
+    assert service["WorkingDirectory"] == ["/run/mtrain-hub"]
+    from hub.io.pins import UNIT_WORKING_DIRECTORY
+
+    assert UNIT_WORKING_DIRECTORY == service["WorkingDirectory"][0]  # the error names it
+
+
+def test_unit_gives_lines_without_a_priority_warning_priority():
+    """ALSA's and lgpio's own lines, and a faulthandler dump, carry no ``<N>`` prefix:
+    they must not land at info, below ``journalctl -p warning``."""
+    service = unit_settings(SYSTEMD / "mtrain-hub.service")
+    assert service["SyslogLevel"] == ["warning"]
+    assert service.get("SyslogLevelPrefix", ["yes"]) == ["yes"]  # the hub's own prefixes count

@@ -57,10 +57,14 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser(words[0] if words else None).parse_args(words)
     logs.configure(verbose=getattr(args, "verbose", False))
     # `kill -USR1 <pid>` writes every thread's stack to stderr (the journal under
-    # systemd): how a maker or a test finds out where a hub that hangs is stuck.
+    # systemd): how a maker or a test finds out where a hub that hangs is stuck. A fatal
+    # signal writes them too: SIGABRT is the watchdog's kill (faulthandler is already on
+    # under pytest and with PYTHONFAULTHANDLER: then it stays as it is).
     try:
         faulthandler.register(signal.SIGUSR1, all_threads=True)
-    except (AttributeError, OSError):  # no real stderr (a test capturing it): no dumps
+        if not faulthandler.is_enabled():
+            faulthandler.enable(all_threads=True)
+    except (AttributeError, OSError, ValueError):  # no real stderr (a test capturing it)
         pass
     if args.command in SUBCOMMANDS:
         return int(_module(args.command).command(args))

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from hub.core.events import CENTRE
 from hub.runtime.config import ConfigError, load
 from hub.selftest.check import (
     FAIL,
@@ -74,18 +75,12 @@ def run_checks(
     backend = resolve_backend(config["hub"]["backend"])
     checks = [config_check, check_pin_map(config, backend)]
     if backend != "serial" and factory is None:
-        from hub.io.pins import make_factory
+        from hub.io.pins import NoPins, make_factory
 
         try:
             factory = make_factory(backend)
-        except Exception as exc:  # gpiozero's BadPinFactory: no GPIO here
-            checks.append(
-                Check(
-                    "pins free",
-                    FAIL,
-                    f"{backend}: no GPIO pins here ({exc}); use --backend sim off a Raspberry Pi",
-                )
-            )
+        except NoPins as exc:  # it names the cause: lgpio, the chip, the working directory
+            checks.append(Check("pins free", FAIL, f"{backend}: {exc}"))
     if factory is not None or backend == "serial":
         checks.append(check_pins_free(config, backend, factory))
     checks.append(check_sound(config, open_player))
@@ -139,6 +134,26 @@ def drive(
     return walk.passed()
 
 
+def levels(stuck: list[tuple[str, int]] | None, wiring: Wiring) -> str:
+    """The up-front check of every input's level, before the first step: a button that
+    reads pressed or a sensor that reads a marker now fails at once, not after a wait."""
+    if stuck is None:
+        return "Input levels: not read up front (the Pico reads the inputs)."
+    if not stuck:
+        return "Input levels: every button released, no marker on."
+    lines = ["Input levels: these read active before anything was pressed or put on:"]
+    for kind, slot in stuck:
+        name = "centre button" if slot == CENTRE else f"slot {slot} {kind}"
+        key = "centre" if slot == CENTRE else f"{kind}s"
+        what = (
+            "pressed (stuck, or shorted to ground)"
+            if kind == "button"
+            else ("a marker (one left on: take it off; or a stuck sensor)")
+        )
+        lines.append(f"  {name} ({wiring.input_pin(key, slot)}): reads {what}; its steps fail")
+    return "\n".join(lines)
+
+
 def walk_through(
     config: dict[str, Any],
     timeout: float,
@@ -152,13 +167,22 @@ def walk_through(
         from hub.selftest.parts import open_parts
     with open_parts(config) as parts:
         wiring = Wiring(parts.backend, config["pins"], config["sound"]["device"], parts.pixels)
-        walk = Walkthrough(plan(wiring, centre=parts.centre), parts.light, parts.play)
+        stuck = parts.active_inputs()  # read before anyone presses anything
+        steps = plan(wiring, centre=parts.centre, lights=parts.ring)
+        walk = Walkthrough(steps, parts.light, parts.play, stuck or ())
         parts.listen(walk.feed)
         print(
             f"Self-test on the {parts.backend} backend: {len(walk.steps)} steps. "
             f"Each press or marker waits {timeout:g} s.",
             flush=True,
         )
+        print(levels(stuck, wiring), flush=True)
+        if not parts.ring:
+            print(
+                "No Pico drives a ring here ([serial] port unset, backend not serial): "
+                "the lights are not asked about.",
+                flush=True,
+            )
         ok = drive(walk, timeout, say, ask)
     print()
     print(table(walk.results))

@@ -8,6 +8,7 @@ Standard library only (and the firmware's pin table, plain Python).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from firmware_bridge.firmware import board
@@ -70,6 +71,50 @@ BCM_TO_HEADER: dict[int, int] = {bcm: pin for pin, bcm in HEADER.items() if isin
 
 # The Pi's other connections in the default build (hardware/pinmap.md).
 AMPLIFIER_PINS: dict[str, int] = {"BCLK": 18, "LRC": 19, "DIN": 21}
+
+# The device-tree overlay systemd/install.sh writes for the amplifier (a test holds the
+# two together), and where the Pi keeps the lines that load overlays.
+INSTALLER_OVERLAY = "max98357a,no-sdmode"
+BOOT_CONFIGS = (Path("/boot/firmware/config.txt"), Path("/boot/config.txt"))
+# The MAX98357A overlay's SD_MODE pin: an output it drives high while sound plays,
+# unless the overlay is given ``no-sdmode`` (``sdmode-pin=N`` moves it).
+SDMODE_DEFAULT_PIN = 4
+
+
+def overlay_claims(overlay: str) -> dict[int, str]:
+    """The BCM pins an overlay (``max98357a,no-sdmode``: a ``dtoverlay=`` value) claims,
+    each with why; an overlay not known here claims none."""
+    name, *params = (part.strip() for part in overlay.split(","))
+    if name != "max98357a":
+        return {}
+    claims = {
+        pin: f"I2S audio ({role} of dtoverlay={overlay})" for role, pin in AMPLIFIER_PINS.items()
+    }
+    settings = dict(param.partition("=")[::2] for param in params)
+    if "no-sdmode" not in settings:
+        pin = int(settings.get("sdmode-pin") or SDMODE_DEFAULT_PIN)
+        claims[pin] = (
+            f"the amplifier's SD_MODE output (dtoverlay={overlay} drives it high while sound "
+            f"plays; dtoverlay={INSTALLER_OVERLAY} frees it)"
+        )
+    return claims
+
+
+def boot_overlays(paths: tuple[Path, ...] | None = None) -> list[str]:
+    """The ``dtoverlay=`` values of the Pi's config.txt (the first of ``paths``, default
+    :data:`BOOT_CONFIGS`, that exists; none off a Pi)."""
+    for path in BOOT_CONFIGS if paths is None else paths:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        return [
+            line.strip().split("=", 1)[1]
+            for line in text.splitlines()
+            if line.strip().startswith("dtoverlay=")
+        ]
+    return []
+
 
 # The Pico's 40 pins: physical pin -> GP number, or the name of a power/control pin.
 PICO_HEADER: dict[int, int | str] = {
@@ -162,13 +207,14 @@ def pin_uses(pins: dict[str, Any]) -> list[PinUse]:
     return uses
 
 
-def check_pins(pins: dict[str, Any]) -> list[PinUse]:
+def check_pins(pins: dict[str, Any], overlays: list[str] | tuple[str, ...] = ()) -> list[PinUse]:
     """The inputs of ``pins``, or :class:`PinClash` naming the first pin that cannot work.
 
-    Refused: a pin outside the header's GPIO 0-27, one of :data:`RESERVED`, and a pin
-    given to two inputs.
+    Refused: a pin outside the header's GPIO 0-27, one of :data:`RESERVED`, one an
+    overlay of ``overlays`` claims (:func:`overlay_claims`), and a pin given to two inputs.
     """
     taken: dict[int, PinUse] = {}
+    claimed = {pin: why for overlay in overlays for pin, why in overlay_claims(overlay).items()}
     uses = pin_uses(pins)
     for use in uses:
         if isinstance(use.pin, bool) or not isinstance(use.pin, int) or not 0 <= use.pin <= 27:
@@ -177,6 +223,11 @@ def check_pins(pins: dict[str, Any]) -> list[PinUse]:
             raise PinClash(
                 f"{use.key} ({use.part}): BCM {use.pin} clashes with "
                 f"{RESERVED[use.pin]}; pick a free pin (hardware/pinmap.md)"
+            )
+        if use.pin in claimed:
+            raise PinClash(
+                f"{use.key} ({use.part}): {use.where} is claimed by {claimed[use.pin]}; "
+                "pick a free pin or change the overlay (hardware/pinmap.md)"
             )
         if use.pin in taken:
             first = taken[use.pin]

@@ -9,7 +9,9 @@ debounces (gpiozero's MockFactory ignores ``bounce_time``, so we never rely on i
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from gpiozero import DigitalInputDevice
@@ -30,19 +32,94 @@ def is_raspberry_pi() -> bool:
         return False
 
 
-def make_factory(backend: str) -> Any:
-    """The pin factory for ``backend``: MockFactory for ``sim``, lgpio (or default) for ``gpio``."""
+# gpiozero's other pin factories, and why the ``gpio`` backend never falls back to one.
+NOT_TRIED = (
+    "rpigpio and native need /dev/gpiomem (the service may open only /dev/gpiochip*), "
+    "pigpio needs the pigpiod daemon"
+)
+# Where the unit lets lgpio make its notify pipe (systemd/mtrain-hub.service).
+UNIT_WORKING_DIRECTORY = "/run/mtrain-hub"
+
+
+class NoPins(RuntimeError):
+    """The ``gpio`` backend cannot open the pins; the message names the real cause."""
+
+
+def make_factory(backend: str, dev: Path = Path("/dev")) -> Any:
+    """The pin factory for ``backend``: MockFactory for ``sim``, lgpio for ``gpio``.
+
+    ``gpio`` opens lgpio (the GPIO character device, ``/dev/gpiochip*``) or raises
+    :class:`NoPins` saying why; it never falls back to gpiozero's other factories
+    (:data:`NOT_TRIED` says why), and it logs which factory it opened.
+    """
     if backend == "sim":
         return MockFactory()
     try:
+        return open_lgpio(dev)
+    except NoPins as exc:
+        if is_raspberry_pi():
+            raise
+        raise NoPins(f"{exc}; use --backend sim off a Raspberry Pi") from None
+
+
+def open_lgpio(dev: Path = Path("/dev")) -> Any:
+    """gpiozero's LGPIOFactory on this board's GPIO chip, or :class:`NoPins`."""
+    where = os.getcwd()
+    try:
         from gpiozero.pins.lgpio import LGPIOFactory
+    except ImportError as exc:
+        raise NoPins(
+            f"the lgpio module is not installed ({exc}): on Raspberry Pi OS install "
+            "python3-lgpio (systemd/install.sh does, with a venv that sees it)"
+        ) from None
+    except OSError as exc:  # lgpio makes its notify pipe in the current directory on import
+        raise NoPins(
+            f"lgpio cannot make its notify pipe (.lgd-nfy*) in the working directory "
+            f"{where}: {_unwritable(where)} ({exc}); run the hub from a directory it may "
+            f"write (the unit's WorkingDirectory={UNIT_WORKING_DIRECTORY})"
+        ) from None
+    chips = sorted(dev.glob("gpiochip*"))
+    if not chips:
+        raise NoPins(
+            f"no GPIO chip: {dev / 'gpiochip0'} does not exist (not a Raspberry Pi, or a "
+            f"container without the device; lgpio itself loaded, its notify pipe in {where})"
+        )
+    try:
+        factory = LGPIOFactory()
+    except Exception as exc:  # lgpio.error, gpiozero's PinUnknownPi
+        raise NoPins(_chip_problem(chips, exc)) from None
+    log.info(
+        "pins: lgpio on %s (its notify pipe in %s); not gpiozero's other pin factories: %s",
+        dev / f"gpiochip{factory.chip}",
+        where,
+        NOT_TRIED,
+    )
+    return factory
 
-        return LGPIOFactory()
-    except Exception as exc:  # not a Pi, or lgpio missing: let gpiozero pick
-        log.warning("lgpio unavailable (%s); using gpiozero's default pin factory", exc)
-        from gpiozero.devices import Device
 
-        return Device._default_pin_factory()
+def _unwritable(path: str) -> str:
+    """Why the hub cannot write in ``path``: the file system, or the permissions."""
+    try:
+        if os.statvfs(path).f_flag & os.ST_RDONLY:
+            return "a read-only file system"
+    except OSError as exc:
+        return str(exc)
+    if not os.access(path, os.W_OK):
+        return "not writable for this user"
+    return "writable, yet the pipe could not be made"
+
+
+def _chip_problem(chips: list[Path], exc: Exception) -> str:
+    """What kept lgpio from a chip: the device refused (sandbox, group), or not a Pi."""
+    for chip in chips:
+        try:
+            os.close(os.open(chip, os.O_RDWR))
+        except OSError as refused:
+            return (
+                f"cannot open {chip}: {refused.strerror} (the gpio group; the unit's "
+                f"DeviceAllow=char-gpiochip); lgpio said: {exc}"
+            )
+    return f"lgpio could not open the pins of {', '.join(map(str, chips))}: {exc}"
 
 
 def claim_pins(factory: Any, pins: list[int]) -> list[tuple[int, str]]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from hub.core.state import Timings
-from hub.io.pinmap import PinClash, check_pins
+from hub.io.pinmap import PinClash, boot_overlays, check_pins
 from hub.io.sound import parse_quiet_hours
 from scorer.profiles import DEFAULT_RULES, PROFILES
 
@@ -111,7 +111,7 @@ def _check_pins(pins: dict[str, Any]) -> None:
         if len(pins[key]) != 8:
             raise ConfigError(f"pins.{key}: expected 8 BCM pin numbers 0-27, got {pins[key]!r}")
     try:
-        check_pins(pins)
+        check_pins(pins, boot_overlays())  # a Pi's overlays claim pins too
     except PinClash as exc:
         raise ConfigError(str(exc)) from None
 

@@ -4,7 +4,10 @@ Under systemd (``JOURNAL_STREAM`` is set and names our stderr) each line is writ
 without a timestamp (journald adds its own) and starts with the syslog priority,
 ``<3>`` for an error … ``<7>`` for debug, so ``journalctl -p warning`` works. Every
 line of a multi-line message (a traceback) carries the prefix, so none of it lands at
-the wrong level. On a terminal lines keep their time and level name.
+the wrong level; Python's warnings come through logging (``py.warnings``). Lines the
+hub does not write itself (ALSA's and lgpio's C code, a faulthandler dump) carry no
+prefix: the unit's ``SyslogLevel=warning`` gives them warning priority. On a terminal
+lines keep their time and level name.
 """
 
 from __future__ import annotations
@@ -78,6 +81,9 @@ def configure(
     handler.setFormatter(JournalFormatter() if journal else logging.Formatter(TERMINAL_FORMAT))
     root.addHandler(handler)
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
+    # Python's warnings (a library's DeprecationWarning, gpiozero's fallbacks) through the
+    # handler too, at warning level: in the journal with their priority.
+    logging.captureWarnings(True)
     return journal
 
 

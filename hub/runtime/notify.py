@@ -6,7 +6,9 @@ Under ``Type=notify`` systemd sets ``NOTIFY_SOCKET`` (an ``AF_UNIX`` datagram so
 ``STATUS=...`` lines people read in ``systemctl status``, and ``WATCHDOG=1`` every half
 watchdog period. The pings are sent *by the hub loop's thread*: a :class:`WatchdogFeeder`
 thread asks the loop to run the ping, so a loop that hangs stops the pings and systemd
-restarts the hub. Without ``NOTIFY_SOCKET`` (a terminal, the tests) nothing is sent.
+restarts the hub; before that happens the feeder logs every thread's stack, so the
+journal says where the loop hung. Without ``NOTIFY_SOCKET`` (a terminal, the tests)
+nothing is sent.
 
 :class:`LoopFreezer` is a test hook for the watchdog, installed only on the ``sim``
 backend (never on a real table): ``SIGUSR2`` freezes the loop thread, a second
@@ -15,10 +17,13 @@ backend (never on a real table): ``SIGUSR2`` freezes the loop thread, a second
 
 from __future__ import annotations
 
+import ctypes
+import faulthandler
 import logging
 import os
 import signal
 import socket
+import tempfile
 import threading
 from collections.abc import Callable, Mapping
 from types import FrameType
@@ -120,12 +125,42 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+PR_SET_NAME = 15
+LOOP_THREAD_NAME = "hub-loop"
+
+
+def name_os_thread(name: str) -> None:
+    """Give the calling thread ``name`` in the kernel too (``ps -T``, ``top -H``,
+    ``/proc/PID/task/TID/comm``; at most 15 bytes): CPython 3.11 names only its own
+    Thread objects. Where the call is refused, the thread keeps the process's name."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_NAME, name.encode()[:15], 0, 0, 0)
+    except (OSError, AttributeError):  # no libc prctl (not Linux)
+        pass
+
+
+def thread_stacks() -> str:
+    """Every thread's stack, as :mod:`faulthandler` writes it (most recent call first),
+    after a line naming each thread by its id (faulthandler shows only the ids)."""
+    names = ", ".join(
+        f"{thread.name} 0x{thread.ident:016x}"
+        for thread in threading.enumerate()
+        if thread.ident is not None
+    )
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as out:
+        faulthandler.dump_traceback(out, all_threads=True)
+        out.seek(0)
+        return f"threads: {names}\n{out.read().rstrip()}"
+
+
 class WatchdogFeeder:
     """Pings the watchdog every half period, the ping itself run by the loop thread.
 
-    ``loop_call(fn, timeout)`` is :meth:`hub.runtime.loop.HubLoop.call`. While the loop does not
-    answer no ping goes out and a warning is logged; systemd restarts the hub when the
-    period runs out. At most one request waits in the loop's queue at a time.
+    ``loop_call(fn, timeout)`` is :meth:`hub.runtime.loop.HubLoop.call`. A ping the loop
+    has not run a quarter period after it was asked for is a hang: no ping goes out, and a
+    warning with every thread's stack is logged (a quarter period before systemd's kill,
+    which comes when the period runs out). At most one request waits in the loop's queue.
     """
 
     def __init__(self, notifier: Notifier, loop_call: LoopCall) -> None:
@@ -143,9 +178,15 @@ class WatchdogFeeder:
         return None if period is None or not self._notifier.enabled else period / 2
 
     def start(self) -> None:
-        """Start pinging (nothing happens without a watchdog period)."""
+        """Start pinging (nothing happens without a watchdog period). The loop's thread
+        is named ``hub-loop`` in the kernel first, so the thread the watchdog watches can
+        be told from outside (``ps -T``; the rehearsal freezes it by that name)."""
         if self.interval_s is None:
             return
+        try:
+            self._loop_call(lambda _table: name_os_thread(LOOP_THREAD_NAME), 5.0)
+        except TimeoutError:
+            log.warning("the hub loop did not answer within 5 s of the start")
         self._thread = threading.Thread(target=self._run, name="watchdog", daemon=True)
         self._thread.start()
 
@@ -156,29 +197,40 @@ class WatchdogFeeder:
             self._thread.join(5.0)
             self._thread = None
 
-    def _run(self) -> None:
+    @property
+    def grace_s(self) -> float | None:
+        """How long an asked-for ping may take before the loop counts as hung."""
         interval = self.interval_s
-        assert interval is not None
+        return None if interval is None else interval / 2
+
+    def _run(self) -> None:
+        interval, grace = self.interval_s, self.grace_s
+        assert interval is not None and grace is not None
         missed = 0
         while not self._stop.wait(interval):
-            if not self._answered.is_set():
-                missed += 1
-                if missed == 1:  # once per hang: the journal is not flooded
+            if self._answered.is_set():
+                if missed:
                     log.warning(
-                        "the hub loop has not answered for %.1f s; no watchdog ping until it does",
-                        interval,
+                        "the hub loop answers again (after about %.1f s)",
+                        grace + (missed - 1) * (interval + grace),
                     )
+                    missed = 0
+                self._answered.clear()
+                try:
+                    self._loop_call(self._ping, 0)
+                except TimeoutError:
+                    pass  # the ping stays queued; ``_answered`` tells when it ran
+            if self._answered.wait(grace) or self._stop.is_set():
                 continue
-            if missed:
+            missed += 1
+            if missed == 1:  # once per hang: the journal is not flooded
                 log.warning(
-                    "the hub loop answers again (after about %.1f s)", interval * (missed + 1)
+                    "the hub loop has not answered for %.1f s; no watchdog ping until it "
+                    "does (systemd restarts the hub %.1f s later); every thread's stack:\n%s",
+                    grace,
+                    grace,
+                    thread_stacks(),
                 )
-                missed = 0
-            self._answered.clear()
-            try:
-                self._loop_call(self._ping, 0)
-            except TimeoutError:
-                pass  # the ping stays queued; ``_answered`` tells when it ran
 
     def _ping(self, _table: object) -> None:
         """Runs on the loop thread."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hub.io.pinmap import PinClash, check_pins
+from hub.io.pinmap import PinClash, boot_overlays, check_pins
 from hub.runtime.config import ConfigError, load
 
 PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
@@ -51,7 +51,7 @@ def check_pin_map(config: dict[str, Any], backend: str) -> Check:
     if backend == "serial":
         return Check("pins", SKIP, "the Pico reads the inputs (serial backend)")
     try:
-        uses = check_pins(config["pins"])
+        uses = check_pins(config["pins"], boot_overlays())
     except PinClash as exc:
         return Check("pins", FAIL, str(exc))
     return Check(

@@ -12,7 +12,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from hub.core.events import Event
+from hub.core.events import CENTRE, Event
 from hub.io.leds import RecordingLeds
 from hub.io.sound import DisabledPlayer
 from hub.runtime.clock import SystemClock
@@ -24,8 +24,9 @@ LINK_WAIT_S = 5.0
 
 @dataclass
 class Parts:
-    """What a walk-through drives: the ring (``leds.show``), ``play(name)``, and the
-    inputs, whose raw edges go to the callable given to :meth:`listen`."""
+    """What a walk-through drives: the ring (``leds.show``; ``ring`` False when no Pico
+    drives one), ``play(name)``, and the inputs, whose raw edges go to the callable given
+    to :meth:`listen` (``inputs``: the pins, whose levels :meth:`active_inputs` reads)."""
 
     backend: str
     leds: Any
@@ -33,7 +34,25 @@ class Parts:
     pixels: int
     centre: bool = False
     sim: Any = None
+    ring: bool = False
+    inputs: Any = None
     _listener: list[Callable[[Event], None]] = field(default_factory=list)
+
+    def active_inputs(self) -> list[tuple[str, int]] | None:
+        """The inputs that read active now, as ``("button", slot)`` / ``("marker", slot)``
+        (slot 0: the centre button); None when their levels cannot be read here (the
+        Pico's inputs)."""
+        if self.inputs is None:
+            return None
+        active = [
+            (kind, slot)
+            for kind, devices in (("button", self.inputs.buttons), ("marker", self.inputs.markers))
+            for slot, device in enumerate(devices, 1)
+            if device.is_active
+        ]
+        if self.inputs.centre is not None and self.inputs.centre.is_active:
+            active.append(("button", CENTRE))
+        return active
 
     def listen(self, callback: Callable[[Event], None]) -> None:
         """Send every input edge to ``callback`` from now on."""
@@ -80,6 +99,7 @@ def open_parts(
             leds if leds is not None else RecordingLeds(),
             player.play,
             config["leds"]["pixels"],
+            ring=leds is not None,  # handed in (a test's ring), or the Pico's below
         )
         if leds is None and (backend == "serial" or config["serial"]["port"]):
             _open_link(config, backend, parts, stack)
@@ -120,6 +140,7 @@ def _open_link(config: dict[str, Any], backend: str, parts: Parts, stack: ExitSt
             f"answer within {LINK_WAIT_S:g} s (mtrain-hub selftest --check)"
         )
     parts.leds = SerialLeds(link)
+    parts.ring = True
     parts.centre = backend == "serial"
 
 
@@ -139,6 +160,7 @@ def _open_pins(
         centre_pin=pins["centre"],
     )
     stack.callback(inputs.close)
+    parts.inputs = inputs
     parts.centre = True
     if backend == "sim":
         parts.sim = SimPins(factory, pins["buttons"], pins["markers"], pins["centre"])

@@ -87,14 +87,19 @@ class Wiring:
 
 
 def plan(
-    wiring: Wiring, centre: bool = True, slots: int = 8, sounds: tuple[str, ...] = SOUND_NAMES
+    wiring: Wiring,
+    centre: bool = True,
+    slots: int = 8,
+    sounds: tuple[str, ...] = SOUND_NAMES,
+    lights: bool = True,
 ) -> list[Step]:
     """Every step, in the order a maker works round the hub: the buttons (the centre's
-    last), the markers on and off, the lights, the sounds."""
+    last), the markers on and off, the lights (``lights`` False: no ring to ask about,
+    no Pico drives one), the sounds."""
     return [
         *_buttons(wiring, centre, slots),
         *_markers(wiring, slots),
-        *_lights(wiring, slots),
+        *(_lights(wiring, slots) if lights else []),
         *_sounds(wiring, sounds),
     ]
 
@@ -171,20 +176,44 @@ def _slot_name(slot: int) -> str:
     return "the centre" if slot == CENTRE else f"slot {slot}"
 
 
+# What a step's input reads when it was active before the test began and never moved.
+STUCK = {
+    "button": "reads pressed since the start, before any press: stuck, or shorted to ground",
+    "marker-on": "reads a marker since the start: one left on (take it off), or a stuck sensor",
+    "marker-off": "reads a marker since the start, never a change: a stuck sensor",
+}
+
+
+def input_of(step: Step) -> tuple[str, int] | None:
+    """The input a step waits on: ``("button", slot)`` or ``("marker", slot)``."""
+    if step.kind == "button":
+        return ("button", step.slot)
+    if step.kind.startswith("marker"):
+        return ("marker", step.slot)
+    return None
+
+
 class Walkthrough:
     """The steps, where we are, and what happened; fed events, answers and timeouts.
 
     ``light(slot)`` and ``play(name)`` are called when a light or sound step begins;
-    ``light(None)`` puts the light out when it ends.
+    ``light(None)`` puts the light out when it ends. ``stuck`` are the inputs that read
+    active before the test began (:meth:`Parts.active_inputs`): while no edge has come
+    from one, its steps fail at once, saying so, instead of waiting out their time.
     """
 
     def __init__(
-        self, steps: list[Step], light: Callable[[int | None], None], play: Callable[[str], None]
+        self,
+        steps: list[Step],
+        light: Callable[[int | None], None],
+        play: Callable[[str], None],
+        stuck: list[tuple[str, int]] | tuple[tuple[str, int], ...] = (),
     ) -> None:
         self.steps = steps
         self.results: list[Result] = []
         self._light = light
         self._play = play
+        self._stuck = set(stuck)
         self._pressed = False
         self._strays: list[str] = []
         self._lock = threading.RLock()
@@ -214,6 +243,10 @@ class Walkthrough:
     def feed(self, event: Event) -> None:
         """A raw input edge from the hub's pins (or the Pico)."""
         with self._lock:
+            if isinstance(event, ButtonChanged):
+                self._stuck.discard(("button", event.slot))
+            elif isinstance(event, MarkerChanged):
+                self._stuck.discard(("marker", event.slot))
             step = self.current()
             if step is None or step.kind not in INPUT_KINDS:
                 return
@@ -287,6 +320,9 @@ class Walkthrough:
     def _begin(self) -> None:
         step = self.current()
         if step is None:
+            return
+        if input_of(step) in self._stuck:
+            self._finish(False, STUCK[step.kind])
             return
         if step.kind == "light":
             self._light(step.slot)
