@@ -98,7 +98,7 @@ def test_a_tile_tap_fetches_nothing(hub, phones):
     assert requests[before:] == []
     hub.post(
         f"/api/games/{game['id']}/rounds/1/scores",
-        {"points": {"Ann": 0, "Bob": 5, "Cid": 7}, "went_out": "Ann"},
+        {"points": {"Ann": 0, "Bob": 5, "Cid": 7}, "went_out": "Ann", "mid_round": True},
         token=game["token"],
     )
     expect(page.locator("#r-history")).to_contain_text("Bob: 5")  # a score change does

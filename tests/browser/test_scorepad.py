@@ -193,7 +193,7 @@ def test_a_game_from_the_form_to_the_chart(hub, phones):
 
 def test_bad_input_gets_a_message_next_to_the_field(hub, phones):
     phone = phones()
-    phone.allowed.append("status of 400")
+    phone.allowed += ["status of 400", "status of 409"]
     page = phone.page
     phone.open("/#/new")
     for i, name in enumerate(["Ann", "ann", "Cid"]):
@@ -223,8 +223,13 @@ def test_bad_input_gets_a_message_next_to_the_field(hub, phones):
     page.click(".pad [data-key='4']")
     page.click("#r-save")  # Cid has no points yet: refused on the phone
     expect(page.locator("#e-p2")).to_contain_text("type the points")
+    expect(page.locator("#e-went_out")).to_contain_text("Choose who went out")
     page.click(".hand[data-i='2'] .who")
     page.click(".pad [data-key='0']")
+    page.select_option("#r-out", " ")  # nobody: blocked
+    expect(page.locator("#e-went_out")).to_have_text("")
+    page.click("#r-save")  # the round is still in play: a second step
+    expect(page.locator("#e-round")).to_contain_text("Round 1 is still being played")
     page.click("#r-save")  # 9999 is more than a hand holds: refused by the hub
     expect(page.locator("#e-p0")).to_contain_text("Ann's points 9999")
     expect(page.locator("#p0")).to_have_attribute("aria-invalid", "true")
@@ -295,6 +300,7 @@ def test_handing_over_the_scorekeeping(hub, phones):
     assert link.endswith(f"#claim={game}:{created['token']}")
     old.shot("join-handover")
 
+    new.allowed.append("status of 409")  # round 1 is still in play: the second step
     new.open("/")
     expect(new.page.locator("#role")).to_have_text("Viewer")
     new.open("/" + link[link.index("#") :])  # the QR code's link, on this test's host
@@ -305,7 +311,10 @@ def test_handing_over_the_scorekeeping(hub, phones):
     new.page.click(".tabs a[href='#/round']")
     for key in ["1", "2", "Next", "0", "Next", "7"]:
         new.page.click(f".pad [data-key='{key}']")
+    new.page.select_option("#r-out", " ")  # nobody went out: blocked
     new.page.click("#r-save")
+    expect(new.page.locator("#e-round")).to_contain_text("Round 1 is still being played")
+    new.page.click("#r-save")  # the second step: save it while it is in play
     expect(new.page.locator(".standings")).to_be_visible()
     assert hub.get(f"/api/games/{game}")[1]["totals"] == {"Ann": 12, "Bob": 0, "Cid": 7}
 

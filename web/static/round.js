@@ -6,8 +6,11 @@ import { $, S, api, esc, gameId, keeper, on, own, short, toast } from "./core.js
 import { patch } from "./patch.js";
 import { onGame } from "./running.js";
 
-// errors: {p<i> | went_out | round: message}, shown by render().
-const R = { key: "", round: 0, mode: "points", points: byName(), tiles: byName(), active: null, out: "", outSet: false, dirty: false, errors: {} };
+// errors: {p<i> | went_out | round: message}, shown by render(). out: who went out, or
+// "" with blocked (nobody: the round was blocked) or neither (not chosen yet: Save asks).
+// midRound: the hub said the round is still in play; the next Save says "mid_round".
+const R = { key: "", round: 0, mode: "points", points: byName(), tiles: byName(), active: null, out: "", blocked: false, outSet: false, dirty: false, midRound: false, errors: {} };
+const BLOCKED = " ";  // the "Went out" choice "Nobody": a name is never blank
 // Name-keyed data has no prototype: "__proto__" or "toString" is a player like any other.
 function byName() { return Object.create(null); }
 const curGame = () => (S.game && S.game.id === gameId() ? S.game : null);
@@ -27,16 +30,17 @@ function hubOut(g, n) {
 }
 function reset(g, n) {
   const rnd = g.rounds.find((r) => r.round === n) || { finished: false, points: {} };
-  Object.assign(R, { key: `${g.id}/${n}`, round: n, mode: "points", points: byName(), tiles: byName(), dirty: false, outSet: false, errors: {} });
+  Object.assign(R, { key: `${g.id}/${n}`, round: n, mode: "points", points: byName(), tiles: byName(), dirty: false, outSet: false, midRound: false, errors: {} });
   for (const p of g.players) { R.points[p] = rnd.finished ? String(own(rnd.points, p) ?? "") : ""; R.tiles[p] = new Set(); }
   R.out = rnd.went_out || hubOut(g, n);
+  R.blocked = !R.out && !!(rnd.finished || rnd.blocked);
   R.active = g.players.find((p) => p !== R.out) || null;
 }
 on("state", () => {
   const g = curGame();
   if (S.view !== "round" || !g || R.outSet || R.key !== `${g.id}/${R.round}`) return;
   const out = hubOut(g, R.round);
-  if (out && out !== R.out) { R.out = out; if (R.active === out) R.active = g.players.find((p) => p !== out); render(); }
+  if (out && out !== R.out) { R.out = out; R.blocked = false; if (R.active === out) R.active = g.players.find((p) => p !== out); render(); }
 });
 on("game", () => {
   const g = curGame();
@@ -65,12 +69,15 @@ function render() {
     `<label><input type="radio" name="mode" value="tiles"${R.mode === "tiles" ? " checked" : ""}> Tiles left</label></div>` +
     `<ul class="hands" aria-label="Hands">${g.players.map((p, i) => handRow(g, p, i)).join("")}</ul>` +
     (R.mode === "points" ? padHtml() : tilePicker(g, rnd)) + errBox("round") +
-    `<div><button type="button" id="r-save" class="primary wide">${rnd.finished ? `Save the correction of round ${R.round}` : `Save round ${R.round}`}</button></div>` +
+    `<div><button type="button" id="r-save" class="primary wide${R.midRound ? " warn" : ""}">${rnd.finished ? `Save the correction of round ${R.round}` : R.midRound ? `Yes, save round ${R.round} now, while it is still played` : `Save round ${R.round}`}</button></div>` +
     (!rnd.finished && !rnd.went_out && !rnd.blocked ? '<button type="button" id="r-blocked" class="wide">Nobody can play: the round is blocked</button>' : ""));
 }
 function outPicker(g) {
-  return `<label for="r-out">Went out</label><select id="r-out"${errAttrs("went_out")}><option value="">Nobody: the round was blocked</option>${g.players.map((p) =>
-    `<option value="${esc(p)}"${p === R.out ? " selected" : ""}>${esc(p)}</option>`).join("")}</select>${errBox("went_out")}`;
+  const unset = !R.out && !R.blocked;
+  return `<label for="r-out">Went out</label><select id="r-out"${errAttrs("went_out")}>` +
+    (unset ? '<option value="" selected>Choose who went out</option>' : "") + g.players.map((p) =>
+    `<option value="${esc(p)}"${p === R.out ? " selected" : ""}>${esc(p)}</option>`).join("") +
+    `<option value="${BLOCKED}"${R.blocked ? " selected" : ""}>Nobody: the round was blocked</option></select>${errBox("went_out")}`;
 }
 function handRow(g, p, i) {
   const out = p === R.out, tiles = [...R.tiles[p]];
@@ -118,7 +125,8 @@ $("round").addEventListener("input", (e) => {
   const g = curGame(), m = /^p(\d+)$/.exec(e.target.id || "");
   if (e.target.id === "r-round") location.hash = `#/round/${e.target.value}`;
   else if (e.target.id === "r-out") {
-    R.out = e.target.value; R.outSet = R.dirty = true;
+    R.blocked = e.target.value === BLOCKED; R.out = R.blocked ? "" : e.target.value; R.outSet = R.dirty = true;
+    delete R.errors.went_out;
     if (R.active === R.out) R.active = g.players.find((p) => p !== R.out);
     render();
   } else if (e.target.name === "mode") { R.mode = e.target.value; render(); }
@@ -152,7 +160,9 @@ function padKey(g, key) {
 }
 
 function body(g) {
+  if (!R.out && !R.blocked) R.errors.went_out = "Choose who went out, or “Nobody” if the round was blocked.";
   const out = { went_out: R.out || null };
+  if (R.midRound) out.mid_round = true;
   if (R.mode === "tiles") {
     out.tiles = byName();
     for (const p of g.players) out.tiles[p] = p === R.out ? [] : [...R.tiles[p]];
@@ -177,12 +187,20 @@ async function save(g) {
   const r = await api("POST", `/api/games/${g.id}/rounds/${R.round}/scores`, sent, g.id);
   button.disabled = false;
   if (r.status === 409 && r.data.field === "version") return stale(g, r);
+  if (r.status === 409 && r.data.field === "mid_round") return inPlay(r);
   if (!r.ok) return failed(g, r);
   const n = R.round;
   R.key = "";
   onGame(r.data);
   toast(`Round ${n} saved`);
   location.hash = "#/scores";
+}
+// The hub says the round is still in play: say so, and make Save the second step.
+function inPlay(r) {
+  R.midRound = true;
+  R.errors = { round: r.data.error };
+  render();
+  $("e-round").scrollIntoView({ block: "center" });
 }
 // Another scorekeeper saved first: show what is stored now, keep what was typed.
 async function stale(g, r) {
@@ -211,7 +229,7 @@ function failed(g, r) {
 async function block(g) {
   const r = await api("POST", `/api/games/${g.id}/rounds/${R.round}/blocked`, {}, g.id);
   if (!r.ok) { R.errors = { round: r.data.error }; return render(); }
-  R.out = ""; R.outSet = true;
+  R.out = ""; R.blocked = true; R.outSet = true;
   onGame(r.data);
   render();
 }
