@@ -53,3 +53,75 @@ def test_item_1_a_round_in_play_needs_a_second_step_and_went_out_a_choice(hub, p
     game = hub.get(f"/api/games/{created['id']}")[1]
     assert game["rounds"][0]["points"] == {"Ann": 5, "Bob": 7, "Cid": 0}
     assert game["rounds"][0]["blocked"] and game["round"] == 2
+
+
+SEEN_TEXT = """() => {
+  window.seenText = "";
+  const text = () => (document.body ? document.body.innerText : "");
+  new MutationObserver(() => { window.seenText += "\\n" + text(); })
+    .observe(document, { subtree: true, childList: true, characterData: true });
+}"""
+
+
+def test_items_2_3_4_8_round_entry_loads_cleanly_keeps_typing_honest(hub, phones):
+    phone, created = _keeper(hub, phones, path="/#/table")
+    page = phone.page
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url))
+    # Item 2: opening or reloading #/round never shows round 0 or asks for its history.
+    page.add_init_script(f"({SEEN_TEXT})()")
+    page.goto(hub.base + "/#/round")
+    page.reload()
+    expect(page.locator("#r-save")).to_have_text("Save round 1")
+    seen = page.evaluate("window.seenText")
+    assert "Round 0" not in seen and "/rounds/0/" not in " ".join(asked)
+    assert "No game is running" not in seen
+
+    # Item 3: letters typed in a score are not dropped silently.
+    page.fill("#p0", "1o2")
+    expect(page.locator("#e-p0")).to_contain_text("“1o2” is not a number")
+    expect(page.locator("#p0")).to_have_attribute("aria-invalid", "true")
+    page.select_option("#r-out", "Cid")
+    page.click("#r-save")
+    expect(page.locator("#e-p0")).to_contain_text("not a number")
+    assert hub.get(f"/api/games/{created['id']}")[1]["rounds"][0]["points"] == {}
+    # Item 8: the error goes once the field is fixed.
+    page.fill("#p0", "12")
+    expect(page.locator("#e-p0")).to_have_text("")
+    expect(page.locator("#p0")).not_to_have_attribute("aria-invalid", "true")
+
+    # Item 4: a player chosen again starts a new number; Clear empties it.
+    page.click(".hand[data-i='1'] .who")
+    _type(page, "5")
+    page.click(".hand[data-i='0'] .who")
+    page.click(".hand[data-i='1'] .who")
+    _type(page, "41")
+    expect(page.locator("#p1")).to_have_value("41")
+    page.click(".pad [data-key='Clear']")
+    expect(page.locator("#p1")).to_have_value("")
+    page.click("#r-save")  # Bob has no points: refused on the phone, next to Bob
+    expect(page.locator("#e-p1")).to_contain_text("Type the points left in Bob's hand")
+    _type(page, "7")  # Item 8 again: fixing it by the pad clears it too
+    expect(page.locator("#e-p1")).to_have_text("")
+    expect(page.locator("#p1")).to_have_value("7")
+
+
+def test_item_7_messages_have_no_field_names(hub, phones):
+    phone = phones()
+    phone.allowed.append("status of 400")
+    page = phone.page
+    phone.open("/#/new")
+    for i, name in enumerate(["Ann", "Bob", ""]):
+        page.fill(f"input[data-name='{i}']", name)
+    page.click("button[data-remove='3']")
+    page.click("#new [type=submit]")
+    expect(page.locator("#e-players")).to_have_text(
+        "Player 3 has no name: type one, or remove the row."
+    )
+    page.fill("input[data-name='2']", "Cid")
+    page.fill("#f-rounds", "2.5")
+    page.click("#new [type=submit]")
+    expect(page.locator("#e-rounds")).to_have_text("2.5 is not a whole number of rounds.")
+    page.fill("#f-rounds", "40")
+    page.click("#new [type=submit]")  # the hub's own message, without "rounds: "
+    expect(page.locator("#e-rounds")).to_have_text("40 is not between 1 and 13")

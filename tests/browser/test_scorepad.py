@@ -200,16 +200,16 @@ def test_bad_input_gets_a_message_next_to_the_field(hub, phones):
         page.fill(f"input[data-name='{i}']", name)
     page.click("button[data-remove='3']")
     page.click("#new [type=submit]")
-    expect(page.locator("#e-players")).to_have_text("players: 'Ann' and 'ann' are the same name")
+    expect(page.locator("#e-players")).to_have_text("'Ann' and 'ann' are the same name")
     expect(page.locator("input[data-name='0']")).to_have_attribute("aria-invalid", "true")
     phone.shot("new-game-error")
     page.fill("input[data-name='1']", "")
     page.click("#new [type=submit]")
-    expect(page.locator("#e-players")).to_contain_text("player 2 has no name")
+    expect(page.locator("#e-players")).to_contain_text("Player 2 has no name")
     page.fill("input[data-name='1']", "Bob")
     page.fill("#f-rounds", "40")
     page.click("#new [type=submit]")
-    expect(page.locator("#e-rounds")).to_have_text("rounds: 40 is not between 1 and 13")
+    expect(page.locator("#e-rounds")).to_have_text("40 is not between 1 and 13")
     expect(page.locator("#e-players")).to_have_text("")
     assert hub.get("/api/games")[1] == [] and hub.get("/api/state")[1]["game"] is None
 
@@ -222,7 +222,7 @@ def test_bad_input_gets_a_message_next_to_the_field(hub, phones):
     page.click(".pad [data-key='Next']")
     page.click(".pad [data-key='4']")
     page.click("#r-save")  # Cid has no points yet: refused on the phone
-    expect(page.locator("#e-p2")).to_contain_text("type the points")
+    expect(page.locator("#e-p2")).to_contain_text("Type the points left in Cid's hand")
     expect(page.locator("#e-went_out")).to_contain_text("Choose who went out")
     page.click(".hand[data-i='2'] .who")
     page.click(".pad [data-key='0']")

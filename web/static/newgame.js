@@ -184,8 +184,8 @@ $("new").addEventListener("submit", async (e) => {
   const form = $("new");
   clearErrors(form);
   const body = newGameBody(), empty = body.players.findIndex((p) => !p);
-  if (empty >= 0) return showError(form, { field: `players.${empty}`, error: `players: player ${empty + 1} has no name (type one, or remove the row)` }, "e-new");
-  if (typeof body.rounds === "string") return showError(form, { field: "rounds", error: `rounds: ${body.rounds} is not a whole number` }, "e-new");
+  if (empty >= 0) return showError(form, { field: `players.${empty}`, error: `Player ${empty + 1} has no name: type one, or remove the row.` }, "e-new");
+  if (typeof body.rounds === "string") return showError(form, { field: "rounds", error: `${body.rounds} is not a whole number of rounds.` }, "e-new");
   const submit = form.querySelector("[type=submit]");
   submit.disabled = true;
   const r = await api("POST", "/api/games", body, gameId()); // over a game: its token

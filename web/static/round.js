@@ -9,15 +9,21 @@ import { onGame } from "./running.js";
 // errors: {p<i> | went_out | round: message}, shown by render(). out: who went out, or
 // "" with blocked (nobody: the round was blocked) or neither (not chosen yet: Save asks).
 // midRound: the hub said the round is still in play; the next Save says "mid_round".
-const R = { key: "", round: 0, mode: "points", points: byName(), tiles: byName(), active: null, out: "", blocked: false, outSet: false, dirty: false, midRound: false, errors: {} };
+const R = { fresh: true, key: "", round: 0, mode: "points", points: byName(), tiles: byName(), active: null, out: "", blocked: false, outSet: false, dirty: false, midRound: false, errors: {} };
 const BLOCKED = " ";  // the "Went out" choice "Nobody": a name is never blank
 // Name-keyed data has no prototype: "__proto__" or "toString" is a player like any other.
 function byName() { return Object.create(null); }
 const curGame = () => (S.game && S.game.id === gameId() ? S.game : null);
 
+let openedWith;  // the route's round ("" for the current one), for when the game comes
 export function open(arg) {
+  openedWith = arg;
   const g = curGame();
-  if (!g) { $("round-changes").hidden = true; return patch($("round"), '<p class="note">No game is running.</p>'); }
+  if (!g) {
+    $("round-changes").hidden = true;
+    const loading = !S.snap || (S.snap.game && !S.game);
+    return patch($("round"), `<p class="note">${loading ? "Loading the game…" : "No game is running."}</p>`);
+  }
   const open = g.rounds.find((r) => !r.finished), last = g.rounds[g.rounds.length - 1];
   const n = arg ? +arg : open ? open.round : last ? last.round : 1;
   if (R.key !== `${g.id}/${n}`) reset(g, n);
@@ -30,7 +36,7 @@ function hubOut(g, n) {
 }
 function reset(g, n) {
   const rnd = g.rounds.find((r) => r.round === n) || { finished: false, points: {} };
-  Object.assign(R, { key: `${g.id}/${n}`, round: n, mode: "points", points: byName(), tiles: byName(), dirty: false, outSet: false, midRound: false, errors: {} });
+  Object.assign(R, { key: `${g.id}/${n}`, round: n, mode: "points", points: byName(), tiles: byName(), dirty: false, outSet: false, midRound: false, fresh: true, errors: {} });
   for (const p of g.players) { R.points[p] = rnd.finished ? String(own(rnd.points, p) ?? "") : ""; R.tiles[p] = new Set(); }
   R.out = rnd.went_out || hubOut(g, n);
   R.blocked = !R.out && !!(rnd.finished || rnd.blocked);
@@ -45,6 +51,7 @@ on("state", () => {
 on("game", () => {
   const g = curGame();
   if (S.view !== "round" || !g) return;
+  if (!R.key.startsWith(`${g.id}/`)) return open(openedWith);  // the game just came
   if (!R.dirty) render();
   loadHistory(g);
 });
@@ -87,8 +94,8 @@ function handRow(g, p, i) {
     errBox("p" + i) + "</li>";
 }
 function padHtml() {
-  const keys = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "Next"];
-  const label = { "⌫": "Delete a digit", Next: "Next player" };
+  const keys = ["1", "2", "3", "⌫", "4", "5", "6", "Clear", "7", "8", "9", "0", "Next"];
+  const label = { "⌫": "Delete a digit", Clear: "Clear the points", Next: "Next player" };
   return `<div class="dock"><div class="pad" role="group" aria-label="Number pad for ${esc(R.active || "")}">${keys.map((k) =>
     `<button type="button" data-key="${k}"${label[k] ? ` aria-label="${label[k]}"` : ""}>${k}</button>`).join("")}</div></div>`;
 }
@@ -120,7 +127,8 @@ async function loadHistory(g) {
     "<li>No scores yet.</li>");
 }
 
-function setActive(p) { R.active = p; render(); }
+// fresh: the active player was just chosen, so the first digit replaces what was there.
+function setActive(p) { R.active = p; R.fresh = true; render(); }
 $("round").addEventListener("input", (e) => {
   const g = curGame(), m = /^p(\d+)$/.exec(e.target.id || "");
   if (e.target.id === "r-round") location.hash = `#/round/${e.target.value}`;
@@ -130,7 +138,13 @@ $("round").addEventListener("input", (e) => {
     if (R.active === R.out) R.active = g.players.find((p) => p !== R.out);
     render();
   } else if (e.target.name === "mode") { R.mode = e.target.value; render(); }
-  else if (m) { R.points[g.players[+m[1]]] = e.target.value.replace(/\D/g, "").slice(0, 4); R.dirty = true; }
+  else if (m) {
+    const v = e.target.value.trim(), key = "p" + m[1];
+    R.points[g.players[+m[1]]] = v; R.dirty = true; R.fresh = false;
+    const was = R.errors[key] || "";
+    if (/^\d*$/.test(v)) delete R.errors[key]; else R.errors[key] = `“${v}” is not a number: type digits only.`;
+    if ((R.errors[key] || "") !== was) render();
+  }
 });
 $("round").addEventListener("click", (e) => {
   const g = curGame(), b = e.target.closest("button, input");
@@ -153,9 +167,11 @@ function padKey(g, key) {
     const order = g.players.filter((x) => x !== R.out);
     return setActive(order[(order.indexOf(p) + 1) % order.length]);
   }
-  const v = R.points[p];
-  R.points[p] = key === "⌫" ? v.slice(0, -1) : (v === "0" ? "" : v).concat(key).slice(0, 4);
+  const v = R.fresh || !/^\d*$/.test(R.points[p]) ? "" : R.points[p];
+  R.points[p] = key === "Clear" ? "" : key === "⌫" ? R.points[p].slice(0, -1) : (v === "0" ? "" : v).concat(key).slice(0, 4);
+  R.fresh = false;
   R.dirty = true;
+  delete R.errors["p" + g.players.indexOf(p)];
   render();
 }
 
@@ -170,7 +186,7 @@ function body(g) {
     out.points = byName();
     g.players.forEach((p, i) => {
       const v = valueOf(p, g);
-      if (!/^\d+$/.test(v)) R.errors["p" + i] = `${p}: type the points left in the hand (0 if none)`;
+      if (!/^\d+$/.test(v)) R.errors["p" + i] = /^\d*$/.test(v) ? `Type the points left in ${p}'s hand (0 if none).` : `“${v}” is not a number: type digits only.`;
       out.points[p] = +v;
     });
   }
