@@ -125,3 +125,34 @@ def test_item_7_messages_have_no_field_names(hub, phones):
     page.fill("#f-rounds", "40")
     page.click("#new [type=submit]")  # the hub's own message, without "rounds: "
     expect(page.locator("#e-rounds")).to_have_text("40 is not between 1 and 13")
+
+
+def test_item_14_the_end_of_a_game_is_plain_on_the_table(hub, phones):
+    _, created = hub.post("/api/games", {"players": PLAYERS, "first": 1, "rounds": 1})
+    viewer = phones()
+    viewer.open("/#/scores")
+    page = viewer.page
+    expect(page.locator(".standings tbody tr")).to_have_count(3)
+    expect(page.locator(".standings .why")).to_have_count(0)  # no "tied with" yet
+    page.click(".tabs a[href='#/table']")
+    hub.post("/api/sim/slots/1/press", {"hold_ms": 50})
+    hub.post("/api/sim/slots/1/press", {"hold_ms": 50})  # Ann calls her last tile
+    expect(page.locator("#one-tile")).to_have_text("One tile: Ann")
+    expect(page.locator("#status strong")).to_have_text("Bob's turn")
+    size = page.evaluate(
+        "parseFloat(getComputedStyle(document.querySelector('#status strong')).fontSize)"
+    )
+    assert size >= 24  # readable at arm's length
+    for slot in (2, 3):
+        hub.post(f"/api/sim/slots/{slot}/press", {"hold_ms": 50})
+    hub.post("/api/sim/slots/1/press", {"hold_ms": 3200})  # Ann goes out
+    expect(page.locator("#status")).to_contain_text("Ann went out")
+    expect(page.locator("#one-tile")).to_be_hidden()
+    status, _ = hub.post(
+        f"/api/games/{created['id']}/rounds/1/scores",
+        {"points": {"Ann": 0, "Bob": 5, "Cid": 9}},
+        token=created["token"],
+    )
+    assert status == 200  # round over on the table: one step
+    expect(page.locator("#status strong")).to_have_text("Ann won")
+    expect(page.locator("#title")).to_have_text(f"Game {created['id']} · the game is over")

@@ -98,8 +98,9 @@ function statusLine(snap) {
   if (!g) return "No game is running. Start one and seat the players on the hub.";
   const head = `Round ${g.round} of ${g.rounds} · engine ${g.engine}-${g.engine}`;
   if (g.phase === "finished") {
-    const won = S.game && S.game.id === g.id && S.game.winner;
-    return `${head} · the game is over${won ? `: <strong>${esc(won)} won</strong>` : ""}`;
+    const done = S.game && S.game.id === g.id ? S.game : null;
+    const won = done && (done.winner ? `${esc(done.winner)} won` : done.winners && done.winners.length ? `tied for first: ${esc(done.winners.join(", "))}` : "");
+    return `Game ${g.id} · the game is over${won ? `: <strong class="big">${won}</strong>` : ""}`;
   }
   if (g.phase === "round-over") {
     const who = snap.went_out ? `${esc(snap.went_out)} went out` : "the round is over";
