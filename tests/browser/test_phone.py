@@ -3,8 +3,12 @@ evening found, in headless Chromium against a real hub."""
 
 from __future__ import annotations
 
+import signal
+
 import pytest
 from playwright.sync_api import expect
+
+from tests.http_client import HubProcess
 
 pytestmark = pytest.mark.browser
 
@@ -156,3 +160,44 @@ def test_item_14_the_end_of_a_game_is_plain_on_the_table(hub, phones):
     assert status == 200  # round over on the table: one step
     expect(page.locator("#status strong")).to_have_text("Ann won")
     expect(page.locator("#title")).to_have_text(f"Game {created['id']} · the game is over")
+
+
+def test_item_9_the_view_on_screen_refreshes_when_the_hub_is_back(tmp_path, free_port, chromium):
+    from tests.browser.conftest import PHONE, Phone
+
+    first = HubProcess(free_port, tmp_path / "state")
+    second = None
+    context = chromium.new_context(viewport=PHONE)
+    try:
+        first.post("/api/games", {"players": PLAYERS, "first": 1})
+        phone = Phone(context, first.base)
+        phone.allowed += [
+            "ERR_CONNECTION_REFUSED",
+            "ERR_EMPTY_RESPONSE",
+            "ERR_CONNECTION_RESET",
+            "ERR_INCOMPLETE_CHUNKED_ENCODING",
+        ]
+        page = phone.page
+        phone.open("/")
+        page.evaluate("Promise.all([import('/static/games.js'), import('/static/join.js')])")
+        first.stop(signal.SIGKILL)
+        expect(page.locator("#banner")).to_be_visible()
+        page.click(".tabs a[href='#/join']")
+        expect(page.locator("#join-qr")).to_have_js_property("complete", True)
+        assert page.evaluate("document.getElementById('join-qr').naturalWidth") == 0
+        second = HubProcess(free_port, tmp_path / "state")
+        expect(page.locator("#banner")).to_be_hidden(timeout=15000)
+        expect(page.locator("#join-url")).to_contain_text(f":{free_port}/")
+        page.wait_for_function("() => document.getElementById('join-qr').naturalWidth > 0")
+        second.stop(signal.SIGKILL)
+        expect(page.locator("#banner")).to_be_visible()
+        page.click(".tabs a[href='#/games']")
+        expect(page.locator("#games li")).to_contain_text("did not answer")
+        second = HubProcess(free_port, tmp_path / "state")
+        expect(page.locator("#games li").first).to_contain_text("Game 1", timeout=15000)
+        assert not phone.foreign and not phone.errors, (phone.foreign, phone.errors)
+    finally:
+        context.close()
+        for process in (first, second):
+            if process is not None:
+                process.stop(signal.SIGKILL)

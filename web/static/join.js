@@ -5,7 +5,9 @@ import { renderHeader } from "./running.js";
 import { clearErrors, showError } from "./form.js";
 
 export async function open() {
-  if (!$("join-qr").getAttribute("src")) $("join-qr").src = "/join.svg";
+  const qr = $("join-qr");  // again after a failed load (the hub was away)
+  if (!qr.getAttribute("src")) qr.src = "/join.svg";
+  else if (qr.complete && !qr.naturalWidth) qr.src = `/join.svg?again=${Date.now()}`;
   const r = await api("GET", "/api/join");
   $("join-url").textContent = r.ok ? r.data.url : "";
   $("handover").hidden = !keeper();
