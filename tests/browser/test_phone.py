@@ -201,3 +201,80 @@ def test_item_9_the_view_on_screen_refreshes_when_the_hub_is_back(tmp_path, free
         for process in (first, second):
             if process is not None:
                 process.stop(signal.SIGKILL)
+
+
+CLEAR_OF_THE_TABS = """(sel) => {
+  const el = document.querySelector(sel), tabs = document.querySelector('.tabs');
+  const r = el.getBoundingClientRect(), t = tabs.getBoundingClientRect();
+  return r.top >= 0 && r.bottom <= t.top + 0.5 && r.height > 0;
+}"""
+
+
+def _focused_clear(page, sel: str) -> bool:
+    page.focus(sel)
+    page.wait_for_timeout(0)
+    return page.evaluate(CLEAR_OF_THE_TABS, sel)
+
+
+def test_item_5_and_acceptance_3_a_round_in_nine_taps_without_scrolling(hub, phones):
+    """4 players, the hub knowing who went out, 3 non-zero scores: at most 9 taps with
+    Save, no scroll at 390×844; and focus never hides behind the tab bar."""
+    _, created = hub.post("/api/games", {"players": ["Ann", "Bob", "Cid", "Dee"], "first": 1})
+    for slot in (1, 2, 3):
+        hub.post(f"/api/sim/slots/{slot}/press", {"hold_ms": 50})
+    hub.post("/api/sim/slots/4/press", {"hold_ms": 3200})  # Dee goes out
+    phone = phones()
+    page = phone.page
+    phone.open(f"/#claim={created['id']}:{created['token']}")
+    expect(page.locator("#status")).to_contain_text("Dee went out")
+    taps = 0
+
+    def tap(sel: str) -> None:
+        nonlocal taps
+        assert page.evaluate(CLEAR_OF_THE_TABS, sel), f"{sel} is not in view"
+        assert page.evaluate("window.scrollY") == 0, "the page was scrolled"
+        page.click(sel)
+        taps += 1
+
+    tap("#go-round")
+    expect(page.locator("#r-out")).to_have_value("Dee")
+    for key in ("1", "2", "Next", "7", "Next", "2", "3"):
+        tap(f".pad [data-key='{key}']")
+    tap("#r-save")
+    expect(page.locator(".standings")).to_be_visible()
+    assert taps <= 9, taps
+    game = hub.get(f"/api/games/{created['id']}")[1]
+    assert game["rounds"][0]["points"] == {"Ann": 12, "Bob": 7, "Cid": 23, "Dee": 0}
+    phone.shot("round-nine-taps")
+
+    # Keyboard focus on Save and on the forms' buttons stays clear of the tab bar.
+    page.goto(hub.base + "/#/round/1")
+    expect(page.locator("#r-save")).to_be_visible()
+    assert _focused_clear(page, "#r-save")
+    page.goto(hub.base + "/#/new")
+    expect(page.locator("#add-player")).to_be_attached()
+    for sel in ("#add-player", "#seat-mex"):
+        assert _focused_clear(page, sel), sel
+    page.goto(hub.base + "/#/join")
+    expect(page.locator("#settings")).to_be_visible()
+    assert _focused_clear(page, "#settings [type=submit]")
+
+
+def test_item_13_tap_targets_are_44_px(hub, phones):
+    _, created = hub.post("/api/games", {"players": PLAYERS, "first": 1})
+    hub.post(
+        f"/api/games/{created['id']}/rounds/1/scores",
+        {"points": {"Ann": 0, "Bob": 5, "Cid": 9}, "mid_round": True},
+        token=created["token"],
+    )
+    phone = phones()
+    page = phone.page
+    phone.open(f"/#claim={created['id']}:{created['token']}")
+    summary = page.locator("#fix-panel > summary")
+    expect(summary).to_be_visible()
+    assert summary.bounding_box()["height"] >= 44
+    page.click(".tabs a[href='#/scores']")
+    link = page.locator(".grid-table a[href='#/round/1']")
+    expect(link).to_be_visible()
+    box = link.bounding_box()
+    assert box["width"] >= 44 and box["height"] >= 44, box

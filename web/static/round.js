@@ -75,8 +75,9 @@ function render() {
     `<div class="seg" role="radiogroup" aria-label="Count by"><label><input type="radio" name="mode" value="points"${R.mode === "points" ? " checked" : ""}> Points</label>` +
     `<label><input type="radio" name="mode" value="tiles"${R.mode === "tiles" ? " checked" : ""}> Tiles left</label></div>` +
     `<ul class="hands" aria-label="Hands">${g.players.map((p, i) => handRow(g, p, i)).join("")}</ul>` +
-    (R.mode === "points" ? padHtml() : tilePicker(g, rnd)) + errBox("round") +
-    `<div><button type="button" id="r-save" class="primary wide${R.midRound ? " warn" : ""}">${rnd.finished ? `Save the correction of round ${R.round}` : R.midRound ? `Yes, save round ${R.round} now, while it is still played` : `Save round ${R.round}`}</button></div>` +
+    (R.mode === "points" ? "" : tilePicker(g, rnd) + errBox("round")) +
+    // Save sits in the dock over the tabs with the pad: never under the tabs, no scroll.
+    `<div class="dock">${R.mode === "points" ? padHtml() + errBox("round") : ""}<button type="button" id="r-save" class="primary wide${R.midRound ? " warn" : ""}">${rnd.finished ? `Save the correction of round ${R.round}` : R.midRound ? `Yes, save round ${R.round} now, while it is still played` : `Save round ${R.round}`}</button></div>` +
     (!rnd.finished && !rnd.went_out && !rnd.blocked ? '<button type="button" id="r-blocked" class="wide">Nobody can play: the round is blocked</button>' : ""));
 }
 function outPicker(g) {
@@ -96,8 +97,8 @@ function handRow(g, p, i) {
 function padHtml() {
   const keys = ["1", "2", "3", "⌫", "4", "5", "6", "Clear", "7", "8", "9", "0", "Next"];
   const label = { "⌫": "Delete a digit", Clear: "Clear the points", Next: "Next player" };
-  return `<div class="dock"><div class="pad" role="group" aria-label="Number pad for ${esc(R.active || "")}">${keys.map((k) =>
-    `<button type="button" data-key="${k}"${label[k] ? ` aria-label="${label[k]}"` : ""}>${k}</button>`).join("")}</div></div>`;
+  return `<div class="pad" role="group" aria-label="Number pad for ${esc(R.active || "")}">${keys.map((k) =>
+    `<button type="button" data-key="${k}"${label[k] ? ` aria-label="${label[k]}"` : ""}>${k}</button>`).join("")}</div>`;
 }
 function tilePicker(g, rnd) {
   if (!R.active || R.active === R.out) return '<p class="note">Tap a player to pick their tiles.</p>';
