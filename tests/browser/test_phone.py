@@ -249,13 +249,16 @@ def test_item_5_and_acceptance_3_a_round_in_nine_taps_without_scrolling(hub, pho
 
     # Keyboard focus on Save and on the forms' buttons stays clear of the tab bar.
     page.goto(hub.base + "/#/round/1")
+    expect(page.locator("#h-round")).to_be_focused()
     expect(page.locator("#r-save")).to_be_visible()
     assert _focused_clear(page, "#r-save")
     page.goto(hub.base + "/#/new")
-    expect(page.locator("#add-player")).to_be_attached()
+    expect(page.locator("#h-new")).to_be_focused()  # the view is open
+    expect(page.locator("#add-player")).to_be_enabled()  # the hub's rules came
     for sel in ("#add-player", "#seat-mex"):
         assert _focused_clear(page, sel), sel
     page.goto(hub.base + "/#/join")
+    expect(page.locator("#h-join")).to_be_focused()
     expect(page.locator("#settings")).to_be_visible()
     assert _focused_clear(page, "#settings [type=submit]")
 
@@ -278,3 +281,68 @@ def test_item_13_tap_targets_are_44_px(hub, phones):
     expect(link).to_be_visible()
     box = link.bounding_box()
     assert box["width"] >= 44 and box["height"] >= 44, box
+
+
+def test_item_6_and_also_seen_readable_picture_rem_text_focus_motion_toasts(hub, phones):
+    hub.post(
+        "/api/games",
+        {"players": ["Ann", "Bartholomew-Maximilian", "Cid"], "first": 1},
+    )
+    phone = phones()
+    page = phone.page
+    page.emulate_media(reduced_motion="reduce")
+    phone.open("/")
+    # Item 6: the picture's words at least 14 px as drawn; a long name stays in its disc.
+    sizes = page.evaluate("""() => {
+      const svg = document.getElementById('hub'), scale = svg.getBoundingClientRect().width / 412;
+      const px = (el) => parseFloat(getComputedStyle(el).fontSize) * scale;
+      return [...svg.querySelectorAll('.slot .tag, .slot .num, .slot .name')].map(px);
+    }""")
+    assert sizes and min(sizes) >= 14, sizes
+    fits = page.evaluate("""() => [...document.querySelectorAll('#hub .slot')].every((g) => {
+      const name = g.querySelector('.name'), disc = g.querySelector('.disc');
+      if (!name || !name.textContent) return true;
+      const n = name.getBoundingClientRect(), d = disc.getBoundingClientRect();
+      return n.left >= d.left - 0.5 && n.right <= d.right + 0.5;
+    })""")
+    assert fits
+    # Also seen: text in rem follows the phone's text size.
+    body = page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)")
+    page.evaluate("document.documentElement.style.fontSize = '24px'")
+    assert page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)") == body * 1.5
+    page.evaluate("document.documentElement.style.fontSize = ''")
+    # Reduced motion: no CSS animation runs and the ring has no SVG <animate>.
+    page.evaluate("document.getElementById('sim-on').click()")
+    running = page.evaluate(
+        "document.getAnimations().filter((a) => a.playState === 'running').length"
+    )
+    assert running == 0
+    assert page.locator("#hub animate").count() == 0
+    # Focus moves to the new view's heading.
+    page.click(".tabs a[href='#/scores']")
+    expect(page.locator("#h-scores")).to_be_focused()
+    page.click(".tabs a[href='#/games']")
+    expect(page.locator("#h-games")).to_be_focused()
+    # A toast covers neither the header nor the reconnect banner.
+    page.evaluate("document.getElementById('banner').hidden = false")
+    page.evaluate("import('/static/core.js').then((m) => m.toast('Round 1 saved'))")
+    expect(page.locator("#toast")).to_have_text("Round 1 saved")
+    apart = page.evaluate("""() => {
+      const t = document.getElementById('toast').getBoundingClientRect();
+      return ['.top', '#banner'].every((s) => {
+        const r = document.querySelector(s).getBoundingClientRect();
+        return t.bottom <= r.top || t.top >= r.bottom;
+      });
+    }""")
+    assert apart
+
+
+def test_also_seen_the_pad_shows_and_says_who_is_typing(hub, phones):
+    phone, _ = _keeper(hub, phones)
+    page = phone.page
+    expect(page.locator(".hand[data-i='0'] .typing")).to_have_text("typing")
+    _type(page, "12")
+    expect(page.locator("#r-live")).to_have_text("Ann: 12")
+    page.click(".pad [data-key='Next']")
+    expect(page.locator(".hand[data-i='1'] .typing")).to_have_text("typing")
+    expect(page.locator(".hand[data-i='0'] .typing")).to_have_count(0)

@@ -116,7 +116,14 @@ async function route(again = false) {
   try { mod = await VIEWS[want](); } catch { $("banner").hidden = false; return; }
   if (S.view === want) mod.open(arg, section(want));
 }
-window.addEventListener("hashchange", () => (location.hash.startsWith("#claim=") ? claim().finally(route) : route()));
+// A view changed by the reader: focus goes to its heading (screen readers say where they are).
+function focusHeading() {
+  const h = section(S.view).querySelector("h2");
+  if (!h) return;
+  h.tabIndex = -1;
+  h.focus({ preventScroll: true });
+}
+window.addEventListener("hashchange", () => (location.hash.startsWith("#claim=") ? claim().finally(route) : route().then(focusHeading)));
 
 // --- claiming the scorekeeper role (#claim=<id>:<token>) ------------------------------
 async function claim() {

@@ -89,7 +89,7 @@ function outPicker(g) {
 }
 function handRow(g, p, i) {
   const out = p === R.out, tiles = [...R.tiles[p]];
-  return `<li class="hand${p === R.active ? " active" : ""}" data-i="${i}" data-key="h${i}"><button type="button" class="who" data-pick="${i}">${esc(p)}${out ? " · went out" : ""}</button>` +
+  return `<li class="hand${p === R.active ? " active" : ""}" data-i="${i}" data-key="h${i}"><button type="button" class="who" data-pick="${i}">${esc(p)}${out ? " · went out" : ""}${p === R.active && R.mode === "points" && !out ? '<span class="typing">typing</span>' : ""}</button>` +
     `<input id="p${i}" aria-label="${esc(p)}'s points" inputmode="none" autocomplete="off" value="${esc(valueOf(p, g))}"${out || R.mode === "tiles" ? " readonly" : ""}${errAttrs("p" + i)}>` +
     (R.mode === "tiles" && !out ? `<span class="tiles">${tiles.length ? esc(tiles.join("  ")) : "no tiles picked"}</span>` : "") +
     errBox("p" + i) + "</li>";
@@ -173,6 +173,7 @@ function padKey(g, key) {
   R.fresh = false;
   R.dirty = true;
   delete R.errors["p" + g.players.indexOf(p)];
+  $("r-live").textContent = `${p}: ${R.points[p] || "empty"}`;  // typed digits are heard
   render();
 }
 

@@ -13,13 +13,15 @@ function slotXY(n) {
   return [Math.round(RIM * Math.cos(a)), Math.round(RIM * Math.sin(a))];
 }
 
+// A long name is squeezed to the disc's width: it never spills out of its circle.
+const fit = (name) => (name.length > 7 ? ' textLength="82" lengthAdjust="spacingAndGlyphs"' : "");
 function slotSvg(s) {
   const [x, y] = slotXY(s.slot);
   const role = s.button ? 'role="button" tabindex="0"' : 'role="img"';
-  const tags = s.tags.slice(0, 2).map((t, i) => `<text class="tag" y="${12 + i * 14}">${esc(t)}</text>`).join("");
+  const tags = s.tags.slice(0, 2).map((t, i) => `<text class="tag" y="${14 + i * 17}">${esc(t)}</text>`).join("");
   return `<g class="slot ${s.cls.join(" ")}" data-slot="${s.slot}" data-key="slot${s.slot}" transform="translate(${x},${y})" ${role} aria-label="${esc(s.label)}">` +
     '<circle class="ring" r="53"/><circle class="ring2" r="50"/><circle class="disc" r="45"/>' +
-    `<text class="num" y="-29">${s.slot}</text><text class="name" y="-9">${esc(short(s.name))}</text>${tags}` +
+    `<text class="num" y="-29">${s.slot}</text><text class="name" y="-9"${fit(short(s.name, 10))}>${esc(short(s.name, 10))}</text>${tags}` +
     (s.marker ? '<g class="marker"><rect x="-13" y="35" width="26" height="8" rx="2"/></g>' : "") +
     (s.badge ? `<g class="badge"><circle cx="34" cy="-34" r="13"/><text x="34" y="-34">${esc(s.badge)}</text></g>` : "") +
     "</g>";
