@@ -346,3 +346,41 @@ def test_also_seen_the_pad_shows_and_says_who_is_typing(hub, phones):
     page.click(".pad [data-key='Next']")
     expect(page.locator(".hand[data-i='1'] .typing")).to_have_text("typing")
     expect(page.locator(".hand[data-i='0'] .typing")).to_have_count(0)
+
+
+OVERFLOW = """() => {
+  const root = document.documentElement, wide = [];
+  for (const el of document.querySelectorAll('main *, .tabs *, header *')) {
+    const r = el.getBoundingClientRect();
+    // a wide data table may scroll inside its own box (.scroll), as WCAG's reflow allows
+    if (el.closest('.scroll')) continue;
+    if (r.width && el.offsetParent !== null && r.right > root.clientWidth + 1)
+      wide.push(el.id || el.className || el.tagName);
+  }
+  return { scroll: root.scrollWidth - root.clientWidth, wide: wide.slice(0, 5) };
+}"""
+
+
+def test_item_12_every_view_at_200_percent_zoom_scrolls_only_down(hub, chromium):
+    """200 % zoom on a 390 px phone is a 195 px wide page: nothing runs off sideways."""
+    from tests.browser.conftest import Phone
+
+    _, created = hub.post("/api/games", {"players": ["Ann", "Bob", "Cid", "Dee"], "first": 1})
+    context = chromium.new_context(viewport={"width": 195, "height": 422})
+    try:
+        phone = Phone(context, hub.base)
+        page = phone.page
+        phone.open(f"/#claim={created['id']}:{created['token']}")
+        for view in ("table", "scores", "round", "new", "games", "join"):
+            page.goto(f"{hub.base}/#/{view}")
+            if view != "table":  # the claim left the page on #/table already
+                expect(page.locator(f"#h-{view}")).to_be_focused()
+            if view == "new":
+                expect(page.locator("#add-player")).to_be_enabled()
+            if view == "round":
+                expect(page.locator("#r-save")).to_be_visible()
+            found = page.evaluate(OVERFLOW)
+            assert found["scroll"] <= 0 and not found["wide"], (view, found)
+        assert not phone.errors, phone.errors
+    finally:
+        context.close()
