@@ -384,3 +384,27 @@ def test_item_12_every_view_at_200_percent_zoom_scrolls_only_down(hub, chromium)
         assert not phone.errors, phone.errors
     finally:
         context.close()
+
+
+def test_item_10_eight_players_and_back_keep_the_mexican_train_and_the_order(hub, phones):
+    phone = phones()
+    page = phone.page
+    phone.open("/#/new")
+    expect(page.locator("#add-player")).to_be_enabled()
+    expect(page.locator("#mex-slot")).to_have_text("slot 5")
+    for _ in range(4):
+        page.click("#add-player")
+    expect(page.locator("#f-players li")).to_have_count(8)
+    expect(page.locator("#mex-slot")).to_have_text("none")  # an 8th player sits there
+    expect(page.locator("#add-player")).to_be_disabled()
+    expect(page.locator("#add-note")).to_have_text("The hub seats at most 8 players.")
+    slots = page.locator("#f-players .seat").all_inner_texts()
+    assert slots == [f"slot {n}" for n in range(1, 9)]  # clockwise, as they play
+    page.click("button[data-remove='7']")
+    expect(page.locator("#mex-slot")).not_to_have_text("none")  # the train gets it back
+    expect(page.locator("#add-note")).to_have_text("")
+    page.click("button[data-remove='1']")
+    page.click("#add-player")  # the new player sits in the free slot 2, in its place
+    slots = page.locator("#f-players .seat").all_inner_texts()
+    assert slots == sorted(slots, key=lambda s: int(s.split()[1]))
+    expect(page.locator("#f-players li:nth-child(2) input")).to_be_focused()
