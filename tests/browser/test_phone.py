@@ -408,3 +408,21 @@ def test_item_10_eight_players_and_back_keep_the_mexican_train_and_the_order(hub
     slots = page.locator("#f-players .seat").all_inner_texts()
     assert slots == sorted(slots, key=lambda s: int(s.split()[1]))
     expect(page.locator("#f-players li:nth-child(2) input")).to_be_focused()
+
+
+def test_item_15_viewers_see_settings_they_cannot_save_and_the_code_shows(hub, phones):
+    keeper, _ = _keeper(hub, phones, path="/#/join")
+    viewer = phones()
+    viewer.open("/#/join")
+    settings = viewer.page.locator("#settings")
+    expect(settings).to_be_visible()
+    expect(viewer.page.locator("#s-who")).to_contain_text("Only the scorekeeper's phone")
+    expect(settings.locator("[type=submit]")).to_be_disabled()
+    expect(settings.locator("#s-volume")).to_be_disabled()
+    page = keeper.page
+    expect(page.locator("#settings [type=submit]")).to_be_enabled()
+    expect(page.locator("#s-who")).to_have_text("")
+    page.click("#show-handover")
+    qr = page.locator("#handover-qr svg")
+    expect(qr).to_be_visible()
+    expect(qr).to_be_in_viewport()
