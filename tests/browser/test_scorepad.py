@@ -339,16 +339,18 @@ def test_settings_panel_follows_the_hub(hub, phones):
         return
     expect(phone.page.locator("#settings")).to_be_visible()
     expect(phone.page.locator("#s-quiet")).to_have_value(settings["quiet"])
-    phone.page.select_option("#s-quiet", "mute")
-    phone.allowed.append("status of 401")
-    phone.page.click("#settings [type=submit]")  # no game: the table's proof is needed
-    expect(phone.page.locator("#e-settings")).to_contain_text("ask the hub")
+    # No game: the table's proof is needed, so the form says so before any Save.
+    expect(phone.page.locator("#s-quiet")).to_be_disabled()
+    expect(phone.page.locator("#settings [type=submit]")).to_be_disabled()
+    expect(phone.page.locator("#s-who")).to_contain_text("ask the hub")
     phone.page.click("#claim")
     note = phone.page.locator("#claim-note")
     expect(note).to_have_text(re.compile(r"Press slot \d"))
     slot = int(re.search(r"Press slot (\d)", note.text_content() or "").group(1))
     hub.post(f"/api/sim/slots/{slot}/press", {"hold_ms": 0})  # hands on the hub
     expect(note).to_contain_text("The table trusts this phone")
+    expect(phone.page.locator("#s-quiet")).to_be_enabled()
+    phone.page.select_option("#s-quiet", "mute")
     phone.page.click("#settings [type=submit]")
     expect(phone.page.locator("#toast")).to_have_text("Settings saved")
     assert call(hub.base, "GET", "/api/settings")[1]["quiet"] == "mute"
