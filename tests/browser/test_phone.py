@@ -426,3 +426,16 @@ def test_item_15_viewers_see_settings_they_cannot_save_and_the_code_shows(hub, p
     qr = page.locator("#handover-qr svg")
     expect(qr).to_be_visible()
     expect(qr).to_be_in_viewport()
+
+
+def test_item_7_the_speaker_is_explained_in_plain_words(hub, phones):
+    _, settings = hub.get("/api/settings")
+    phone = phones()
+    phone.open("/#/join")
+    note = phone.page.locator("#s-sound")
+    expect(phone.page.locator("#settings")).to_be_visible()
+    if settings["sound"]["available"]:  # a machine with a sound device: nothing to say
+        expect(note).to_have_text("")
+        return
+    expect(note).to_contain_text("The hub's speaker is not working: no sound device answers.")
+    assert "No such file" not in note.inner_text() and "[default]" not in note.inner_text()

@@ -58,7 +58,10 @@ async function loadSettings() {
   $("s-volume").value = r.data.volume; $("s-volume-out").textContent = Math.round(r.data.volume * 100) + "%";
   $("s-quiet").value = r.data.quiet; $("s-turn_chime").checked = !!r.data.turn_chime;
   const sound = r.data.sound;
-  $("s-sound").textContent = sound && sound.available === false ? `The hub's speaker is not working: ${sound.reason || "no sound device"}.` : "";
+  // In plain words; the system's own message stays for whoever fixes it (a tooltip).
+  const off = sound && sound.available === false;
+  $("s-sound").textContent = off ? "The hub's speaker is not working: no sound device answers. Check that a speaker is connected; the games go on without sound." : "";
+  $("s-sound").title = off ? sound.reason || "" : "";
 }
 $("s-volume").addEventListener("input", (e) => ($("s-volume-out").textContent = Math.round(e.target.value * 100) + "%"));
 $("settings").addEventListener("submit", async (e) => {
