@@ -49,8 +49,13 @@ def bearer(token):
     return {"Authorization": f"Bearer {token}"}
 
 
-def score(client, game_id, round_no, body, token=None):
+def score(client, game_id, round_no, body, token=None, mid_round=True):
+    """POST scores. Most tests here score round 1 while the table still plays it, so
+    they say so (``"mid_round": true``, the page's second step); ``mid_round=False``
+    sends the body as it is."""
     headers = bearer(token) if token else {}
+    if mid_round:
+        body = {**body, "mid_round": True}
     return client.post(f"/api/games/{game_id}/rounds/{round_no}/scores", json=body, headers=headers)
 
 
@@ -139,6 +144,40 @@ def test_went_out_by_long_hold_then_scores_finish_the_round(client, hub, game):
     r = score(client, game_id, 2, {"points": {"Ann": 4, "Bob": 0, "Cid": 9}})
     assert r.get_json()["rounds"][1]["went_out"] is None  # nobody went out: blocked
     assert r.get_json()["rounds"][1]["blocked"]
+
+
+def test_a_round_still_in_play_is_not_scored_by_accident(client, hub, game):
+    """Issue 23 item 1: a round the table is still playing answers 409 with a plain
+    reason and changes nothing, unless the body says ``"mid_round": true``."""
+    game_id, _ = game
+    before = client.get(f"/api/games/{game_id}").get_json(), table(client)
+    for phase_body in ({"points": OK_POINTS}, {"points": OK_POINTS, "mid_round": False}):
+        r = score(client, game_id, 1, phase_body, mid_round=False)
+        body = r.get_json()
+        assert r.status_code == 409 and body["field"] == "mid_round", body
+        assert body["error"].startswith("Round 1 is still being played on the table")
+        assert "mid_round" not in body["error"]  # words for people, not a field name
+        assert (client.get(f"/api/games/{game_id}").get_json(), table(client)) == before
+    assert client.get(f"/api/games/{game_id}/rounds/1/history").get_json() == []
+    r = score(client, game_id, 1, {"points": OK_POINTS, "mid_round": "yes"}, mid_round=False)
+    assert r.status_code == 400 and r.get_json()["field"] == "mid_round"
+    r = score(client, game_id, 1, {"points": OK_POINTS, "mid_round": True}, mid_round=False)
+    assert r.status_code == 200 and r.get_json()["round"] == 2
+    # Round 2 is in play now: a correction of round 1 needs no second step.
+    assert table(client)["phase"] == "first-turn"
+    r = score(client, game_id, 1, {"points": {"Ann": 0, "Bob": 1, "Cid": 30}}, mid_round=False)
+    assert r.status_code == 200 and r.get_json()["rounds"][0]["points"]["Bob"] == 1
+    r = score(client, game_id, 2, {"points": OK_POINTS}, mid_round=False)
+    assert r.status_code == 409 and "Round 2 is still" in r.get_json()["error"]
+
+
+def test_a_round_over_on_the_table_is_scored_in_one_step(client, hub, game):
+    game_id, _ = game
+    state = client.post("/api/sim/slots/1/press", json={"hold_ms": 300}).get_json()
+    assert state["game"]["phase"] == "round-over"
+    r = score(client, game_id, 1, {"points": {"Ann": 0, "Bob": 3, "Cid": 4}}, mid_round=False)
+    assert r.status_code == 200, r.get_json()
+    assert r.get_json()["rounds"][0]["went_out"] == "Ann"
 
 
 def test_a_correction_keeps_history_and_does_not_move_the_table(client, game):

@@ -193,11 +193,11 @@ def test_score_bodies_key_names_as_the_game_does(client) -> None:
     r = client.post(
         f"/api/games/{game}/rounds/1/scores",
         headers=auth,
-        json={"points": {decomposed: 0, "Bo": 12}, "went_out": decomposed},
+        json={"points": {decomposed: 0, "Bo": 12}, "went_out": decomposed, "mid_round": True},
     )
     assert r.status_code == 200, r.get_json()
     assert r.get_json()["rounds"][0]["points"] == {"Amélie": 0, "Bo": 12}
-    twice = json.dumps({"points": {decomposed: 0, "Amélie": 1, "Bo": 3}})
+    twice = json.dumps({"points": {decomposed: 0, "Amélie": 1, "Bo": 3}, "mid_round": True})
     r = client.post(
         f"/api/games/{game}/rounds/1/scores",
         headers=auth,
@@ -208,6 +208,6 @@ def test_score_bodies_key_names_as_the_game_does(client) -> None:
     r = client.post(
         f"/api/games/{game}/rounds/1/scores",
         headers=auth,
-        json={"points": {"Bo\u200b": 3, "Amélie": 0}},
+        json={"points": {"Bo\u200b": 3, "Amélie": 0}, "mid_round": True},
     )
     assert r.status_code == 400 and r.get_json()["field"] == "points.Bo\u200b"

@@ -282,7 +282,9 @@ def score(number: int):
     def scored(table: Table, game_id: int) -> None:
         games = table.hub.games  # type: ignore[union-attr]
         out = games.get_game(game_id)["rounds"][number - 1]["went_out"]
-        games.score_round(game_id, number, points={p: 0 if p == out else 5 for p in PLAYERS})
+        games.score_round(
+            game_id, number, points={p: 0 if p == out else 5 for p in PLAYERS}, mid_round=True
+        )
 
     return scored
 

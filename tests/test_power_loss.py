@@ -45,7 +45,7 @@ class Submission:
 
     def body(self) -> dict:
         extra = {} if self.went_out == "keep" else {"went_out": self.went_out}
-        return {"points": self.points, **extra}
+        return {"points": self.points, "mid_round": True, **extra}
 
 
 @dataclass

@@ -52,7 +52,9 @@ def new_game(hub):
 
 def score(hub, game_id, round_no, points, token, **more):
     return hub.post(
-        f"/api/games/{game_id}/rounds/{round_no}/scores", {"points": points, **more}, token=token
+        f"/api/games/{game_id}/rounds/{round_no}/scores",
+        {"points": points, "mid_round": True, **more},
+        token=token,
     )
 
 

@@ -182,7 +182,7 @@ def test_a_full_disk_answers_503_and_changes_nothing(tmp_path, mock_factory):
             _fill(disk)
             r = client.post(
                 f"/api/games/{first['id']}/rounds/1/scores",
-                json={"points": {"Ann": 0, "Bob": 5, "Cy": 7}},
+                json={"points": {"Ann": 0, "Bob": 5, "Cy": 7}, "mid_round": True},
                 headers={"Authorization": f"Bearer {first['token']}"},
             )
             assert r.status_code == 503 and "full" in r.get_json()["error"]
@@ -201,7 +201,7 @@ def test_a_finished_game_is_backed_up_on_the_backup_thread(tmp_path, mock_factor
         game = _tokens(client, {"players": PLAYERS, "rounds": 1}).get_json()
         client.post(
             f"/api/games/{game['id']}/rounds/1/scores",
-            json={"points": {"Ann": 0, "Bob": 5, "Cy": 7}},
+            json={"points": {"Ann": 0, "Bob": 5, "Cy": 7}, "mid_round": True},
             headers={"Authorization": f"Bearer {game['token']}"},
         )
         backups = Backups(tmp_path / "state" / "backups")

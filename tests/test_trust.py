@@ -119,7 +119,7 @@ def test_a_stale_score_edit_is_refused_409_with_the_round_as_it_is(client, live_
     game = _start(client).get_json()
     path = f"/api/games/{game['id']}/rounds/1/scores"
     version = client.get(f"/api/games/{game['id']}").get_json()["version"]
-    first = {"points": {"Ann": 0, "Bob": 5, "Cid": 7}, "version": version}
+    first = {"points": {"Ann": 0, "Bob": 5, "Cid": 7}, "version": version, "mid_round": True}
     assert client.post(path, json=first).status_code == 200
     r = client.post(path, json={"points": {"Ann": 0, "Bob": 9, "Cid": 9}, "version": version})
     body = r.get_json()

@@ -23,7 +23,7 @@ from web.inputs import ID, MAX_ID
 
 bp = Blueprint("games", __name__, url_prefix="/api/games")
 
-SCORE_FIELDS = ("points", "tiles", "went_out")
+SCORE_FIELDS = ("points", "tiles", "went_out", "mid_round")
 
 
 # --- helpers --------------------------------------------------------------------------
@@ -178,7 +178,12 @@ def score_round(game_id: int, number: int) -> Response:
             f"version: expected the game's version (a whole number) from GET /api/games/{game_id}",
             "version",
         )
+    mid_round = body.pop("mid_round", False)  # yes, score the round still in play
+    if not isinstance(mid_round, bool):
+        abort(400, "mid_round: expected true or false", "mid_round")
     request_kwargs = _score_request(body, _round(game, number))
+    if mid_round:
+        request_kwargs["mid_round"] = True
     if version is not None:
         request_kwargs["based_on"] = version
     return jsonify(hub_service().score_round(game_id, number, **request_kwargs))

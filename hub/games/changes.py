@@ -43,6 +43,21 @@ from scorer.store import GameStore, new_token
 log = logging.getLogger("hub")
 
 
+class RoundInPlay(Exception):
+    """Scores for the round the table is still playing, without ``mid_round``: the
+    API answers 409 (a round is saved by accident no more)."""
+
+    field = "mid_round"
+
+    def __init__(self, round: int) -> None:
+        super().__init__(
+            f"Round {round} is still being played on the table. Save its scores once "
+            "someone has gone out or the round is blocked, or confirm that you want to "
+            "save them now."
+        )
+        self.round = round
+
+
 class Games:
     """The store and the table kept in step (thread-safe: any request thread).
 
@@ -114,13 +129,25 @@ class Games:
         went_out: WentOut = KEEP,
         by: str = "scorekeeper",
         based_on: int | None = None,
+        mid_round: bool = False,
     ) -> dict[str, Any]:
         """Record (or correct) a round's scores; the table follows. Returns the game.
         ``based_on``: the game's version the editor saw (``StaleEdit`` if it moved on).
+        ``mid_round``: the caller means to score the round the table is still playing
+        (else that raises ``RoundInPlay``).
 
         Raises the store's ``StoreError`` (``GameNotFound``) and then changes nothing.
         """
         self.writer.flush()  # a round the table just ended is in the store first
+        table = self.loop.table.game
+        if (
+            not mid_round
+            and table is not None
+            and table.id == game_id
+            and table.round == round
+            and table.phase in PLAYING
+        ):
+            raise RoundInPlay(round)
         game = self.store.record_round(
             game_id, round, points, tiles=tiles, went_out=went_out, by=by, based_on=based_on
         )

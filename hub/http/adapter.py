@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from hub.core.events import CENTRE, DoubleFixed, PublicFixed, TurnFixed
+from hub.games.changes import RoundInPlay
 from hub.runtime.broadcast import NewsQueue
 from hub.runtime.settings import SettingsError, check
 from hub.runtime.timers import InlineTimers, Timers
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 REFUSALS: tuple[tuple[type[Exception], int], ...] = (
     (GameNotFound, 404),
     (StaleEdit, 409),
+    (RoundInPlay, 409),
     (StoreError, 400),
     (SetupError, 400),
     (SettingsError, 400),

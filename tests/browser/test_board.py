@@ -81,7 +81,9 @@ def test_the_board_follows_every_table(chromium, tournament, mosquitto):
         for name, points in (("t1", {"Ann": 0, "Bob": 30}), ("t3", {"Flo": 5, "Gus": 0})):
             game = tokens[name]
             status, _ = hubs[name].post(
-                f"/api/games/{game['id']}/rounds/1/scores", {"points": points}, token=game["token"]
+                f"/api/games/{game['id']}/rounds/1/scores",
+                {"points": points, "mid_round": True},
+                token=game["token"],
             )
             assert status == 200, _
         # Every player has a row from the start (unplaced): wait for both tables' totals,

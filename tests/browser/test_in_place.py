@@ -98,7 +98,7 @@ def test_a_tile_tap_fetches_nothing(hub, phones):
     assert requests[before:] == []
     hub.post(
         f"/api/games/{game['id']}/rounds/1/scores",
-        {"points": {"Ann": 0, "Bob": 5, "Cid": 7}, "went_out": "Ann"},
+        {"points": {"Ann": 0, "Bob": 5, "Cid": 7}, "went_out": "Ann", "mid_round": True},
         token=game["token"],
     )
     expect(page.locator("#r-history")).to_contain_text("Bob: 5")  # a score change does
@@ -126,7 +126,7 @@ def test_field_errors_are_tied_to_their_input(hub, phones):
     page.click("#new [type=submit]")
     expect(page.locator("#f-rounds")).not_to_have_attribute("aria-invalid", "true")
     expect(page.locator("input[data-name='1']")).to_have_attribute("aria-describedby", "e-players")
-    expect(page.locator("#e-players")).to_contain_text("player 2 has no name")
+    expect(page.locator("#e-players")).to_contain_text("Player 2 has no name")
 
 
 def test_a_reload_fetches_nothing_unchanged(hub, chromium):

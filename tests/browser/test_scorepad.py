@@ -193,23 +193,23 @@ def test_a_game_from_the_form_to_the_chart(hub, phones):
 
 def test_bad_input_gets_a_message_next_to_the_field(hub, phones):
     phone = phones()
-    phone.allowed.append("status of 400")
+    phone.allowed += ["status of 400", "status of 409"]
     page = phone.page
     phone.open("/#/new")
     for i, name in enumerate(["Ann", "ann", "Cid"]):
         page.fill(f"input[data-name='{i}']", name)
     page.click("button[data-remove='3']")
     page.click("#new [type=submit]")
-    expect(page.locator("#e-players")).to_have_text("players: 'Ann' and 'ann' are the same name")
+    expect(page.locator("#e-players")).to_have_text("'Ann' and 'ann' are the same name")
     expect(page.locator("input[data-name='0']")).to_have_attribute("aria-invalid", "true")
     phone.shot("new-game-error")
     page.fill("input[data-name='1']", "")
     page.click("#new [type=submit]")
-    expect(page.locator("#e-players")).to_contain_text("player 2 has no name")
+    expect(page.locator("#e-players")).to_contain_text("Player 2 has no name")
     page.fill("input[data-name='1']", "Bob")
     page.fill("#f-rounds", "40")
     page.click("#new [type=submit]")
-    expect(page.locator("#e-rounds")).to_have_text("rounds: 40 is not between 1 and 13")
+    expect(page.locator("#e-rounds")).to_have_text("40 is not between 1 and 13")
     expect(page.locator("#e-players")).to_have_text("")
     assert hub.get("/api/games")[1] == [] and hub.get("/api/state")[1]["game"] is None
 
@@ -222,9 +222,14 @@ def test_bad_input_gets_a_message_next_to_the_field(hub, phones):
     page.click(".pad [data-key='Next']")
     page.click(".pad [data-key='4']")
     page.click("#r-save")  # Cid has no points yet: refused on the phone
-    expect(page.locator("#e-p2")).to_contain_text("type the points")
+    expect(page.locator("#e-p2")).to_contain_text("Type the points left in Cid's hand")
+    expect(page.locator("#e-went_out")).to_contain_text("Choose who went out")
     page.click(".hand[data-i='2'] .who")
     page.click(".pad [data-key='0']")
+    page.select_option("#r-out", " ")  # nobody: blocked
+    expect(page.locator("#e-went_out")).to_have_text("")
+    page.click("#r-save")  # the round is still in play: a second step
+    expect(page.locator("#e-round")).to_contain_text("Round 1 is still being played")
     page.click("#r-save")  # 9999 is more than a hand holds: refused by the hub
     expect(page.locator("#e-p0")).to_contain_text("Ann's points 9999")
     expect(page.locator("#p0")).to_have_attribute("aria-invalid", "true")
@@ -295,6 +300,7 @@ def test_handing_over_the_scorekeeping(hub, phones):
     assert link.endswith(f"#claim={game}:{created['token']}")
     old.shot("join-handover")
 
+    new.allowed.append("status of 409")  # round 1 is still in play: the second step
     new.open("/")
     expect(new.page.locator("#role")).to_have_text("Viewer")
     new.open("/" + link[link.index("#") :])  # the QR code's link, on this test's host
@@ -305,7 +311,10 @@ def test_handing_over_the_scorekeeping(hub, phones):
     new.page.click(".tabs a[href='#/round']")
     for key in ["1", "2", "Next", "0", "Next", "7"]:
         new.page.click(f".pad [data-key='{key}']")
+    new.page.select_option("#r-out", " ")  # nobody went out: blocked
     new.page.click("#r-save")
+    expect(new.page.locator("#e-round")).to_contain_text("Round 1 is still being played")
+    new.page.click("#r-save")  # the second step: save it while it is in play
     expect(new.page.locator(".standings")).to_be_visible()
     assert hub.get(f"/api/games/{game}")[1]["totals"] == {"Ann": 12, "Bob": 0, "Cid": 7}
 
@@ -330,16 +339,18 @@ def test_settings_panel_follows_the_hub(hub, phones):
         return
     expect(phone.page.locator("#settings")).to_be_visible()
     expect(phone.page.locator("#s-quiet")).to_have_value(settings["quiet"])
-    phone.page.select_option("#s-quiet", "mute")
-    phone.allowed.append("status of 401")
-    phone.page.click("#settings [type=submit]")  # no game: the table's proof is needed
-    expect(phone.page.locator("#e-settings")).to_contain_text("ask the hub")
+    # No game: the table's proof is needed, so the form says so before any Save.
+    expect(phone.page.locator("#s-quiet")).to_be_disabled()
+    expect(phone.page.locator("#settings [type=submit]")).to_be_disabled()
+    expect(phone.page.locator("#s-who")).to_contain_text("ask the hub")
     phone.page.click("#claim")
     note = phone.page.locator("#claim-note")
     expect(note).to_have_text(re.compile(r"Press slot \d"))
     slot = int(re.search(r"Press slot (\d)", note.text_content() or "").group(1))
     hub.post(f"/api/sim/slots/{slot}/press", {"hold_ms": 0})  # hands on the hub
     expect(note).to_contain_text("The table trusts this phone")
+    expect(phone.page.locator("#s-quiet")).to_be_enabled()
+    phone.page.select_option("#s-quiet", "mute")
     phone.page.click("#settings [type=submit]")
     expect(phone.page.locator("#toast")).to_have_text("Settings saved")
     assert call(hub.base, "GET", "/api/settings")[1]["quiet"] == "mute"

@@ -149,7 +149,7 @@ def test_a_viewer_cannot_take_over_and_the_scorekeeper_can(hub, phones):
     assert viewer.page.evaluate(script, ["/api/games", new, None]) == 403
     assert viewer.page.evaluate(script, ["/api/settings", {"volume": 0}, None]) == 401
     scores = f"/api/games/{game['id']}/rounds/1/scores"
-    points = {"points": {"Ann": 0, "Bob": 1, "Cid": 2}}
+    points = {"points": {"Ann": 0, "Bob": 1, "Cid": 2}, "mid_round": True}
     assert viewer.page.evaluate(script, [scores, points, None]) == 401
     assert call(hub.base, "GET", "/api/state")[1]["game"]["id"] == game["id"]
     keeper.allowed.append("Failed to load resource")
@@ -180,7 +180,7 @@ def test_the_table_claim_hands_the_role_to_a_second_phone(hub, phones):
         hub.base,
         "POST",
         f"/api/games/{game['id']}/rounds/1/scores",
-        {"points": {"Ann": 0, "Bob": 1, "Cid": 2}},
+        {"points": {"Ann": 0, "Bob": 1, "Cid": 2}, "mid_round": True},
         token=token,
     )
     assert status == 200

@@ -33,14 +33,22 @@ const ADD_ONS = [() => import("./mqtt.js"), () => import("./ring.js"), () => imp
 // polling /api/state (and the game now and then) until the stream is taken again.
 // EventSource cannot read Retry-After: the page tries again after about as long.
 const POLL_MS = 3000, STREAM_RETRY_MS = 10000;
-let source = null, retry = null, hiddenAt = 0, poller = null, polls = 0;
+let source = null, retry = null, hiddenAt = 0, poller = null, polls = 0, lost = false;
+// The hub is back (after a restart, or the Wi-Fi): the view on screen asks again.
+function back() {
+  $("banner").hidden = true;
+  if (!lost) return;
+  lost = false;
+  route(true);
+}
 function connect() {
   if (source) source.close();
   clearTimeout(retry);
   source = new EventSource("/api/events");
   // The stream starts with the state; scores changed while it was down are fetched.
-  source.onopen = () => { stopPolling(); $("banner").hidden = true; if (S.game) loadGame(S.game.id, true); };
+  source.onopen = () => { stopPolling(); back(); if (S.game) loadGame(S.game.id, true); };
   source.onerror = () => {
+    lost = true;
     if (source.readyState !== EventSource.CLOSED) { $("banner").hidden = false; return; }  // it retries itself
     startPolling();
     retry = setTimeout(connect, STREAM_RETRY_MS * (0.75 + Math.random() / 2));
@@ -63,7 +71,7 @@ function stopPolling() {
 async function poll() {
   if (document.hidden) return;
   const r = await api("GET", "/api/state");
-  $("banner").hidden = r.ok;
+  if (r.ok) back(); else { lost = true; $("banner").hidden = false; }
   if (!r.ok || !poller) return;
   const was = S.snap && S.snap.game, g = r.data.game;
   newState(r.data);
@@ -88,7 +96,7 @@ function section(view) {
   if (!el) { el = document.createElement("section"); el.id = "v-" + view; el.className = "view"; $("main").append(el); }
   return el;
 }
-async function route() {
+async function route(again = false) {
   const [view, arg] = location.hash.replace(/^#\/?/, "").split("/");
   S.view = view in VIEWS ? view : "table";
   for (const v of Object.keys(VIEWS)) section(v).hidden = v !== S.view;
@@ -96,6 +104,10 @@ async function route() {
     if (a.getAttribute("href") === "#/" + S.view) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
   });
+  if (again) {  // the same view asks the hub again, scrolled and focused as it is
+    if (VIEWS[S.view]) try { (await VIEWS[S.view]()).open(arg, section(S.view)); } catch { $("banner").hidden = false; }
+    return;
+  }
   window.scrollTo(0, 0);
   emit("view", S.view);
   if (!VIEWS[S.view]) return;
@@ -104,7 +116,14 @@ async function route() {
   try { mod = await VIEWS[want](); } catch { $("banner").hidden = false; return; }
   if (S.view === want) mod.open(arg, section(want));
 }
-window.addEventListener("hashchange", () => (location.hash.startsWith("#claim=") ? claim().finally(route) : route()));
+// A view changed by the reader: focus goes to its heading (screen readers say where they are).
+function focusHeading() {
+  const h = section(S.view).querySelector("h2");
+  if (!h) return;
+  h.tabIndex = -1;
+  h.focus({ preventScroll: true });
+}
+window.addEventListener("hashchange", () => (location.hash.startsWith("#claim=") ? claim().finally(route) : route().then(focusHeading)));
 
 // --- claiming the scorekeeper role (#claim=<id>:<token>) ------------------------------
 async function claim() {

@@ -47,7 +47,17 @@ export async function api(method, path, body, id) {
   let data = null;
   try { data = await res.json(); } catch { data = null; }
   if (!res.ok && !(data && data.error)) data = { error: `the hub answered ${res.status}` };
+  if (!res.ok) data.error = plain(data.error, data.field);
   return { ok: res.ok, status: res.status, data };
+}
+
+// A message for people: without the request field it starts with ("players: …",
+// "points.Ann: …", "token: …"), its first letter a capital.
+export function plain(message, field) {
+  let m = String(message ?? "");
+  const head = /^([a-z_][a-z0-9_]*(?:\.[^:\s]+)?): /.exec(m);
+  if (head && (!field || field === head[1] || field.split(".")[0] === head[1].split(".")[0] || !head[1].includes("."))) m = m.slice(head[0].length);
+  return m.charAt(0).toUpperCase() + m.slice(1);
 }
 
 let toastTimer;

@@ -31,7 +31,9 @@ function options(select, pairs, chosen) {
 function renderOneTile(snap) {
   const box = place("v-table", "one-tile", "p");
   box.className = "status one-tile";
-  const names = (snap.one_tile || []).map((slot) => owner(snap, slot));
+  // Only while a round is played: whoever went out holds none, and a new round starts afresh.
+  const playing = snap.game && (snap.game.phase === "play" || snap.game.phase === "first-turn");
+  const names = playing ? (snap.one_tile || []).map((slot) => owner(snap, slot)).filter((n) => n !== snap.went_out) : [];
   box.hidden = !names.length;
   box.textContent = names.length ? `One tile: ${names.join(", ")}` : "";
 }

@@ -5,7 +5,9 @@ import { renderHeader } from "./running.js";
 import { clearErrors, showError } from "./form.js";
 
 export async function open() {
-  if (!$("join-qr").getAttribute("src")) $("join-qr").src = "/join.svg";
+  const qr = $("join-qr");  // again after a failed load (the hub was away)
+  if (!qr.getAttribute("src")) qr.src = "/join.svg";
+  else if (qr.complete && !qr.naturalWidth) qr.src = `/join.svg?again=${Date.now()}`;
   const r = await api("GET", "/api/join");
   $("join-url").textContent = r.ok ? r.data.url : "";
   $("handover").hidden = !keeper();
@@ -17,6 +19,7 @@ $("show-handover").addEventListener("click", async () => {
   if (!r.ok) { $("handover-url").textContent = r.data.error; return; }
   $("handover-qr").innerHTML = r.data.svg.replace("<svg ", '<svg role="img" aria-label="QR code that hands over the scorekeeping" class="qr" ');
   $("handover-url").textContent = r.data.url;
+  $("handover-qr").scrollIntoView({ block: "center" });  // the code to scan, in view
 });
 // The claim: the hub lights a slot; a press there within the window grants a token.
 $("claim").addEventListener("click", async () => {
@@ -31,7 +34,9 @@ $("claim").addEventListener("click", async () => {
     if (!s.ok || s.data.state === "expired") break;
     if (s.data.state !== "granted") continue;
     if (s.data.game) setToken(s.data.game, s.data.token);
+    if (!s.data.game) trustedUntil = Date.now() + 10 * 60 * 1000;
     note.textContent = s.data.game ? `This phone keeps the score of game ${s.data.game} now.` : "The table trusts this phone for 10 minutes: change the settings or start a game.";
+    loadSettings();
     $("claim").disabled = false; renderHeader(); $("handover").hidden = !keeper();
     return;
   }
@@ -40,14 +45,23 @@ $("claim").addEventListener("click", async () => {
 });
 $("forget").addEventListener("click", () => { setToken(gameId(), null); renderHeader(); open(); toast("This phone only views now"); });
 
+// Who may change the settings: the running game's scorekeeper, or a phone the table
+// trusts (a claim with no game, for 10 minutes). Others see them, not a Save refused.
+let trustedUntil = 0;
 async function loadSettings() {
   const r = await api("GET", "/api/settings"), form = $("settings");
   form.hidden = !r.ok;
   if (!r.ok) return;
+  const g = S.snap && S.snap.game, may = (g ? keeper(g.id) : false) || Date.now() < trustedUntil;
+  for (const el of form.elements) el.disabled = !may;
+  $("s-who").textContent = may ? "" : "Only the scorekeeper's phone changes these. To change them from this phone, ask the hub above.";
   $("s-volume").value = r.data.volume; $("s-volume-out").textContent = Math.round(r.data.volume * 100) + "%";
   $("s-quiet").value = r.data.quiet; $("s-turn_chime").checked = !!r.data.turn_chime;
   const sound = r.data.sound;
-  $("s-sound").textContent = sound && sound.available === false ? `The hub's speaker is not working: ${sound.reason || "no sound device"}.` : "";
+  // In plain words; the system's own message stays for whoever fixes it (a tooltip).
+  const off = sound && sound.available === false;
+  $("s-sound").textContent = off ? "The hub's speaker is not working: no sound device answers. Check that a speaker is connected; the games go on without sound." : "";
+  $("s-sound").title = off ? sound.reason || "" : "";
 }
 $("s-volume").addEventListener("input", (e) => ($("s-volume-out").textContent = Math.round(e.target.value * 100) + "%"));
 $("settings").addEventListener("submit", async (e) => {

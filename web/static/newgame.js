@@ -2,7 +2,7 @@
 // no rule data of its own): rules, players clockwise, their seats on a hub picture, who
 // starts, the set, the rounds and the options. The deal line follows every change,
 // worked out from the same data.
-import { $, S, api, esc, gameId, setToken, toast } from "./core.js";
+import { $, S, api, esc, gameId, place, setToken, toast } from "./core.js";
 import { patch } from "./patch.js";
 import { hubSvg, slotFromEvent } from "./table.js";
 import { refresh } from "./running.js";
@@ -49,7 +49,12 @@ function renderPlayers() {
     `<li class="hand player-row" data-key="row${i}"><button type="button" class="seat" data-seat="${i}" aria-pressed="${N.picking === i}" aria-label="Choose a slot for player ${i + 1}">slot ${p.slot}</button>` +
     `<input data-field="players players.${i}" data-name="${i}" value="${esc(p.name)}" maxlength="24" autocomplete="off" aria-label="Player ${i + 1}'s name" placeholder="Player ${i + 1}">` +
     `<button type="button" data-remove="${i}" aria-label="Remove player ${i + 1}"${N.players.length <= fewest ? " disabled" : ""}>✕</button></li>`).join(""));
-  $("add-player").disabled = N.players.length >= Math.min(most, 8);
+  const full = N.players.length >= Math.min(most, 8);
+  $("add-player").disabled = full;
+  // Greyed out with the reason beside it, never silently.
+  place("v-new", "add-note", "p").className = "note";
+  $("add-note").textContent = !full ? "" : most < 8 ? `These rules seat at most ${most} players.` : "The hub seats at most 8 players.";
+  $("add-player").after($("add-note"));
   renderFirst();
 }
 function renderFirst() {
@@ -128,9 +133,12 @@ function seatAt(n) {
     const me = N.players[N.picking], old = me.slot;
     if (i >= 0) N.players[i].slot = old; else if (n === N.mex) N.mex = old;
     me.slot = n; N.picking = null;
+    clockwise();
   }
   renderPlayers(); renderSeats();
 }
+// The list is the order of play: clockwise round the hub, from slot 1.
+function clockwise() { N.players.sort((a, b) => a.slot - b.slot); }
 function firstFree() {
   for (let n = 1; n <= 8; n++) if (n !== N.mex && !N.players.some((p) => p.slot === n)) return n;
   return null;
@@ -144,15 +152,21 @@ $("no-mex").addEventListener("click", () => { N.mex = null; N.picking = null; re
 $("add-player").addEventListener("click", () => {
   if (!N.rules) return; // the rules have not come yet (the button starts disabled)
   let slot = firstFree();
-  if (slot == null) { slot = N.mex; N.mex = null; }
-  N.players.push({ name: "", slot });
+  if (slot == null) { slot = N.mex; N.mex = null; N.mexTaken = true; }  // an 8th player
+  const added = { name: "", slot };
+  N.players.push(added);
+  clockwise();
   render();
-  $("f-players").querySelector("li:last-child input").focus();
+  $("f-players").querySelector(`input[data-name="${N.players.indexOf(added)}"]`).focus();
 });
 $("f-players").addEventListener("click", (e) => {
   const b = e.target.closest("button");
   if (!b) return;
-  if (b.dataset.remove) { N.players.splice(+b.dataset.remove, 1); N.picking = null; render(); return; }
+  if (b.dataset.remove) {
+    N.players.splice(+b.dataset.remove, 1); N.picking = null;
+    if (N.mex == null && N.mexTaken) { N.mex = firstFree(); N.mexTaken = false; }  // the train gets its slot back
+    render(); return;
+  }
   const i = +b.dataset.seat;
   N.picking = N.picking === i ? null : i;
   renderPlayers(); renderSeats();
@@ -184,8 +198,8 @@ $("new").addEventListener("submit", async (e) => {
   const form = $("new");
   clearErrors(form);
   const body = newGameBody(), empty = body.players.findIndex((p) => !p);
-  if (empty >= 0) return showError(form, { field: `players.${empty}`, error: `players: player ${empty + 1} has no name (type one, or remove the row)` }, "e-new");
-  if (typeof body.rounds === "string") return showError(form, { field: "rounds", error: `rounds: ${body.rounds} is not a whole number` }, "e-new");
+  if (empty >= 0) return showError(form, { field: `players.${empty}`, error: `Player ${empty + 1} has no name: type one, or remove the row.` }, "e-new");
+  if (typeof body.rounds === "string") return showError(form, { field: "rounds", error: `${body.rounds} is not a whole number of rounds.` }, "e-new");
   const submit = form.querySelector("[type=submit]");
   submit.disabled = true;
   const r = await api("POST", "/api/games", body, gameId()); // over a game: its token

@@ -21,12 +21,14 @@ function pixelXY(i, n) {
   return [(R * Math.cos(a)).toFixed(1), (R * Math.sin(a)).toFixed(1)];
 }
 
+// With reduced motion the ring shows each LED steady: no SVG <animate> at all.
+const still = () => matchMedia("(prefers-reduced-motion: reduce)").matches;
 export function ringSvg(ring) {
   if (!ring || !ring.pixels || !ring.pixels.length) return "";
   const n = ring.pixels.length, effects = ring.effects || [];
   const dots = ring.pixels.map((hex, i) => {
     const [x, y] = pixelXY(i, n), off = hex === "000000", effect = effects[i];
-    const motion = off ? "" : effect === "chase" ? chase(i, n) : ANIMATE[effect] || "";
+    const motion = off || still() ? "" : effect === "chase" ? chase(i, n) : ANIMATE[effect] || "";
     return `<circle class="led${off ? " off" : ""}" data-led="${i}" data-colour="${hex}" data-effect="${effect || "steady"}"` +
       ` cx="${x}" cy="${y}" r="${DOT}" fill="${off ? "none" : "#" + hex}">${motion}</circle>`;
   }).join("");

@@ -6,15 +6,24 @@ import { $, S, api, esc, gameId, keeper, on, own, short, toast } from "./core.js
 import { patch } from "./patch.js";
 import { onGame } from "./running.js";
 
-// errors: {p<i> | went_out | round: message}, shown by render().
-const R = { key: "", round: 0, mode: "points", points: byName(), tiles: byName(), active: null, out: "", outSet: false, dirty: false, errors: {} };
+// errors: {p<i> | went_out | round: message}, shown by render(). out: who went out, or
+// "" with blocked (nobody: the round was blocked) or neither (not chosen yet: Save asks).
+// midRound: the hub said the round is still in play; the next Save says "mid_round".
+const R = { fresh: true, key: "", round: 0, mode: "points", points: byName(), tiles: byName(), active: null, out: "", blocked: false, outSet: false, dirty: false, midRound: false, errors: {} };
+const BLOCKED = " ";  // the "Went out" choice "Nobody": a name is never blank
 // Name-keyed data has no prototype: "__proto__" or "toString" is a player like any other.
 function byName() { return Object.create(null); }
 const curGame = () => (S.game && S.game.id === gameId() ? S.game : null);
 
+let openedWith;  // the route's round ("" for the current one), for when the game comes
 export function open(arg) {
+  openedWith = arg;
   const g = curGame();
-  if (!g) { $("round-changes").hidden = true; return patch($("round"), '<p class="note">No game is running.</p>'); }
+  if (!g) {
+    $("round-changes").hidden = true;
+    const loading = !S.snap || (S.snap.game && !S.game);
+    return patch($("round"), `<p class="note">${loading ? "Loading the game…" : "No game is running."}</p>`);
+  }
   const open = g.rounds.find((r) => !r.finished), last = g.rounds[g.rounds.length - 1];
   const n = arg ? +arg : open ? open.round : last ? last.round : 1;
   if (R.key !== `${g.id}/${n}`) reset(g, n);
@@ -27,20 +36,22 @@ function hubOut(g, n) {
 }
 function reset(g, n) {
   const rnd = g.rounds.find((r) => r.round === n) || { finished: false, points: {} };
-  Object.assign(R, { key: `${g.id}/${n}`, round: n, mode: "points", points: byName(), tiles: byName(), dirty: false, outSet: false, errors: {} });
+  Object.assign(R, { key: `${g.id}/${n}`, round: n, mode: "points", points: byName(), tiles: byName(), dirty: false, outSet: false, midRound: false, fresh: true, errors: {} });
   for (const p of g.players) { R.points[p] = rnd.finished ? String(own(rnd.points, p) ?? "") : ""; R.tiles[p] = new Set(); }
   R.out = rnd.went_out || hubOut(g, n);
+  R.blocked = !R.out && !!(rnd.finished || rnd.blocked);
   R.active = g.players.find((p) => p !== R.out) || null;
 }
 on("state", () => {
   const g = curGame();
   if (S.view !== "round" || !g || R.outSet || R.key !== `${g.id}/${R.round}`) return;
   const out = hubOut(g, R.round);
-  if (out && out !== R.out) { R.out = out; if (R.active === out) R.active = g.players.find((p) => p !== out); render(); }
+  if (out && out !== R.out) { R.out = out; R.blocked = false; if (R.active === out) R.active = g.players.find((p) => p !== out); render(); }
 });
 on("game", () => {
   const g = curGame();
   if (S.view !== "round" || !g) return;
+  if (!R.key.startsWith(`${g.id}/`)) return open(openedWith);  // the game just came
   if (!R.dirty) render();
   loadHistory(g);
 });
@@ -64,26 +75,30 @@ function render() {
     `<div class="seg" role="radiogroup" aria-label="Count by"><label><input type="radio" name="mode" value="points"${R.mode === "points" ? " checked" : ""}> Points</label>` +
     `<label><input type="radio" name="mode" value="tiles"${R.mode === "tiles" ? " checked" : ""}> Tiles left</label></div>` +
     `<ul class="hands" aria-label="Hands">${g.players.map((p, i) => handRow(g, p, i)).join("")}</ul>` +
-    (R.mode === "points" ? padHtml() : tilePicker(g, rnd)) + errBox("round") +
-    `<div><button type="button" id="r-save" class="primary wide">${rnd.finished ? `Save the correction of round ${R.round}` : `Save round ${R.round}`}</button></div>` +
+    (R.mode === "points" ? "" : tilePicker(g, rnd) + errBox("round")) +
+    // Save sits in the dock over the tabs with the pad: never under the tabs, no scroll.
+    `<div class="dock">${R.mode === "points" ? padHtml() + errBox("round") : ""}<button type="button" id="r-save" class="primary wide${R.midRound ? " warn" : ""}">${rnd.finished ? `Save the correction of round ${R.round}` : R.midRound ? `Yes, save round ${R.round} now, while it is still played` : `Save round ${R.round}`}</button></div>` +
     (!rnd.finished && !rnd.went_out && !rnd.blocked ? '<button type="button" id="r-blocked" class="wide">Nobody can play: the round is blocked</button>' : ""));
 }
 function outPicker(g) {
-  return `<label for="r-out">Went out</label><select id="r-out"${errAttrs("went_out")}><option value="">Nobody: the round was blocked</option>${g.players.map((p) =>
-    `<option value="${esc(p)}"${p === R.out ? " selected" : ""}>${esc(p)}</option>`).join("")}</select>${errBox("went_out")}`;
+  const unset = !R.out && !R.blocked;
+  return `<label for="r-out">Went out</label><select id="r-out"${errAttrs("went_out")}>` +
+    (unset ? '<option value="" selected>Choose who went out</option>' : "") + g.players.map((p) =>
+    `<option value="${esc(p)}"${p === R.out ? " selected" : ""}>${esc(p)}</option>`).join("") +
+    `<option value="${BLOCKED}"${R.blocked ? " selected" : ""}>Nobody: the round was blocked</option></select>${errBox("went_out")}`;
 }
 function handRow(g, p, i) {
   const out = p === R.out, tiles = [...R.tiles[p]];
-  return `<li class="hand${p === R.active ? " active" : ""}" data-i="${i}" data-key="h${i}"><button type="button" class="who" data-pick="${i}">${esc(p)}${out ? " · went out" : ""}</button>` +
+  return `<li class="hand${p === R.active ? " active" : ""}" data-i="${i}" data-key="h${i}"><button type="button" class="who" data-pick="${i}">${esc(p)}${out ? " · went out" : ""}${p === R.active && R.mode === "points" && !out ? '<span class="typing">typing</span>' : ""}</button>` +
     `<input id="p${i}" aria-label="${esc(p)}'s points" inputmode="none" autocomplete="off" value="${esc(valueOf(p, g))}"${out || R.mode === "tiles" ? " readonly" : ""}${errAttrs("p" + i)}>` +
     (R.mode === "tiles" && !out ? `<span class="tiles">${tiles.length ? esc(tiles.join("  ")) : "no tiles picked"}</span>` : "") +
     errBox("p" + i) + "</li>";
 }
 function padHtml() {
-  const keys = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "Next"];
-  const label = { "⌫": "Delete a digit", Next: "Next player" };
-  return `<div class="dock"><div class="pad" role="group" aria-label="Number pad for ${esc(R.active || "")}">${keys.map((k) =>
-    `<button type="button" data-key="${k}"${label[k] ? ` aria-label="${label[k]}"` : ""}>${k}</button>`).join("")}</div></div>`;
+  const keys = ["1", "2", "3", "⌫", "4", "5", "6", "Clear", "7", "8", "9", "0", "Next"];
+  const label = { "⌫": "Delete a digit", Clear: "Clear the points", Next: "Next player" };
+  return `<div class="pad" role="group" aria-label="Number pad for ${esc(R.active || "")}">${keys.map((k) =>
+    `<button type="button" data-key="${k}"${label[k] ? ` aria-label="${label[k]}"` : ""}>${k}</button>`).join("")}</div>`;
 }
 function tilePicker(g, rnd) {
   if (!R.active || R.active === R.out) return '<p class="note">Tap a player to pick their tiles.</p>';
@@ -113,16 +128,24 @@ async function loadHistory(g) {
     "<li>No scores yet.</li>");
 }
 
-function setActive(p) { R.active = p; render(); }
+// fresh: the active player was just chosen, so the first digit replaces what was there.
+function setActive(p) { R.active = p; R.fresh = true; render(); }
 $("round").addEventListener("input", (e) => {
   const g = curGame(), m = /^p(\d+)$/.exec(e.target.id || "");
   if (e.target.id === "r-round") location.hash = `#/round/${e.target.value}`;
   else if (e.target.id === "r-out") {
-    R.out = e.target.value; R.outSet = R.dirty = true;
+    R.blocked = e.target.value === BLOCKED; R.out = R.blocked ? "" : e.target.value; R.outSet = R.dirty = true;
+    delete R.errors.went_out;
     if (R.active === R.out) R.active = g.players.find((p) => p !== R.out);
     render();
   } else if (e.target.name === "mode") { R.mode = e.target.value; render(); }
-  else if (m) { R.points[g.players[+m[1]]] = e.target.value.replace(/\D/g, "").slice(0, 4); R.dirty = true; }
+  else if (m) {
+    const v = e.target.value.trim(), key = "p" + m[1];
+    R.points[g.players[+m[1]]] = v; R.dirty = true; R.fresh = false;
+    const was = R.errors[key] || "";
+    if (/^\d*$/.test(v)) delete R.errors[key]; else R.errors[key] = `“${v}” is not a number: type digits only.`;
+    if ((R.errors[key] || "") !== was) render();
+  }
 });
 $("round").addEventListener("click", (e) => {
   const g = curGame(), b = e.target.closest("button, input");
@@ -145,14 +168,19 @@ function padKey(g, key) {
     const order = g.players.filter((x) => x !== R.out);
     return setActive(order[(order.indexOf(p) + 1) % order.length]);
   }
-  const v = R.points[p];
-  R.points[p] = key === "⌫" ? v.slice(0, -1) : (v === "0" ? "" : v).concat(key).slice(0, 4);
+  const v = R.fresh || !/^\d*$/.test(R.points[p]) ? "" : R.points[p];
+  R.points[p] = key === "Clear" ? "" : key === "⌫" ? R.points[p].slice(0, -1) : (v === "0" ? "" : v).concat(key).slice(0, 4);
+  R.fresh = false;
   R.dirty = true;
+  delete R.errors["p" + g.players.indexOf(p)];
+  $("r-live").textContent = `${p}: ${R.points[p] || "empty"}`;  // typed digits are heard
   render();
 }
 
 function body(g) {
+  if (!R.out && !R.blocked) R.errors.went_out = "Choose who went out, or “Nobody” if the round was blocked.";
   const out = { went_out: R.out || null };
+  if (R.midRound) out.mid_round = true;
   if (R.mode === "tiles") {
     out.tiles = byName();
     for (const p of g.players) out.tiles[p] = p === R.out ? [] : [...R.tiles[p]];
@@ -160,7 +188,7 @@ function body(g) {
     out.points = byName();
     g.players.forEach((p, i) => {
       const v = valueOf(p, g);
-      if (!/^\d+$/.test(v)) R.errors["p" + i] = `${p}: type the points left in the hand (0 if none)`;
+      if (!/^\d+$/.test(v)) R.errors["p" + i] = /^\d*$/.test(v) ? `Type the points left in ${p}'s hand (0 if none).` : `“${v}” is not a number: type digits only.`;
       out.points[p] = +v;
     });
   }
@@ -177,12 +205,20 @@ async function save(g) {
   const r = await api("POST", `/api/games/${g.id}/rounds/${R.round}/scores`, sent, g.id);
   button.disabled = false;
   if (r.status === 409 && r.data.field === "version") return stale(g, r);
+  if (r.status === 409 && r.data.field === "mid_round") return inPlay(r);
   if (!r.ok) return failed(g, r);
   const n = R.round;
   R.key = "";
   onGame(r.data);
   toast(`Round ${n} saved`);
   location.hash = "#/scores";
+}
+// The hub says the round is still in play: say so, and make Save the second step.
+function inPlay(r) {
+  R.midRound = true;
+  R.errors = { round: r.data.error };
+  render();
+  $("e-round").scrollIntoView({ block: "center" });
 }
 // Another scorekeeper saved first: show what is stored now, keep what was typed.
 async function stale(g, r) {
@@ -211,7 +247,7 @@ function failed(g, r) {
 async function block(g) {
   const r = await api("POST", `/api/games/${g.id}/rounds/${R.round}/blocked`, {}, g.id);
   if (!r.ok) { R.errors = { round: r.data.error }; return render(); }
-  R.out = ""; R.outSet = true;
+  R.out = ""; R.blocked = true; R.outSet = true;
   onGame(r.data);
   render();
 }

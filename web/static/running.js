@@ -20,6 +20,7 @@ export function onGame(game) {
   if (S.game && S.game.id === game.id || gameId() === game.id) S.game = game;
   if (S.shown && S.shown.id === game.id) S.shown = game;
   renderHeader();
+  if (S.game === game) renderTable();  // the table view names the winner
   emit("game", game);
 }
 let loading = null;  // the game being fetched: one request at a time per game
@@ -33,7 +34,7 @@ export async function loadGame(id, again = false) {
 
 export function renderHeader() {
   const g = S.snap && S.snap.game;
-  $("title").textContent = g ? `Game ${g.id} · round ${g.round} of ${g.rounds}` : "Mexican Train";
+  $("title").textContent = !g ? "Mexican Train" : g.phase === "finished" ? `Game ${g.id} · the game is over` : `Game ${g.id} · round ${g.round} of ${g.rounds}`;
   const k = keeper();
   $("role").textContent = k ? "Scorekeeper" : "Viewer";
   $("role").classList.toggle("keeper", k);

@@ -24,8 +24,9 @@ export async function open(arg) {
 }
 
 const lowest = (p) => (p.lowest_nonzero == null ? "none" : p.lowest_nonzero);
-function whyNotes(places) {
+function whyNotes(places, scored) {
   const why = Object.create(null);
+  if (!scored) return why;  // before any round is scored everyone is level: no notes
   const add = (n, t) => (why[n] = why[n] ? why[n] + "; " + t : t);
   for (let i = 0; i + 1 < places.length; i++) {
     const a = places[i], b = places[i + 1];
@@ -41,7 +42,7 @@ function whyNotes(places) {
 function render() {
   const g = S.shown;
   if (!g || S.view !== "scores") return;
-  const why = whyNotes(g.places || []);
+  const why = whyNotes(g.places || [], (g.rounds || []).some((r) => r.finished));
   const rows = (g.places || []).map((p) =>
     `<tr><td class="rank">${p.tied ? "=" : ""}${p.rank}</td><td>${esc(p.name)}${why[p.name] ? `<span class="why">${esc(why[p.name])}</span>` : ""}</td><td>${p.total}</td></tr>`).join("");
   const state = g.finished ? "finished" : `round ${g.round} of ${g.round_count}`;

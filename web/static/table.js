@@ -13,13 +13,15 @@ function slotXY(n) {
   return [Math.round(RIM * Math.cos(a)), Math.round(RIM * Math.sin(a))];
 }
 
+// A long name is squeezed to the disc's width: it never spills out of its circle.
+const fit = (name) => (name.length > 7 ? ' textLength="82" lengthAdjust="spacingAndGlyphs"' : "");
 function slotSvg(s) {
   const [x, y] = slotXY(s.slot);
   const role = s.button ? 'role="button" tabindex="0"' : 'role="img"';
-  const tags = s.tags.slice(0, 2).map((t, i) => `<text class="tag" y="${12 + i * 14}">${esc(t)}</text>`).join("");
+  const tags = s.tags.slice(0, 2).map((t, i) => `<text class="tag" y="${14 + i * 17}">${esc(t)}</text>`).join("");
   return `<g class="slot ${s.cls.join(" ")}" data-slot="${s.slot}" data-key="slot${s.slot}" transform="translate(${x},${y})" ${role} aria-label="${esc(s.label)}">` +
     '<circle class="ring" r="53"/><circle class="ring2" r="50"/><circle class="disc" r="45"/>' +
-    `<text class="num" y="-29">${s.slot}</text><text class="name" y="-9">${esc(short(s.name))}</text>${tags}` +
+    `<text class="num" y="-29">${s.slot}</text><text class="name" y="-9"${fit(short(s.name, 10))}>${esc(short(s.name, 10))}</text>${tags}` +
     (s.marker ? '<g class="marker"><rect x="-13" y="35" width="26" height="8" rx="2"/></g>' : "") +
     (s.badge ? `<g class="badge"><circle cx="34" cy="-34" r="13"/><text x="34" y="-34">${esc(s.badge)}</text></g>` : "") +
     "</g>";
@@ -98,8 +100,9 @@ function statusLine(snap) {
   if (!g) return "No game is running. Start one and seat the players on the hub.";
   const head = `Round ${g.round} of ${g.rounds} · engine ${g.engine}-${g.engine}`;
   if (g.phase === "finished") {
-    const won = S.game && S.game.id === g.id && S.game.winner;
-    return `${head} · the game is over${won ? `: <strong>${esc(won)} won</strong>` : ""}`;
+    const done = S.game && S.game.id === g.id ? S.game : null;
+    const won = done && (done.winner ? `${esc(done.winner)} won` : done.winners && done.winners.length ? `tied for first: ${esc(done.winners.join(", "))}` : "");
+    return `Game ${g.id} · the game is over${won ? `: <strong class="big">${won}</strong>` : ""}`;
   }
   if (g.phase === "round-over") {
     const who = snap.went_out ? `${esc(snap.went_out)} went out` : "the round is over";
