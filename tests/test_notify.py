@@ -143,7 +143,9 @@ def test_ready_status_watchdog_and_a_frozen_loop(hub_process):
     lines = journal.read_text().splitlines()
     # The journal's form: a syslog priority first, no timestamp (journald adds its own).
     assert lines and all(line[:3] in {"<3>", "<4>", "<6>", "<7>"} for line in lines), lines
-    assert any(line.startswith("<4>hub.runtime.notify: the hub loop has not answered") for line in lines)
+    assert any(
+        line.startswith("<4>hub.runtime.notify: the hub loop has not answered") for line in lines
+    )
     assert any(line.startswith("<4>hub.runtime.notify: SIGUSR2: freezing") for line in lines)
     start_lines = [line for line in lines if ": backend sim;" in line]
     assert len(start_lines) == 1, lines
