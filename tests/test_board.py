@@ -370,3 +370,33 @@ def test_tables_are_capped_and_the_long_gone_forgotten(monkeypatch):
     changes = board.changes_since(seen, 0.1)
     assert changes is not None and changes.whole
     assert sorted(t["hub_id"] for t in changes.tables) == ["a", "c"]
+
+
+def test_idle_sockets_never_lock_the_board_out():
+    """The board runs on the hub's own server: with every connection taken by idle
+    sockets, a page load still gets in (plain waitress refused it for 120 s)."""
+    import socket
+    import urllib.request
+
+    from hub.cli.board import board_server
+
+    board = TournamentBoard()
+    feed(board, "t1", "status", "online")
+    stopping = threading.Event()
+    app = create_board_app(board, stopping, most_streams=2)
+    server = board_server(app, "127.0.0.1", 0, 6, connection_limit=16, cleanup_interval=1)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{server.effective_port}"
+    idle = [socket.create_connection(("127.0.0.1", server.effective_port)) for _ in range(16)]
+    try:
+        with urllib.request.urlopen(base + "/api/board", timeout=10) as answer:
+            assert json.load(answer)["tables"][0]["hub_id"] == "t1"
+        with urllib.request.urlopen(base + "/api/board/events", timeout=10) as live:
+            assert live.readline().startswith(b"retry:")
+    finally:
+        stopping.set()
+        for sock in idle:
+            sock.close()
+        server.close()
+        thread.join(10)
