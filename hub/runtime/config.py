@@ -136,6 +136,8 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
 
 def _check_values(c: dict[str, Any]) -> None:
     _check_choice("hub.backend", c["hub"]["backend"], BACKENDS)
+    if not c["hub"]["state_dir"].strip():  # "" is the current folder: never the hub's
+        raise ConfigError("hub.state_dir: empty; name the hub's own folder (default 'state')")
     _check_choice("hub.default_rules", c["hub"]["default_rules"], tuple(PROFILES))
     _check_range("web.port", c["web"]["port"], 1, 65535)
     _check_range("web.threads", c["web"]["threads"], 4, 512)
