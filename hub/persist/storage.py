@@ -2,10 +2,11 @@
 while it runs, restored by hand.
 
 A damaged, emptied or missing database (while the backups or the table's journal say
-games existed) is never started over silently and never deleted: :func:`check_storage` raises :class:`StorageProblem`, which says what is wrong
-and what to do; ``mtrain-hub run`` prints it, logs it, shows it on the page and exits
-with status 3 (``hub.cli.EXIT_STORAGE``, the unit's ``RestartPreventExitStatus``). Backups
-use SQLite's online backup API, so they are consistent while the hub writes.
+games existed) is never started over silently and never deleted: :func:`check_storage`
+raises :class:`StorageProblem`, which says what is wrong and what to do; ``mtrain-hub
+run`` prints it, logs it, shows it on the page and exits with status 3
+(``hub.cli.EXIT_STORAGE``, the unit's ``RestartPreventExitStatus``). Backups use
+SQLite's online backup API, so they are consistent while the hub writes.
 """
 
 from __future__ import annotations
