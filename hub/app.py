@@ -372,7 +372,7 @@ class Hub:
         from hub.http.server import make_server
         from web import create_app
 
-        app = create_app(self.web_service())
+        app = create_app(self.web_service(), {"HUB_HOSTS": self.config["web"]["hosts"]})
         try:
             self._server = make_server(
                 app,

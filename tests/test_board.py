@@ -304,3 +304,99 @@ def test_a_head_request_gives_its_live_place_back():
     assert live.status_code == 200 and b"event: board" in next(live.response)
     stopping.set()
     live.close()
+
+
+@pytest.mark.parametrize("phase", [3, True, 2.5, ["play"], {"a": 1}, "x" * 41])
+def test_a_phase_of_another_type_is_never_served(phase):
+    board = TournamentBoard()
+    feed(board, "t1", "state", {**state(1, ["Ann"]), "game": {"round": 1, "phase": phase}})
+    (table,) = board.view()["tables"]
+    assert table["phase"] is None and table["round"] == 1
+
+
+@pytest.mark.parametrize(
+    "big", [10**4000, 10**7, -(10**7), 1e300], ids=["4000 digits", "1e7", "-1e7", "1e300"]
+)
+def test_numbers_beyond_any_score_are_left_out(big):
+    board = TournamentBoard()
+    payload = game(["Ann", "Bob"], [({"Ann": 0, "Bob": 12}, "Ann")])
+    payload["totals"]["Bob"] = big
+    payload["rounds"].append({"round": 2, "points": {"Ann": big, "Bob": 3}, "went_out": "Bob"})
+    board.post("mtrain/t1/game", json.dumps(payload).encode())
+    board.drain()
+    view = json.loads(json.dumps(board.view()))
+    (table,) = view["tables"]
+    assert {p["name"]: p["total"] for p in table["players"]} == {"Ann": 0, "Bob": None}
+    points = {row["name"]: row["points"] for row in view["standings"]}
+    assert points == {"Ann": 0, "Bob": 15}  # the huge round score left out, not summed
+
+
+def test_what_one_hub_publishes_is_bounded():
+    board = TournamentBoard()
+    crowd = [f"p{i}" for i in range(40_000)]
+    feed(board, "big", "game", game(crowd[:500], [({"p0": 1}, "p0")] * 50))
+    (table,) = board.view()["tables"]
+    assert len(table["players"]) == board_module.MOST_PLAYERS
+    assert table["rounds_scored"] == board_module.MOST_ROUNDS
+    # A message beyond MOST_PAYLOAD is not even parsed.
+    feed(board, "huge", "game", game(crowd, []))
+    assert [t["hub_id"] for t in board.view()["tables"]] == ["big"]
+    feed(board, "x" * (board_module.MOST_HUB_ID + 1), "status", "online")
+    assert len(board.view()["tables"]) == 1
+
+
+def test_tables_are_capped_and_the_long_gone_forgotten(monkeypatch):
+    monkeypatch.setattr(board_module, "MOST_TABLES", 3)
+    now = [1000.0]
+    board = TournamentBoard(clock=lambda: now[0])
+    for hub_id in ("a", "b"):
+        feed(board, hub_id, "status", "online")
+    for i in range(50):  # spam ids that never say they are online: they push each other out
+        feed(board, f"spam{i}", "state", state(1, ["Ann"]))
+    assert sorted(t["hub_id"] for t in board.view()["tables"]) == ["a", "b", "spam49"]
+    feed(board, "c", "status", "online")  # a real hub still finds a place
+    ids = sorted(t["hub_id"] for t in board.view()["tables"])
+    assert ids == ["a", "b", "c"]
+    feed(board, "d", "status", "online")  # every place online: refused, counted
+    assert board.refused == 1 and len(board.view()["tables"]) == 3
+    feed(board, "b", "status", "offline")
+    seen = board.view()["version"]
+    now[0] += board_module.FORGET_AFTER_S - 1
+    board.drain()
+    assert len(board.view()["tables"]) == 3  # offline, not yet long enough
+    now[0] += 1
+    board.drain()
+    assert sorted(t["hub_id"] for t in board.view()["tables"]) == ["a", "c"]
+    changes = board.changes_since(seen, 0.1)
+    assert changes is not None and changes.whole
+    assert sorted(t["hub_id"] for t in changes.tables) == ["a", "c"]
+
+
+def test_idle_sockets_never_lock_the_board_out():
+    """The board runs on the hub's own server: with every connection taken by idle
+    sockets, a page load still gets in (plain waitress refused it for 120 s)."""
+    import socket
+    import urllib.request
+
+    from hub.cli.board import board_server
+
+    board = TournamentBoard()
+    feed(board, "t1", "status", "online")
+    stopping = threading.Event()
+    app = create_board_app(board, stopping, most_streams=2)
+    server = board_server(app, "127.0.0.1", 0, 6, connection_limit=16, cleanup_interval=1)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{server.effective_port}"
+    idle = [socket.create_connection(("127.0.0.1", server.effective_port)) for _ in range(16)]
+    try:
+        with urllib.request.urlopen(base + "/api/board", timeout=10) as answer:
+            assert json.load(answer)["tables"][0]["hub_id"] == "t1"
+        with urllib.request.urlopen(base + "/api/board/events", timeout=10) as live:
+            assert live.readline().startswith(b"retry:")
+    finally:
+        stopping.set()
+        for sock in idle:
+            sock.close()
+        server.close()
+        thread.join(10)

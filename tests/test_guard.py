@@ -160,3 +160,37 @@ def test_the_game_cookie_is_strict_and_http_only(client):
 )
 def test_same_origin(origin, host, scheme, same):
     assert same_origin(origin, host, scheme) is same
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["evil.example", "evil.example:8080", "hub.evil.example.", "localhost.evil.example", "x"],
+)
+def test_a_host_that_is_not_the_hubs_is_refused(client, fake, host):
+    # The DNS-rebinding shape: a name the attacker controls, and a matching Origin.
+    answer = client.post(
+        "/api/games",
+        json={"players": ["Ann", "Bob"]},
+        headers={"Host": host, "Origin": f"http://{host}"},
+    )
+    assert answer.status_code == 421 and "not a name of this hub" in answer.get_json()["error"]
+    assert client.get("/api/state", headers={"Host": host}).status_code == 421
+    assert _changed(fake) == []
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["localhost", "127.0.0.1:8080", "[::1]:8080", "192.168.1.20", "LOCALHOST.", "10.0.0.5:8080"],
+)
+def test_the_hubs_own_names_and_addresses_are_served(client, host):
+    assert client.get("/api/state", headers={"Host": host}).status_code == 200
+
+
+def test_more_names_are_configurable(fake):
+    import socket
+
+    client = create_app(fake, {"TESTING": True, "HUB_HOSTS": ["mtrain.example"]}).test_client()
+    assert client.get("/api/state", headers={"Host": "mtrain.example:80"}).status_code == 200
+    machine = socket.gethostname()
+    assert client.get("/api/state", headers={"Host": machine}).status_code == 200
+    assert client.get("/api/state", headers={"Host": "other.example"}).status_code == 421

@@ -177,3 +177,29 @@ def test_commands_from_the_broker(mqtt_hub, listen):
             if json.loads(p)["kind"] == "tap" and json.loads(p)["slot"] == 0
         ]
     )
+
+
+def test_a_retained_command_never_runs_again_and_is_cleared(mqtt_hub, listen):
+    listener = listen()
+    # A retained undo and volume wait on the broker before the hub connects, as after
+    # a restart or a broker reconnect.
+    listener.link.publish(f"{ROOT}/cmd/volume", "0.3", retain=True)
+    listener.link.publish(f"{ROOT}/cmd/undo", "PRESS", retain=True)
+    listener.wait_for(lambda: listener.latest.get(f"{ROOT}/cmd/undo") == b"PRESS")
+    hub = mqtt_hub(commands=True)
+    volume = hub.settings.values["volume"]
+    listener.wait_for(lambda: listener.latest.get(f"{ROOT}/status") == b"online")
+    # Cleared from the broker: a new subscriber gets nothing retained on cmd/.
+    listener.wait_for(lambda: listener.latest.get(f"{ROOT}/cmd/undo") == b"")
+    listener.wait_for(lambda: listener.latest.get(f"{ROOT}/cmd/volume") == b"")
+    fresh = listen((f"{ROOT}/cmd/#", f"{ROOT}/status"))
+    fresh.wait_for(lambda: fresh.latest.get(f"{ROOT}/status") == b"online")
+    assert not any(topic.startswith(f"{ROOT}/cmd/") for topic in fresh.latest)
+    # A live command still runs once; the same id again is a repeat.
+    listener.link.publish(f"{ROOT}/cmd/settings", '{"volume": 0.4, "id": "a1"}')
+    listener.wait_for(lambda: (listener.json(f"{ROOT}/settings") or {}).get("volume") == 0.4)
+    listener.link.publish(f"{ROOT}/cmd/settings", '{"volume": 0.6, "id": "a1"}')
+    listener.link.publish(f"{ROOT}/cmd/quiet", "mute")  # after the repeat, in order
+    listener.wait_for(lambda: (listener.json(f"{ROOT}/settings") or {}).get("quiet") == "mute")
+    assert hub.settings.values["volume"] == 0.4 != volume
+    assert not [p for p in listener.on(f"{ROOT}/event") if json.loads(p)["kind"] == "undo"]

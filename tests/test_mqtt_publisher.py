@@ -211,3 +211,95 @@ def test_stop_says_offline(world):
     world.publisher.start()
     world.publisher.stop()
     assert world.link.farewell == Will("mtrain/h/status", "offline")
+
+
+def test_a_retained_command_is_ignored_and_cleared_and_its_echo_is_no_command():
+    world = World(commands=True)
+    world.link.connect()
+    world.link.handlers.retained("mtrain/h/cmd/undo", b"PRESS")
+    world.link.handlers.retained("mtrain/h/cmd/volume", b"0.1")
+    world.publisher.pump()
+    assert world.posted == [] and world.applied == []
+    assert world.retained("mtrain/h/cmd/undo") == [""]
+    assert world.retained("mtrain/h/cmd/volume") == [""]
+    world.link.handlers.message("mtrain/h/cmd/undo", b"")  # the broker's echo of the clear
+    world.publisher.pump()
+    assert world.posted == []
+    world.link.handlers.message("mtrain/h/cmd/undo", b"PRESS")  # a live one runs
+    world.publisher.pump()
+    assert world.posted == ["mqtt"]
+
+
+def test_home_assistants_retained_status_still_counts():
+    world = World(commands=True)
+    world.link.connect()
+    world.publisher.pump()
+    before = len(world.retained("homeassistant/sensor/mtrain_h/turn/config"))
+    world.link.handlers.retained("homeassistant/status", b"online")
+    world.publisher.pump()
+    assert len(world.retained("homeassistant/sensor/mtrain_h/turn/config")) > before
+
+
+def test_a_repeated_command_id_is_a_duplicate(caplog):
+    world = World(commands=True)
+    world.link.connect()
+    for volume in (0.5, 0.6):
+        world.link.handlers.message(
+            "mtrain/h/cmd/settings", json.dumps({"volume": volume, "id": "x1"}).encode()
+        )
+    world.link.handlers.message("mtrain/h/cmd/settings", b'{"volume": 0.7, "id": "x2"}')
+    world.publisher.pump()
+    assert world.applied == [{"volume": 0.5}, {"volume": 0.7}]
+    assert "'x1' again" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("topic", "payload", "why"),
+    [
+        ("settings", b'{"volume": ' * 5000 + b"1" + b"}" * 5000, "nested"),
+        ("sim/slot/²/press", b"", "slots 1 to 8"),
+        ("sim/slot/99999999999999999999/press", b"", "slots 1 to 8"),
+        ("settings", b'{"volume": 0.5, "volume": 0.1}', "twice"),
+        ("sim/slot/2/press", b'{"hold_ms": 1' + b"0" * 5000 + b"}", "too large"),
+        ("settings", b'{"volume": 0.5, "id": 7}', "id"),
+    ],
+)
+def test_commands_are_checked_as_http_bodies_are(topic, payload, why, caplog):
+    world = World(commands=True)
+    world.link.connect()
+    world.link.handlers.message(f"mtrain/h/cmd/{topic}", payload)
+    world.publisher.pump()
+    assert world.applied == [] and world.posted == []
+    assert why in caplog.text and "ignored" in caplog.text
+    assert "publishing failed" not in caplog.text and "Traceback" not in caplog.text
+
+
+def test_a_command_flood_costs_bounded_threads_and_log_lines(caplog):
+    import threading
+
+    class Pins:
+        def __init__(self):
+            self.presses = 0
+
+        def button(self, slot, pressed):
+            self.presses += pressed
+
+        def marker(self, slot, present):
+            pass
+
+    pins = Pins()
+    world = World(commands=True)
+    world.publisher._commands = HubCommands(world.applied.append, world.posted.append, pins)
+    world.link.connect()
+    threads = threading.active_count()
+    for i in range(10_000):
+        world.link.handlers.message(
+            "mtrain/h/cmd/sim/slot/1/press" if i % 2 else "mtrain/h/cmd/bogus",
+            b'{"hold_ms": 10000}',
+        )
+        if i % 50 == 0:
+            world.publisher.pump()
+    world.publisher.pump()
+    assert pins.presses <= 16  # MOST_HELD held at once (and COMMANDS_PER_S a second)
+    assert threading.active_count() - threads <= 16
+    assert len(caplog.records) <= 10, [r.getMessage() for r in caplog.records]

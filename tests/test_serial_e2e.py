@@ -112,3 +112,35 @@ def test_worked_example_through_the_fake_microcontroller(rig):
         lambda: mcu.lines and mcu.lines[-1] == "leds " + " ".join(ring), what="the ring", timeout=15
     )
     assert len(mcu.lines[-1].split()) == 25
+
+
+def test_a_claim_through_the_fake_microcontroller_is_neither_raced_nor_camped(rig):
+    """The claim on the serial backend: a second phone's claim is refused while the
+    first waits, taps on the lit slot from the box play the game and never grant it,
+    and the hold the first phone asked for grants that phone alone."""
+    hub, mcu = rig
+    until(lambda: hub.get("/api/state")[1].get("serial", {}).get("connected"), what="the hub box")
+    status, game = hub.post("/api/games", {"players": PLAYERS[:3], "first": 1})
+    assert status == 201
+    status, claim = hub.post("/api/claim", {})
+    assert status == 202
+    slot = claim["slot"]
+    status, refused = hub.post("/api/claim", {})  # the rival races
+    assert status == 409 and "waiting" in refused["error"]
+
+    def logged(kind: str) -> int:
+        _, log = hub.get("/api/log?limit=500")
+        return sum(e["kind"] == kind and e.get("slot") == slot for e in log)
+
+    for n in range(2):  # the rival camps: ordinary taps on the lit slot, from the box
+        mcu.send(f"press {slot} 100")
+        until(lambda n=n: logged("tap") > n, what="a tap")
+    assert hub.get(f"/api/claim/{claim['claim']}")[1]["state"] == "waiting"
+    assert hub.get("/api/state")[1]["claim"] == {"slot": slot}
+    mcu.send(f"press {slot} 1500")  # the hold the asking phone told its person to make
+    answer = until(
+        lambda: (a := hub.get(f"/api/claim/{claim['claim']}")[1])["state"] == "granted" and a,
+        what="the claim granted",
+    )
+    assert answer["game"] == game["id"] and answer["token"] != game["token"]
+    assert hub.get("/api/state")[1]["claim"] is None

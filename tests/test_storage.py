@@ -337,3 +337,66 @@ def test_the_state_lock_is_one_per_folder(tmp_path):
         assert probe.stdout.strip() == "None"
     finally:
         os.close(first)
+
+
+@pytest.mark.parametrize("how", ["missing", "empty"])
+def test_an_empty_database_while_the_journal_holds_a_game_is_refused(tmp_path, mock_factory, how):
+    state = tmp_path / "state"
+    hub = _hub(state, mock_factory)
+    try:
+        client = create_app(hub.web_service(), {"TESTING": True}).test_client()
+        game = _tokens(client, {"players": PLAYERS}).get_json()
+        hub.loop.drain()
+    finally:
+        hub.stop()
+    assert Backups(state / "backups").latest() is None  # no backup to tell of it
+    db = state / DB_NAME
+    for leftover in state.glob(DB_NAME + "-*"):
+        leftover.unlink()
+    if how == "missing":
+        db.unlink()
+    else:
+        db.write_bytes(b"")
+    with pytest.raises(StorageProblem) as found:
+        check_storage(state)
+    text = str(found.value)
+    assert how in text and "table.journal" in text and f"game {game['id']}" in text
+    assert (state / "table.journal").exists()  # kept: nothing is deleted
+
+
+def test_a_full_disk_at_start_is_called_full_not_damaged(tmp_path):
+    with _tmpfs(tmp_path / "disk", size="1m") as disk:
+        _game_db(disk / "state")
+        empty = disk / "empty"
+        empty.mkdir()
+        _fill(disk)
+        for folder in (disk / "state", empty):
+            with pytest.raises(StorageProblem) as found:
+                check_storage(folder)
+            text = str(found.value)
+            assert "full" in text and "damaged:" not in text and str(folder) in text
+            assert "free space" in found.value.remedy
+
+
+def test_state_dir_empty_is_refused():
+    with pytest.raises(ConfigError, match="hub.state_dir"):
+        load(None, {"hub": {"state_dir": ""}})
+
+
+def test_only_the_hubs_own_files_are_made_private(tmp_path):
+    from hub.persist.storage import make_private
+
+    folder = tmp_path / "state"
+    folder.mkdir()
+    for name in ("games.db", "games.db-wal", "table.journal", "notes.txt", "photo.jpg"):
+        (folder / name).write_text("x")
+        (folder / name).chmod(0o644)
+    make_private(folder)
+    modes = {p.name: p.stat().st_mode & 0o777 for p in folder.iterdir()}
+    assert modes == {
+        "games.db": 0o600,
+        "games.db-wal": 0o600,
+        "table.journal": 0o600,
+        "notes.txt": 0o644,
+        "photo.jpg": 0o644,
+    }

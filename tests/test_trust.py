@@ -89,7 +89,7 @@ def test_a_claim_hands_the_role_to_a_phone_by_a_press_on_the_lit_slot(client, li
         {k: e[k] for k in ("kind", "name") if k in e} for e in live_hub.eventlog.recent(5)
     ]
     assert client.get(f"/api/claim/{claim['claim']}").get_json()["state"] == "waiting"
-    after = client.post(f"/api/sim/slots/{claim['slot']}/press", json={"hold_ms": 0})
+    after = client.post(f"/api/sim/slots/{claim['slot']}/press", json={"hold_ms": 1500})
     after_state = after.get_json()
     assert after_state["claim"] is None
     # The press was the claim's: the game did not move.
@@ -105,7 +105,7 @@ def test_a_claim_hands_the_role_to_a_phone_by_a_press_on_the_lit_slot(client, li
 
 def test_a_claim_with_no_game_gives_a_table_token(client, live_hub):
     claim = client.post("/api/claim", json={}).get_json()
-    client.post(f"/api/sim/slots/{claim['slot']}/press", json={"hold_ms": 0})
+    client.post(f"/api/sim/slots/{claim['slot']}/press", json={"hold_ms": 1500})
     r = client.get(f"/api/claim/{claim['claim']}")
     assert r.get_json()["game"] is None and "mtrain_table=" in r.headers["Set-Cookie"]
     assert "SameSite=Strict" in r.headers["Set-Cookie"]
@@ -152,8 +152,30 @@ def test_a_press_on_another_slot_leaves_the_claim_waiting():
     table, effects = apply(table, ButtonChanged(4, False, 1.2))
     assert table.claim is not None and not any(isinstance(e, ClaimAnswered) for e in effects)
     table, _ = apply(table, ButtonChanged(3, True, 2.0))
-    table, effects = apply(table, ButtonChanged(3, False, 2.2))
+    table, effects = apply(table, ButtonChanged(3, False, 3.5))  # a hold on the lit slot
     assert table.claim is None and ClaimAnswered(1, granted=True) in effects
+
+
+def test_a_waiting_claim_is_never_replaced_by_a_newer_one():
+    table, _ = apply(new_table(), ClaimRequested(1, 3, at=0.0))
+    table, effects = apply(table, ClaimRequested(2, 5, at=1.0))  # a second phone races
+    assert effects == [ClaimAnswered(2, granted=False)]  # refused at once, no chime
+    assert table.claim is not None and (table.claim.number, table.claim.slot) == (1, 3)
+    table, _ = apply(table, ButtonChanged(3, True, 2.0))
+    table, effects = apply(table, ButtonChanged(3, False, 3.5))
+    assert ClaimAnswered(1, granted=True) in effects  # the first phone's, not the racer's
+    assert ClaimAnswered(2, granted=True) not in effects
+
+
+def test_a_tap_on_the_lit_slot_never_grants_a_claim():
+    table, _ = apply(new_table(), ClaimRequested(1, 3, at=0.0))
+    for at in range(1, 36, 2):  # 18 ordinary taps while the claim waits (camping)
+        table, _ = apply(table, ButtonChanged(3, True, float(at)))
+        table, effects = apply(table, ButtonChanged(3, False, at + 0.2))
+        assert not any(isinstance(e, ClaimAnswered) and e.granted for e in effects)
+        if table.claim is None:
+            break
+    assert table.claim is None  # the window ended unclaimed
 
 
 def test_the_state_folder_is_made_private(tmp_path):
@@ -167,3 +189,65 @@ def test_the_state_folder_is_made_private(tmp_path):
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     for name in ("games.db", "settings.json", "backups/games-1.db"):
         assert stat.S_IMODE((folder / name).stat().st_mode) == 0o600
+
+
+def _phone(live_hub, address):
+    from web import create_app
+
+    app = create_app(live_hub.web_service(), {"TESTING": True})
+    return app, _client(app, address)
+
+
+def _client(app, address):
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = address
+    return client
+
+
+def test_a_second_phone_can_neither_race_nor_camp_a_claim(live_hub):
+
+    app, asker = _phone(live_hub, "10.0.0.2")
+    rival = _client(app, "10.0.0.66")
+    game = _start(asker).get_json()
+    asker.delete_cookie(f"mtrain_token_{game['id']}")
+    claim = asker.post("/api/claim", json={}).get_json()
+    # Racing: the rival's claims are refused while the first waits; it never gets lit.
+    for _ in range(2):
+        r = rival.post("/api/claim", json={})
+        assert r.status_code == 409 and "waiting" in r.get_json()["error"]
+    assert rival.get("/api/state").get_json()["claim"] == {"slot": claim["slot"]}
+    # Camping: ordinary taps on the lit slot play the game and never grant the claim.
+    for _ in range(3):
+        tapped = rival.post(f"/api/sim/slots/{claim['slot']}/press", json={"hold_ms": 0})
+        assert tapped.status_code == 200 and tapped.get_json()["claim"] is not None
+    assert asker.get(f"/api/claim/{claim['claim']}").get_json()["state"] == "waiting"
+    taps = [
+        e
+        for e in live_hub.eventlog.recent(50)
+        if e.get("kind") == "tap" and e.get("slot") == claim["slot"]
+    ]
+    assert taps  # the taps went to the game, as ordinary taps (no claim took them)
+    # The hold the asker was told of grants the asker, and only the asker knows it.
+    held = rival.post(f"/api/sim/slots/{claim['slot']}/press", json={"hold_ms": 1500})
+    assert held.get_json()["claim"] is None
+    answer = asker.get(f"/api/claim/{claim['claim']}").get_json()
+    assert answer["state"] == "granted" and live_hub.store.check_token(game["id"], answer["token"])
+
+
+def test_claims_are_rate_limited_per_address_and_in_all(live_hub):
+    from web import trust_api
+
+    app, phone = _phone(live_hub, "10.0.0.9")
+    statuses = [phone.post("/api/claim", json={}).status_code for _ in range(4)]
+    assert statuses == [202, 409, 409, 429]  # every ask counts, refused or not
+    r = phone.post("/api/claim", json={})
+    assert r.status_code == 429 and 1 <= int(r.headers["Retry-After"]) <= 60
+    assert "too many claims" in r.get_json()["error"]
+    now = [0.0]
+    limits = trust_api.ClaimLimits(lambda: now[0])
+    assert [limits.wait("a") for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert limits.wait("a") == trust_api.CLAIM_SPAN_S
+    others = [limits.wait(f"b{i}") for i in range(10)]
+    assert others.count(0.0) == trust_api.CLAIMS_IN_ALL - 3  # the total bounds them all
+    now[0] += trust_api.CLAIM_SPAN_S
+    assert limits.wait("a") == 0.0  # the span passed

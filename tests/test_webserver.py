@@ -205,3 +205,45 @@ def test_marking_a_connection_for_closing_has_the_loop_ask_it_again():
     channel.will_close = True  # as waitress's idle timeout or our room-making does
     assert channel.will_close
     assert socket_map.take() == (set(), {9})
+
+
+def test_out_of_file_descriptors_the_server_backs_off_and_logs_once(served, caplog):
+    import errno
+    import logging
+
+    caplog.set_level(logging.INFO, "hub.http.server")
+
+    class Exhausted:
+        """A listening socket whose accept fails as at the process's file limit."""
+
+        def __init__(self, real: socket.socket) -> None:
+            self.real, self.calls = real, 0
+
+        def accept(self):
+            self.calls += 1
+            raise OSError(errno.EMFILE, "Too many open files")
+
+        def __getattr__(self, name):
+            return getattr(self.real, name)
+
+    listener = served.server
+    real = listener.socket
+    fake = Exhausted(real)
+    listener.socket = fake
+    try:
+        for _ in range(2000):  # as many rounds as a busy loop makes in a moment
+            listener.handle_accept()
+        assert fake.calls >= 2000
+        assert listener.readable() is False  # backing off: the loop stops asking accept
+    finally:
+        listener.socket = real
+    warnings = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and "out of file descriptors" in warnings[0].getMessage()
+    assert not any(r.exc_info for r in caplog.records)
+    sock = connect(served)  # accepted again once the back-off ends
+    try:
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert eventually(lambda: b"ok" in sock.recv(4096))
+    finally:
+        sock.close()
+    assert "accepting again" in caplog.text

@@ -8,6 +8,12 @@ sent it, is refused 403. So a web page a phone at the table happens to open can 
 act on the hub: a cross-origin ``fetch`` or form post is refused before any handler
 runs, and a form cannot send ``application/json`` at all.
 
+Every request must name the hub in its ``Host``: an address (any IP literal: no DNS
+answer is involved), ``localhost``, the machine's own name (and ``<name>.local``), or a
+name in ``app.config[HOSTS]`` (config ``web.hosts``); anything else is refused 421
+before any handler runs, so a page on a name an attacker controls that re-resolves to
+the hub (DNS rebinding) can neither read nor change anything.
+
 Every answer carries the security headers: a Content Security Policy that loads
 nothing from elsewhere and allows no framing, ``nosniff``, ``X-Frame-Options: DENY``
 and no referrer.
@@ -15,6 +21,9 @@ and no referrer.
 
 from __future__ import annotations
 
+import ipaddress
+import socket
+from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from flask import Flask, Response, request
@@ -56,6 +65,40 @@ def same_origin(origin: str, host: str | None, scheme: str) -> bool:
     return norm(parts.netloc) == norm(host)
 
 
+HOSTS = "HUB_HOSTS"  # app.config: more names the hub answers to (config web.hosts)
+
+
+def own_names(extra: Iterable[str] | None = ()) -> frozenset[str]:
+    """The names the hub answers to: ``localhost``, this machine's name and
+    ``<name>.local``, and ``extra``."""
+    machine = socket.gethostname().lower()
+    names = {"localhost", machine, f"{machine.split('.')[0]}.local"}
+    return frozenset(names | {str(n).lower().rstrip(".") for n in extra or ()})
+
+
+def own_host(host: str | None, names: frozenset[str]) -> bool:
+    """Whether a ``Host`` header names the hub: an IP address or one of ``names``."""
+    if not host:
+        return False
+    name = host.rsplit(":", 1)[0] if host.rsplit("]", 1)[-1].count(":") == 1 else host
+    name = name.strip("[]").lower().rstrip(".")
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        return name in names
+
+
+def check_host(names: frozenset[str]) -> None:
+    """Refuse a request whose ``Host`` is not one of the hub's (421)."""
+    if not own_host(request.host, names):
+        abort(
+            421,
+            f"Host {request.host[:80]}: not a name of this hub (use its address, or add "
+            "the name to [web] hosts)",
+        )
+
+
 def check_request() -> None:
     """Refuse a changing request from elsewhere (403) or without a JSON body (415)."""
     if request.method not in CHANGING or request.routing_exception is not None:
@@ -84,5 +127,7 @@ def add_headers(response: Response) -> Response:
 
 def install(app: Flask) -> None:
     """Check every request of ``app`` before its handler and mark every answer."""
+    names = own_names(app.config.get(HOSTS))
+    app.before_request(lambda: check_host(names))
     app.before_request(check_request)
     app.after_request(add_headers)

@@ -9,7 +9,12 @@ running a short-lived table token, which authorises the settings and a new game.
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, jsonify
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+
+from flask import Blueprint, Response, current_app, jsonify, request
 
 from web.api import has_proof, hub_service, json_body, set_token_cookie
 from web.errors import abort
@@ -19,6 +24,45 @@ bp = Blueprint("trust", __name__, url_prefix="/api")
 
 TABLE_COOKIE_S = 600  # as long as the hub keeps a table token (hub.trust.TABLE_TOKEN_S)
 MAX_CLAIM_ID = 64
+CLAIM_SPAN_S = 60.0  # claims are counted over this span
+CLAIMS_PER_CLIENT = 3  # claims one address may ask for in a span
+CLAIMS_IN_ALL = 10  # claims all addresses together may ask for in a span
+MOST_CLIENTS = 1024  # addresses remembered; the total bounds the rest
+
+
+class ClaimLimits:
+    """How many claims were asked for lately, per address and in all: a claim chimes
+    and lights the hub, and a phone without a token may ask, so both are bounded."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._all: deque[float] = deque()
+        self._by: dict[str, deque[float]] = {}
+
+    def wait(self, client: str) -> float:
+        """0 (and counted) if ``client`` may ask now, else the seconds until it may."""
+        now = self._clock()
+        with self._lock:
+            for times in (self._all, *self._by.values()):
+                while times and times[0] <= now - CLAIM_SPAN_S:
+                    times.popleft()
+            self._by = {k: v for k, v in self._by.items() if v}
+            mine = self._by.get(client, deque())
+            for times, most in ((mine, CLAIMS_PER_CLIENT), (self._all, CLAIMS_IN_ALL)):
+                if len(times) >= most:
+                    return times[0] + CLAIM_SPAN_S - now
+            self._all.append(now)
+            if client in self._by or len(self._by) < MOST_CLIENTS:
+                self._by.setdefault(client, mine).append(now)
+            return 0.0
+
+
+def _limits() -> ClaimLimits:
+    limits = current_app.extensions.get("claim_limits")
+    if limits is None:
+        limits = current_app.extensions.setdefault("claim_limits", ClaimLimits())
+    return limits  # type: ignore[no-any-return]
 
 
 @bp.post("/claim")
@@ -28,6 +72,12 @@ def start_claim() -> Response:
     if body:
         field = sorted(body)[0]
         abort(400, f"{field}: unknown field (a claim takes none)", field)
+    wait = _limits().wait(request.remote_addr or "")
+    if wait:
+        response = jsonify({"error": f"claim: too many claims lately; ask again in {wait:.0f} s"})
+        response.status_code = 429
+        response.headers["Retry-After"] = str(max(1, round(wait)))
+        return response
     response = jsonify(hub_service().start_claim())
     response.status_code = 202
     response.headers["Cache-Control"] = "no-store"

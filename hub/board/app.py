@@ -31,6 +31,7 @@ class BoardChanges(Protocol):
     connected: bool
     tables: list[dict[str, Any]]
     standings: list[dict[str, Any]] | None
+    whole: bool
 
 
 class BoardSource(Protocol):
@@ -113,6 +114,12 @@ def _stream(board: BoardSource, stopping: Any) -> Iterator[bytes]:
             continue
         quiet = 0.0
         version = changes.version
+        if changes.whole:  # a table was forgotten: the page replaces what it shows
+            whole = {"version": version, "connected": changes.connected}
+            yield event(
+                "board", {**whole, "tables": changes.tables, "standings": changes.standings}
+            )
+            continue
         update: dict[str, Any] = {
             "version": version,
             "tables": changes.tables,

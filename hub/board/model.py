@@ -2,7 +2,9 @@
 tournament's standings across them (docs/mqtt.md, "The tournament board").
 
 It reads what the hubs publish: ``<base>/<hub_id>/status``, ``state`` and ``game``.
-A table that goes offline stays on the board, marked offline. Paho's thread only posts
+A table that goes offline stays on the board, marked offline, until it has been offline
+(or never said it is online) for :data:`FORGET_AFTER_S`; at most :data:`MOST_TABLES` are
+kept, and what one hub may publish is bounded (see the limits below). Paho's thread only posts
 each message (:meth:`TournamentBoard.post`), keeping the newest per topic (only the
 latest ``state``, ``status`` or ``game`` of a table matters), at most
 :data:`MOST_PENDING` topics waiting (beyond that a new topic is dropped and counted);
@@ -65,33 +67,70 @@ class Changes:
     connected: bool
     tables: list[dict[str, Any]] = field(default_factory=list)
     standings: list[dict[str, Any]] | None = None
+    # True when a table was forgotten since that version: ``tables`` is then every
+    # table, and the reader replaces what it shows.
+    whole: bool = False
 
 
 # A hub's messages are not trusted to have the shape ours publish: each is cut down to
-# the fields the board reads, every field of its type or left out, before it is kept.
+# the fields the board reads, every field of its type and within its bounds or left
+# out, before it is kept; what one hub may publish is bounded, so one table can never
+# slow every other (the page says so, board.html).
+MOST_PAYLOAD = 64 * 1024  # bytes of one message; a real 8-player, 16-round game is ~6 KB
+MOST_PLAYERS = 16  # players kept of one table (the hub seats at most 8)
+MOST_ROUNDS = 20  # rounds kept of one game (double-15 plays 16)
+MOST_NAME = 40  # characters of a player's name or a phase kept
+MOST_HUB_ID = 64  # characters of a hub id; a longer one is ignored
+MOST_NUMBER = 1_000_000  # any number beyond ±this is left out (a round scores < 1,000)
+MOST_TABLES = 200  # tables on the board; beyond it a table not online is forgotten
+FORGET_AFTER_S = 3600.0  # a table not online and not heard from this long is forgotten
+
+
 def _number(value: object) -> bool:
-    """An int or a finite float (JSON's ``1e999`` is infinite: no JSON can carry it on)."""
-    if isinstance(value, float):
-        return math.isfinite(value)
-    return isinstance(value, int) and not isinstance(value, bool)
+    """An int or a finite float within ±:data:`MOST_NUMBER` (no bool; JSON's ``1e999``
+    is infinite, and a 4,000-digit int is no score)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    if isinstance(value, float) and not math.isfinite(value):
+        return False
+    return -MOST_NUMBER <= value <= MOST_NUMBER
 
 
-def _plain(value: object) -> bool:
-    return value is None or isinstance(value, str | bool) or _number(value)
+def _text(value: object) -> bool:
+    return isinstance(value, str) and len(value) <= MOST_NAME
 
 
 def _names(value: object) -> list[str]:
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+    if not isinstance(value, list):
+        return []
+    return [v for v in value[:MOST_PLAYERS] if _text(v)]
 
 
 def _points(value: object) -> dict[str, int | float]:
     if not isinstance(value, dict):
         return {}
-    return {k: v for k, v in value.items() if isinstance(k, str) and _number(v)}
+    kept = [(k, v) for k, v in value.items() if _text(k) and _number(v)]
+    return dict(kept[:MOST_PLAYERS])
+
+
+# The type each field the board reads must have; anything else is left out.
+_KINDS: dict[str, Callable[[object], bool]] = {
+    "id": _number,
+    "round": _number,
+    "rounds": _number,
+    "round_count": _number,
+    "engine": _number,
+    "turn": _number,
+    "slot": _number,
+    "finished": lambda v: isinstance(v, bool),
+    "winner": _text,
+    "owner": _text,
+    "phase": _text,
+}
 
 
 def _scalars(raw: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
-    return {key: raw[key] for key in keys if key in raw and _plain(raw[key])}
+    return {key: raw[key] for key in keys if key in raw and _KINDS[key](raw[key])}
 
 
 def clean_game(raw: dict[str, Any]) -> dict[str, Any]:
@@ -103,9 +142,9 @@ def clean_game(raw: dict[str, Any]) -> dict[str, Any]:
     game["rounds"] = [
         {
             "points": _points(r.get("points")),
-            "went_out": r.get("went_out") if isinstance(r.get("went_out"), str) else None,
+            "went_out": r.get("went_out") if _text(r.get("went_out")) else None,
         }
-        for r in (rounds if isinstance(rounds, list) else [])
+        for r in (rounds[:MOST_ROUNDS] if isinstance(rounds, list) else [])
         if isinstance(r, dict)
     ]
     return game
@@ -123,7 +162,7 @@ def clean_state(raw: dict[str, Any]) -> dict[str, Any]:
     slots = raw.get("slots")
     state["slots"] = [
         _scalars(entry, ("slot", "owner"))
-        for entry in (slots if isinstance(slots, list) else [])
+        for entry in (slots[:MOST_PLAYERS] if isinstance(slots, list) else [])
         if isinstance(entry, dict)
     ]
     return state
@@ -225,6 +264,8 @@ class TournamentBoard:
         self._pending_lock = threading.Lock()
         self._posted = threading.Event()
         self.dropped = 0  # posts refused because MOST_PENDING topics were waiting
+        self.refused = 0  # messages of a new table refused: MOST_TABLES are online
+        self._forgot_version = 0  # the version at which a table was last forgotten
 
     def subscriptions(self) -> tuple[str, ...]:
         """The topics the board listens to."""
@@ -271,13 +312,15 @@ class TournamentBoard:
     def drain(self, timeout: float = 0.0) -> int:
         """Apply everything posted (waiting up to ``timeout`` s for the first) as one
         batch, waking the readers once; returns how many topics were applied."""
-        if timeout and not self._posted.wait(timeout):
-            return 0
+        if timeout:
+            self._posted.wait(timeout)
         with self._pending_lock:
             batch = list(self._pending.items())
             self._pending.clear()
             self._posted.clear()
         if not batch:
+            with self._cond:  # nothing came: still forget the tables long gone
+                self._apply([])
             return 0
         parsed = [
             (None, value) if not topic else self._read(topic, value) for topic, value in batch
@@ -292,7 +335,7 @@ class TournamentBoard:
         if not topic.startswith(prefix) or topic.count("/") != self.base.count("/") + 2:
             return None
         hub_id, leaf = topic[len(prefix) :].split("/")
-        if leaf not in LEAVES:
+        if leaf not in LEAVES or not hub_id or len(hub_id) > MOST_HUB_ID:
             return None
         try:
             return (hub_id, leaf), self._parse(leaf, payload)
@@ -302,17 +345,20 @@ class TournamentBoard:
 
     def _apply(self, items: list[Item]) -> None:
         """Apply parsed messages (holding the lock): new versions, one standings pass."""
-        if not items:
+        rank = self._forget_stale()
+        if not items and not rank:
             return
         changed: dict[str, TableSeen] = {}
-        rank = False
         for where, value in items:
-            self._version += 1
             if where is None:
+                self._version += 1
                 self.connected = bool(value)
                 continue
             hub_id, leaf = where
-            table = self._tables.setdefault(hub_id, TableSeen(hub_id))
+            table = self._tables.get(hub_id) or self._seat(hub_id)
+            if table is None:
+                continue
+            self._version += 1
             if leaf == "status":
                 table.online = value == "online"
             elif leaf == "state":
@@ -322,6 +368,7 @@ class TournamentBoard:
             table.version, table.seen = self._version, self._clock()
             changed[hub_id] = table
             rank = rank or leaf == "game" or (leaf == "status" and bool(self._standings))
+        changed = {k: t for k, t in changed.items() if self._tables.get(k) is t}
         try:
             for table in changed.values():
                 table.shown = summary(table)
@@ -331,8 +378,46 @@ class TournamentBoard:
         finally:  # even after a bug: readers see what did change, and wait no longer
             self._cond.notify_all()
 
+    def _seat(self, hub_id: str) -> TableSeen | None:
+        """A new table, making room by forgetting the stalest table not online when
+        :data:`MOST_TABLES` are kept; None (counted, logged now and then) if all are."""
+        if len(self._tables) >= MOST_TABLES:
+            idle = [t for t in self._tables.values() if t.online is not True]
+            if not idle:
+                self.refused += 1
+                if self.refused == 1 or self.refused % 1000 == 0:
+                    log.warning(
+                        "board: %d tables online; %d messages of new tables refused",
+                        MOST_TABLES,
+                        self.refused,
+                    )
+                return None
+            self._forget(min(idle, key=lambda t: t.seen).hub_id)
+        table = self._tables[hub_id] = TableSeen(hub_id)
+        return table
+
+    def _forget(self, hub_id: str) -> None:
+        del self._tables[hub_id]
+        self._version += 1
+        self._forgot_version = self._version
+
+    def _forget_stale(self) -> bool:
+        """Forget every table not online and not heard from for :data:`FORGET_AFTER_S`;
+        True if any was (the standings change)."""
+        now = self._clock()
+        stale = [
+            t.hub_id
+            for t in self._tables.values()
+            if t.online is not True and now - t.seen >= FORGET_AFTER_S
+        ]
+        for hub_id in stale:
+            self._forget(hub_id)
+        return bool(stale)
+
     @staticmethod
     def _parse(leaf: str, payload: bytes) -> Any:
+        if len(payload) > MOST_PAYLOAD:
+            raise ValueError(f"{len(payload)} bytes, more than {MOST_PAYLOAD}")
         try:
             text = payload.decode()
         except UnicodeDecodeError:
@@ -367,12 +452,15 @@ class TournamentBoard:
         with self._cond:
             if not self._cond.wait_for(lambda: self._version > version, timeout):
                 return None
+            whole = self._forgot_version > version
             changed = sorted(
-                (t for t in self._tables.values() if t.version > version), key=lambda t: t.hub_id
+                (t for t in self._tables.values() if whole or t.version > version),
+                key=lambda t: t.hub_id,
             )
             return Changes(
                 self._version,
                 self.connected,
                 [t.shown for t in changed],
-                self._standings if self._standings_version > version else None,
+                self._standings if whole or self._standings_version > version else None,
+                whole,
             )

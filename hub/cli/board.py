@@ -101,10 +101,21 @@ def connect(board: TournamentBoard, broker: Broker, client_id: str = "") -> Paho
     return link
 
 
+def board_server(app: Any, host: str, port: int, threads: int, **options: Any) -> Any:
+    """The hub's own web server (:func:`hub.http.server.make_server`) for the board: idle
+    connections closed after 30 s, the least active closed to make room when every one is
+    taken, a request cut when it trickles in, so idle sockets never lock the board out.
+    Each live page holds a worker (the board streams from its handler), so all
+    ``threads`` start at once."""
+    from hub.http.server import make_server
+
+    return make_server(
+        app, host, port, threads, threads, streams=0, ident="mtrain-board", **options
+    )
+
+
 def command(args: argparse.Namespace) -> int:
     """Serve the board until SIGINT/SIGTERM."""
-    from waitress.server import create_server
-
     from hub.board.app import create_board_app
 
     try:
@@ -120,9 +131,7 @@ def command(args: argparse.Namespace) -> int:
     board.start(stopping)  # the one writer of the board's state
     link = connect(board, broker)
     app = create_board_app(board, stopping, most_streams=args.threads - SPARE_THREADS)
-    server: Any = create_server(
-        app, host=args.host, port=args.port, threads=args.threads, ident="mtrain-board"
-    )
+    server = board_server(app, args.host, args.port, args.threads)
 
     def stop(*_: object) -> None:
         stopping.set()  # live streams end within a second

@@ -58,6 +58,12 @@ class TableTrust:
 
     def start(self) -> dict[str, Any]:
         """Open a claim: ``{"claim": secret id, "slot": n, "seconds": window}``."""
+        waiting = self._hub.loop.table.claim
+        if waiting is not None:  # never replaced: the core would refuse this one too
+            wait = max(0.0, waiting.until - self._hub.clock.now())
+            raise Refused(
+                409, f"claim: another claim is waiting at the hub; ask again in {wait:.0f} s"
+            )
         slot = secrets.choice(SLOTS)
         claim = _Claim(secret=secrets.token_urlsafe(18), slot=slot)
         with self._lock:

@@ -12,6 +12,8 @@ once waitress has written everything before it. Limits on top of waitress's:
   within :data:`REQUEST_S` of its first byte;
 - when every connection is taken, the least recently active idle ones are closed to
   make room, so a crowd of idle connections can never lock the API out;
+- out of file descriptors, accepting backs off and idle connections are closed, with
+  one log line per episode (:meth:`HandoverServer.accept`);
 - :class:`ElasticDispatcher` starts ``idle`` workers and grows to ``most`` only
   while requests would wait;
 - the selector loop (:mod:`hub.http.selector`) asks only the connections that may have
@@ -20,6 +22,7 @@ once waitress has written everything before it. Limits on top of waitress's:
 
 from __future__ import annotations
 
+import errno
 import heapq
 import json
 import logging
@@ -45,6 +48,7 @@ REQUEST_S = 10.0  # a request must arrive whole within this of its first byte
 CLEANUP_S = 2  # how often the idle and slow connections are looked for
 CONNECTIONS = 1000  # open connections (streams not counted), fewer if file descriptors lack
 STREAMS = 500  # live streams (config web.streams)
+ACCEPT_BACKOFF_S = 0.5  # out of file descriptors: no accept for this long
 
 
 class ElasticDispatcher(ThreadedTaskDispatcher):
@@ -229,16 +233,49 @@ def _render(done: Future[Any], version: str, status: str, headers: list[tuple[st
 
 
 class HandoverServer(TcpWSGIServer):
-    """Waitress's TCP server with the hand-over, the request deadline and room-making."""
+    """Waitress's TCP server with the hand-over, the request deadline and room-making.
+
+    Out of file descriptors (``EMFILE``: the process's limit; ``ENFILE``: the
+    system's), ``accept`` fails again on every round while the phone waits in the
+    backlog: the server then stops accepting for :data:`ACCEPT_BACKOFF_S`, closes the
+    least active idle connections, and says so once per episode (with the count
+    when accepting works again), instead of a traceback per round."""
 
     channel_class = LiveChannel
     live: LiveStreams
+    _starved_until = 0.0  # no accept until then (monotonic)
+    _refused = 0  # accepts that failed for want of descriptors, this episode
 
     def readable(self) -> bool:
         """Accept while it can; when every connection is taken, close idle ones first."""
+        if self._starved_until and time.monotonic() < self._starved_until:
+            return False
         if self.accepting and len(cast(Any, self)._map) >= self.adj.connection_limit:
             self._make_room()
         return bool(super().readable())
+
+    def accept(self) -> Any:
+        """Waitress's accept; out of descriptors, back off (see the class doc)."""
+        try:
+            accepted = super().accept()
+        except OSError as exc:
+            if exc.errno not in (errno.EMFILE, errno.ENFILE):
+                raise
+            if not self._refused:
+                log.warning(
+                    "out of file descriptors (%s): not accepting for %g s; closing idle "
+                    "connections",
+                    exc.strerror,
+                    ACCEPT_BACKOFF_S,
+                )
+            self._refused += 1
+            self._starved_until = time.monotonic() + ACCEPT_BACKOFF_S
+            self._make_room()
+            return None
+        if accepted is not None and self._refused:
+            log.info("accepting again (%d accepts failed for want of descriptors)", self._refused)
+            self._refused, self._starved_until = 0, 0.0
+        return accepted
 
     def _make_room(self) -> None:
         idle = (

@@ -58,6 +58,9 @@ class LinkHandlers:
     connected: Callable[[], None] = lambda: None
     disconnected: Callable[[], None] = lambda: None
     message: Callable[[str, bytes], None] = lambda topic, payload: None
+    # A message the broker kept (retained) and hands over at (re)subscribing, not one
+    # published now; None: such messages go to ``message`` like any other.
+    retained: Callable[[str, bytes], None] | None = None
 
 
 class PahoLink:
@@ -189,7 +192,10 @@ class PahoLink:
             self.handlers.disconnected()
 
     def _on_message(self, _client: paho.Client, _userdata: Any, message: paho.MQTTMessage) -> None:
-        self.handlers.message(message.topic, bytes(message.payload))
+        if message.retain and self.handlers.retained is not None:
+            self.handlers.retained(message.topic, bytes(message.payload))
+        else:
+            self.handlers.message(message.topic, bytes(message.payload))
 
     def publish(
         self,

@@ -3,20 +3,29 @@
 Only when ``[mqtt] commands = true``; the broker's ACL decides who may publish them
 (docs/mqtt.md, "Trust"). :func:`parse` turns a topic and payload into a
 :class:`Command` or raises :class:`CommandError` naming what is wrong; nothing is
-changed then. :class:`HubCommands` carries a checked command out.
+changed then. A JSON payload is read as an HTTP body is (``web.inputs.parse_body``:
+nesting, number sizes, no key twice) and may carry an ``"id"``: a command whose id
+was seen among the last :data:`IDS_KEPT` is a duplicate and does nothing
+(:class:`SeenIds`). :class:`HubCommands` carries a checked command out.
 """
 
 from __future__ import annotations
 
-import json
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from hub.runtime.settings import SettingsError, check
+from web.inputs import BadInput, parse_body
 
 MAX_HOLD_MS = 10_000
+MAX_ID = 64  # characters of a command's id
+IDS_KEPT = 256  # the newest command ids remembered, to tell a repeat
+MOST_HELD = 16  # simulated presses waiting for their release at once
+COMMANDS_PER_S = 20  # commands carried out a second; more are dropped (and counted)
+LOG_WINDOW_S = 10.0  # a kind of warning is logged at most once this often
 NAMES = (
     "settings",
     "volume",
@@ -39,13 +48,96 @@ class Command:
 
     name: str
     args: dict[str, Any] = field(default_factory=dict)
+    id: str | None = None  # the sender's id of this command, to tell a repeat
 
 
-def _json(name: str, payload: bytes) -> object:
+def _json(name: str, payload: bytes) -> dict[str, Any]:
+    """The JSON object in ``payload``, read as an HTTP body is, without its ``id``."""
     try:
-        return json.loads(payload.decode() or "null")
-    except (ValueError, UnicodeDecodeError):
+        payload.decode()
+    except UnicodeDecodeError:
         raise CommandError(f"cmd/{name}: not valid JSON") from None
+    if payload.strip()[:1] not in (b"{", b""):
+        raise CommandError(f"cmd/{name}: expected an object")
+    try:
+        body = parse_body(payload)
+    except BadInput as exc:
+        raise CommandError(f"cmd/{name}: {exc}".replace("body: ", "")) from None
+    body.pop("id", None)
+    return body
+
+
+def command_id(name: str, payload: bytes) -> str | None:
+    """The ``"id"`` of a JSON-object payload, or None (no id, or not an object)."""
+    if payload.strip()[:1] != b"{":
+        return None
+    try:
+        found = parse_body(payload).get("id")
+    except BadInput:
+        return None  # parse() names what is wrong
+    if found is None:
+        return None
+    if not isinstance(found, str) or not 0 < len(found) <= MAX_ID:
+        raise CommandError(f"cmd/{name}: id: expected text of 1 to {MAX_ID} characters")
+    return found
+
+
+class QuietLog:
+    """Warnings to ``log``, each kind at most once per ``window_s`` with a count of the
+    ones held back, so a flood of bad commands gives a few lines, not thousands."""
+
+    def __init__(
+        self, log: logging.Logger, clock: Callable[[], float], window_s: float = LOG_WINDOW_S
+    ) -> None:
+        self.log, self.clock, self.window_s = log, clock, window_s
+        self._held: dict[str, list[float]] = {}  # kind -> [until, count held back]
+
+    def warn(self, kind: str, message: str) -> None:
+        """Log ``message`` unless one of ``kind`` was logged less than a window ago."""
+        now = self.clock()
+        held = self._held.get(kind)
+        if held is not None and now < held[0]:
+            held[1] += 1
+            return
+        more = f" ({held[1]:g} more like it held back)" if held and held[1] else ""
+        self._held[kind] = [now + self.window_s, 0]
+        self.log.warning("mqtt: %s%s", message, more)
+
+
+class Rate:
+    """At most ``per_s`` admitted in any one-second window (a fixed window: cheap)."""
+
+    def __init__(self, clock: Callable[[], float], per_s: int = COMMANDS_PER_S) -> None:
+        self.clock, self.per_s = clock, per_s
+        self._window, self._count = -1, 0
+
+    def admit(self) -> bool:
+        """True, and counted, if this second has room."""
+        window = int(self.clock())
+        if window != self._window:
+            self._window, self._count = window, 0
+        self._count += 1
+        return self._count <= self.per_s
+
+
+class SeenIds:
+    """The newest :data:`IDS_KEPT` command ids: a command whose id is among them is a
+    repeat (a resend, or a retained copy that slipped through) and does nothing."""
+
+    def __init__(self, kept: int = IDS_KEPT) -> None:
+        self.kept = kept
+        self._ids: dict[str, None] = {}
+
+    def first_time(self, command_id: str | None) -> bool:
+        """True (and remembered) unless ``command_id`` was seen; None is always new."""
+        if command_id is None:
+            return True
+        if command_id in self._ids:
+            return False
+        self._ids[command_id] = None
+        if len(self._ids) > self.kept:
+            del self._ids[next(iter(self._ids))]
+        return True
 
 
 def _text(payload: bytes) -> str:
@@ -87,8 +179,9 @@ def _sim(name: str, parts: list[str], payload: bytes) -> Command:
     if parts == ["centre", "press"]:
         return Command("sim-press", {"slot": 0, "hold_s": _hold(name, payload)})
     if len(parts) == 3 and parts[0] == "slot" and parts[2] in ("press", "marker"):
-        if not parts[1].isdigit() or not 1 <= int(parts[1]) <= 8:
-            raise CommandError(f"cmd/{name}: slot {parts[1]!r}: there are slots 1 to 8")
+        digits = parts[1].isascii() and parts[1].isdigit() and len(parts[1]) <= 2
+        if not digits or not 1 <= int(parts[1]) <= 8:
+            raise CommandError(f"cmd/{name[:60]}: slot {parts[1][:20]!r}: there are slots 1 to 8")
         slot = int(parts[1])
         if parts[2] == "press":
             return Command("sim-press", {"slot": slot, "hold_s": _hold(name, payload)})
@@ -101,11 +194,17 @@ def _sim(name: str, parts: list[str], payload: bytes) -> Command:
         ):
             raise CommandError(f'cmd/{name}: expected {{"present": true}} or ON/OFF')
         return Command("sim-marker", {"slot": slot, "present": body["present"]})
-    raise CommandError(f"cmd/{name}: unknown command (allowed: {', '.join(NAMES)})")
+    raise CommandError(f"cmd/{name[:60]}: unknown command (allowed: {', '.join(NAMES)})")
 
 
 def parse(name: str, payload: bytes) -> Command:
     """The command ``cmd/<name>`` with ``payload``, checked; :class:`CommandError` if not."""
+    found = command_id(name, payload)
+    command = _parse(name, payload)
+    return Command(command.name, command.args, found)
+
+
+def _parse(name: str, payload: bytes) -> Command:
     if name == "settings":
         return _settings(name, _json(name, payload))
     if name == "volume":
@@ -123,7 +222,7 @@ def parse(name: str, payload: bytes) -> Command:
     parts = name.split("/")
     if parts[0] == "sim":
         return _sim(name, parts[1:], payload)
-    raise CommandError(f"cmd/{name}: unknown command (allowed: {', '.join(NAMES)})")
+    raise CommandError(f"cmd/{name[:60]}: unknown command (allowed: {', '.join(NAMES)})")
 
 
 class SimInputs(Protocol):
@@ -148,6 +247,7 @@ class HubCommands:
         self.apply_settings = apply_settings
         self.undo = undo
         self.sim = sim
+        self._held = threading.BoundedSemaphore(MOST_HELD)  # presses waiting for release
 
     def run(self, command: Command) -> None:
         """Carry ``command`` out; :class:`CommandError` when this hub cannot."""
@@ -167,11 +267,20 @@ class HubCommands:
 
     def _press(self, slot: int, hold_s: float) -> None:
         sim = self._simulated()
+        if not self._held.acquire(blocking=False):  # a flood: bounded threads, not 923
+            raise CommandError(f"cmd/sim: {MOST_HELD} presses are held already")
         try:
             sim.button(slot, True)
         except ValueError as exc:  # the centre button has no pin
+            self._held.release()
             raise CommandError(f"cmd/sim/centre/press: {exc}") from None
-        _later(hold_s, sim.button, slot, False)
+        _later(hold_s, self._release, sim, slot)
+
+    def _release(self, sim: SimInputs, slot: int) -> None:
+        try:
+            sim.button(slot, False)
+        finally:
+            self._held.release()
 
 
 def _later(delay_s: float, fn: Callable[..., None], *args: object) -> None:

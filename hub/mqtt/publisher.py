@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from hub.io.mqtt import LinkHandlers, Will
 from hub.mqtt import discovery
-from hub.mqtt.commands import CommandError, HubCommands, parse
+from hub.mqtt.commands import CommandError, HubCommands, QuietLog, Rate, SeenIds, parse
 from hub.mqtt.outbox import Outbox
 from hub.mqtt.settings import MqttSettings
 
@@ -85,6 +85,13 @@ class MqttPublisher:
         self._on_status = on_status
         self._commands = commands if settings.commands else None
         self._inbox: queue.Queue[tuple[str, bytes]] = queue.Queue(maxsize=64)
+        self._quiet = QuietLog(log, time.monotonic)
+        self._rate = Rate(time.monotonic)
+        self._seen = SeenIds()
+        # Retained commands to clear (paho's thread adds, ours publishes the empty
+        # retained message), and those cleared whose empty echo is still to come.
+        self._to_clear: set[str] = set()
+        self._cleared: set[str] = set()
         self._current: dict[str, object] = {"state": snapshot(), "settings": settings_now()}
         self._game_id: int | None = None
         self._public: dict[int, str] = {}
@@ -96,7 +103,10 @@ class MqttPublisher:
         self._thread: threading.Thread | None = None
         self.published = 0
         handlers = LinkHandlers(
-            connected=self._connected, disconnected=self.outbox.wake.set, message=self._message
+            connected=self._connected,
+            disconnected=self.outbox.wake.set,
+            message=self._message,
+            retained=self._retained,
         )
         subscriptions = [f"{settings.discovery_prefix}/status"] if settings.discovery else []
         if self._commands is not None:
@@ -127,8 +137,18 @@ class MqttPublisher:
         try:
             self._inbox.put_nowait((topic, payload))
         except queue.Full:
-            log.warning("mqtt: %s: too many commands at once; ignored", topic)
+            self._quiet.warn("full", f"{topic[:80]}: too many commands at once; ignored")
         self.outbox.wake.set()
+
+    def _retained(self, topic: str, payload: bytes) -> None:
+        """A message the broker kept: Home Assistant's status counts; a command never
+        runs again (at every restart or reconnect) and is cleared from the broker."""
+        if not topic.startswith(f"{self.root}/cmd/"):
+            self._message(topic, payload)
+        elif payload:
+            self._quiet.warn("retained", f"{topic[:80]}: a retained command; ignored, cleared")
+            self._to_clear.add(topic)
+            self.outbox.wake.set()
 
     # --- lifecycle -------------------------------------------------------------------
 
@@ -164,6 +184,10 @@ class MqttPublisher:
         The publisher thread calls it; tests call it directly."""
         self._run_commands()
         if self.link.connected:
+            for topic in list(self._to_clear):
+                self._to_clear.discard(topic)
+                self._cleared.add(topic)  # its empty echo is no command
+                self._send(topic, "", retain=True)
             if self._resync:
                 self._resync = self._rediscover = False
                 self._publish_everything()
@@ -265,13 +289,22 @@ class MqttPublisher:
                 return
             if self._commands is None or not topic.startswith(prefix):
                 continue
+            if not payload and topic in self._cleared:
+                self._cleared.discard(topic)  # the broker's echo of our clearing
+                continue
             name = topic[len(prefix) :]
+            if not self._rate.admit():
+                self._quiet.warn("rate", f"more than {self._rate.per_s} commands a second; ignored")
+                continue
             try:
                 command = parse(name, payload)
+                if not self._seen.first_time(command.id):
+                    self._quiet.warn("repeat", f"cmd/{name}: id {command.id!r} again; ignored")
+                    continue
                 self._commands.run(command)
-                log.info("mqtt: cmd/%s done", name)
+                log.info("mqtt: cmd/%s done", name[:60])
             except CommandError as exc:
-                log.warning("mqtt: %s; ignored", exc)
+                self._quiet.warn("bad", f"{exc}; ignored")
 
     def status(self) -> dict[str, Any]:
         """The snapshot extra ``mqtt``: enabled, connected, dropped events."""

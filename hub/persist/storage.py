@@ -1,16 +1,18 @@
 """The state folder and the game database: checked before the hub opens them, backed up
 while it runs, restored by hand.
 
-A damaged, emptied or missing database is never started over silently and never
-deleted: :func:`check_storage` raises :class:`StorageProblem`, which says what is wrong
-and what to do; ``mtrain-hub run`` prints it, logs it, shows it on the page and exits
-with status 3 (``hub.cli.EXIT_STORAGE``, the unit's ``RestartPreventExitStatus``). Backups
-use SQLite's online backup API, so they are consistent while the hub writes.
+A damaged, emptied or missing database (while the backups or the table's journal say
+games existed) is never started over silently and never deleted: :func:`check_storage`
+raises :class:`StorageProblem`, which says what is wrong and what to do; ``mtrain-hub
+run`` prints it, logs it, shows it on the page and exits with status 3
+(``hub.cli.EXIT_STORAGE``, the unit's ``RestartPreventExitStatus``). Backups use
+SQLite's online backup API, so they are consistent while the hub writes.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import sqlite3
@@ -61,15 +63,42 @@ def restore_hint(state_dir: Path) -> str:
     )
 
 
+# The files the hub makes in its state folder (each also with a suffix: ``-wal``,
+# ``.tmp``, ...); only these, and the backups, are ever made private.
+OWN_FILES = ("games.db", "settings.json", "table.journal", "hub.lock")
+
+
+def _own(state_dir: Path) -> list[Path]:
+    found = [p for p in state_dir.iterdir() if p.name.startswith(OWN_FILES)]
+    backups = state_dir / BACKUP_DIR
+    if backups.is_dir() and not backups.is_symlink():
+        found.append(backups)
+        found.extend(p for p in backups.iterdir() if p.name.startswith("games-"))
+    return found
+
+
 def make_private(state_dir: Path) -> None:
-    """Take away other users' access to the state folder and everything in it (files
-    an older hub made readable by all: games, settings, backups). Files the hub makes
-    from now on are private anyway: ``run`` sets the umask 077."""
-    for path in (state_dir, *state_dir.rglob("*")):
+    """Take away other users' access to the state folder and the hub's own files in
+    it (files an older hub made readable by all: games, settings, journal, backups);
+    a file the hub did not make keeps its mode. Files the hub makes from now on are
+    private anyway: ``run`` sets the umask 077."""
+    for path in (state_dir, *_own(state_dir)):
         mode = path.lstat().st_mode
         if not stat.S_ISLNK(mode) and mode & 0o077:
             with contextlib.suppress(OSError):  # not ours to change: the check says so
                 path.chmod(stat.S_IMODE(mode) & 0o700)
+
+
+def _probe(state_dir: Path) -> None:
+    """Write a block in ``state_dir`` and sync it (an empty file needs no room: a full
+    disk would pass); OSError if the disk refuses."""
+    fd, name = tempfile.mkstemp(dir=state_dir, prefix=".write-test-")
+    try:
+        os.write(fd, b"\0" * 4096)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+        os.unlink(name)
 
 
 def check_state_dir(state_dir: Path) -> None:
@@ -80,15 +109,32 @@ def check_state_dir(state_dir: Path) -> None:
     try:
         state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         make_private(state_dir)
-        with tempfile.NamedTemporaryFile(dir=state_dir, prefix=".write-test-"):
-            pass
+        _probe(state_dir)
     except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise StorageProblem(
+                state_dir, "the disk holding the state folder is full", FULL_REMEDY
+            ) from None
         raise StorageProblem(
             state_dir,
             f"the state folder cannot be written ({exc.strerror or exc})",
             "check that the disk is mounted read-write and not full, and that the hub's "
             "user owns the folder",
         ) from None
+
+
+FULL_REMEDY = (
+    "free space on that disk (old logs, the backups folder's oldest files), then start "
+    "the hub again; the games are not damaged"
+)
+
+
+def _disk_full(folder: Path) -> bool:
+    """True when the disk holding ``folder`` has no block left for the hub's user."""
+    try:
+        return os.statvfs(folder).f_bavail == 0
+    except OSError:
+        return False
 
 
 def _integrity(db: Path) -> str:
@@ -105,18 +151,43 @@ def _integrity(db: Path) -> str:
     return "ok" if found == ["ok"] else "; ".join(found[:3])
 
 
-def check_database(db: Path, backups: Backups) -> None:
-    """Refuse a database that is damaged, or emptied or missing while backups exist."""
+def journal_game(journal: Path) -> int | None:
+    """The id of the game the table's journal was in (its checkpoint), or None: no
+    journal, no game in it, or a checkpoint that does not decode (replay says so)."""
+    from hub.persist.codec import CodecError, decode_table
+    from hub.persist.journal import FileJournal
+
+    try:
+        records = FileJournal(journal).load()
+        table = decode_table(records[0].get("table")) if records else None
+    except (OSError, CodecError):
+        return None
+    return table.game.id if table is not None and table.game is not None else None
+
+
+def check_database(db: Path, backups: Backups, journal: Path | None = None) -> None:
+    """Refuse a database that is damaged, or emptied or missing while the backups or
+    the table's ``journal`` say games existed."""
     hint = restore_hint(db.parent)
     latest = backups.latest()
     if not db.exists() or db.stat().st_size == 0:
+        state = "missing" if not db.exists() else "empty"
         if latest is not None:
-            state = "missing" if not db.exists() else "empty"
             raise StorageProblem(
                 db,
                 f"the game database is {state}, but backups of "
                 f"earlier games exist (newest: {latest.name})",
                 f"{hint}; or, to start afresh, move the folder {backups.folder} away",
+            )
+        game = journal_game(journal) if journal is not None else None
+        if game is not None and journal is not None:
+            raise StorageProblem(
+                db,
+                f"the game database is {state}, but the table's journal ({journal.name}) "
+                f"holds game {game}",
+                f"put the database back (a copy of {db.name} from elsewhere, or "
+                f"'mtrain-hub restore'); or, to start afresh and lose game {game}, move "
+                f"{journal} away",
             )
         return
     with open(db, "rb") as f:
@@ -124,6 +195,8 @@ def check_database(db: Path, backups: Backups) -> None:
     if header != SQLITE_HEADER:
         raise StorageProblem(db, "the game database is damaged: its header is not SQLite's", hint)
     found = _integrity(db)
+    if found != "ok" and _disk_full(db.parent):  # SQLite says "disk I/O error" then
+        raise StorageProblem(db, f"the disk holding it is full ({found})", FULL_REMEDY)
     if found != "ok":
         raise StorageProblem(db, f"the game database is damaged: {found}", hint)
 
@@ -131,8 +204,10 @@ def check_database(db: Path, backups: Backups) -> None:
 def check_storage(state_dir: Path, keep: int = 7) -> Backups:
     """Check the folder and the database before the hub opens them; their backups."""
     check_state_dir(state_dir)
+    from hub.persist.journal import FILE_NAME
+
     backups = Backups(state_dir / BACKUP_DIR, keep)
-    check_database(state_dir / DB_NAME, backups)
+    check_database(state_dir / DB_NAME, backups, state_dir / FILE_NAME)
     return backups
 
 

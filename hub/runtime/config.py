@@ -30,7 +30,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "state_dir": "state",
         "default_rules": DEFAULT_RULES,
     },
-    "web": {"host": "0.0.0.0", "port": 8080, "threads": 16, "streams": 500},
+    "web": {"host": "0.0.0.0", "port": 8080, "threads": 16, "streams": 500, "hosts": []},
     "gestures": {
         "tap_max_ms": 1000,
         "long_hold_ms": 3000,
@@ -136,6 +136,10 @@ def validate(config: dict[str, Any]) -> dict[str, Any]:
 
 def _check_values(c: dict[str, Any]) -> None:
     _check_choice("hub.backend", c["hub"]["backend"], BACKENDS)
+    if not all(isinstance(name, str) and name.strip() for name in c["web"]["hosts"]):
+        raise ConfigError('web.hosts: expected names, such as ["mtrain.example"]')
+    if not c["hub"]["state_dir"].strip():  # "" is the current folder: never the hub's
+        raise ConfigError("hub.state_dir: empty; name the hub's own folder (default 'state')")
     _check_choice("hub.default_rules", c["hub"]["default_rules"], tuple(PROFILES))
     _check_range("web.port", c["web"]["port"], 1, 65535)
     _check_range("web.threads", c["web"]["threads"], 4, 512)

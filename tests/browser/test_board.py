@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import sys
+from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import expect
@@ -171,3 +174,79 @@ def test_pages_beyond_the_live_places_update_every_few_seconds(chromium, tmp_pat
         second.context.close()
         assert board.stop() == 0
         hub.stop(signal.SIGKILL)
+
+
+STATIC = Path(__file__).resolve().parents[2] / "hub" / "board" / "static"
+GOOD = {
+    "hub_id": "good",
+    "online": True,
+    "round": 2,
+    "rounds": 13,
+    "engine": 11,
+    "phase": "play",
+    "turn": "Ann",
+    "players": [{"name": "Ann", "total": 5}],
+    "standings": ["Ann"],
+    "winner": None,
+}
+HOSTILE = [
+    {"hub_id": "a", "phase": 3, "round": 1, "players": [{"name": "Bo", "total": "x"}]},
+    {"hub_id": "b", "phase": True, "round": "2", "rounds": {}, "engine": [], "players": None},
+    {"hub_id": "c", "players": [None, 7, {"name": 3}], "standings": [1, None], "turn": 5},
+    {"hub_id": 7},
+    None,
+    "text",
+    [],
+]
+
+
+def test_the_page_survives_any_json_the_board_serves(chromium):
+    """Whatever the board sends, the good table shows and nothing throws."""
+    view = {
+        "version": 1,
+        "connected": True,
+        "tables": [*HOSTILE, GOOD],
+        "standings": [
+            {"name": "Ann", "hub_id": "good", "place": 1, "points": 5, "rounds": 1, "won": 0},
+            {"name": 5},
+            None,
+            {"place": "1"},
+        ],
+    }
+    update = {
+        "version": 2,
+        "connected": True,
+        "tables": [{"hub_id": "d", "phase": 0}, 5],
+        "standings": "no",
+    }
+    stream = (
+        f"event: board\ndata: {json.dumps(view)}\n\nevent: tables\ndata: {json.dumps(update)}\n\n"
+    )
+
+    def serve(route) -> None:
+        path = urlsplit(route.request.url).path
+        if path == "/":
+            route.fulfill(path=STATIC / "board.html")
+        elif path.startswith("/static/"):
+            route.fulfill(path=STATIC / path.removeprefix("/static/"))
+        elif path == "/api/board/events":
+            route.fulfill(status=200, content_type="text/event-stream", body=stream)
+        else:
+            route.fulfill(status=200, content_type="application/json", body=json.dumps(view))
+
+    context = chromium.new_context(viewport=PHONE)
+    errors: list[str] = []
+    try:
+        context.route("**/*", serve)
+        page = context.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto("http://board.test/")
+        page.wait_for_selector("article.card[data-hub='d']")
+        good = page.locator("article.card[data-hub='good']")
+        expect(good.locator(".meta")).to_have_text("Round 2 of 13 · engine double-11 · play")
+        expect(page.locator("article.card[data-hub='a'] .meta")).to_have_text("Round 1")
+        expect(page.locator("#standings tbody tr")).to_have_count(1)
+        assert page.locator("article.card").count() == 5  # a, b, c, d and good
+    finally:
+        context.close()
+    assert not errors, errors

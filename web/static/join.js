@@ -21,12 +21,12 @@ $("show-handover").addEventListener("click", async () => {
   $("handover-url").textContent = r.data.url;
   $("handover-qr").scrollIntoView({ block: "center" });  // the code to scan, in view
 });
-// The claim: the hub lights a slot; a press there within the window grants a token.
+// The claim: the hub lights a slot; a hold there within the window grants a token.
 $("claim").addEventListener("click", async () => {
   const r = await api("POST", "/api/claim", {}), note = $("claim-note");
   if (!r.ok) { note.textContent = r.data.error; return; }
   const { claim, slot } = r.data, until = Date.now() + r.data.seconds * 1000 + 3000;
-  note.textContent = `Press slot ${slot} on the hub (it blinks white) within ${r.data.seconds} seconds.`;
+  note.textContent = `Hold slot ${slot} on the hub for two seconds (it blinks white) within ${r.data.seconds} seconds.`;
   $("claim").disabled = true;
   while (Date.now() < until) {
     await new Promise((done) => setTimeout(done, 700));

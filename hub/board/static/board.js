@@ -17,15 +17,31 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
+// The board checks what it serves, but the page trusts nothing: any field of any
+// other type reads as absent, so one odd table can never blank the others.
+function str(value) {
+  return typeof value === "string" ? value : null;
+}
+
+function num(value) {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+function list(value) {
+  return Array.isArray(value) ? value : [];
+}
+
 function tableName(id) {
   return "Table " + id;
 }
 
 function meta(t) {
-  if (t.round === null || t.round === undefined) return "No game";
-  const parts = ["Round " + t.round + (t.rounds ? " of " + t.rounds : "")];
-  if (t.engine !== null && t.engine !== undefined) parts.push("engine double-" + t.engine);
-  if (t.phase) parts.push(t.phase.replace("-", " "));
+  const round = num(t.round), rounds = num(t.rounds), engine = num(t.engine);
+  if (round === null) return "No game";
+  const parts = ["Round " + round + (rounds ? " of " + rounds : "")];
+  if (engine !== null) parts.push("engine double-" + engine);
+  const phase = str(t.phase);
+  if (phase) parts.push(phase.replace("-", " "));
   return parts.join(" · ");
 }
 
@@ -34,18 +50,19 @@ function card(t) {
   const badge = el("span", {class: "badge " + (offline ? "off" : "on")},
     offline ? "offline" : "online");
   const players = el("ol", {});
-  const order = t.standings && t.standings.length ? t.standings
-    : t.players.map((p) => p.name);
-  const byName = new Map(t.players.map((p) => [p.name, p]));
+  const seated = list(t.players).filter((p) => p && str(p.name) !== null);
+  const standing = list(t.standings).filter((name) => str(name) !== null);
+  const order = standing.length ? standing : seated.map((p) => p.name);
+  const byName = new Map(seated.map((p) => [p.name, p]));
   for (const name of order) {
-    const p = byName.get(name) || {name, total: null};
-    const li = el("li", {class: name === t.turn ? "now" : ""}, el("span", {}, name),
-      el("span", {class: "num"}, p.total === null || p.total === undefined ? "" : String(p.total)));
+    const total = num((byName.get(name) || {}).total);
+    const li = el("li", {class: name === str(t.turn) ? "now" : ""}, el("span", {}, name),
+      el("span", {class: "num"}, total === null ? "" : String(total)));
     players.append(li);
   }
   let turn = "";
-  if (t.winner) turn = "Winner: " + t.winner;
-  else if (t.turn) turn = t.turn + "’s turn";
+  if (str(t.winner)) turn = "Winner: " + t.winner;
+  else if (str(t.turn)) turn = t.turn + "’s turn";
   return el("article", {class: "card" + (offline ? " offline" : ""), "data-hub": t.hub_id,
                         "data-online": String(!offline)},
     el("h3", {}, el("span", {}, tableName(t.hub_id)), badge),
@@ -68,10 +85,11 @@ function renderStandings() {
   const body = document.querySelector("#standings tbody");
   body.replaceChildren(...standings.map((r) => el("tr",
     {class: r.online === false ? "offline" : "", "data-player": r.name, "data-hub": r.hub_id},
-    el("td", {}, r.place === null ? "–" : String(r.place)), el("td", {}, r.name),
+    el("td", {}, num(r.place) === null ? "–" : String(r.place)), el("td", {}, r.name),
     el("td", {}, r.hub_id, r.online === false ? el("small", {}, " offline") : null),
-    el("td", {class: "num"}, String(r.points)), el("td", {class: "num"}, String(r.rounds)),
-    el("td", {class: "num"}, String(r.won)))));
+    el("td", {class: "num"}, String(num(r.points) ?? "")),
+    el("td", {class: "num"}, String(num(r.rounds) ?? "")),
+    el("td", {class: "num"}, String(num(r.won) ?? "")))));
   document.getElementById("no-standings").hidden = standings.length > 0;
   document.getElementById("standings").hidden = standings.length === 0;
   const rounds = new Set(standings.map((r) => r.rounds));
@@ -86,10 +104,19 @@ function setLink(connected) {
   badge.textContent = connected ? "Live" : "Broker unreachable";
 }
 
+function keep(t) {
+  if (t && typeof t === "object" && str(t.hub_id) !== null) tables.set(t.hub_id, t);
+}
+
+function rows(value) {
+  return list(value).filter((r) => r && str(r.name) !== null && str(r.hub_id) !== null);
+}
+
 function showBoard(view) {
+  view = view && typeof view === "object" ? view : {};
   tables.clear();
-  for (const t of view.tables) tables.set(t.hub_id, t);
-  standings = view.standings;
+  list(view.tables).forEach(keep);
+  standings = rows(view.standings);
   setLink(view.connected);
   renderTables();
   renderStandings();
@@ -122,12 +149,13 @@ function connect() {
   const source = new EventSource("/api/board/events");
   source.addEventListener("board", (e) => showBoard(JSON.parse(e.data)));
   source.addEventListener("tables", (e) => {
-    const update = JSON.parse(e.data);
-    for (const t of update.tables) tables.set(t.hub_id, t);
+    const parsed = JSON.parse(e.data);
+    const update = parsed && typeof parsed === "object" ? parsed : {};
+    list(update.tables).forEach(keep);
     setLink(update.connected);
-    if (update.tables.length) renderTables();
-    if (update.standings) {
-      standings = update.standings;
+    if (list(update.tables).length) renderTables();
+    if (Array.isArray(update.standings)) {
+      standings = rows(update.standings);
       renderStandings();
     }
   });
