@@ -225,7 +225,7 @@ class FakeMcu:
         caller's thread, as :meth:`edge_now` does for a button."""
         with self._lock:
             self.machine.pins[MARKER_PINS[slot - 1]].level = 0 if present else 1
-            if self.plugged:
+            if self.plugged and self.firmware is not None:
                 self.firmware.scan()
 
     def unplug(self) -> None:

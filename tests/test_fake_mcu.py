@@ -100,6 +100,10 @@ def test_the_update_escape_lets_mpremote_copy_files_and_reset(tmp_path) -> None:
         while mcu.firmware is None and time.monotonic() < deadline:
             time.sleep(0.01)
         assert mcu.boots > boots and mcu.firmware is not None  # the program runs again
+    finally:
+        mcu.close()
+
+
 def test_marker_now_scans_on_the_callers_thread() -> None:
     mcu = FakeMcu()
     try:
