@@ -229,7 +229,7 @@ def test_the_watchdogs_kill_dumps_every_threads_stack(hub_process):
     words are every thread's stack (faulthandler), unprefixed (the unit's
     SyslogLevel=warning files them as warnings)."""
     process, listener, journal = hub_process
-    listener.until("READY=1", timeout=30)
+    assert "READY=1" in listener.before_ready[-1].splitlines()
     process.send_signal(signal.SIGABRT)
     assert process.wait(timeout=15) == -signal.SIGABRT
     text = journal.read_text()
@@ -265,7 +265,7 @@ def test_the_loops_thread_is_named_in_the_kernel(hub_process):
     """``hub-loop`` in /proc/PID/task/*/comm: ``ps -T`` shows it, and the rehearsal
     (tools/rehearse.sh) finds the thread to freeze by that name."""
     process, listener, _ = hub_process
-    listener.until("READY=1", timeout=30)
+    assert "READY=1" in listener.before_ready[-1].splitlines()
     tasks = Path(f"/proc/{process.pid}/task")
     names = [(task / "comm").read_text().strip() for task in tasks.iterdir()]
     assert names.count("hub-loop") == 1, names
