@@ -1,11 +1,14 @@
 """hardware/enclosure/hub.scad renders with Debian's openscad: every part a closed solid
-that fits a 220 x 220 mm bed, no warnings, and slots that fit each set's dominoes."""
+that fits a 220 x 220 mm bed, no warnings, printable without supports (tests/stl_check.py),
+the size of a real hub (its echoed figures, which the STLs agree with), sizes that are
+hardware/parts.toml's, and slots that fit each set's dominoes."""
 
 from __future__ import annotations
 
 import math
 import re
 import subprocess
+import tomllib
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -13,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import need
+from tests.stl_check import bounds, overhangs, read_stl
 
 SCAD = Path(__file__).resolve().parents[1] / "hardware" / "enclosure" / "hub.scad"
 BED = 220.0
@@ -123,7 +127,7 @@ def test_each_set_evaluates_without_warnings_and_its_slots_fit(tmp_path, dominoe
     "params, named",
     [
         ({"domino_set": 10}, "domino_set must be 12, 15 or 18"),
-        ({"part": "lid"}, "part must be top, base, marker or all"),
+        ({"part": "lid"}, "part must be top, base, retainer, marker, all or fit"),
         ({"slots": 30}, "too many slots"),
     ],
 )
@@ -131,9 +135,69 @@ def test_bad_parameters_are_refused_by_name(tmp_path, params, named):
     assert named in openscad(tmp_path / "x.echo", **params)
 
 
+def figures(output: str) -> dict[str, float]:
+    """The ``name_mm=value`` figures the scad echoes."""
+    return {k: float(v) for k, v in re.findall(r'ECHO: "(\w+_mm)=([-\d.]+)"', output)}
+
+
+def holes(output: str) -> dict[str, dict[str, float]]:
+    found = re.findall(r'ECHO: "hole (\w+) (.*)"', output)
+    return {n: {k: float(v) for k, v in re.findall(r"(\w+)=([-\d.]+)", rest)} for n, rest in found}
+
+
+@pytest.mark.parametrize("dominoes", SETS)
+def test_the_hub_is_the_size_of_a_real_one(tmp_path, dominoes):
+    found = figures(openscad(tmp_path / "top.echo", part="top", domino_set=dominoes))
+    assert found["footprint_mm"] <= 150
+    assert found["slot_floor_mm"] <= 15
+    assert (
+        found["slot_floor_mm"]
+        == found["top_height_mm"]
+        - slots(openscad(tmp_path / "t.echo", part="top", domino_set=dominoes))[0]["depth"]
+    )
+
+
+def test_every_insert_and_screw_fits_its_hole(tmp_path):
+    found = holes(openscad(tmp_path / "x.echo", part="base"))
+    parts = tomllib.loads((SCAD.parents[1] / "parts.toml").read_text())["part"]
+    insert = found.pop("m3_insert")
+    assert insert["length"] == parts["insert_m3"]["size"][1]
+    assert insert["depth"] >= insert["length"] + 0.5  # the insert sits below the boss's face
+    assert 3 <= insert["reach"] <= insert["length"]  # the screw bites, and ends in the insert
+    for name, hole in found.items():  # self-tapping screws through a board into a post
+        assert hole["length"] == parts["screw_st"]["size"][1], name
+        assert hole["diameter"] == parts["screw_st"]["size"][0], name
+        assert hole["length"] - hole["board"] <= hole["depth"] - 0.3, name
+
+
+SCAD_SIZES = {  # hub.scad's variable: parts.toml's part
+    "pi": "pi",
+    "pico": "pico",
+    "amp": "amp",
+    "speaker": "speaker",
+    "sensor": "hall",
+    "switch_body": "switch",
+    "magnet": "magnet",
+    "ring": "ring",
+    "board": "board",
+    "capacitor": "bulk_cap",
+    "insert_m3": "insert_m3",
+    "screw_st": "screw_st",
+}
+
+
+def test_the_scad_keeps_the_room_parts_toml_says():
+    text = SCAD.read_text()
+    parts = tomllib.loads((SCAD.parents[1] / "parts.toml").read_text())["part"]
+    for variable, key in SCAD_SIZES.items():
+        found = re.search(rf"^{variable} = \[([^\]]+)\];", text, re.M)
+        assert found, variable
+        assert [float(v) for v in found.group(1).split(",")] == parts[key]["size"], variable
+
+
 @pytest.mark.slow
 def test_every_part_renders_to_a_closed_solid_that_fits_the_bed(tmp_path):
-    jobs = [("top", 12), ("base", 12), ("marker", 12), ("top", 15), ("top", 18)]
+    jobs = [("top", 12), ("base", 12), ("retainer", 12), ("marker", 12), ("top", 15), ("top", 18)]
 
     def render(job: tuple[str, int]) -> tuple[str, Path]:
         part, dominoes = job
@@ -148,6 +212,24 @@ def test_every_part_renders_to_a_closed_solid_that_fits_the_bed(tmp_path):
         assert len(tris) > 100, (part, dominoes)
         assert open_edges(tris) == 0, f"{part} ({dominoes}) is not a closed solid"
         assert extent(tris, 0) <= BED and extent(tris, 1) <= BED, (part, dominoes)
+        printed = read_stl(stl)
+        assert bounds(printed)[0][2] == 0, f"{part} is not on the bed"
+        assert overhangs(printed) == [], f"{part} ({dominoes}) needs supports"
         if part == "top":
+            found = figures(output)
+            low, high = bounds(printed)
+            assert high[0] - low[0] == high[1] - low[1] == found["footprint_mm"]
+            assert high[2] == found["top_height_mm"]
+            height = found["top_height_mm"]
+            # Printed upside down: back to the table's coordinates for the slots.
+            upright = [
+                [(v[0], str(-float(v[1])), str(height - float(v[2]))) for v in t] for t in tris
+            ]
             for slot in check_slots(output, dominoes):
-                assert inside_domino(tris, slot, DOMINOES[dominoes]) == [], (dominoes, slot)
+                assert inside_domino(upright, slot, DOMINOES[dominoes]) == [], (dominoes, slot)
+                floor = [  # the slot's floor, seen in the print: a ceiling at height - floor
+                    t
+                    for t in printed
+                    if all(abs(v[2] - (height - found["slot_floor_mm"])) < 1e-3 for v in t)
+                ]
+                assert floor, slot

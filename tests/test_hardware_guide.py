@@ -64,7 +64,7 @@ def test_each_sh_command_of_the_guide_runs(command, tmp_path):
     if command.startswith("mtrain-hub selftest --check"):
         assert done.stdout.splitlines()[-1] == "all checks passed"
     if command.startswith("make stl"):
-        for part in ("top", "base", "marker"):
+        for part in ("top", "base", "retainer", "marker"):
             assert (ROOT / "build" / "stl" / f"hub-{part}.stl").stat().st_size > 10_000
 
 
