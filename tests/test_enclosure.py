@@ -1,7 +1,9 @@
 """hardware/enclosure/hub.scad renders with Debian's openscad: every part a closed solid
 that fits a 220 x 220 mm bed, no warnings, printable without supports (tests/stl_check.py),
 the size of a real hub (its echoed figures, which the STLs agree with), sizes that are
-hardware/parts.toml's, and slots that fit each set's dominoes."""
+hardware/parts.toml's, slots that fit each set's dominoes, and a build whose parts
+(the boxes of room the scad echoes for each) overlap neither each other nor the printed
+features beside them: quickly from the echoes, and (slow) in OpenSCAD's own CSG."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import subprocess
 import tomllib
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -233,3 +236,168 @@ def test_every_part_renders_to_a_closed_solid_that_fits_the_bed(tmp_path):
                     if all(abs(v[2] - (height - found["slot_floor_mm"])) < 1e-3 for v in t)
                 ]
                 assert floor, slot
+
+
+@dataclass(frozen=True)
+class Room:
+    """A box of room in the assembled hub: its middle seen from above, its turn, its
+    half sizes, and the heights it spans."""
+
+    kind: str  # "room" (a part of the build) or "fixture" (a printed feature)
+    name: str
+    middle: tuple[float, float]
+    turn: float  # radians
+    half: tuple[float, float]
+    z: tuple[float, float]
+
+    def axes(self) -> list[tuple[float, float]]:
+        c, s = math.cos(self.turn), math.sin(self.turn)
+        return [(c, s), (-s, c)]
+
+    def reach(self, axis: tuple[float, float]) -> float:
+        """Half its extent along ``axis`` (a unit vector)."""
+        (ux, uy), (vx, vy) = self.axes()
+        return self.half[0] * abs(ux * axis[0] + uy * axis[1]) + self.half[1] * abs(
+            vx * axis[0] + vy * axis[1]
+        )
+
+    def corners(self) -> list[tuple[float, float]]:
+        (ux, uy), (vx, vy) = self.axes()
+        return [
+            (
+                self.middle[0] + a * self.half[0] * ux + b * self.half[1] * vx,
+                self.middle[1] + a * self.half[0] * uy + b * self.half[1] * vy,
+            )
+            for a in (-1, 1)
+            for b in (-1, 1)
+        ]
+
+
+GAP = 0.01  # mm: boxes closer than this touch, they do not overlap
+
+
+def rooms(output: str) -> list[Room]:
+    """The "room" and "fixture" boxes the scad echoes, placed in the hub."""
+
+    def vector(text: str) -> list[float]:
+        return [float(v) for v in text.split(",")]
+
+    found = []
+    for kind, name, pose, at, size in re.findall(
+        r'ECHO: "(room|fixture) (\w+) pose=\[([^\]]*)\] at=\[([^\]]*)\] size=\[([^\]]*)\]"',
+        output,
+    ):
+        (px, py, angle), (cx, cy, cz), (sx, sy, sz) = vector(pose), vector(at), vector(size)
+        turn = math.radians(angle)
+        c, s = math.cos(turn), math.sin(turn)
+        middle = (px + cx * c - cy * s, py + cx * s + cy * c)
+        found.append(Room(kind, name, middle, turn, (sx / 2, sy / 2), (cz, cz + sz)))
+    return found
+
+
+def overlap(a: Room, b: Room) -> bool:
+    """Whether two boxes share room (separating axes: theirs, seen from above, and z)."""
+    if min(a.z[1], b.z[1]) - max(a.z[0], b.z[0]) <= GAP:
+        return False
+    apart = (b.middle[0] - a.middle[0], b.middle[1] - a.middle[1])
+    for axis in a.axes() + b.axes():
+        if abs(apart[0] * axis[0] + apart[1] * axis[1]) >= a.reach(axis) + b.reach(axis) - GAP:
+            return False
+    return True
+
+
+def clashes(found: list[Room]) -> list[tuple[str, str]]:
+    """Each pair of different parts, or a part and a printed feature, that overlap."""
+    hits = set()
+    for i, a in enumerate(found):
+        for b in found[i + 1 :]:
+            if a.name != b.name and "room" in (a.kind, b.kind) and overlap(a, b):
+                hits.add((a.name, b.name))
+    return sorted(hits)
+
+
+def inside(output: str) -> dict[str, float]:
+    found = re.search(r'ECHO: "inside (.*)"', output)
+    assert found, "the scad echoes no inside"
+    return {k: float(v) for k, v in re.findall(r"(\w+)=([-\d.]+)", found.group(1))}
+
+
+BUILD = {"pi", "pico", "board", "amp", "speaker", "capacitor", "switch_centre"} | {
+    f"switch_{n}" for n in range(1, 9)
+}
+
+
+@pytest.mark.parametrize("dominoes", SETS)
+def test_the_build_fits_inside_the_hub_without_overlaps(tmp_path, dominoes):
+    output = openscad(tmp_path / "fit.echo", part="top", domino_set=dominoes)
+    found = rooms(output)
+    assert {r.name for r in found if r.kind == "room"} == BUILD
+    assert {r.name.rstrip("_0123456789") for r in found if r.kind == "fixture"} >= {
+        "pi_posts",
+        "pico_posts",
+        "board_cradle",
+        "amp_cradle",
+        "speaker_guides",
+        "speaker_bed",
+        "top_screw_boss",
+        "slot_boss",
+        "hold_pin",
+    }
+    assert clashes(found) == []
+    room = inside(output)
+    for r in found:
+        if r.kind != "room":
+            continue
+        assert max(math.hypot(*c) for c in r.corners()) <= room["radius"], r.name
+        assert r.z[0] >= 2, r.name  # on the base's floor or above it
+        if not r.name.startswith("switch"):  # a switch's legs reach through the retainer
+            assert r.z[1] <= room["under"], r.name
+
+
+@pytest.mark.parametrize(
+    "params, pair",
+    [
+        ({"pi_at": [0, -20, 0]}, ("pi", "board")),  # the Pi on the hub board
+        ({"speaker_r": 40}, ("pi", "speaker")),  # turned boxes, near the corners
+        ({"amp_at": [46.5, -14, 0]}, ("amp", "speaker_bed")),  # a part on a printed feature
+    ],
+)
+def test_an_overlap_is_found(tmp_path, params, pair):
+    found = clashes(rooms(openscad(tmp_path / "bad.echo", part="top", **params)))
+    assert pair in found
+
+
+def test_the_overlap_check_on_boxes_whose_answer_is_known():
+    def box(x: float, y: float, angle: float, z: float = 0.0) -> Room:
+        return Room("room", f"{x},{y},{angle}", (x, y), math.radians(angle), (5, 1), (z, z + 2))
+
+    assert overlap(box(0, 0, 0), box(9, 0, 0))  # end to end, 1 mm into each other
+    assert not overlap(box(0, 0, 0), box(10, 0, 0))  # touching
+    assert not overlap(box(0, 0, 0), box(0, 0, 0, z=2))  # one on the other
+    assert overlap(box(0, 0, 0), box(0, 2.5, 90))  # a cross
+    assert not overlap(box(0, 0, 0), box(0, 6.0, 90))  # a T, touching
+    # turned 45°, its corner reaches (5 + 1) / sqrt(2) ~ 4.24 towards the other
+    assert overlap(box(0, 0, 0), box(0, 5.0, 45))
+    assert not overlap(box(0, 0, 0), box(0, 5.3, 45))
+
+
+@pytest.mark.slow
+def test_the_build_fits_in_openscads_own_csg(tmp_path):
+    """part="fit" intersects the parts' rooms with each other (probe -1) and with every
+    printed part (probe -2) in OpenSCAD's CSG: both must be empty."""
+
+    def render(probe: int) -> str:
+        done = subprocess.run(
+            [need("openscad"), "-D", 'part="fit"', "-D", f"probe={probe}"]
+            + ["-o", str(tmp_path / f"fit{probe}.stl"), str(SCAD)],
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        return done.stdout + done.stderr  # it exits 1 when there is nothing to export
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outputs = list(pool.map(render, (-1, -2)))
+    for probe, output in zip((-1, -2), outputs, strict=True):
+        assert "Current top level object is empty" in output, (probe, output[-2000:])
+        assert problems(output) == [], probe

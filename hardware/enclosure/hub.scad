@@ -6,9 +6,13 @@
 //   openscad -D 'part="base"'     -o hub-base.stl     hub.scad   // as it lies
 //   openscad -D 'part="retainer"' -o hub-retainer.stl hub.scad   // as it lies
 //   openscad -D 'part="marker"'   -o hub-marker.stl   hub.scad   // one per train marker
-// part="all" shows the hub assembled (z = 0 is the table); part="fit" intersects every
-// part of the build (hardware/parts.toml's sizes) with the printed parts and with each
-// other: it must render nothing ("Current top level object is empty").
+// part="all" shows the hub assembled (z = 0 is the table). Every part of the build
+// (hardware/parts.toml's sizes) takes the room of a few boxes, echoed as "room" lines, and
+// the printed features next to them are echoed as "fixture" boxes: tests/test_enclosure.py
+// checks that none overlap. part="fit" renders the same overlaps in CSG: probe=-1 the
+// build's parts among themselves, probe=-2 all of them against the printed parts, n: part
+// n against the printed parts; each must render nothing ("Current top level object is
+// empty").
 //
 // The hub is one low disc. Per slot (slot 1 at 12 o'clock, then clockwise as seen from
 // above): a domino slot open to the rim, and at its inner end the marker seat (the hall
@@ -22,7 +26,7 @@
 // numbers below to it.
 
 part = "all";          // "top", "base", "retainer", "marker", "all" or "fit"
-probe = -1;            // part="fit": -1 the build's parts among themselves, n: part n against the print
+probe = -1;            // part="fit": -1 the build's parts among themselves, -2 all of them against the print, n: part n against the print
 slots = 8;             // train slots around the rim
 domino_set = 12;       // 12, 15 or 18: the largest double of the set
 
@@ -95,7 +99,7 @@ retainer_screw_r = 21;
 floor_t = 2;
 base_r = R - wall - 0.4;
 channel = [18, 4];                                     // the speaker's channel: width, height (the speaker spans it)
-strip_t = channel[1] + 1.6;                            // the strip over the channel
+strip_t = channel[1] + 1.6;                            // the speaker's bed and the strip over the channel
 screw_r = R - wall - 5;
 base_pad = 3.5;                                        // the base's thickness round a screw
 counterbore = 2.5;                                     // for the M3 screw's pan head, from below
@@ -103,18 +107,19 @@ screw_m3 = 6;                                          // M3 x 6 pan head, base 
 insert_hole = 8;
 
 // Where each part lies (x, y, angle) in the assembled hub, seen from above.
-pi_at = [0, 9, 0];             // under the centre; its header faces slot 1
-board_at = [0, -37, 0];        // the hub board, towards slot 5
-pico_at = [-47, -4, 90];
-amp_at = [44, -6, 0];
-speaker_at = [50, 20, 90];     // face down over the channel, which runs out towards the rim
-capacitor_at = [38, 42, 45];
-channel_angle = 22.5;          // the channel leaves between slots 2 and 3
-pad = [0, 0];
+pi_at = [0, 12, 0];            // under the centre; its header faces slot 1
+board_at = [0, -29.5, 0];      // the hub board, towards slot 5, its plugs between the Pi and the rim
+pico_at = [-47, -4, 90];       // towards slot 7, its USB plug towards slot 8
+amp_at = [46.5, -25, 0];       // between slots 3 and 4
+capacitor_at = [42, 36, 0];    // towards slot 2, lying on the floor
+channel_angle = 10;            // the speaker's channel runs out to the rim just past slot 3
+speaker_r = 50;                // the speaker lies across the channel, face down, this far out
+speaker_at = [speaker_r * cos(channel_angle), speaker_r * sin(channel_angle), channel_angle + 90];
 
 // Heights, from the table.
-pi_post = 4;
+pi_post = 3;
 pico_post = 3;
+pico_post_d = 4;               // no wider than the Pico's end: its USB plug starts there
 board_post = 3;
 pi_z = floor_t + pi_post;
 pico_z = floor_t + pico_post;
@@ -211,14 +216,15 @@ module top_assembled() {
 hold_pins = [
     [board_at[0] - 20, board_at[1], board_z + board[2]],
     [board_at[0] + 20, board_at[1], board_z + board[2]],
-    [amp_at[0], amp_at[1] - amp[1] / 2 + 1.6, amp_z + amp[2]],
+    [amp_at[0] - 4, amp_at[1] + amp[1] / 2 - 1.6, amp_z + amp[2]],                  // the amplifier's edge, clear of its chips
 ];
+hold_pin_d = 4;
 
 module retainer_assembled() {
     difference() {
         union() {
             translate([0, 0, retainer_z]) cylinder(r = retainer_r, h = retainer_t, $fn = big);
-            for (p = hold_pins) translate([p[0], p[1], p[2] + 0.2]) cylinder(d = 4, h = retainer_z - p[2]);
+            for (p = hold_pins) translate([p[0], p[1], p[2] + 0.2]) cylinder(d = hold_pin_d, h = retainer_z - p[2]);
         }
         for (n = [1 : slots]) {
             at_button(n) leg_holes();
@@ -255,21 +261,27 @@ module base_assembled() {
     difference() {
         union() {
             cylinder(r = base_r, h = floor_t, $fn = big);
-            rotate([0, 0, channel_angle]) translate([speaker_at_r() - speaker[0] / 2 - 2, -channel[0] / 2 - 1.6, 0])
-                cube([base_r - speaker_at_r() + speaker[0] / 2 + 2, channel[0] + 3.2, strip_t]);
+            rotate([0, 0, channel_angle]) intersection() {                          // the speaker's bed and the strip to the rim
+                union() {
+                    translate([speaker_r - speaker_bed[0] / 2, -speaker_bed[1] / 2, 0]) cube([speaker_bed[0], speaker_bed[1], strip_t]);
+                    translate([speaker_r, -channel[0] / 2 - 1.6, 0]) cube([base_r, channel[0] + 3.2, strip_t]);
+                }
+                rotate([0, 0, -channel_angle]) cylinder(r = base_r, h = strip_t, $fn = big);
+            }
             screw_spots() cylinder(d = 9, h = base_pad);
             placed(pi_at) posts(pi_holes, 5.5, pi_post, [screw_st[0], pi_post + floor_t - 0.6], floor_t - eps);
-            placed(pico_at) posts(pico_holes, 5, pico_post, [screw_st[0], pico_post + floor_t - 0.6], floor_t - eps);
+            placed(pico_at) posts(pico_holes, pico_post_d, pico_post, [screw_st[0], pico_post + floor_t - 0.6], floor_t - eps);
             placed(board_at) for (x = [-1, 1]) translate([x * (board[0] / 2 - 3), 0, floor_t - eps]) box([4, board[1] - 4, board_post], 0);
             placed(board_at) cradle(board, board_post + board[2]);
             placed(amp_at) cradle(amp, amp[2]);
-            placed(speaker_pose()) for (s = [-1, 1])                            // the speaker's side guides
-                translate([0, s * (speaker[1] / 2 + 1.1), 0]) box([speaker[0], 1.6, 2.5], strip_t - eps);
+            placed(speaker_at) for (s = [-1, 1])                                   // the speaker's side guides
+                translate([0, s * speaker_guide_y, 0]) box([speaker[0], 1.6, 2.5], strip_t - eps);
         }
-        rotate([0, 0, channel_angle]) translate([speaker_at_r() - speaker[0] / 2, -channel[0] / 2, -1])   // the channel
-            cube([base_r, channel[0], channel[1] + 1]);
-        rotate([0, 0, channel_angle])                                            // under the speaker, and the cables' way in
-            translate([speaker_at_r() - speaker[0] / 2 + 3, -channel[0] / 2, -1]) cube([speaker[0] - 6 + 14, channel[0], strip_t + 2]);
+        rotate([0, 0, channel_angle]) {
+            translate([speaker_r - 9, -channel[0] / 2, -1]) cube([base_r, channel[0], channel[1] + 1]);  // the channel, open below
+            translate([speaker_r - 9, -channel[0] / 2, -1]) cube([18, channel[0], strip_t + 2]);        // under the speaker
+            translate([speaker_r + speaker[1] / 2 + 2, -channel[0] / 2, -1]) cube([6, channel[0], strip_t + 2]);  // the cables' way in
+        }
         screw_spots() {                                                          // M3 from below, pan head in a counterbore
             translate([0, 0, -1]) cylinder(d = 3.4, h = base_pad + 2);
             translate([0, 0, -1]) cylinder(d = 6.5, h = counterbore + 1);
@@ -277,8 +289,8 @@ module base_assembled() {
     }
 }
 
-function speaker_at_r() = 30;
-function speaker_pose() = [speaker_at_r() * cos(channel_angle), speaker_at_r() * sin(channel_angle), channel_angle];
+speaker_bed = [speaker[1] + 6, speaker[0] + 2];        // under the speaker: along the channel, across it
+speaker_guide_y = speaker[1] / 2 + 1.1;                  // the guides' middles, out from the speaker's
 
 // ---------------------------------------------------------------- the marker
 module marker() {
@@ -293,38 +305,68 @@ module marker() {
 }
 
 // ---------------------------------------------------------------- the build's parts
-// Each part of the build as the room it takes (with its plugs and wires' way out).
-module build_parts(only = -1) {
-    if (only < 0 || only == 0) placed(pi_at) {                                  // 0: Pi Zero 2 W
-        box(pi, pi_z);
-        box([pi[0] - 6, pi[1], pi_parts], pi_z + pi[2]);
-        translate([0, pi[1] / 2 - 6 + pi_header[1] / 2, 0]) box(pi_header, pi_z + pi[2]);
-    }
-    if (only < 0 || only == 1) placed(pico_at) {                                // 1: Pico and its USB plug
-        box(pico, pico_z);
-        box([pico[0] - 4, pico[1], pico_parts], pico_z + pico[2]);
-        translate([pico[0] / 2 + usb_plug[0] / 2 - 1, 0, 0]) box(usb_plug, pico_z + pico[2] + 1.5 - usb_plug[2] / 2);
-    }
-    if (only < 0 || only == 2) placed(board_at) {                               // 2: the hub board
-        box(board, board_z);
-        box([24, 10, board_parts], board_z + board[2]);
-        for (s = [-1, 1]) translate([0, s * (board[1] / 2 - 3 + (board_plugs + 3) / 2), 0])
-            box([board[0], board_plugs + 3, board_parts], board_z + board[2]);
-    }
-    if (only < 0 || only == 3) placed(amp_at) { box(amp, amp_z); box([amp[0] - 2, amp[1] - 8, amp_parts], amp_z + amp[2]); }
-    if (only < 0 || only == 4) placed(speaker_pose()) box(speaker, speaker_z);
-    if (only < 0 || only == 5) placed(capacitor_at) translate([-capacitor[1] / 2, 0, floor_t + capacitor[0] / 2 + 0.01])
-        rotate([0, 90, 0]) cylinder(d = capacitor[0], h = capacitor[1]);
-    if (only < 0 || only == 6) { for (n = [1 : slots]) at_button(n) switch_legs(); switch_legs(); }  // below the plate
+// Each part of the build as the room it takes (with its plugs and wires' way out), in
+// boxes: [name, group, pose [x, y, angle], [[[x, y, bottom z] of a box's middle, size], ...]]
+// in the part's own frame. part="fit" renders them; the "room" echoes give them to the tests.
+function legs() = [for (x = [-1, 1]) [[x * 6.25, 0, plate_under - switch_legs], [1.6, 7.6, switch_legs]]];
+function button_pose(n) = let (a = slot_angle(n) - button_off) [pair_r * cos(a), pair_r * sin(a), a];
+rooms = concat([
+    ["pi", 0, pi_at, [
+        [[0, 0, pi_z], pi],
+        [[0, 0, pi_z + pi[2]], [pi[0] - 6, pi[1], pi_parts]],
+        [[0, pi[1] / 2 - 6 + pi_header[1] / 2, pi_z + pi[2]], pi_header]]],
+    ["pico", 1, pico_at, [
+        [[0, 0, pico_z], pico],
+        [[0, 0, pico_z + pico[2]], [pico[0] - 4, pico[1], pico_parts]],
+        [[pico[0] / 2 + usb_plug[0] / 2, 0, pico_z + pico[2] + 1.5 - usb_plug[2] / 2], usb_plug]]],
+    ["board", 2, board_at, concat([
+        [[0, 0, board_z], board],
+        [[0, 0, board_z + board[2]], [24, 10, board_parts]]],
+        [for (s = [-1, 1]) [[0, s * (board[1] / 2 - 3 + (board_plugs + 3) / 2), board_z + board[2]], [board[0], board_plugs + 3, board_parts]]])],
+    ["amp", 3, amp_at, [
+        [[0, 0, amp_z], amp],
+        [[0, 0, amp_z + amp[2]], [amp[0] - 2, amp[1] - 8, amp_parts]]]],
+    ["speaker", 4, speaker_at, [[[0, 0, speaker_z], speaker]]],
+    ["capacitor", 5, capacitor_at, [[[0, 0, floor_t], [capacitor[1], capacitor[0], capacitor[0]]]]],   // lying: its box
+    ["switch_centre", 6, [0, 0, 0], legs()]],
+    [for (n = [1 : slots]) [str("switch_", n), 6, button_pose(n), legs()]]);
+
+// The printed features beside those parts, as boxes the same way (a post or a pin by the
+// box round it): none may overlap a room.
+function ring_of(spacing, d, h, z) = [for (x = [-1, 1], y = [-1, 1]) [[x * spacing[0] / 2, y * spacing[1] / 2, z], [d, d, h]]];
+function walls_of(size, h) = let (o = [size[0] + 0.6 + 2.4, size[1] + 0.6 + 2.4]) [
+    for (s = [-1, 1]) [[s * (o[0] - 1.2) / 2, 0, floor_t], [1.2, o[1], h]],
+    for (s = [-1, 1]) [[0, s * (o[1] - 1.2) / 2, floor_t], [o[0], 1.2, h]]];
+function screw_pose(k) = let (a = slot_angle(1) + 180 / slots + 90 * k + 45) [screw_r * cos(a), screw_r * sin(a), a];
+fixtures = concat([
+    ["pi_posts", pi_at, ring_of(pi_holes, 5.5, pi_post - eps, floor_t)],
+    ["pico_posts", pico_at, ring_of(pico_holes, pico_post_d, pico_post - eps, floor_t)],
+    ["board_cradle", board_at, concat(walls_of(board, board_post + board[2]),
+        [for (x = [-1, 1]) [[x * (board[0] / 2 - 3), 0, floor_t], [4, board[1] - 4, board_post - eps]]])],
+    ["amp_cradle", amp_at, walls_of(amp, amp[2])],
+    ["speaker_guides", speaker_at, [for (s = [-1, 1]) [[0, s * speaker_guide_y, strip_t], [speaker[0], 1.6, 2.5]]]],
+    ["speaker_bed", [0, 0, channel_angle], [[[speaker_r, 0, 0], [speaker_bed[0], speaker_bed[1], strip_t]],
+        [[(speaker_r + base_r) / 2, 0, 0], [base_r - speaker_r, channel[0] + 3.2, strip_t]]]]],
+    [for (k = [0 : 3]) [str("top_screw_boss_", k), screw_pose(k), [[[0, 0, base_pad + 0.2], [9, 9, height - base_pad - 0.2]]]]],
+    [for (n = [1 : slots]) let (a = slot_angle(n), z = slot_floor - slot_floor_t)
+        [str("slot_boss_", n), [(slot_r - 2) * cos(a), (slot_r - 2) * sin(a), a], [[[(slot_l + 3) / 2, 0, z], [slot_l + 3, slot_w + 4, height - z]]]]],
+    [for (i = [0 : len(hold_pins) - 1]) let (p = hold_pins[i])
+        [str("hold_pin_", i), [p[0], p[1], 0], [[[0, 0, p[2] + 0.2], [hold_pin_d, hold_pin_d, retainer_z - p[2] - 0.2]]]]]);
+
+for (r = rooms) for (b = r[3]) echo(str("room ", r[0], " pose=", r[2], " at=", b[0], " size=", b[1]));
+for (f = fixtures) for (b = f[2]) echo(str("fixture ", f[0], " pose=", f[1], " at=", b[0], " size=", b[1]));
+echo(str("inside radius=", base_r, " under=", retainer_z, " retainer_r=", retainer_r));
+
+// gap: how much smaller each box is on every side (part="fit": boxes that only touch are
+// not an overlap, the same tolerance as the tests' check of the echoes).
+module build_parts(only = -1, gap = 0) {
+    for (r = rooms) if (only < 0 || only == r[1]) placed(r[2]) for (b = r[3])
+        translate([b[0][0], b[0][1], 0]) box(b[1] - [2, 2, 2] * gap, b[0][2] + gap);
 }
 
-// The switch bodies sit in their pockets; their legs reach down through the retainer.
-module switch_legs() {
-    for (x = [-1, 1]) translate([x * 6.25 - 0.8, -3.8, plate_under - switch_legs]) cube([1.6, 7.6, switch_legs]);
-}
-
+fit_gap = 0.01;
 module clashes() {
-    for (i = [0 : 6], j = [0 : 6]) if (i < j) intersection() { build_parts(i); build_parts(j); }
+    for (i = [0 : 6], j = [0 : 6]) if (i < j) intersection() { build_parts(i, fit_gap); build_parts(j, fit_gap); }
 }
 
 module printed_assembled() {
@@ -344,7 +386,7 @@ else if (part == "all") {
     color("green") build_parts();
 }
 else if (part == "fit") {
-    if (probe < 0) clashes();
-    else intersection() { printed_assembled(); build_parts(probe); }
+    if (probe == -1) clashes();
+    else intersection() { printed_assembled(); build_parts(probe == -2 ? -1 : probe, fit_gap); }
 }
 else assert(false, str("part must be top, base, retainer, marker, all or fit, not ", part));
