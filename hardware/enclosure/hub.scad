@@ -109,7 +109,7 @@ insert_hole = 8;
 // Where each part lies (x, y, angle) in the assembled hub, seen from above.
 pi_at = [0, 12, 0];            // under the centre; its header faces slot 1
 board_at = [0, -29.5, 0];      // the hub board, towards slot 5, its plugs between the Pi and the rim
-pico_at = [-47, -4, 90];       // towards slot 7, its USB plug towards slot 8
+pico_at = [-48, -5, 90];       // towards slot 7, its USB plug towards slot 8
 amp_at = [46.5, -25, 0];       // between slots 3 and 4
 capacitor_at = [42, 36, 0];    // towards slot 2, lying on the floor
 channel_angle = 10;            // the speaker's channel runs out to the rim just past slot 3
