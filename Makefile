@@ -161,7 +161,7 @@ hardware:
 DOMINO_SET ?= 12
 stl:
 	mkdir -p build/stl
-	for part in top base marker; do \
+	for part in top base retainer marker; do \
 	  openscad -D "part=\"$$part\"" -D domino_set=$(DOMINO_SET) \
 	    -o build/stl/hub-$$part.stl hardware/enclosure/hub.scad || exit 1; \
 	done

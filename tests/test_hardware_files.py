@@ -137,3 +137,78 @@ def test_a_bad_bom_row_is_named(tmp_path, line, named):
     path.write_text(",".join(make_bom.COLUMNS) + "\n" + line + "\n")
     with pytest.raises(make_bom.BomError, match=re.escape(named)):
         make_bom.read_bom(path)
+
+
+def test_bom_csv_is_what_parts_toml_says():
+    make_bom = tool("make_bom")
+    assert (HARDWARE / "bom.csv").read_text() == make_bom.csv_text(make_bom.read_parts())
+
+
+def test_every_powered_part_runs_on_its_rail_and_is_safe_on_a_3v3_pin():
+    make_bom = tool("make_bom")
+    parts = make_bom.read_parts()
+    hall = parts["hall"]
+    low, high = hall["supply"]
+    assert low <= make_bom.RAILS[hall["rail"]] <= high
+    # an output driven to a 5 V supply would put 5 V on the Pi's 3.3 V pin
+    assert hall["output"] == "open-drain" or make_bom.RAILS[hall["rail"]] <= 3.3
+
+
+def test_a_part_off_its_rail_is_refused(tmp_path):
+    make_bom = tool("make_bom")
+    text = (
+        (HARDWARE / "parts.toml")
+        .read_text()
+        .replace('rail = "5V"\nsupply = [4.5, 24.0]', 'rail = "3V3"\nsupply = [4.5, 24.0]')
+    )
+    path = tmp_path / "parts.toml"
+    path.write_text(text)
+    with pytest.raises(
+        make_bom.BomError, match="part.hall runs on 4.5-24.0 V, not on its 3V3 rail"
+    ):
+        make_bom.read_parts(path)
+
+
+def test_the_guide_pinmap_and_wiring_say_what_parts_toml_says_of_the_sensor():
+    hall = tool("make_bom").read_parts()["hall"]
+    texts = {
+        name: (HARDWARE / name).read_text()
+        for name in ("README.md", "pinmap.md", "wiring.svg", "wiring-usb.svg", "bom.csv")
+    }
+    supply = f"{hall['supply'][0]:g}-{hall['supply'][1]:g} V"
+    for name, text in texts.items():
+        assert "DRV5032" not in text, name  # not a part of this build
+        assert "3V3 | 1 |" not in text, name
+    assert supply in texts["pinmap.md"] and supply in texts["README.md"]
+    assert supply in texts["wiring.svg"] and supply in texts["wiring-usb.svg"]
+    assert "| sensors' VCC | 5V |" in texts["pinmap.md"]
+    assert "unipolar" in hall["name"] and "unipolar" in texts["pinmap.md"]
+
+
+def test_the_pinmap_lists_the_free_pins_the_validator_leaves():
+    from hub.io.pinmap import free_pins
+
+    text = (HARDWARE / "pinmap.md").read_text()
+    free = [
+        int(n)
+        for n in re.findall(
+            r"(?<![A-Za-z])\d+", text.split("Free for your own additions:")[1].split("\n")[0]
+        )
+    ]
+    assert free == free_pins(DEFAULTS["pins"])
+
+
+def test_the_bom_has_every_connector_contact_and_tool_the_wiring_needs():
+    bom = parts("default")
+    slots = len(DEFAULTS["pins"]["buttons"])
+    pairs = 2 * slots + 2  # a button and a sensor per slot, the centre, the ring
+    header_wires = len(pin_uses(DEFAULTS["pins"])) + len(AMPLIFIER_PINS) + 3  # 5 V, 2 GND
+    assert count(bom, "1x3 right-angle male pin header") >= pairs
+    assert count(bom, "1x3 crimp housing") >= pairs
+    assert count(bom, "1x1 crimp housing") >= header_wires
+    assert count(bom, "crimp contact") >= 3 * pairs + header_wires
+    assert count(bom, "crimping pliers") == 1
+    assert count(bom, "2x20 right-angle") == 1
+    scad = (HARDWARE / "enclosure" / "hub.scad").read_text()
+    assert "cradle(board," in scad and "cradle(amp," in scad  # the boards' mounts
+    assert "hold_pins" in scad and "retainer" in scad  # no glue: a printed retainer

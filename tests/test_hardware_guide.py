@@ -87,7 +87,7 @@ def test_each_sh_command_of_the_guide_runs(command, tmp_path):
         assert done.stdout.splitlines()[-1] == "all checks passed"
         assert (root / "build" / "try").is_dir()  # the copy's, not the checkout's
     if command.startswith("make stl"):
-        for part in ("top", "base", "marker"):
+        for part in ("top", "base", "retainer", "marker"):
             assert (root / "build" / "stl" / f"hub-{part}.stl").stat().st_size > 10_000
 
 

@@ -18,6 +18,7 @@ import argparse
 import functools
 import math
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
@@ -35,6 +36,11 @@ from hub.io.pinmap import (  # noqa: E402
     pin_uses,
 )
 from hub.runtime.config import DEFAULTS  # noqa: E402
+
+with open(ROOT / "hardware" / "parts.toml", "rb") as _f:
+    PARTS = tomllib.load(_f)["part"]
+HALL = PARTS["hall"]  # the marker sensor: its rail and supply range label the drawings
+HALL_SUPPLY = f"{HALL['supply'][0]:g}-{HALL['supply'][1]:g} V"
 
 INK, GREY, RED, BLUE, GREEN, AMBER = "#222", "#888", "#c0392b", "#1f5fa8", "#2e7d32", "#b36b00"
 POWER_PINS = ("GND", "3V3", "5V", "VBUS", "VSYS", "3V3(OUT)")
@@ -300,7 +306,7 @@ def default_build(pins: dict[str, Any]) -> str:
     """The default build: Pi Zero 2 W header, inputs, amplifier, Pico with the ring, power."""
     svg = Svg(1500, 1020, "Mexican Train hub: wiring of the default build (Pi Zero 2 W + Pico)")
     header_block(svg, 330, 90, HEADER, "Pi Zero 2 W header (BCM)", "BCM", pi_roles(pins))
-    inputs_panel(svg, 780, 90, pins, "BCM", "5V")
+    inputs_panel(svg, 780, 90, pins, "BCM", HALL["rail"])
     amplifier_panel(svg, 60, 660)
     svg.rect(470, 700, 150, 70, fill="#e8f0e0")
     svg.text(545, 728, "Raspberry Pi Pico", size=12, anchor="middle", weight="bold")
@@ -319,7 +325,9 @@ def default_build(pins: dict[str, Any]) -> str:
         880,
         [
             "5.1 V 2.5 A supply → the Zero's PWR IN (micro USB).",
-            "5V from header pin 2/4 → amplifier VIN, ring 5V, 74AHCT125 VCC, hall sensors VCC.",
+            f"{HALL['rail']} from header pin 2/4 → amplifier VIN, ring 5V, 74AHCT125 VCC, "
+            f"hall sensors VCC (they run on {HALL_SUPPLY}).",
+            "74AHCT125: unused inputs 2A, 3A, 4A and enables 2OE, 3OE, 4OE to GND.",
             "The Pico is powered by its USB cable from the Zero's USB (data) port.",
             "Every GND joins: header GND, Pico GND, amplifier, shifter, ring, sensors, buttons.",
             "Inputs use the Pi's internal pull-ups: no resistors. "
@@ -352,8 +360,8 @@ def usb_build() -> str:
         700,
         [
             "One USB cable to the computer powers the box: 500 mA, so keep the ring dim.",
-            "VBUS (pin 40, 5V) → ring 5V, 74AHCT125 VCC, hall sensors VCC (A3144 needs 5 V).",
-            "With DRV5032 sensors, power them from 3V3(OUT) (pin 36) instead.",
+            f"VBUS (pin 40, 5V) → ring 5V, 74AHCT125 VCC, hall sensors VCC ({HALL_SUPPLY}).",
+            "74AHCT125: unused inputs 2A, 3A, 4A and enables 2OE, 3OE, 4OE to GND.",
             "Every GND joins: Pico GND, shifter, ring, sensors, buttons.",
             "Inputs use the Pico's internal pull-ups: no resistors. Sound plays on the computer.",
         ],

@@ -21,6 +21,7 @@ RESERVED: dict[int, str] = {
     15: "the serial console (UART RX)",
     18: "I2S audio (BCLK of the MAX98357A amplifier)",
     19: "I2S audio (LRCLK of the MAX98357A amplifier)",
+    20: "I2S audio (DIN, the I2S input: the overlay puts BCM 18-21 in I2S mode)",
     21: "I2S audio (DIN of the MAX98357A amplifier)",
 }
 
