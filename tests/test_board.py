@@ -8,6 +8,7 @@ import threading
 import pytest
 
 import hub.board.model as board_module
+import hub.board.shapes as board_shapes
 from hub.board.app import create_board_app
 from hub.board.model import TournamentBoard, standings, summary
 from tests.helpers import eventually
@@ -336,8 +337,8 @@ def test_what_one_hub_publishes_is_bounded():
     crowd = [f"p{i}" for i in range(40_000)]
     feed(board, "big", "game", game(crowd[:500], [({"p0": 1}, "p0")] * 50))
     (table,) = board.view()["tables"]
-    assert len(table["players"]) == board_module.MOST_PLAYERS
-    assert table["rounds_scored"] == board_module.MOST_ROUNDS
+    assert len(table["players"]) == board_shapes.MOST_PLAYERS
+    assert table["rounds_scored"] == board_shapes.MOST_ROUNDS
     # A message beyond MOST_PAYLOAD is not even parsed.
     feed(board, "huge", "game", game(crowd, []))
     assert [t["hub_id"] for t in board.view()["tables"]] == ["big"]

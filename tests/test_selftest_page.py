@@ -136,3 +136,16 @@ def test_the_page_view_is_there(client):
     js = client.get("/static/selftest.js")
     assert js.status_code == 200 and b"/api/selftest" in js.data
     assert b'selftest: () => import("./selftest.js")' in client.get("/static/app.js").data
+
+
+def test_a_game_started_during_the_self_test_ends_it_and_gets_the_presses(live_hub, client):
+    assert act(client, "start").status_code == 200
+    assert status(client)["running"] is True
+    r = client.post("/api/games", json={"players": ["Ann", "Bob"], "first": 1})
+    assert r.status_code == 201
+    before = client.get("/api/state").get_json()["turn"]
+    live_hub.sim.button(before, True)  # the first player ends the turn at the hub
+    live_hub.sim.button(before, False)
+    # The press reaches the game (not the self-test), which ends the self-test.
+    assert eventually(lambda: client.get("/api/state").get_json()["turn"] != before)
+    assert status(client)["running"] is False

@@ -251,3 +251,37 @@ def test_claims_are_rate_limited_per_address_and_in_all(live_hub):
     assert others.count(0.0) == trust_api.CLAIMS_IN_ALL - 3  # the total bounds them all
     now[0] += trust_api.CLAIM_SPAN_S
     assert limits.wait("a") == 0.0  # the span passed
+
+
+def test_a_stranger_cannot_lock_the_family_out_of_the_evenings_first_game(live_hub):
+    """A stranger starts a throwaway game and mutes the hub with its token, then races
+    and camps every claim; the family's hold at the hub still wins the role, replaces
+    the throwaway game and unmutes."""
+    app, stranger = _phone(live_hub, "10.0.0.66")
+    family = _client(app, "10.0.0.2")
+    throwaway = _start(stranger).get_json()
+    muted = stranger.post(
+        "/api/settings",
+        json={"quiet": "mute"},
+        headers={"Authorization": f"Bearer {throwaway['token']}"},
+    )
+    assert muted.status_code == 200
+    assert _start(family).status_code == 403  # not without the table's proof
+    claim = family.post("/api/claim", json={}).get_json()
+    assert stranger.post("/api/claim", json={}).status_code == 409  # no hijack by racing
+    slot = claim["slot"]
+    assert stranger.post(f"/api/sim/slots/{slot}/press", json={"hold_ms": 0}).status_code == 200
+    family.post(f"/api/sim/slots/{slot}/press", json={"hold_ms": 1500})  # hands on the hub
+    granted = family.get(f"/api/claim/{claim['claim']}").get_json()
+    assert granted["state"] == "granted" and granted["game"] == throwaway["id"]
+    ours = _start(family, token=granted["token"])
+    assert ours.status_code == 201
+    new = ours.get_json()
+    r = family.post(
+        "/api/settings",
+        json={"quiet": "off"},
+        headers={"Authorization": f"Bearer {new['token']}"},
+    )
+    assert r.status_code == 200 and r.get_json()["quiet"] == "off"
+    listed = {g["id"]: g.get("abandoned") for g in family.get("/api/games").get_json()}
+    assert listed[throwaway["id"]] is True and live_hub.loop.snapshot["game"]["id"] == new["id"]

@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from hub.board.shapes import clean_game, clean_state
 
 log = logging.getLogger("hub.board")
 MOST_PENDING = 10_000  # topics waiting for the writer: three per table, far beyond a tournament
@@ -72,100 +73,12 @@ class Changes:
     whole: bool = False
 
 
-# A hub's messages are not trusted to have the shape ours publish: each is cut down to
-# the fields the board reads, every field of its type and within its bounds or left
-# out, before it is kept; what one hub may publish is bounded, so one table can never
-# slow every other (the page says so, board.html).
+# What one hub may publish is bounded, so one table can never slow every other (the
+# page says so, board.html); the shape of each message is checked in hub.board.shapes.
 MOST_PAYLOAD = 64 * 1024  # bytes of one message; a real 8-player, 16-round game is ~6 KB
-MOST_PLAYERS = 16  # players kept of one table (the hub seats at most 8)
-MOST_ROUNDS = 20  # rounds kept of one game (double-15 plays 16)
-MOST_NAME = 40  # characters of a player's name or a phase kept
 MOST_HUB_ID = 64  # characters of a hub id; a longer one is ignored
-MOST_NUMBER = 1_000_000  # any number beyond ±this is left out (a round scores < 1,000)
 MOST_TABLES = 200  # tables on the board; beyond it a table not online is forgotten
 FORGET_AFTER_S = 3600.0  # a table not online and not heard from this long is forgotten
-
-
-def _number(value: object) -> bool:
-    """An int or a finite float within ±:data:`MOST_NUMBER` (no bool; JSON's ``1e999``
-    is infinite, and a 4,000-digit int is no score)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    if isinstance(value, float) and not math.isfinite(value):
-        return False
-    return -MOST_NUMBER <= value <= MOST_NUMBER
-
-
-def _text(value: object) -> bool:
-    return isinstance(value, str) and len(value) <= MOST_NAME
-
-
-def _names(value: object) -> list[str]:
-    if not isinstance(value, list):
-        return []
-    return [v for v in value[:MOST_PLAYERS] if _text(v)]
-
-
-def _points(value: object) -> dict[str, int | float]:
-    if not isinstance(value, dict):
-        return {}
-    kept = [(k, v) for k, v in value.items() if _text(k) and _number(v)]
-    return dict(kept[:MOST_PLAYERS])
-
-
-# The type each field the board reads must have; anything else is left out.
-_KINDS: dict[str, Callable[[object], bool]] = {
-    "id": _number,
-    "round": _number,
-    "rounds": _number,
-    "round_count": _number,
-    "engine": _number,
-    "turn": _number,
-    "slot": _number,
-    "finished": lambda v: isinstance(v, bool),
-    "winner": _text,
-    "owner": _text,
-    "phase": _text,
-}
-
-
-def _scalars(raw: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
-    return {key: raw[key] for key in keys if key in raw and _KINDS[key](raw[key])}
-
-
-def clean_game(raw: dict[str, Any]) -> dict[str, Any]:
-    """The parts of a hub's ``game`` the board uses, each of the type it expects."""
-    game = _scalars(raw, ("id", "round", "round_count", "engine", "finished", "winner"))
-    game["players"], game["standings"] = _names(raw.get("players")), _names(raw.get("standings"))
-    game["totals"] = _points(raw.get("totals"))
-    rounds = raw.get("rounds")
-    game["rounds"] = [
-        {
-            "points": _points(r.get("points")),
-            "went_out": r.get("went_out") if _text(r.get("went_out")) else None,
-        }
-        for r in (rounds[:MOST_ROUNDS] if isinstance(rounds, list) else [])
-        if isinstance(r, dict)
-    ]
-    return game
-
-
-def clean_state(raw: dict[str, Any]) -> dict[str, Any]:
-    """The parts of a hub's ``state`` the board uses, each of the type it expects."""
-    state = _scalars(raw, ("turn",))
-    on_table = raw.get("game")
-    if isinstance(on_table, dict):
-        state["game"] = {
-            **_scalars(on_table, ("id", "round", "rounds", "engine", "phase")),
-            "players": _names(on_table.get("players")),
-        }
-    slots = raw.get("slots")
-    state["slots"] = [
-        _scalars(entry, ("slot", "owner"))
-        for entry in (slots[:MOST_PLAYERS] if isinstance(slots, list) else [])
-        if isinstance(entry, dict)
-    ]
-    return state
 
 
 def _owner(state: dict[str, Any], slot: object) -> str | None:

@@ -3,7 +3,8 @@
 While a walk-through runs, the hub's input edges go to it instead of the table (a press
 during the test plays no turn), its light steps show on the ring in place of the
 table's lights, and its sounds play on the hub's speaker. When it ends (done or
-stopped) the ring shows the table again and the markers are read afresh, so the table
+stopped, or a game started meanwhile: its first edge ends the test and goes to the
+table) the ring shows the table again and the markers are read afresh, so the table
 knows where every marker is. It starts only while no game is unfinished: a test must
 not take the hub from a game being played (DESIGN.md's trust model: anyone may do
 what starting a game needs, nothing more).
@@ -61,6 +62,9 @@ class SelftestSession:
             return False
         with self._lock:
             if self._walk is None or not self._active:
+                return False
+            if self._running_game() is not None:  # a game started: the table's again
+                self._end()
                 return False
             self._walk.feed(event)
             self._end_if_done()
