@@ -8,12 +8,18 @@ import shutil
 import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
+from hypothesis import HealthCheck, settings
 
 from hub.app import Hub
 from hub.io.sound import RecordingPlayer
 from hub.runtime.clock import FakeClock, SystemClock
 from hub.runtime.config import load
 from web import create_app
+
+# No time limit on a hypothesis example (nor a health check on slow generation): the
+# suite runs in parallel on a shared machine, and timing belongs in bench/, not here.
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 
 def need(tool: str) -> str:
