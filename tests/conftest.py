@@ -8,12 +8,18 @@ import shutil
 import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
+from hypothesis import HealthCheck, settings
 
 from hub.app import Hub
 from hub.io.sound import RecordingPlayer
 from hub.runtime.clock import FakeClock, SystemClock
 from hub.runtime.config import load
 from web import create_app
+
+# No time limit on a hypothesis example (nor a health check on slow generation): the
+# suite runs in parallel on a shared machine, and timing belongs in bench/, not here.
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 
 def need(tool: str) -> str:
@@ -90,3 +96,19 @@ def mosquitto(tmp_path):
     broker = Mosquitto(tmp_path / "mosquitto")
     yield broker
     broker.stop()
+
+
+@pytest.fixture(scope="session")
+def made_stl(tmp_path_factory):
+    """``make stl DOMINO_SET=12``, the build guide's command, run once per test run (for
+    every test process) in a copy of the checkout: a :class:`tests.guide.GuideRun`."""
+    from tests.guide import STL_COMMAND, GuideRun, run_in_a_copy
+    from tests.helpers import made_once
+
+    need("openscad")
+
+    def make(folder):
+        run_in_a_copy(STL_COMMAND, folder).save(folder / "run.json")
+
+    folder = made_once(tmp_path_factory, "stl", make)
+    return GuideRun.load(folder / "checkout", folder / "run.json")

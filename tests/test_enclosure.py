@@ -19,11 +19,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import need
+from tests.helpers import long_run_scale
 from tests.stl_check import bounds, overhangs, read_stl
 
 SCAD = Path(__file__).resolve().parents[1] / "hardware" / "enclosure" / "hub.scad"
 BED = 220.0
 SETS = (12, 15, 18)
+PARTS = ("top", "base", "marker")
 # Domino sizes (length, width, thickness) the scad must fit; kept here as the oracle.
 DOMINOES = {12: (44.5, 22.5, 9.5), 15: (48.0, 24.0, 10.0), 18: (52.0, 26.0, 10.0)}
 
@@ -382,6 +384,12 @@ def test_the_overlap_check_on_boxes_whose_answer_is_known():
 
 
 @pytest.mark.slow
+@pytest.mark.torture
+@pytest.mark.skipif(
+    long_run_scale() == 0,
+    reason="OpenSCAD's CSG of the whole build takes minutes: make torture runs it "
+    "(the boxes' overlap check above runs in every run)",
+)
 def test_the_build_fits_in_openscads_own_csg(tmp_path):
     """part="fit" intersects the parts' rooms with each other (probe -1) and with every
     printed part (probe -2) in OpenSCAD's CSG: both must be empty."""

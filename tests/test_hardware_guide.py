@@ -3,26 +3,15 @@ written; those in ```console blocks (for the Pi) name real files and parse."""
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from hub.cli.main import _parser
+from tests.conftest import need
+from tests.guide import GENERATED, GUIDE, ROOT, STL_COMMAND, run_in_a_copy
 
-ROOT = Path(__file__).resolve().parents[1]
-GUIDE = ROOT / "hardware" / "README.md"
-GENERATED = (
-    "hardware/wiring.svg",
-    "hardware/wiring-usb.svg",
-    "hardware/layout.svg",
-    "hardware/README.md",
-)
 SLOW = ("make stl",)
 
 
@@ -42,53 +31,29 @@ SH = blocks("sh")
 
 def test_the_guide_has_commands_to_run_here():
     assert "make hardware" in SH
-    assert any(c.startswith("make stl") for c in SH)
+    assert STL_COMMAND in SH  # made once per run (tests/guide.py)
     assert any(c.startswith("mtrain-hub selftest --check --backend sim") for c in SH)
-
-
-# What the guide's commands need of the checkout. They run in a copy of it: ``make
-# hardware`` rewrites files the other tests read, ``make stl`` and the self-test write
-# into build/, and other tests run at the same time.
-PRODUCT = ("hub", "scorer", "web", "firmware_bridge", "tablesim")
-CHECKOUT = ("Makefile", "pyproject.toml", "tools", "hardware", *PRODUCT)
-
-
-def checkout_copy(into: Path) -> Path:
-    """The parts of the checkout the guide's commands use, copied under ``into``."""
-    junk = shutil.ignore_patterns("__pycache__", "*.pyc")
-    into.mkdir()
-    for name in CHECKOUT:
-        if (ROOT / name).is_dir():
-            shutil.copytree(ROOT / name, into / name, ignore=junk)
-        else:
-            shutil.copy2(ROOT / name, into / name)
-    return into
 
 
 @pytest.mark.parametrize(
     "command", [pytest.param(c, marks=pytest.mark.slow) if c.startswith(SLOW) else c for c in SH]
 )
-def test_each_sh_command_of_the_guide_runs(command, tmp_path):
-    if command.startswith("make stl"):
-        from tests.conftest import need
-
-        need("openscad")
-    root = checkout_copy(tmp_path / "checkout")
-    before = {name: (root / name).read_bytes() for name in GENERATED}
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
-    done = subprocess.run(
-        shlex.split(command), cwd=root, env=env, capture_output=True, text=True, timeout=600
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    after = {name: (root / name).read_bytes() for name in GENERATED}
-    assert after == before, "the guide's commands changed a committed file: run make hardware"
-    assert before == {name: (ROOT / name).read_bytes() for name in GENERATED}  # as copied
+def test_each_sh_command_of_the_guide_runs(command, tmp_path, request):
+    if command == STL_COMMAND:  # made once per run: tests/test_enclosure.py checks its parts
+        run = request.getfixturevalue("made_stl")
+    else:
+        if command.startswith("make stl"):
+            need("openscad")
+        run = run_in_a_copy(command, tmp_path)
+    assert run.status == 0, run.output
+    assert run.changed == [], "the guide's commands changed a committed file: run make hardware"
+    assert all((run.root / name).read_bytes() == (ROOT / name).read_bytes() for name in GENERATED)
     if command.startswith("mtrain-hub selftest --check"):
-        assert done.stdout.splitlines()[-1] == "all checks passed"
-        assert (root / "build" / "try").is_dir()  # the copy's, not the checkout's
+        assert run.stdout.splitlines()[-1] == "all checks passed"
+        assert (run.root / "build" / "try").is_dir()  # the copy's, not the checkout's
     if command.startswith("make stl"):
         for part in ("top", "base", "retainer", "marker"):
-            assert (root / "build" / "stl" / f"hub-{part}.stl").stat().st_size > 10_000
+            assert (run.root / "build" / "stl" / f"hub-{part}.stl").stat().st_size > 10_000
 
 
 INSTALLED = "sudo -u mtrain /opt/mtrain-hub/venv/bin/mtrain-hub "
