@@ -20,7 +20,6 @@ from hub.games.trust import TableTrust
 from hub.io.leds import RecordingLeds, SerialLeds
 from hub.io.leds import payload as ring_payload
 from hub.io.lights import RingLights
-from hub.io.pins import NoPins, SimPins, SlotInputs, is_raspberry_pi, make_factory
 from hub.io.sound import DisabledPlayer, SoundPlayer, SoundPolicy, parse_quiet_hours
 from hub.persist.journal import FILE_NAME, FileJournal, JournalWriter
 from hub.persist.replay import log_differences, put_back, recover
@@ -40,6 +39,7 @@ from scorer.store import GameStore
 if TYPE_CHECKING:
     from firmware_bridge.link import SerialLink
     from hub.http.adapter import HubWebService
+    from hub.io.pins import SimPins, SlotInputs
     from hub.mqtt.publisher import MqttPublisher
 
 log = logging.getLogger("hub")
@@ -49,6 +49,8 @@ def resolve_backend(configured: str) -> str:
     """``auto`` means ``gpio`` on a Raspberry Pi and ``sim`` anywhere else."""
     if configured != "auto":
         return configured
+    from hub.io.pins import is_raspberry_pi
+
     return "gpio" if is_raspberry_pi() else "sim"
 
 
@@ -85,7 +87,9 @@ class Hub:
         self.config = config
         self.backend = resolve_backend(config["hub"]["backend"])
         self.clock = clock or SystemClock()
-        self.factory = pin_factory or self._pin_factory()
+        # The pins adapter (gpiozero) is loaded only by a backend that reads pins: a
+        # ``serial`` hub's inputs come from its box (docs/performance.md, "The Pi budget").
+        self.factory = pin_factory or (None if self.backend == "serial" else self._pin_factory())
         self.state_dir = Path(config["hub"]["state_dir"])
         self.eventlog = EventLog(self.clock)
         self.broadcaster = Broadcaster()
@@ -143,17 +147,24 @@ class Hub:
         self.apply_settings({})
         self.selftest = self._selftest_session()  # before the inputs: it may take their edges
         self.inputs = self._inputs()
-        self.sim = SimPins(self.factory, *self._pins()) if self.backend == "sim" else None
+        self.sim = self._sim_pins() if self.backend == "sim" else None
         self.mqtt = self._mqtt_publisher(mqtt_link)
         self._server: Any = None  # waitress's server (untyped)
         self._server_thread: threading.Thread | None = None
 
     def _pin_factory(self) -> Any:
-        """gpiozero's pin factory for the backend (``serial`` uses no pins: simulated)."""
+        """gpiozero's pin factory for the ``sim`` or ``gpio`` backend."""
+        from hub.io.pins import NoPins, make_factory
+
         try:
-            return make_factory("sim" if self.backend == "serial" else self.backend)
+            return make_factory(self.backend)
         except NoPins as exc:  # it names the cause: lgpio, the chip, the working directory
             raise ConfigError(f"hub.backend: {self.backend}: {exc}") from None
+
+    def _sim_pins(self) -> SimPins:
+        from hub.io.pins import SimPins
+
+        return SimPins(self.factory, *self._pins())
 
     def _pins(self) -> tuple[Any, Any, Any]:
         """The configured pins: (buttons, markers, centre)."""
@@ -164,6 +175,8 @@ class Hub:
         """The hub box when it is the backend, else the pins (real or simulated)."""
         if self.link is not None and self.backend == "serial":
             return self.link
+        from hub.io.pins import SlotInputs
+
         buttons, markers, centre = self._pins()
         return SlotInputs(
             self.factory, buttons, markers, self.clock, self._post_input, centre_pin=centre

@@ -186,16 +186,30 @@ def test_volume_scales_the_samples():
     assert periods(mixer)[0] == [500, -500, 15000, -15000]
 
 
-def test_a_sound_played_whole_is_kept_at_its_volume_and_played_from_the_copy():
+def test_a_sound_is_kept_scaled_as_it_plays_and_its_next_plays_use_the_copy():
     mixer = Mixer(N, volume=0.5)
     turn = pcm(1000, -1000, 30000, -30001, 7, 8)
     mixer.start("turn", turn)
     first = periods(mixer)
     assert first == [[500, -500, 15000, -15000], [4, 4, 0, 0], [0, 0, 0, 0]]
+    (kept,) = mixer._kept.values()
+    assert list(kept.scaled) == [500, -500, 15000, -15000, 4, 4]
     mixer.start("turn", turn)
-    (voice,) = mixer.voices
-    assert voice.volume == 0.5 and voice.samples is not turn  # the kept, scaled copy
+    assert mixer.voices[0].kept is kept
     assert periods(mixer) == first
+
+
+def test_a_sound_cut_short_keeps_what_it_played_and_the_next_play_goes_on_from_there():
+    mixer = Mixer(N, volume=0.5)
+    turn, out = pcm(*range(100, 112)), pcm(*[2000] * 4)
+    mixer.start("turn", turn)
+    periods_take(mixer, 1)
+    mixer.start("out", out)  # outranks turn: cut, it fades under out
+    periods(mixer)
+    assert list(mixer._kept["turn"].scaled) == [50, 50, 51, 52, 52, 52, 53, 54]
+    mixer.start("turn", turn)
+    assert periods(mixer) == [[50, 50, 51, 52], [52, 52, 53, 54], [54, 54, 55, 56], [0] * 4]
+    assert len(mixer._kept["turn"].scaled) == len(turn)
 
 
 def test_a_kept_copy_is_not_used_at_another_volume():
@@ -205,14 +219,13 @@ def test_a_kept_copy_is_not_used_at_another_volume():
     periods(mixer)
     mixer.volume = 0.25
     mixer.start("turn", turn)
-    assert mixer.voices[0].samples is turn
     assert periods(mixer)[0] == [250, 500, 750, 1000]
     mixer.volume = 1.0
     mixer.start("turn", turn)
     assert periods(mixer)[0] == [1000, 2000, 3000, 4000]
 
 
-def test_the_volume_applies_from_the_next_period_even_to_a_kept_copy():
+def test_the_volume_applies_from_the_next_period_even_to_a_kept_sound():
     mixer = Mixer(N, volume=0.5)
     turn = pcm(*[1000] * 8)
     mixer.start("turn", turn)
@@ -221,22 +234,6 @@ def test_the_volume_applies_from_the_next_period_even_to_a_kept_copy():
     assert periods_take(mixer, 1) == [[500] * 4]
     mixer.volume = 0.25
     assert periods(mixer) == [[250] * 4, [0] * 4]
-
-
-def test_a_sound_cut_short_or_played_through_a_volume_change_is_not_kept():
-    mixer = Mixer(N, volume=0.5)
-    turn, out = pcm(*[1000] * 8), pcm(*[2000] * 4)
-    mixer.start("turn", turn)
-    periods_take(mixer, 1)
-    mixer.start("out", out)  # outranks turn: cut
-    periods(mixer)
-    mixer.start("turn", turn)
-    assert mixer.voices[0].samples is turn
-    periods_take(mixer, 1)
-    mixer.volume = 0.25
-    periods(mixer)
-    mixer.start("turn", turn)
-    assert mixer.voices[0].samples is turn
 
 
 def test_voices_mixed_at_a_volume_are_each_scaled_then_clamped():

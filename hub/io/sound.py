@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import array
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, time
 from itertools import chain, repeat
@@ -230,21 +230,26 @@ def audible(name: str, mode: str) -> bool:
 
 
 @dataclass
-class Voice:
-    """One sound being played: its samples and how far it has got.
+class Kept:
+    """A sound's samples scaled to ``volume``, as far as it has been played at it
+    (``scaled`` is a prefix of ``loaded`` scaled; it grows as plays go further)."""
 
-    ``volume`` is the volume ``samples`` are already scaled to (None: as loaded);
-    ``record`` gathers a loaded sound's periods at ``record_volume`` while it plays
-    whole, so the mixer can keep the scaled copy for the next time."""
+    volume: float
+    loaded: array.array[int]
+    scaled: array.array[int] = field(default_factory=lambda: array.array("h"))
+
+
+@dataclass
+class Voice:
+    """One sound being played: its samples as loaded and how far it has got; ``kept``
+    is the sound's scaled copy at the volume it started at (None at volume 1)."""
 
     name: str
     samples: array.array[int]
     priority: int
     pos: int = 0
     cut: bool = False  # cut short: fades to silence over the next period, then ends
-    volume: float | None = None
-    record: array.array[int] | None = None
-    record_volume: float = 1.0
+    kept: Kept | None = None
 
 
 class Mixer:
@@ -255,11 +260,11 @@ class Mixer:
     playing restarts it. A cut voice fades out over one period instead of stopping
     dead, so there is no click. Sums beyond 16 bits are clamped.
 
-    The volume scales every sample. A sound played whole at a volume is kept scaled
-    to it (one copy per sound, made while it played, so no extra work), and the next
-    time it plays alone at that volume its periods are slices of that copy: mixing a
-    sound sample by sample in Python cost more CPU than the rest of a press together
-    (docs/performance.md, "The Pi budget").
+    The volume scales every sample. What a sound has played at a volume is kept scaled
+    (a copy per sound, made as it played: no extra work), so its next plays at that
+    volume take slices of the copy: scaling every sample in Python had cost more CPU
+    than the rest of a press together (docs/performance.md, "The Pi budget").
+    Overlapping voices are summed a period at a time with ``map``.
     """
 
     def __init__(self, period_frames: int, volume: float = 1.0) -> None:
@@ -268,8 +273,7 @@ class Mixer:
         self.voices: list[Voice] = []
         self._tail_due = False
         self._fade = [(period_frames - i) / period_frames for i in range(period_frames)]
-        # name -> (volume, the samples as loaded, scaled to that volume)
-        self._scaled: dict[str, tuple[float, array.array[int], array.array[int]]] = {}
+        self._kept: dict[str, Kept] = {}
 
     def start(self, name: str, samples: array.array[int]) -> None:
         """Add sound ``name`` to the mix, cutting what it outranks."""
@@ -278,20 +282,21 @@ class Mixer:
         top = max((voice.priority for voice in live), default=-1)
         for voice in live:
             if priority > top or voice.name == name:
-                voice.cut, voice.record = True, None
-        self.voices.append(self._voice(name, samples, priority))
+                voice.cut = True
+        self.voices.append(Voice(name, samples, priority, kept=self._keep(name, samples)))
         while len(self.voices) > MAX_VOICES:
             # Cut voices go first, then the lowest priority, oldest first.
             self.voices.remove(min(self.voices, key=lambda v: (not v.cut, v.priority)))
 
-    def _voice(self, name: str, samples: array.array[int], priority: int) -> Voice:
+    def _keep(self, name: str, samples: array.array[int]) -> Kept | None:
+        """The sound's copy at the volume now (a new one after a change), or None at 1."""
         volume = self.volume
-        kept = self._scaled.get(name)
-        if kept is not None and kept[0] == volume and kept[1] is samples:
-            return Voice(name, kept[2], priority, volume=volume)
         if volume == 1.0:
-            return Voice(name, samples, priority)
-        return Voice(name, samples, priority, record=array.array("h"), record_volume=volume)
+            return None
+        kept = self._kept.get(name)
+        if kept is None or kept.volume != volume or kept.loaded is not samples:
+            kept = self._kept[name] = Kept(volume, samples)
+        return kept
 
     def clear(self) -> None:
         """Drop every voice (the device went away mid-sound)."""
@@ -314,50 +319,46 @@ class Mixer:
         return self._mix(n, volume)
 
     def _scaled_chunk(self, voice: Voice, n: int, volume: float) -> array.array[int]:
-        """The voice's next ``n`` samples at ``volume`` (fewer at its end), recorded."""
-        chunk = voice.samples[voice.pos : voice.pos + n]
+        """The voice's next ``n`` samples at ``volume`` (fewer at its end): from its kept
+        copy where that reaches, else scaled here (and kept, where the copy ends)."""
+        start = voice.pos
+        chunk = voice.samples[start : start + n]
         voice.pos += n
-        gain = _gain(voice, volume)
-        if gain != 1.0:  # |gain| <= 1 after a scaled copy: no sum can overflow
-            chunk = array.array("h", map(round, map(gain.__mul__, chunk)))
-        if voice.record is not None:
-            if voice.record_volume == volume:
-                voice.record.extend(chunk)
-            else:  # the volume changed while it played: the copy would be mixed
-                voice.record = None
-        return chunk
+        kept = voice.kept
+        if kept is not None and kept.volume == volume:
+            done = len(kept.scaled)
+            if start + len(chunk) <= done:
+                return kept.scaled[start : start + len(chunk)]
+            if start == done:
+                kept.scaled.extend(_scaled(chunk, volume))
+                return kept.scaled[start:]
+        return chunk if volume == 1.0 else _scaled(chunk, volume)
 
     def _mix(self, n: int, volume: float) -> bytes:
-        """Sum every voice into one period at ``volume``, clamped to 16 bits."""
-        total = [0.0] * n
+        """Sum every voice into one period at ``volume``, clamped to 16 bits. The sums
+        run in C (``map``); a sample is clamped one by one only when a period overflows."""
+        total: list[float] = []
+        fading = False
         for voice in self.voices:
+            part: Iterable[float] = self._scaled_chunk(voice, n, volume)
             if voice.cut:
-                chunk = voice.samples[voice.pos : voice.pos + n]
-                voice.pos += n
-                faded = map(mul, map(_gain(voice, volume).__mul__, chunk), self._fade)
-                total = list(map(add, total, chain(faded, repeat(0.0))))
+                part, fading = map(mul, part, self._fade), True
+            if total:
+                total = list(map(add, total, chain(part, repeat(0))))
             else:
-                scaled = self._scaled_chunk(voice, n, volume)
-                total = list(map(add, total, chain(scaled, repeat(0))))
+                total = list(part)
+                total += [0] * (n - len(total))
         self._drop_finished()
-        loud, quiet = repeat(32767), repeat(-32768)
-        return array.array("h", map(max, quiet, map(min, loud, map(round, total)))).tobytes()
+        if fading:
+            total = list(map(round, total))
+        if min(total) < -32768 or max(total) > 32767:
+            total = [-32768 if s < -32768 else 32767 if s > 32767 else s for s in total]
+        return array.array("h", total).tobytes()
 
     def _drop_finished(self) -> None:
-        """Drop the voices that ended (keeping the scaled copy a whole play made)."""
-        playing = []
-        for voice in self.voices:
-            if voice.cut:
-                continue
-            if voice.pos < len(voice.samples):
-                playing.append(voice)
-            elif voice.record is not None and len(voice.record) == len(voice.samples):
-                self._scaled[voice.name] = (voice.record_volume, voice.samples, voice.record)
-        self.voices = playing
+        self.voices = [v for v in self.voices if not v.cut and v.pos < len(v.samples)]
 
 
-def _gain(voice: Voice, volume: float) -> float:
-    """What the voice's samples are multiplied by to play at ``volume``."""
-    if voice.volume is None:
-        return volume
-    return volume / voice.volume if voice.volume else 0.0
+def _scaled(chunk: array.array[int], volume: float) -> array.array[int]:
+    """``chunk`` times ``volume`` (0..1: nothing overflows), rounded, in C."""
+    return array.array("h", map(round, map(volume.__mul__, chunk)))
