@@ -162,10 +162,11 @@ def test_item_14_the_end_of_a_game_is_plain_on_the_table(hub, phones):
     expect(page.locator("#title")).to_have_text(f"Game {created['id']} · the game is over")
 
 
-def test_item_9_the_view_on_screen_refreshes_when_the_hub_is_back(tmp_path, free_port, chromium):
+def test_item_9_the_view_on_screen_refreshes_when_the_hub_is_back(tmp_path, chromium):
     from tests.browser.conftest import PHONE, Phone
 
-    first = HubProcess(free_port, tmp_path / "state")
+    first = HubProcess(tmp_path / "state")
+    port = first.port  # the hub comes back on the same port
     second = None
     context = chromium.new_context(viewport=PHONE)
     try:
@@ -185,15 +186,15 @@ def test_item_9_the_view_on_screen_refreshes_when_the_hub_is_back(tmp_path, free
         page.click(".tabs a[href='#/join']")
         expect(page.locator("#join-qr")).to_have_js_property("complete", True)
         assert page.evaluate("document.getElementById('join-qr').naturalWidth") == 0
-        second = HubProcess(free_port, tmp_path / "state")
+        second = HubProcess(tmp_path / "state", port=port)
         expect(page.locator("#banner")).to_be_hidden(timeout=15000)
-        expect(page.locator("#join-url")).to_contain_text(f":{free_port}/")
+        expect(page.locator("#join-url")).to_contain_text(f":{port}/")
         page.wait_for_function("() => document.getElementById('join-qr').naturalWidth > 0")
         second.stop(signal.SIGKILL)
         expect(page.locator("#banner")).to_be_visible()
         page.click(".tabs a[href='#/games']")
         expect(page.locator("#games li")).to_contain_text("did not answer")
-        second = HubProcess(free_port, tmp_path / "state")
+        second = HubProcess(tmp_path / "state", port=port)
         expect(page.locator("#games li").first).to_contain_text("Game 1", timeout=15000)
         assert not phone.foreign and not phone.errors, (phone.foreign, phone.errors)
     finally:
