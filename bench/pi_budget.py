@@ -539,7 +539,10 @@ def main() -> int:
     if problem is not None:
         print(f"pi_budget: skipped: {problem}")
         return 0
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # unwinds through the cleanup
+    # Ctrl-C (even when started in the background, which ignores it) and SIGTERM unwind
+    # through the cleanup.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sys.setswitchinterval(0.0005)  # the bench's threads stamp what they read promptly
     os.nice(NICE)
     for path in cgroups.remove_stale():
