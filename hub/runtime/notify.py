@@ -17,7 +17,6 @@ backend (never on a real table): ``SIGUSR2`` freezes the loop thread, a second
 
 from __future__ import annotations
 
-import ctypes
 import faulthandler
 import logging
 import os
@@ -125,18 +124,17 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-PR_SET_NAME = 15
 LOOP_THREAD_NAME = "hub-loop"
 
 
 def name_os_thread(name: str) -> None:
     """Give the calling thread ``name`` in the kernel too (``ps -T``, ``top -H``,
     ``/proc/PID/task/TID/comm``; at most 15 bytes): CPython 3.11 names only its own
-    Thread objects. Where the call is refused, the thread keeps the process's name."""
+    Thread objects. Where the kernel has no such file, the thread keeps the process's name."""
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_NAME, name.encode()[:15], 0, 0, 0)
-    except (OSError, AttributeError):  # no libc prctl (not Linux)
+        with open(f"/proc/self/task/{threading.get_native_id()}/comm", "w") as comm:
+            comm.write(name.encode()[:15].decode(errors="ignore"))
+    except OSError:  # not Linux, or /proc not mounted
         pass
 
 
