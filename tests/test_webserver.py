@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,7 +13,7 @@ import pytest
 
 import hub.http.selector as webloop
 import hub.http.server as webserver
-from hub.http.selector import SocketMap
+from hub.http.selector import RESCAN_S, SocketMap
 from hub.http.server import ElasticDispatcher
 from tests.helpers import eventually
 
@@ -143,10 +144,13 @@ def test_a_resting_connection_is_not_asked_while_others_are_served(served):
     crowd = [connect(served) for _ in range(50)]
     assert eventually(lambda: all(resting(served, server_fd(served, s)) for s in crowd))
     phone = connect(served)
-    before = served.loop.asked
+    before, started = served.loop.asked, time.monotonic()
     for _ in range(20):
         assert ask(phone).startswith(b"HTTP/1.1 200")
-    assert served.loop.asked - before < 20 * 50  # asking all 50 each round would exceed it
+    # Asking all 50 each round would exceed 20 * 50; the loop's full rescans (every
+    # RESCAN_S, however busy the machine keeps the 20 requests) are allowed for.
+    rescans = (time.monotonic() - started) / RESCAN_S + 1
+    assert served.loop.asked - before < 20 * 50 + rescans * len(crowd)
     for sock in crowd + [phone]:
         sock.close()
 

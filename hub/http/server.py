@@ -387,8 +387,11 @@ class _Served:
             server.task_dispatcher.shutdown()
 
     def close(self) -> None:
-        """Close the live streams, then waitress (which waits for its workers)."""
+        """Close the live streams, then waitress's workers, then its sockets: a worker
+        finishing a request pulls the server's trigger, which must still be open (closing
+        it first raised ``Bad file descriptor`` on a worker when Ctrl-C met a request)."""
         if self._news is not None and self.live.offer in self._news.callbacks:
             self._news.callbacks.remove(self.live.offer)
         self.live.close()
+        self.server.task_dispatcher.shutdown()
         self.server.close()
