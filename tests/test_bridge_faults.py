@@ -84,7 +84,8 @@ def test_hold_and_long_hold_are_timed_by_the_box(hub, mcu):
     mcu.press(1, 1300)
     until(lambda: gestures(hub) == [("hold", 1)], what="a hold")
     held = [e for e in hub.eventlog.recent(50) if e["kind"] == "hold"][0]["held_s"]
-    assert 1.29 <= held < 1.6  # as the box's scan saw it (a busy machine delays the scan)
+    # as the box's scan saw it: a busy machine delays the scan of either edge
+    assert 1.2 <= held < 1.6
 
 
 def test_unplugged_mid_game_then_caught_up(hub, mcu, api):
