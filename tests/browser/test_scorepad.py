@@ -345,9 +345,9 @@ def test_settings_panel_follows_the_hub(hub, phones):
     expect(phone.page.locator("#s-who")).to_contain_text("ask the hub")
     phone.page.click("#claim")
     note = phone.page.locator("#claim-note")
-    expect(note).to_have_text(re.compile(r"Press slot \d"))
-    slot = int(re.search(r"Press slot (\d)", note.text_content() or "").group(1))
-    hub.post(f"/api/sim/slots/{slot}/press", {"hold_ms": 0})  # hands on the hub
+    expect(note).to_have_text(re.compile(r"Hold slot \d"))
+    slot = int(re.search(r"Hold slot (\d)", note.text_content() or "").group(1))
+    hub.post(f"/api/sim/slots/{slot}/press", {"hold_ms": 2000})  # hands on the hub: a hold
     expect(note).to_contain_text("The table trusts this phone")
     expect(phone.page.locator("#s-quiet")).to_be_enabled()
     phone.page.select_option("#s-quiet", "mute")
