@@ -9,7 +9,8 @@ from types import SimpleNamespace
 import pytest
 
 from firmware_bridge import link
-from firmware_bridge.fake_mcu import FakeMcu, execute, leds_line
+from firmware_bridge.fake_mcu import FakeMcu
+from firmware_bridge.fake_mcu_cli import execute, leds_line
 from hub.runtime.clock import SystemClock
 from hub.runtime.config import ConfigError, load
 from tests.helpers import eventually

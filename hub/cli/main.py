@@ -25,7 +25,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "restore": ("hub.cli.restore", "list the game database's backups, or put one back"),
     "soak": ("tablesim.soak", "play simulated games through the hub on virtual time and check it"),
     "fake-mcu": (
-        "firmware_bridge.fake_mcu",
+        "firmware_bridge.fake_mcu_cli",
         "run the hub box's firmware on a pty, as a fake microcontroller",
     ),
     "demo": ("tablesim.demo", "run the hub with bots playing at a human pace (no hardware needed)"),
