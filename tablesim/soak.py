@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from hub.io.sound import RecordingPlayer
 from hub.runtime.clock import FakeClock
+from scorer.profiles import SLOTS
 from tablesim import (
     PROFILES,
     Bot,
@@ -62,7 +63,6 @@ from tablesim.slips import mistake
 if TYPE_CHECKING:
     from hub.app import Hub
 
-SLOTS = range(1, 9)
 BOTS = ("mixed", "first", "largest", "random")
 MISTAKES = 0.03  # the share of gestures a wrong press comes before
 Trace = Callable[[str], None]

@@ -14,10 +14,8 @@ from collections.abc import Iterable
 from concurrent.futures import Future
 from typing import Any
 
-from scorer.profiles import DEFAULT_RULES
+from scorer.profiles import DEFAULT_RULES, SLOTS
 from web.service import Refused
-
-SLOTS = range(1, 9)
 
 
 def _done(snapshot: dict[str, Any]) -> Future[dict[str, Any]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from hub.core import claim, gestures, turns, undo
 from hub.core.effects import Effect, LogEntry, PlaySound
 from hub.core.events import (
+    CENTRE,
     ButtonChanged,
     ClaimRequested,
     DoubleFixed,
@@ -30,8 +31,6 @@ from hub.core.events import (
     UndoRequested,
 )
 from hub.core.state import (
-    CENTRE,
-    SLOTS,
     Double,
     Game,
     MarkerInput,
@@ -39,6 +38,7 @@ from hub.core.state import (
     Timings,
     evolve,
 )
+from scorer.profiles import SLOTS
 
 __all__ = ["apply", "next_deadline", "new_table", "snapshot"]
 

@@ -8,8 +8,8 @@ say what changed in the game. See ``docs/rules.md`` for the profile decisions.
 from __future__ import annotations
 
 from hub.core.effects import Effect, LogEntry, PlaySound, RoundEnded
-from hub.core.events import Gesture, Held, LongHeld, MarkerPlaced, MarkerRemoved, Tapped
-from hub.core.state import CENTRE, Double, Game, Table, evolve
+from hub.core.events import CENTRE, Gesture, Held, LongHeld, MarkerPlaced, MarkerRemoved, Tapped
+from hub.core.state import Double, Game, Table, evolve
 from scorer.profiles import PROFILES, Profile
 
 Result = tuple[Table, list[Effect]]

@@ -20,6 +20,7 @@ from hub.core.events import CENTRE, DoubleFixed, PublicFixed, TurnFixed
 from hub.runtime.broadcast import NewsQueue
 from hub.runtime.settings import SettingsError, check
 from hub.runtime.timers import InlineTimers, Timers
+from scorer.profiles import SLOTS
 from scorer.setup import SetupError, check_setup
 from scorer.store import GameNotFound, StaleEdit, StoreError
 from web.service import Refused
@@ -119,8 +120,8 @@ class HubWebService:
         sim = self._hub.sim
         if sim is None:
             raise Refused(404, f"the {self._hub.backend} backend has no simulated pins")
-        if not 1 <= slot <= 8:
-            raise Refused(404, f"slot {slot}: there are slots 1 to 8")
+        if slot not in SLOTS:
+            raise Refused(404, f"slot {slot}: there are slots {SLOTS[0]} to {SLOTS[-1]}")
         return sim
 
     def sim_press_later(self, slot: int, hold_s: float) -> Future[dict[str, Any]]:

@@ -20,6 +20,7 @@ from typing import Any
 from hub.core.effects import Effect, LogEntry, PlaySound
 from hub.io.leds import BLINK, BREATHE, CHASE, EFFECTS, STEADY, LedDriver, Pixel
 from hub.io.sound import in_quiet_hours
+from scorer.profiles import SLOTS
 
 # The page's player colours (web/static), so a phone and the ring agree.
 PLAYER_COLOURS = [
@@ -47,8 +48,9 @@ log = logging.getLogger("hub.io.lights")
 
 
 def arc(slot: int, count: int) -> range:
-    """The pixels of ``slot``'s arc on a ring of ``count``."""
-    return range((slot - 1) * count // 8, slot * count // 8)
+    """The pixels of ``slot``'s arc on a ring of ``count`` (an arc a slot, clockwise)."""
+    slots = len(SLOTS)
+    return range((slot - 1) * count // slots, slot * count // slots)
 
 
 def render(snapshot: dict[str, Any], count: int, flash: Sequence[int] = ()) -> list[Pixel]:
