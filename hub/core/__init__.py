@@ -130,7 +130,7 @@ def _gestures(table: Table, found: list[Gesture]) -> Result:
         if claim.takes(table, g):  # the table's proof: the press does nothing else
             table, more = claim.grant(table, g)
         elif isinstance(g, LongHeld) and g.slot == CENTRE:
-            table, more = undo.undo(table, g.at, "centre")
+            table, more = undo.undo(table, g.at, "centre", pressed=CENTRE)
             more.insert(0, LogEntry("long-hold", g.at, (("slot", CENTRE),)))
         else:
             table, more = turns.on_gesture(table, g)
