@@ -32,6 +32,7 @@ from werkzeug.routing import IntegerConverter, Rule
 
 from hub.http.adapter import HubWebService
 from hub.runtime.clock import FakeClock
+from tests.doubles import InlineTimers
 from web import create_app
 
 HOST = "localhost"  # the test client's host: the hub's own origin
@@ -182,7 +183,7 @@ class Table:
     def __init__(self, make_hub: Callable[..., Any]) -> None:
         self.clock = FakeClock()
         self.hub = make_hub(threaded=True, clock=self.clock)
-        self.service = HubWebService(self.hub, sleep=self._sleep)
+        self.service = HubWebService(self.hub, sleep=self._sleep, timers=InlineTimers(self._sleep))
         self.app = create_app(self.service, {"TESTING": True})
         self.client = self.app.test_client()
         started = self.client.post(

@@ -1,6 +1,6 @@
 """What the lights say (DESIGN.md), drawn from snapshots; brightness, quiet hours, the
-refused press's flash (from the core's ``PressRefused``), the bounded recording driver,
-and the ring in /api/state."""
+refused press's flash (from the core's ``PressRefused``), the no-ring driver, and the
+ring in /api/state."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ from datetime import datetime, time
 
 from hub.core.effects import LogEntry, PlaySound, PressRefused
 from hub.core.events import CENTRE
-from hub.io.leds import BLINK, BREATHE, CHASE, STEADY, RecordingLeds, payload
+from hub.io.leds import BLINK, BREATHE, CHASE, STEADY, NoRing, payload
 from hub.io.lights import AMBER, IDLE, MEXICAN, PLAYER_COLOURS, RED, RingLights, arc, render
 from hub.io.sound import RecordingPlayer, SoundPolicy
 from hub.runtime.broadcast import Broadcaster
 from hub.runtime.clock import FakeClock
 from hub.runtime.dispatch import EffectDispatcher
 from hub.runtime.eventlog import EventLog
+from tests.doubles import RecordingLeds
 
 
 def snapshot(turn=1, public=(), doubles=(), phase="play", went_out=None):
@@ -93,11 +94,12 @@ def test_brightness_quiet_hours_and_the_nope_flash():
     assert published[-1]["effects"][1] == "breathe"
 
 
-def test_the_recording_driver_is_bounded():
-    leds = RecordingLeds(keep=5)
+def test_the_no_ring_driver_keeps_only_the_last_frame():
+    leds = NoRing()
     for i in range(100):
         leds.show([(i, 0, 0, STEADY)])
-    assert len(leds.frames) == 5 and leds.pixels == [(99, 0, 0, STEADY)]
+    assert leds.pixels == [(99, 0, 0, STEADY)] and leds.connected() is None
+    assert vars(leds) == {"pixels": [(99, 0, 0, STEADY)]}  # nothing else is held
 
 
 def test_the_ring_flashes_from_the_refusal_not_from_the_sound():

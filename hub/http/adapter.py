@@ -14,12 +14,12 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, InvalidStateError
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hub.core.events import CENTRE, DoubleFixed, PublicFixed, TurnFixed
 from hub.runtime.broadcast import NewsQueue
 from hub.runtime.settings import SettingsError, check
-from hub.runtime.timers import InlineTimers, Timers
+from hub.runtime.timers import Timers
 from scorer.profiles import SLOTS
 from scorer.setup import SetupError, check_setup
 from scorer.store import GameNotFound, StaleEdit, StoreError
@@ -73,20 +73,34 @@ def _give_up(target: Future[dict[str, Any]]) -> None:
         pass
 
 
+class Later(Protocol):
+    """Runs a call later (:class:`hub.runtime.timers.Timers`); the handle cancels it."""
+
+    def call_later(self, delay_s: float, fn: Callable[[], None]) -> Any:
+        """Run ``fn()`` in ``delay_s`` seconds; returns a handle with ``cancel()``."""
+        ...
+
+
 class HubWebService:
     """What a request may ask of ``hub`` (see :class:`web.service.HubService`).
 
     ``sleep`` None (the composition root): real time; a held press is released by a
     timer thread, not by a sleeping request thread, and a press the loop has not
     answered in ``LOOP_TIMEOUT_S`` fails. A ``sleep`` given (a test's virtual clock):
-    every wait advances it, inline, and nothing gives up.
+    every wait advances it, ``timers`` run the calls (a test's inline fake), and
+    nothing gives up.
     """
 
-    def __init__(self, hub: Hub, sleep: Callable[[float], None] | None = None) -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        sleep: Callable[[float], None] | None = None,
+        timers: Later | None = None,
+    ) -> None:
         self._hub = hub
         self._sleep = sleep or time.sleep
         self._times_out = sleep is None
-        self._timers: Timers | InlineTimers = Timers() if sleep is None else InlineTimers(sleep)
+        self._timers: Later = timers if timers is not None else Timers()
 
     @property
     def backend(self) -> str:
