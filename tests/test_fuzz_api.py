@@ -32,8 +32,9 @@ from werkzeug.routing import IntegerConverter, Rule
 
 from hub.http.adapter import HubWebService
 from hub.runtime.clock import FakeClock
-from tests.doubles import InlineTimers
+from tests.doubles import InlineTakeover, InlineTimers
 from web import create_app
+from web.service import LIVE_SERVER
 
 HOST = "localhost"  # the test client's host: the hub's own origin
 ORIGIN = f"http://{HOST}"
@@ -186,6 +187,8 @@ class Table:
         self.service = HubWebService(self.hub, sleep=self._sleep, timers=InlineTimers(self._sleep))
         self.app = create_app(self.service, {"TESTING": True})
         self.client = self.app.test_client()
+        # As the hub's server does on every request: it takes streams and answers over.
+        self.client.environ_base[LIVE_SERVER] = InlineTakeover()
         started = self.client.post(
             "/api/games", json={"players": PLAYERS}, headers={"Origin": ORIGIN}
         )

@@ -11,13 +11,12 @@ that happens on the loop thread. The validators' errors become
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, InvalidStateError
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hub.core.events import CENTRE, DoubleFixed, PublicFixed, TurnFixed
-from hub.runtime.broadcast import NewsQueue
 from hub.runtime.settings import SettingsError, check
 from hub.runtime.timers import Timers
 from scorer.profiles import SLOTS
@@ -119,14 +118,6 @@ class HubWebService:
     def recent_log(self, limit: int) -> list[dict[str, Any]]:
         """The newest ``limit`` log entries, oldest first."""
         return self._hub.eventlog.recent(limit)
-
-    def subscribe(self, kinds: Iterable[str]) -> NewsQueue:
-        """A subscription to the broadcaster's news of ``kinds``."""
-        return self._hub.broadcaster.subscribe(kinds)
-
-    def unsubscribe(self, subscription: Any) -> None:
-        """Stop a subscription."""
-        self._hub.broadcaster.unsubscribe(subscription)
 
     # --- the simulated pins ---------------------------------------------------------
 
