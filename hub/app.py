@@ -17,7 +17,7 @@ from hub import core
 from hub.core.events import Event, MarkersRead
 from hub.games.changes import Games
 from hub.games.trust import TableTrust
-from hub.io.leds import RecordingLeds, SerialLeds
+from hub.io.leds import LedDriver, NoRing, SerialLeds
 from hub.io.leds import payload as ring_payload
 from hub.io.lights import RingLights
 from hub.io.sound import DisabledPlayer, SoundPlayer, SoundPolicy, parse_quiet_hours
@@ -79,7 +79,7 @@ class Hub:
         clock: Clock | None = None,
         pin_factory: Any = None,
         sound: SoundPlayer | None = None,
-        leds: RecordingLeds | None = None,
+        leds: LedDriver | None = None,
         store: GameStore | None = None,
         sound_options: dict[str, Any] | None = None,
         mqtt_link: Any = None,
@@ -108,7 +108,7 @@ class Hub:
         self.leds = (
             leds
             if leds is not None
-            else (SerialLeds(self.link) if self.link is not None else RecordingLeds())
+            else (SerialLeds(self.link) if self.link is not None else NoRing())
         )
         self.lights = self._ring_lights()
         self.store = store if store is not None else self._open_store()

@@ -21,8 +21,11 @@ Rows = tuple[tuple[int, int, int], ...]
 # and that the seeds' deal tables name (double-6, -9, -12, -15, -18).
 SETS: tuple[int, ...] = (6, 9, 12, 15, 18)
 
-# The hub has 8 slots: a game seats 2 to 8 players whatever the profile's deal table.
-HUB_PLAYERS: tuple[int, int] = (2, 8)
+# The hub's slots, 1 to 8 clockwise (DESIGN.md): where players sit and trains start.
+SLOTS: tuple[int, ...] = tuple(range(1, 9))
+
+# A game seats 2 players up to one a slot, whatever the profile's deal table.
+HUB_PLAYERS: tuple[int, int] = (2, len(SLOTS))
 
 # What the 0-0 tile may score (the ``double_blank`` option).
 DOUBLE_BLANK_VALUES: tuple[int, ...] = (0, 25, 50)

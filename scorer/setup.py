@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from scorer.deal import default_set
 from scorer.errors import FieldError
 from scorer.names import BadName, clash_message, clean, first_clash
-from scorer.profiles import DEFAULT_RULES, HUB_PLAYERS, OPTIONS, PROFILES, SETS
+from scorer.profiles import DEFAULT_RULES, HUB_PLAYERS, OPTIONS, PROFILES, SETS, SLOTS
 from scorer.rounds import round_schedule
 
-SLOTS = range(1, 9)
 MAX_SEEN = 16  # names checked one by one; a longer list is refused for its length
 FIELDS = ("players", "rules", "seats", "mexican_slot", "first", "set", "rounds", "options")
 

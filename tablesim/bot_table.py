@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from hub.core.events import CENTRE
 from scorer.setup import check_setup
 from tablesim import (
     Action,
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 
 NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal")
 CHECKED_SOUNDS = ("chicken", "choo", "out", "nope", "last_tile", "reminder", "turn_back")
-CENTRE = 0
 CENTRE_FOR_MEXICAN = 0.25  # how often a player presses the centre for the Mexican slot
 SETTLE_S = 0.15  # after a gesture's last edge: past the 30 ms bounce and 80 ms marker windows
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scorer.profiles import SLOTS
 from tablesim.profiles import PROFILES, OracleProfile
 from tablesim.tiles import DOUBLE_BLANK_VALUES, MAX_SET, MIN_SET, set_size
-
-SLOTS = range(1, 9)
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from hub.core.events import CENTRE
+from scorer.profiles import SLOTS
 from tablesim.actions import Gesture, Hold, LastTile, LongHold, MarkerOff, MarkerOn, Tap
 
 BUTTON = "button"
 MARKER = "marker"
-SLOTS = range(1, 9)
 
 # Where each press must land, whatever the speed: inside the hub's default windows
 # (tap < 1 s, hold 1-3 s, long hold fires at 3 s) with a margin for the jitter.
@@ -103,7 +104,7 @@ class Hand:
         if isinstance(gesture, Tap):
             return self._scaled(self.pace.tap, TAP_LIMITS)
         if isinstance(gesture, Hold):
-            limits = CENTRE_HOLD_LIMITS if gesture.slot == 0 else HOLD_LIMITS
+            limits = CENTRE_HOLD_LIMITS if gesture.slot == CENTRE else HOLD_LIMITS
             return self._scaled(self.pace.hold, limits)
         return self._scaled(self.pace.long_hold, LONG_HOLD_LIMITS)
 

@@ -11,10 +11,10 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from scorer.profiles import SLOTS
 from tablesim import Bot, FirstLegal, GameConfig, LargestPips, RandomLegal
 from tablesim.motions import Hand
 
-SLOTS = range(1, 9)
 BOTS = ("mixed", "first", "largest", "random")
 MISTAKES = 0.03  # the share of gestures a wrong press comes before
 

@@ -9,36 +9,17 @@ the web layer answers a hub that refuses or breaks.
 
 from __future__ import annotations
 
-import queue
-from collections.abc import Iterable
 from concurrent.futures import Future
 from typing import Any
 
-from scorer.profiles import DEFAULT_RULES
+from scorer.profiles import DEFAULT_RULES, SLOTS
 from web.service import Refused
-
-SLOTS = range(1, 9)
 
 
 def _done(snapshot: dict[str, Any]) -> Future[dict[str, Any]]:
     future: Future[dict[str, Any]] = Future()
     future.set_result(snapshot)
     return future
-
-
-class FakeSubscription:
-    """A subscription fed by :meth:`FakeHubService.publish`."""
-
-    def __init__(self, kinds: Iterable[str]) -> None:
-        self.kinds = frozenset(kinds)
-        self.items: queue.SimpleQueue[tuple[str, object]] = queue.SimpleQueue()
-
-    def get(self, timeout: float | None = None) -> tuple[str, object] | None:
-        """The next item, or None after ``timeout``."""
-        try:
-            return self.items.get(timeout=timeout)
-        except queue.Empty:
-            return None
 
 
 class FakeHubService:
@@ -58,7 +39,6 @@ class FakeHubService:
         self.games: dict[int, dict[str, Any]] = {}
         self.tokens: dict[int, str] = {}
         self.values: dict[str, Any] = {"volume": 0.8, "quiet": "off", "turn_chime": True}
-        self.subscriptions: list[FakeSubscription] = []
         self.calls: list[tuple[str, tuple[Any, ...]]] = []
         self.fail: dict[str, Exception] = {}
         self.claims: dict[str, dict[str, Any]] = {}
@@ -77,12 +57,6 @@ class FakeHubService:
         self.calls.append((name, args))
         if name in self.fail:
             raise self.fail[name]
-
-    def publish(self, kind: str, payload: object) -> None:
-        """Send news to every subscription that wants ``kind``."""
-        for sub in self.subscriptions:
-            if kind in sub.kinds:
-                sub.items.put((kind, payload))
 
     @property
     def backend(self) -> str:
@@ -103,16 +77,6 @@ class FakeHubService:
         """The last ``limit`` log entries."""
         self._call("recent_log", limit)
         return self.log[-limit:]
-
-    def subscribe(self, kinds: Iterable[str]) -> FakeSubscription:
-        """A new subscription to ``kinds``."""
-        sub = FakeSubscription(kinds)
-        self.subscriptions.append(sub)
-        return sub
-
-    def unsubscribe(self, subscription: Any) -> None:
-        """Forget ``subscription``."""
-        self.subscriptions = [s for s in self.subscriptions if s is not subscription]
 
     def _slot(self, slot: int) -> dict[str, Any]:
         if self._backend != "sim":

@@ -33,8 +33,10 @@ from werkzeug.routing import IntegerConverter, Rule
 
 from hub.http.adapter import HubWebService
 from hub.runtime.clock import FakeClock
+from tests.doubles import InlineTakeover, InlineTimers
 from tests.helpers import scaled
 from web import create_app
+from web.service import LIVE_SERVER
 
 HOST = "localhost"  # the test client's host: the hub's own origin
 ORIGIN = f"http://{HOST}"
@@ -185,9 +187,11 @@ class Table:
     def __init__(self, make_hub: Callable[..., Any]) -> None:
         self.clock = FakeClock()
         self.hub = make_hub(threaded=True, clock=self.clock)
-        self.service = HubWebService(self.hub, sleep=self._sleep)
+        self.service = HubWebService(self.hub, sleep=self._sleep, timers=InlineTimers(self._sleep))
         self.app = create_app(self.service, {"TESTING": True})
         self.client = self.app.test_client()
+        # As the hub's server does on every request: it takes streams and answers over.
+        self.client.environ_base[LIVE_SERVER] = InlineTakeover()
         started = self.client.post(
             "/api/games", json={"players": PLAYERS}, headers={"Origin": ORIGIN}
         )

@@ -20,13 +20,13 @@ from hub.persist.journal import (
     BATCH,
     FileJournal,
     JournalWriter,
-    MemoryJournal,
     frame,
     unframe,
 )
 from hub.persist.store_writer import StoreWriter
 from hub.runtime.clock import FakeClock
 from hub.runtime.loop import HubLoop
+from tests.doubles import MemoryJournal
 
 
 def started(game_id: int = 1, at: float = 1.0) -> GameStarted:

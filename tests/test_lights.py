@@ -1,13 +1,21 @@
 """What the lights say (DESIGN.md), drawn from snapshots; brightness, quiet hours, the
-bounded recording driver, and the ring in /api/state."""
+refused press's flash (from the core's ``PressRefused``), the no-ring driver, and the
+ring in /api/state."""
 
 from __future__ import annotations
 
 from datetime import datetime, time
 
-from hub.core.effects import LogEntry, PlaySound
-from hub.io.leds import BLINK, BREATHE, CHASE, STEADY, RecordingLeds, payload
+from hub.core.effects import LogEntry, PlaySound, PressRefused
+from hub.core.events import CENTRE
+from hub.io.leds import BLINK, BREATHE, CHASE, STEADY, NoRing, payload
 from hub.io.lights import AMBER, IDLE, MEXICAN, PLAYER_COLOURS, RED, RingLights, arc, render
+from hub.io.sound import RecordingPlayer, SoundPolicy
+from hub.runtime.broadcast import Broadcaster
+from hub.runtime.clock import FakeClock
+from hub.runtime.dispatch import EffectDispatcher
+from hub.runtime.eventlog import EventLog
+from tests.doubles import RecordingLeds
 
 
 def snapshot(turn=1, public=(), doubles=(), phase="play", went_out=None):
@@ -75,22 +83,40 @@ def test_brightness_quiet_hours_and_the_nope_flash():
     now[0] = datetime(2026, 12, 1, 23, 0)
     lights.redraw()
     assert leds.pixels[1][:3] == tuple(round(c * 0.125) for c in PLAYER_COLOURS[0])
-    lights.take([LogEntry("tap", 1.0, (("slot", 3),)), PlaySound("nope")])
+    lights.refused(3)
     assert leds.pixels[6:9] == [(round(255 * 0.125), 0, round(16 * 0.125), STEADY)] * 3
     lights._end_flash()
     assert leds.pixels[7][3] == STEADY
     before = list(leds.pixels)
-    lights.take([LogEntry("tap", 1.0, (("slot", 0),)), PlaySound("nope")])  # the centre
+    lights.refused(CENTRE)  # the centre has no arc of its own
     assert leds.pixels == before
     assert published[-1]["connected"] is None and len(published[-1]["pixels"]) == 24
     assert published[-1]["effects"][1] == "breathe"
 
 
-def test_the_recording_driver_is_bounded():
-    leds = RecordingLeds(keep=5)
+def test_the_no_ring_driver_keeps_only_the_last_frame():
+    leds = NoRing()
     for i in range(100):
         leds.show([(i, 0, 0, STEADY)])
-    assert len(leds.frames) == 5 and leds.pixels == [(99, 0, 0, STEADY)]
+    assert leds.pixels == [(99, 0, 0, STEADY)] and leds.connected() is None
+    assert vars(leds) == {"pixels": [(99, 0, 0, STEADY)]}  # nothing else is held
+
+
+def test_the_ring_flashes_from_the_refusal_not_from_the_sound():
+    leds = RecordingLeds()
+    lights = RingLights(leds, brightness=1.0)
+    lights.table_changed(snapshot())
+    player = RecordingPlayer()
+    muted = SoundPolicy(quiet="mute")
+    dispatch = EffectDispatcher(player, lights, EventLog(FakeClock()), Broadcaster(), muted)
+    muted.set_quiet("off")
+    dispatch([LogEntry("tap", 1.0, (("slot", 3),)), PlaySound("nope")])
+    assert player.played == ["nope"]
+    assert (*RED, STEADY) not in leds.pixels  # the sound alone flashes nothing
+    muted.set_quiet("mute")
+    dispatch([PlaySound("nope"), PressRefused(3)])
+    assert player.played == ["nope"]  # muted: no sound this time
+    assert leds.pixels[arc(3, 24)[0]] == (*RED, STEADY)  # the refusal still flashes
 
 
 def test_led_payload_is_the_protocols():
@@ -134,7 +160,7 @@ def test_the_flash_ends_by_itself_on_one_thread_however_many_presses_are_refused
     before = threading.active_count()
     for slot in (3, 5, 3, 5, 3):
         dark.clear()
-        lights.take([LogEntry("tap", 1.0, (("slot", slot),)), PlaySound("nope")])
+        lights.refused(slot)
         assert leds.pixels[arc(slot, 24)[0]] == (*RED, STEADY)
     assert threading.active_count() <= before + 1  # one deadline thread, not one per flash
     assert dark.wait(5)  # the last flash ended without anyone calling in

@@ -6,10 +6,11 @@ import json
 
 import pytest
 
-from hub.io.mqtt import LinkHandlers, RecordingLink, Will
+from hub.io.mqtt import LinkHandlers, Will
 from hub.mqtt.commands import HubCommands
 from hub.mqtt.publisher import MqttPublisher
 from hub.mqtt.settings import MqttSettings
+from tests.doubles import RecordingLink
 
 GAME = {"id": 4, "round": 1, "engine": 12, "phase": "play"}
 

@@ -3,7 +3,8 @@
 The hub runs as its unit runs it (``NOTIFY_SOCKET``, ``WATCHDOG_USEC``, no new
 privileges, no writable-and-executable memory) and must say ``READY=1`` with a
 ``STATUS=`` line, ping ``WATCHDOG=1`` every half period, stop pinging while its loop
-thread is frozen (``SIGUSR2``, the sim backend's test hook) and resume after.
+thread is frozen and resume after. The freeze is the test's own hook
+(``tests/freezable_hub.py``: ``SIGUSR2`` freezes the loop thread); the hub ships none.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from tests.helpers import eventually, until
 from tests.ports import PortTaken, on_a_free_port
 
 PERIOD_S = 0.4  # WATCHDOG_USEC: pings every 0.2 s
-MTRAIN_HUB = Path(sys.executable).with_name("mtrain-hub")
+ROOT = Path(__file__).resolve().parent.parent
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_MDWE = 65  # Linux 6.3+: what MemoryDenyWriteExecute= enforces with seccomp
 
@@ -100,11 +101,14 @@ def hub_process(tmp_path):
         "JOURNAL_STREAM": f"{info.st_dev}:{info.st_ino}",
     }
     env.pop("WATCHDOG_PID", None)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
 
     def launch(port: int) -> subprocess.Popen[str]:
         process = subprocess.Popen(
             [
-                str(MTRAIN_HUB),
+                sys.executable,
+                "-m",
+                "tests.freezable_hub",  # mtrain-hub, with the test's freeze hook
                 "run",
                 "--backend",
                 "sim",
@@ -170,12 +174,12 @@ def test_ready_status_watchdog_and_a_frozen_loop(hub_process):
     assert lines and all(line[:3] in {"<3>", "<4>", "<6>", "<7>"} for line in lines), lines
     hang = "<4>hub.runtime.notify: the hub loop has not answered"
     assert any(line.startswith(hang) for line in lines)
-    assert any(line.startswith("<4>hub.runtime.notify: SIGUSR2: freezing") for line in lines)
+    assert any(line.startswith("<4>tests.freezer: SIGUSR2: freezing") for line in lines)
     # Where the loop hung, before systemd's kill: every thread's stack, the loop's frozen
     # in the freeze hook (faulthandler's lines, each with the warning's prefix).
     assert any(line.startswith("<4>threads: ") and "hub-loop" in line for line in lines), lines
     assert any(line.startswith("<4>Thread 0x") for line in lines), lines
-    assert any(line.startswith('<4>  File "') and "notify.py" in line for line in lines)
+    assert any(line.startswith('<4>  File "') and "freez" in line for line in lines), lines
     start_lines = [line for line in lines if ": backend sim;" in line]
     assert len(start_lines) == 1, lines
     assert start_lines[0].startswith("<6>hub: mtrain-hub ") and "mqtt off" in start_lines[0]

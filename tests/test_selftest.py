@@ -9,11 +9,11 @@ import pytest
 
 from hub.cli.selftest import walk_through
 from hub.core.events import ButtonChanged, MarkerChanged
-from hub.io.leds import RecordingLeds
 from hub.io.sound import SOUND_NAMES, RecordingPlayer
 from hub.runtime.config import load
 from hub.selftest.parts import open_parts
 from hub.selftest.walkthrough import Step, Walkthrough, Wiring, plan, table
+from tests.doubles import RecordingLeds
 
 
 def sim_config(tmp_path, **pins):

@@ -1,14 +1,17 @@
-"""The Server-Sent Events bytes (web/sse.py), and the three streams that write them: the
-phones' live-stream thread, the API's stream on the request's thread, the board's."""
+"""The Server-Sent Events bytes (web/sse.py), and the streams that write them: the
+phones' live-stream thread (the API's one path: the hub's server takes the request
+over; a server that cannot gets a 503), and the board's."""
 
 from __future__ import annotations
 
 import socket
+import threading
 
 import hub.http.streams as streams
-import web.api
 from hub.board import app as board_app
 from hub.board.app import create_board_app
+from hub.http.server import make_server
+from hub.runtime.broadcast import Broadcaster
 from tests.fake_service import FakeHubService
 from web import create_app
 from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, RETRY_MS, event
@@ -43,17 +46,36 @@ def test_the_live_stream_thread_writes_them(monkeypatch):
         live.close()
 
 
-def test_the_api_stream_on_the_request_thread_writes_them(monkeypatch):
-    monkeypatch.setattr(web.api, "KEEPALIVE_S", 0.01)
-    fake = FakeHubService()
-    response = create_app(fake, {"TESTING": True}).test_client().get("/api/events", buffered=False)
-    chunks = response.response
-    first = next(chunks)
-    assert first.startswith(START + b'event: state\ndata: {"backend":"sim",')
-    assert next(chunks) == QUIET
-    fake.publish("sound", {"name": "choo"})
-    assert next(chunks) == b'event: sound\ndata: {"name":"choo"}\n\n'
-    response.close()
+def test_the_api_stream_goes_through_the_hubs_server(monkeypatch):
+    monkeypatch.setattr(streams, "KEEPALIVE_S", 0.05)
+    fake, news = FakeHubService(), Broadcaster()
+    app = create_app(fake, {"TESTING": True})
+    server = make_server(app, "127.0.0.1", 0, 4, news=news, snapshot=fake.snapshot)
+    threading.Thread(target=server.run, daemon=True).start()
+    phone = socket.create_connection(("127.0.0.1", server.effective_port), timeout=10)
+    try:
+        phone.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        seen = b""
+        while QUIET not in seen:
+            seen += phone.recv(65536)
+        head, _, body = seen.partition(b"\r\n\r\n")
+        assert b"200 OK" in head and b"text/event-stream" in head
+        assert body.startswith(START + b'event: state\ndata: {"backend":"sim",')
+        news.publish("sound", {"name": "choo"})
+        sound = b'event: sound\ndata: {"name":"choo"}\n\n'
+        while sound not in seen:
+            seen += phone.recv(65536)
+    finally:
+        phone.close()
+        news.close()
+        server.close()
+
+
+def test_a_server_that_cannot_take_the_stream_over_gets_a_503():
+    client = create_app(FakeHubService(), {"TESTING": True}).test_client()
+    response = client.get("/api/events")
+    assert response.status_code == 503 and response.headers["Retry-After"] == "10"
+    assert "poll /api/state" in response.get_json()["error"]
 
 
 class QuietBoard:

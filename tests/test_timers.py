@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import threading
 
-from hub.runtime.timers import LINGER_S, InlineTimers, Timers
+from hub.runtime.timers import LINGER_S, Timers
+from tests.doubles import InlineTimers
 from tests.helpers import eventually
 
 

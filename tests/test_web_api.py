@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 
 from web import create_app
@@ -124,10 +126,15 @@ def test_sim_calls_refused_on_gpio_backend(make_hub):
     assert client.get("/api/state").get_json()["backend"] == "gpio"
 
 
-def test_events_stream_starts_with_the_state(client):
-    r = client.get("/api/events", buffered=False)
-    assert r.mimetype == "text/event-stream"
-    chunk = next(r.response)
-    chunk = chunk.decode() if isinstance(chunk, bytes) else chunk
+def test_events_stream_starts_with_the_state(live_hub):
+    # The one path of a phone's stream is the hub's own server (the test client gets a 503).
+    live_hub.serve("127.0.0.1", 0, block=False, on_listening=lambda host, port: None)
+    port = live_hub._server.effective_port
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as phone:
+        phone.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        seen = b""
+        while b"event: state" not in seen or not seen.endswith(b"\n\n"):
+            seen += phone.recv(65536)
+    head, _, chunk = seen.decode().partition("\r\n\r\n")
+    assert "Content-Type: text/event-stream" in head
     assert "event: state" in chunk and '"backend":"sim"' in chunk
-    r.close()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from concurrent.futures import Future
 from typing import Any, cast
 
@@ -11,7 +10,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from web.errors import abort, error_response
 from web.inputs import SLOT, BadInput, parse_body, query_whole
 from web.service import LIVE_SERVER, HubService, ServerTakeover
-from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, STREAM_HEADERS, event
+from web.sse import STREAM_HEADERS
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -57,47 +56,29 @@ def live_server() -> ServerTakeover | None:
 def events() -> Response:
     """Server-Sent Events: the snapshot first, then ``state``, ``sound`` and ``game``.
 
-    The hub's server takes the stream over from the worker thread (web/service.py,
-    ``ServerTakeover``); beyond its capacity the phone gets a 503 with ``Retry-After`` and
-    its page polls ``GET /api/state`` meanwhile. Without such a server (the test
-    client) the stream runs on the request's thread.
+    The one path of a phone's stream: the hub's server takes it over from the worker
+    thread (``ServerTakeover``) and writes it from its live-stream thread
+    (:class:`hub.http.streams.LiveStreams`). Beyond its capacity the phone gets a 503
+    with ``Retry-After`` and its page polls ``GET /api/state`` meanwhile. A server that
+    offers no takeover (Flask's test client) gets a 503 as well: no stream holds a
+    request thread.
     """
     live = live_server()
-    if live is not None:
-        if not live.stream(SSE_KINDS):
-            response = error_response(
-                503,
-                "events: the hub is serving all the live streams "
-                f"it can; poll /api/state and try again in "
-                f"{RETRY_AFTER_S} s",
-            )
-            response.headers["Retry-After"] = str(RETRY_AFTER_S)
-            return response
-        return Response(iter(()), mimetype="text/event-stream", headers=STREAM_HEADERS)
-    return Response(_stream(hub_service()), mimetype="text/event-stream", headers=STREAM_HEADERS)
+    if live is None:
+        return _no_stream("events: this server serves no live streams; poll /api/state")
+    if not live.stream(SSE_KINDS):
+        return _no_stream(
+            "events: the hub is serving all the live streams it can; poll /api/state "
+            f"and try again in {RETRY_AFTER_S} s"
+        )
+    return Response(iter(()), mimetype="text/event-stream", headers=STREAM_HEADERS)
 
 
-def _stream(service: HubService) -> Iterator[bytes]:
-    """The live stream on the request's thread, for a server that cannot take it over.
-
-    It has no capacity limit (each stream holds a worker) and need not: the hub serves
-    this app only through hub/http/server.py, which offers ``environ[LIVE_SERVER]`` on
-    every request, so only the Flask test client gets here. The bytes are those of
-    :class:`hub.http.streams.LiveStreams` (:mod:`web.sse`).
-    """
-    sub = service.subscribe(SSE_KINDS)
-    try:
-        yield RETRY + event("state", service.snapshot())
-        while True:
-            item = sub.get(timeout=KEEPALIVE_S)
-            if item is None:
-                yield KEEPALIVE
-            elif item[0] == "closed":  # the hub is stopping: end the stream
-                return
-            else:
-                yield event(*item)
-    finally:
-        service.unsubscribe(sub)
+def _no_stream(message: str) -> Response:
+    """A 503 that tells the page to poll and try the stream again later."""
+    response = error_response(503, message)
+    response.headers["Retry-After"] = str(RETRY_AFTER_S)
+    return response
 
 
 def answer_when_done(future: Future[dict[str, Any]]) -> Response:

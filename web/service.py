@@ -101,13 +101,6 @@ class ServerTakeover(Protocol):
         """Send the JSON of ``future``'s result as the body once it resolves."""
 
 
-class Subscription(Protocol):
-    """One listener's queue of hub news (``(kind, payload)`` pairs)."""
-
-    def get(self, timeout: float | None = None) -> tuple[str, object] | None:
-        """The next item, or None after ``timeout`` seconds; ``("closed", None)`` at stop."""
-
-
 class HubService(Protocol):
     """Everything a request may ask of the hub. Refusals raise :class:`Refused`."""
 
@@ -124,12 +117,6 @@ class HubService(Protocol):
 
     def recent_log(self, limit: int) -> list[dict[str, Any]]:
         """The newest ``limit`` hub events, oldest first."""
-
-    def subscribe(self, kinds: Iterable[str]) -> Subscription:
-        """Hear of news of ``kinds`` (``state``, ``sound``, ``game``, ``event``) from now on."""
-
-    def unsubscribe(self, subscription: Subscription) -> None:
-        """Stop hearing news on ``subscription``."""
 
     def sim_press_later(self, slot: int, hold_s: float) -> Future[dict[str, Any]]:
         """Press simulated slot ``slot`` for ``hold_s`` seconds, without waiting: the

@@ -20,6 +20,8 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
+from hub.core.events import CENTRE
+from scorer.profiles import SLOTS
 from web.api import answer_when_done, authorise, hub_service, json_body
 from web.errors import abort
 from web.inputs import ID
@@ -47,9 +49,11 @@ def _scorekeeper(game_id: int) -> dict[str, Any]:
     return body
 
 
-def _slot(value: object, field: str, low: int = 1) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= 8:
-        abort(400, f"{field}: expected a slot number, {low} to 8", field)
+def _slot(value: object, field: str, low: int = SLOTS[0]) -> int:
+    """A slot number from ``low`` (0: the centre too) to the last slot, else a 400."""
+    last = SLOTS[-1]
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= last:
+        abort(400, f"{field}: expected a slot number, {low} to {last}", field)
     return value
 
 
@@ -119,7 +123,7 @@ def _double(part: dict[str, Any]) -> tuple[int | None, int, int | None]:
         abort(400, "double.slot: the double's train, or null to close it", "double.slot")
     if part["slot"] is None:
         return None, 1, None
-    slot = _slot(part["slot"], "double.slot", low=0)
+    slot = _slot(part["slot"], "double.slot", low=CENTRE)  # the Mexican without a slot
     covers = part.get("covers_left", 1)
     if not isinstance(covers, int) or isinstance(covers, bool) or not 1 <= covers <= 3:
         abort(400, "double.covers_left: 1 to 3", "double.covers_left")

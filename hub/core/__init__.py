@@ -10,6 +10,7 @@ from __future__ import annotations
 from hub.core import claim, gestures, turns, undo
 from hub.core.effects import Effect, LogEntry, PlaySound
 from hub.core.events import (
+    CENTRE,
     ButtonChanged,
     ButtonLost,
     ClaimRequested,
@@ -31,8 +32,6 @@ from hub.core.events import (
     UndoRequested,
 )
 from hub.core.state import (
-    CENTRE,
-    SLOTS,
     Double,
     Game,
     MarkerInput,
@@ -40,6 +39,7 @@ from hub.core.state import (
     Timings,
     evolve,
 )
+from scorer.profiles import SLOTS
 
 __all__ = ["apply", "next_deadline", "new_table", "snapshot"]
 
@@ -141,7 +141,7 @@ def _gestures(table: Table, found: list[Gesture]) -> Result:
         if claim.takes(table, g):  # the table's proof: the press does nothing else
             table, more = claim.grant(table, g)
         elif isinstance(g, LongHeld) and g.slot == CENTRE:
-            table, more = undo.undo(table, g.at, "centre")
+            table, more = undo.undo(table, g.at, "centre", pressed=CENTRE)
             more.insert(0, LogEntry("long-hold", g.at, (("slot", CENTRE),)))
         else:
             table, more = turns.on_gesture(table, g)

@@ -1,6 +1,7 @@
 """Effects: orders the core gives; adapters carry them out (sound, log, store, trust).
 
-The ring takes no orders: it is drawn from each snapshot (``hub/io/lights.py``).
+The ring is drawn from each snapshot (``hub/io/lights.py``); the one order it takes is
+:class:`PressRefused`, a short flash that no snapshot shows.
 """
 
 from __future__ import annotations
@@ -48,6 +49,18 @@ class RoundReopened:
 
 
 @dataclass(frozen=True)
+class PressRefused:
+    """The table refused a press: a tap on someone else's private train, a hold where
+    no double may go, a long hold off one's own slot, an engine tap off a seat, the
+    centre's undo with nothing to undo. ``slot`` is the train the press was for (a
+    centre press standing for the Mexican Train: its slot, or ``CENTRE`` when it has
+    none). The ring flashes that slot; the ``nope`` sound, which the quiet mode may
+    silence, comes with it as a sound of its own."""
+
+    slot: int
+
+
+@dataclass(frozen=True)
 class ClaimAnswered:
     """Claim ``number`` ended: ``granted`` by a press on its slot in time, or not (it
     expired, or a newer claim replaced it). The runtime turns a grant into a token."""
@@ -56,4 +69,4 @@ class ClaimAnswered:
     granted: bool
 
 
-Effect = PlaySound | LogEntry | RoundEnded | RoundReopened | ClaimAnswered
+Effect = PlaySound | LogEntry | RoundEnded | RoundReopened | PressRefused | ClaimAnswered

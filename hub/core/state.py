@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from hub.core.events import CENTRE
+from scorer.profiles import SLOTS
+
 _T = TypeVar("_T")
 
-SLOTS = tuple(range(1, 9))
-CENTRE = 0  # the centre button; also the Mexican Train's place when it has no slot
 MEXICAN = "mexican"
 HISTORY = 256  # table actions kept per round for undo (a long round has about 150)
 

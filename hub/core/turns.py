@@ -7,9 +7,9 @@ say what changed in the game. See ``docs/rules.md`` for the profile decisions.
 
 from __future__ import annotations
 
-from hub.core.effects import Effect, LogEntry, PlaySound, RoundEnded
-from hub.core.events import Gesture, Held, LongHeld, MarkerPlaced, MarkerRemoved, Tapped
-from hub.core.state import CENTRE, Double, Game, Table, evolve
+from hub.core.effects import Effect, LogEntry, PlaySound, PressRefused, RoundEnded
+from hub.core.events import CENTRE, Gesture, Held, LongHeld, MarkerPlaced, MarkerRemoved, Tapped
+from hub.core.state import Double, Game, Table, evolve
 from scorer.profiles import PROFILES, Profile
 
 Result = tuple[Table, list[Effect]]
@@ -143,8 +143,9 @@ def _gesture_log(g: Gesture) -> LogEntry:
     return LogEntry("marker", g.at, (("slot", g.slot), ("present", present)))
 
 
-def _nope(table: Table) -> Result:
-    return table, [PlaySound("nope")]
+def _nope(table: Table, slot: int) -> Result:
+    """A refused press on ``slot``: the table stays as it is."""
+    return table, [PlaySound("nope"), PressRefused(slot)]
 
 
 def _engine_placed(table: Table, g: Gesture) -> Result:
@@ -152,7 +153,7 @@ def _engine_placed(table: Table, g: Gesture) -> Result:
     game = table.game
     assert game is not None
     if not isinstance(g, Tapped) or g.slot not in game.seats:
-        return _nope(table)
+        return _nope(table, g.slot)
     starter = g.slot
     if profile_of(game).starter == "engine-left":
         starter = game.next_seat(g.slot)
@@ -195,14 +196,14 @@ def _tap(table: Table, slot: int, at: float) -> Result:
     assert player is not None
     double = active_double(table)
     if double is None:
-        return end_turn(table, at) if _may_play(table, slot, player) else _nope(table)
+        return end_turn(table, at) if _may_play(table, slot, player) else _nope(table, slot)
     if slot == double.slot:
         return end_turn(_covered(table, double, 1), at)
     if _satisfies_elsewhere(table, slot, player):
         return end_turn(_covered(table, double, double.covers_left), at)
     if slot == player:
         return _failed_to_cover(table, double, at)
-    return _nope(table)
+    return _nope(table, slot)
 
 
 def _failed_to_cover(table: Table, double: Double, at: float) -> Result:
@@ -252,7 +253,7 @@ def _hold(table: Table, slot: int, at: float) -> Result:
     else:
         legal = _satisfies_elsewhere(table, slot, player)
     if not legal:
-        return _nope(table)
+        return _nope(table, slot)
     effects: list[Effect] = [PlaySound("chicken")]
     if not profile.tracks_doubles:
         return table, effects
@@ -295,7 +296,7 @@ def _long_hold(table: Table, slot: int, at: float) -> Result:
     game, player = table.game, table.turn
     assert game is not None and player is not None
     if slot != player:
-        return _nope(table)
+        return _nope(table, slot)
     effects: list[Effect] = [PlaySound("out")]
     if profile_of(game).last_tile_reminder and player not in table.one_tile:
         effects.append(PlaySound("reminder"))

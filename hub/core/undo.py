@@ -11,7 +11,7 @@ when its marker is missing) are table actions too, so a wrong fix can be undone.
 
 from __future__ import annotations
 
-from hub.core.effects import Effect, LogEntry, PlaySound, RoundReopened
+from hub.core.effects import Effect, LogEntry, PlaySound, PressRefused, RoundReopened
 from hub.core.events import DoubleFixed, EngineSet, PublicFixed, TurnFixed
 from hub.core.state import HISTORY, Double, Moment, Table, evolve
 
@@ -76,13 +76,19 @@ def _what(effects: list[Effect]) -> str:
     return "table action"
 
 
-def undo(table: Table, at: float, by: str) -> Result:
-    """Put back the play before the round's last table action (``turn_back``)."""
+def undo(table: Table, at: float, by: str, pressed: int | None = None) -> Result:
+    """Put back the play before the round's last table action (``turn_back``).
+
+    ``pressed``: the button whose press asked for it (the centre's long hold), refused
+    with :class:`PressRefused` when there is nothing to undo; None for a request that
+    is no press (a phone, MQTT)."""
     game = table.running_game
     if game is None or not table.history:
         why = "nothing to undo in this round"
+        refused: list[Effect] = [] if pressed is None else [PressRefused(pressed)]
         return table, [
             PlaySound("nope"),
+            *refused,
             LogEntry("undo", at, (("by", by), ("undid", None), ("why", why))),
         ]
     moment = table.history[-1]

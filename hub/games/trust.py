@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from hub.core.effects import ClaimAnswered
 from hub.core.events import ClaimRequested
-from hub.core.state import SLOTS
+from scorer.profiles import SLOTS
 from scorer.tokens import hash_token, new_token, tokens_match
 from web.service import Refused
 

@@ -11,16 +11,16 @@ that happens on the loop thread. The validators' errors become
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, InvalidStateError
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hub.core.events import CENTRE, DoubleFixed, PublicFixed, TurnFixed
 from hub.games.changes import RoundInPlay
-from hub.runtime.broadcast import NewsQueue
 from hub.runtime.settings import SettingsError, check
-from hub.runtime.timers import InlineTimers, Timers
+from hub.runtime.timers import Timers
+from scorer.profiles import SLOTS
 from scorer.setup import SetupError, check_setup
 from scorer.store import GameNotFound, StaleEdit, StoreError
 from web.service import Refused
@@ -74,20 +74,34 @@ def _give_up(target: Future[dict[str, Any]]) -> None:
         pass
 
 
+class Later(Protocol):
+    """Runs a call later (:class:`hub.runtime.timers.Timers`); the handle cancels it."""
+
+    def call_later(self, delay_s: float, fn: Callable[[], None]) -> Any:
+        """Run ``fn()`` in ``delay_s`` seconds; returns a handle with ``cancel()``."""
+        ...
+
+
 class HubWebService:
     """What a request may ask of ``hub`` (see :class:`web.service.HubService`).
 
     ``sleep`` None (the composition root): real time; a held press is released by a
     timer thread, not by a sleeping request thread, and a press the loop has not
     answered in ``LOOP_TIMEOUT_S`` fails. A ``sleep`` given (a test's virtual clock):
-    every wait advances it, inline, and nothing gives up.
+    every wait advances it, ``timers`` run the calls (a test's inline fake), and
+    nothing gives up.
     """
 
-    def __init__(self, hub: Hub, sleep: Callable[[float], None] | None = None) -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        sleep: Callable[[float], None] | None = None,
+        timers: Later | None = None,
+    ) -> None:
         self._hub = hub
         self._sleep = sleep or time.sleep
         self._times_out = sleep is None
-        self._timers: Timers | InlineTimers = Timers() if sleep is None else InlineTimers(sleep)
+        self._timers: Later = timers if timers is not None else Timers()
 
     @property
     def backend(self) -> str:
@@ -107,22 +121,14 @@ class HubWebService:
         """The newest ``limit`` log entries, oldest first."""
         return self._hub.eventlog.recent(limit)
 
-    def subscribe(self, kinds: Iterable[str]) -> NewsQueue:
-        """A subscription to the broadcaster's news of ``kinds``."""
-        return self._hub.broadcaster.subscribe(kinds)
-
-    def unsubscribe(self, subscription: Any) -> None:
-        """Stop a subscription."""
-        self._hub.broadcaster.unsubscribe(subscription)
-
     # --- the simulated pins ---------------------------------------------------------
 
     def _sim(self, slot: int) -> Any:
         sim = self._hub.sim
         if sim is None:
             raise Refused(404, f"the {self._hub.backend} backend has no simulated pins")
-        if not 1 <= slot <= 8:
-            raise Refused(404, f"slot {slot}: there are slots 1 to 8")
+        if slot not in SLOTS:
+            raise Refused(404, f"slot {slot}: there are slots {SLOTS[0]} to {SLOTS[-1]}")
         return sim
 
     def sim_press_later(self, slot: int, hold_s: float) -> Future[dict[str, Any]]:

@@ -1,7 +1,7 @@
 """The LED port: the WS2812 ring around the hub, a whole ring at a time. Its adapter
 is the serial link to the hub box's microcontroller (:class:`SerialLeds`); with none
-configured, :class:`RecordingLeds` keeps the last frames (bounded) so the page can
-show the ring as it would look.
+configured, :class:`NoRing` lights nothing (the page shows the ring from the snapshot).
+The tests' recording driver is ``tests/doubles.py``'s ``RecordingLeds``.
 
 A pixel is ``(r, g, b, effect)``: the microcontroller animates the effect itself
 (:data:`STEADY`, :data:`BREATHE`, :data:`BLINK`, :data:`CHASE`), so a breathing slot
@@ -10,7 +10,6 @@ stays smooth however busy USB is.
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Protocol
 
 STEADY, BREATHE, BLINK, CHASE = 0, 1, 2, 3
@@ -29,25 +28,21 @@ class LedDriver(Protocol):
         """True/False: whether the ring's controller answers; None: there is no ring."""
 
 
-class RecordingLeds:
-    """No ring attached: keeps the last ``keep`` frames (the fake, and the driver the
-    hub uses without a microcontroller, so it is bounded)."""
+class NoRing:
+    """The LED driver when no ring is attached (no hub box): nothing is lit. It keeps
+    only the last frame (``pixels``), as :class:`SerialLeds` does; the page shows the
+    ring from the snapshot (``ring``), which the lights publish either way."""
 
-    def __init__(self, keep: int = 50) -> None:
-        self.frames: deque[list[Pixel]] = deque(maxlen=keep)
+    def __init__(self) -> None:
+        self.pixels: list[Pixel] = []
 
     def show(self, pixels: list[Pixel]) -> None:
-        """Record the frame."""
-        self.frames.append(list(pixels))
+        """Keep the frame (the one before it is dropped)."""
+        self.pixels = list(pixels)
 
     def connected(self) -> bool | None:
         """No controller: None."""
         return None
-
-    @property
-    def pixels(self) -> list[Pixel]:
-        """The last frame shown (empty before any)."""
-        return self.frames[-1] if self.frames else []
 
 
 class LedLink(Protocol):

@@ -17,9 +17,9 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, time
 from typing import Any
 
-from hub.core.effects import Effect, LogEntry, PlaySound
 from hub.io.leds import BLINK, BREATHE, CHASE, EFFECTS, STEADY, LedDriver, Pixel
 from hub.io.sound import in_quiet_hours
+from scorer.profiles import SLOTS
 
 # The page's player colours (web/static), so a phone and the ring agree.
 PLAYER_COLOURS = [
@@ -47,8 +47,9 @@ log = logging.getLogger("hub.io.lights")
 
 
 def arc(slot: int, count: int) -> range:
-    """The pixels of ``slot``'s arc on a ring of ``count``."""
-    return range((slot - 1) * count // 8, slot * count // 8)
+    """The pixels of ``slot``'s arc on a ring of ``count`` (an arc a slot, clockwise)."""
+    slots = len(SLOTS)
+    return range((slot - 1) * count // slots, slot * count // slots)
 
 
 def render(snapshot: dict[str, Any], count: int, flash: Sequence[int] = ()) -> list[Pixel]:
@@ -190,7 +191,7 @@ class Deadline:
 
 class RingLights:
     """Keeps the ring in step with the table. Called on the loop thread
-    (:meth:`table_changed`, :meth:`take`); the flash's end (:class:`Deadline`) and the
+    (:meth:`table_changed`, :meth:`refused`); the flash's end (:class:`Deadline`) and the
     serial link's refresh read it from theirs, so its state sits behind a lock.
 
     The ring is drawn on the loop thread, right after the event's sounds went out, so
@@ -261,13 +262,10 @@ class RingLights:
             self.brightness = brightness
         self.redraw()
 
-    def take(self, effects: list[Effect]) -> None:
-        """Effects of one event: a refused press (``nope``) flashes its slot."""
-        if not any(isinstance(e, PlaySound) and e.name == "nope" for e in effects):
-            return
-        slots = [dict(e.fields).get("slot") for e in effects if isinstance(e, LogEntry)]
-        slot = next((s for s in slots if isinstance(s, int) and 1 <= s <= 8), None)
-        if slot is None:  # the centre button has no arc of its own
+    def refused(self, slot: int) -> None:
+        """The core refused a press on ``slot`` (:class:`hub.core.effects.PressRefused`):
+        flash it red once. The centre (``CENTRE``) has no arc of its own: nothing."""
+        if slot not in SLOTS:
             return
         with self._lock:
             self._flash = (slot,)

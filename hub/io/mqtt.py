@@ -4,8 +4,8 @@
 falls back to 3.1.1 when the broker does not; it reconnects with exponential backoff
 (``backoff`` seconds, doubling up to ``max_backoff``); it sets the last will before
 every connect. Its callbacks only hand news to whoever owns the link (the hub's
-publisher, the tournament board): they never touch the table. :class:`RecordingLink`
-is its fake, for tests of everything above it without a broker.
+publisher, the tournament board): they never touch the table. Its fake, for tests
+of everything above it without a broker, is ``tests/doubles.py``'s ``RecordingLink``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import logging
 import ssl
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import paho.mqtt.client as paho
@@ -235,48 +235,4 @@ class PahoLink:
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
-        self.connected = False
-
-
-@dataclass
-class RecordingLink:
-    """A fake :class:`PahoLink`: records what would be sent; tests flip ``connected``."""
-
-    handlers: LinkHandlers = field(default_factory=LinkHandlers)
-    connected: bool = False
-    protocol: str = "5"
-    sent: list[tuple[str, str | bytes, bool]] = field(default_factory=list)
-    farewell: Will | None = None
-
-    def start(self) -> None:
-        """Nothing to start."""
-
-    def publish(
-        self,
-        topic: str,
-        payload: str | bytes,
-        *,
-        retain: bool = False,
-        qos: int = 1,
-        json: bool = False,
-    ) -> bool:
-        """Record the message when 'connected'."""
-        if not self.connected:
-            return False
-        self.sent.append((topic, payload, retain))
-        return True
-
-    def connect(self) -> None:
-        """Pretend the broker accepted us."""
-        self.connected = True
-        self.handlers.connected()
-
-    def drop(self) -> None:
-        """Pretend the broker went away."""
-        self.connected = False
-        self.handlers.disconnected()
-
-    def stop(self, farewell: Will | None = None, timeout: float = 3.0) -> None:
-        """Remember the farewell."""
-        self.farewell = farewell
         self.connected = False

@@ -17,7 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from hub.core.events import CENTRE
 from hub.runtime.settings import SettingsError, check
+from scorer.profiles import SLOTS
 from web.inputs import BadInput, parse_body
 
 MAX_HOLD_MS = 10_000
@@ -177,11 +179,12 @@ def _hold(name: str, payload: bytes) -> float:
 
 def _sim(name: str, parts: list[str], payload: bytes) -> Command:
     if parts == ["centre", "press"]:
-        return Command("sim-press", {"slot": 0, "hold_s": _hold(name, payload)})
+        return Command("sim-press", {"slot": CENTRE, "hold_s": _hold(name, payload)})
     if len(parts) == 3 and parts[0] == "slot" and parts[2] in ("press", "marker"):
         digits = parts[1].isascii() and parts[1].isdigit() and len(parts[1]) <= 2
-        if not digits or not 1 <= int(parts[1]) <= 8:
-            raise CommandError(f"cmd/{name[:60]}: slot {parts[1][:20]!r}: there are slots 1 to 8")
+        if not digits or int(parts[1]) not in SLOTS:
+            slots = f"there are slots {SLOTS[0]} to {SLOTS[-1]}"
+            raise CommandError(f"cmd/{name[:60]}: slot {parts[1][:20]!r}: {slots}")
         slot = int(parts[1])
         if parts[2] == "press":
             return Command("sim-press", {"slot": slot, "hold_s": _hold(name, payload)})

@@ -11,10 +11,11 @@ each platform are named beside the builders below).
 
 from __future__ import annotations
 
+from hub.core.events import CENTRE
+from hub.io.sound import QUIET_MODES
 from hub.mqtt.settings import MqttSettings
+from scorer.profiles import SLOTS
 
-SLOTS = range(1, 9)
-CENTRE = 0
 GESTURES = ("tap", "hold", "long_hold")
 # Trigger types: the frontend names short and long presses itself; a long hold (fires
 # while still held, "went out") has no frontend name and shows as "<subtype> long hold".
@@ -23,7 +24,6 @@ TRIGGER_TYPES = {
     "hold": "button_long_press",
     "long_hold": "button_long_hold",
 }
-QUIET_OPTIONS = ["off", "mute", "turn-only"]
 # Config topics of entities that exist only with commands on: emptied when they are off.
 COMMAND_ENTITIES = (
     ("number", "volume"),
@@ -147,7 +147,7 @@ def _controls(s: MqttSettings, version: str) -> list[tuple[str, dict[str, object
         command_topic=f"{s.root}/cmd/quiet",
         state_topic=settings_topic,
         value_template="{{ value_json.quiet }}",
-        options=QUIET_OPTIONS,
+        options=list(QUIET_MODES),
         icon="mdi:volume-off",
         entity_category="config",
     )

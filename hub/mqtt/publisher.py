@@ -31,7 +31,7 @@ STATUS_EVERY_S = 1.0
 
 
 class BrokerLink(Protocol):
-    """The broker connection (:class:`hub.io.mqtt.PahoLink` or ``RecordingLink``)."""
+    """The broker connection (:class:`hub.io.mqtt.PahoLink`; the tests' ``RecordingLink``)."""
 
     connected: bool
     protocol: str

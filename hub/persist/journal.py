@@ -18,7 +18,7 @@ crash the journal is never ahead of the store, at most behind it by the last bat
 
 The port is :class:`Journal`; :class:`FileJournal` keeps it in a file of JSON lines,
 each with its CRC-32 (a record torn by a power cut is detected and dropped);
-:class:`MemoryJournal` is the fake.
+its fake is ``tests/doubles.py``'s ``MemoryJournal``.
 """
 
 from __future__ import annotations
@@ -163,49 +163,6 @@ def _sync_folder(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-class MemoryJournal:
-    """The fake journal: records in memory. :meth:`power_cut` forgets what was not
-    synced (a crash of the process alone keeps it, as the OS would)."""
-
-    def __init__(self) -> None:
-        self.records: list[Record] = []
-        self.synced = 0
-        self.syncs = 0
-        self.fail: OSError | None = None  # raised by the next writes while set
-
-    def load(self) -> list[Record]:
-        """Every record written."""
-        return [dict(r) for r in self.records]
-
-    def begin(self, records: list[Record]) -> None:
-        """Start a new segment (durable at once, like the file's rename)."""
-        self._check()
-        self.records = [json.loads(json.dumps(r)) for r in records]
-        self.synced = len(self.records)
-
-    def append(self, records: list[Record]) -> None:
-        """Add records, not yet synced."""
-        self._check()
-        self.records += [json.loads(json.dumps(r)) for r in records]
-
-    def sync(self) -> None:
-        """Everything written is durable."""
-        self._check()
-        self.synced = len(self.records)
-        self.syncs += 1
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-    def power_cut(self) -> None:
-        """Lose every record not synced."""
-        del self.records[self.synced :]
-
-    def _check(self) -> None:
-        if self.fail is not None:
-            raise self.fail
 
 
 class Writer(Protocol):

@@ -29,10 +29,11 @@ from typing import Any, Protocol
 
 from hub import core
 from hub.core.events import Event
-from hub.core.state import SLOTS, ButtonInput, MarkerInput, Table, Timings, evolve
+from hub.core.state import ButtonInput, MarkerInput, Table, Timings, evolve
 from hub.games import follow
 from hub.persist.codec import CodecError, decode_event, decode_table
 from hub.persist.journal import VERSION, Journal
+from scorer.profiles import SLOTS
 
 log = logging.getLogger("hub.persist.journal")
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from hub.core.state import Timings
 from hub.io.pinmap import PinClash, boot_overlays, check_pins
-from hub.io.sound import parse_quiet_hours
-from scorer.profiles import DEFAULT_RULES, PROFILES
+from hub.io.sound import QUIET_MODES, parse_quiet_hours
+from scorer.profiles import DEFAULT_RULES, PROFILES, SLOTS
 
 # The pin map (BCM numbers) of hardware/pinmap.md; I2S (18-21), I2C (2-3), the UART
 # (14-15) and the ID EEPROM (0-1) stay free (hub.pinmap.RESERVED says why).
@@ -74,7 +74,6 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 BACKENDS = ("auto", "sim", "gpio", "serial")
-QUIET_MODES = ("off", "mute", "turn-only")
 
 
 class ConfigError(ValueError):
@@ -108,8 +107,10 @@ def _check_choice(key: str, value: object, allowed: tuple[Any, ...]) -> None:
 
 def _check_pins(pins: dict[str, Any]) -> None:
     for key in ("buttons", "markers"):
-        if len(pins[key]) != 8:
-            raise ConfigError(f"pins.{key}: expected 8 BCM pin numbers 0-27, got {pins[key]!r}")
+        if len(pins[key]) != len(SLOTS):
+            raise ConfigError(
+                f"pins.{key}: expected {len(SLOTS)} BCM pin numbers 0-27, got {pins[key]!r}"
+            )
     try:
         check_pins(pins, boot_overlays())  # a Pi's overlays claim pins too
     except PinClash as exc:

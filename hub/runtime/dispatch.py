@@ -17,6 +17,7 @@ from hub.core.effects import (
     Effect,
     LogEntry,
     PlaySound,
+    PressRefused,
     RoundEnded,
     RoundReopened,
 )
@@ -30,8 +31,8 @@ log = logging.getLogger("hub.runtime.dispatch")
 class Lights(Protocol):
     """What the dispatcher needs of the ring's lights."""
 
-    def take(self, effects: list[Effect]) -> None:
-        """Show what ``effects`` call for (a refused press flashes); return at once."""
+    def refused(self, slot: int) -> None:
+        """A press on ``slot`` was refused: flash it; return at once."""
 
 
 class EffectDispatcher:
@@ -76,7 +77,6 @@ class EffectDispatcher:
                 self.silenced += 1
         for effect in heard:
             self._safely(self._one, effect)
-        self._safely(self.leds.take, effects)  # the ring: a refused press flashes
 
     def _safely(self, fn: Callable[..., Any], *args: object) -> Any:
         try:
@@ -94,6 +94,8 @@ class EffectDispatcher:
         elif isinstance(effect, LogEntry):
             entry = self.eventlog.append(effect.kind, effect.at, **dict(effect.fields))
             self.broadcaster.publish("event", entry)
+        elif isinstance(effect, PressRefused):
+            self.leds.refused(effect.slot)  # a flash, whether or not ``nope`` was heard
         elif isinstance(effect, RoundEnded | RoundReopened) and self.on_round_ended is not None:
             self.on_round_ended(effect)
         elif isinstance(effect, ClaimAnswered) and self.on_claim is not None:

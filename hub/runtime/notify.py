@@ -8,11 +8,8 @@ watchdog period. The pings are sent *by the hub loop's thread*: a :class:`Watchd
 thread asks the loop to run the ping, so a loop that hangs stops the pings and systemd
 restarts the hub; before that happens the feeder logs every thread's stack, so the
 journal says where the loop hung. Without ``NOTIFY_SOCKET`` (a terminal, the tests)
-nothing is sent.
-
-:class:`LoopFreezer` is a test hook for the watchdog, installed only on the ``sim``
-backend (never on a real table): ``SIGUSR2`` freezes the loop thread, a second
-``SIGUSR2`` thaws it.
+nothing is sent. (The test that freezes the loop to see the pings stop brings its own
+hook: ``tests/freezable_hub.py``.)
 """
 
 from __future__ import annotations
@@ -20,12 +17,10 @@ from __future__ import annotations
 import faulthandler
 import logging
 import os
-import signal
 import socket
 import tempfile
 import threading
 from collections.abc import Callable, Mapping
-from types import FrameType
 
 log = logging.getLogger("hub.runtime.notify")
 
@@ -234,44 +229,3 @@ class WatchdogFeeder:
         """Runs on the loop thread."""
         self._notifier.watchdog()
         self._answered.set()
-
-
-class LoopFreezer:
-    """``SIGUSR2`` freezes the loop thread, a second one thaws it: the watchdog's test.
-
-    Install it only on the ``sim`` backend; :meth:`thaw` before stopping the hub.
-    """
-
-    def __init__(self, loop_call: LoopCall) -> None:
-        self._loop_call = loop_call
-        self._thawed = threading.Event()
-        self._frozen = False
-
-    def install(self) -> None:
-        """Handle ``SIGUSR2`` (call from the main thread)."""
-        signal.signal(signal.SIGUSR2, self._toggle)
-
-    def _toggle(self, _signum: int, _frame: FrameType | None) -> None:
-        if self._frozen:
-            self.thaw()
-            return
-        self._frozen = True
-        self._thawed.clear()
-        log.warning(
-            "SIGUSR2: freezing the hub loop (sim backend test hook); SIGUSR2 again thaws it"
-        )
-        # The call waits on the loop; a helper thread keeps the signal handler short.
-        threading.Thread(target=self._freeze, name="freeze", daemon=True).start()
-
-    def _freeze(self) -> None:
-        try:
-            self._loop_call(lambda _table: self._thawed.wait(), None)
-        except TimeoutError:
-            pass
-
-    def thaw(self) -> None:
-        """Let a frozen loop go on."""
-        if self._frozen:
-            log.warning("thawing the hub loop")
-        self._frozen = False
-        self._thawed.set()

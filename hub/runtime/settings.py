@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from hub.io.sound import check_quiet_mode, check_volume
+from hub.io.sound import QUIET_MODES, check_quiet_mode, check_volume
 from scorer.errors import FieldError
 from scorer.store import StorageFault
 
@@ -39,7 +39,7 @@ def check(changes: object) -> dict[str, Any]:
                 check_volume(float(value))
             elif key == "quiet":
                 if not isinstance(value, str):
-                    raise ValueError(f"expected off, mute or turn-only, got {value!r}")
+                    raise ValueError(f"expected one of {', '.join(QUIET_MODES)}, got {value!r}")
                 check_quiet_mode(value)
             elif not isinstance(value, bool):
                 raise ValueError(f"expected true or false, got {value!r}")

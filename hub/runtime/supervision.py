@@ -13,7 +13,7 @@ from importlib import metadata
 from typing import Any
 from urllib.parse import urlsplit
 
-from hub.runtime.notify import LoopFreezer, Notifier, WatchdogFeeder
+from hub.runtime.notify import Notifier, WatchdogFeeder
 
 log = logging.getLogger("hub")
 
@@ -63,7 +63,7 @@ def start_line(hub: Any, host: str, port: int) -> str:
 
 
 class Supervision:
-    """systemd's side of a running hub: readiness, status, watchdog, the test freeze.
+    """systemd's side of a running hub: readiness, status and the watchdog.
 
     ``hub`` is a :class:`hub.app.Hub` (its ``loop.call`` runs the watchdog pings);
     ``notifier`` defaults to the socket in ``NOTIFY_SOCKET``.
@@ -73,14 +73,11 @@ class Supervision:
         self.hub = hub
         self.notifier = notifier or Notifier()
         self.feeder = WatchdogFeeder(self.notifier, hub.loop.call)
-        self.freezer = LoopFreezer(hub.loop.call) if hub.backend == "sim" else None
 
     def start(self) -> None:
-        """After ``hub.start()``: feed the watchdog; on ``sim``, arm the freeze hook."""
+        """After ``hub.start()``: feed the watchdog."""
         self.notifier.status("starting: the loop runs, opening the scorepad")
         self.feeder.start()
-        if self.freezer is not None:
-            self.freezer.install()
 
     def listening(self, host: str, port: int) -> None:
         """The scorepad listens: log the start line, tell systemd READY=1."""
@@ -89,10 +86,8 @@ class Supervision:
         self.notifier.ready(line.split(": ", 1)[1])
 
     def stopping(self) -> None:
-        """A stop was asked for: tell systemd, let a frozen loop go so it can stop."""
+        """A stop was asked for: tell systemd."""
         self.notifier.stopping()
-        if self.freezer is not None:
-            self.freezer.thaw()
 
     def stop(self) -> None:
         """Stop feeding the watchdog (before the loop stops)."""

@@ -100,17 +100,3 @@ class Timers:
                 if self._sched.empty():
                     self._running = False
                     return
-
-
-class InlineTimers:
-    """The fake of :class:`Timers`: waits with ``sleep`` (a virtual clock's advance)
-    and runs the call at once, on the caller's thread."""
-
-    def __init__(self, sleep: Callable[[float], None]) -> None:
-        self._sleep = sleep
-
-    def call_later(self, delay_s: float, fn: Callable[[], None]) -> TimedCall:
-        """Sleep ``delay_s``, then run ``fn()``; the call returned is made already."""
-        self._sleep(delay_s)
-        fn()
-        return TimedCall(fn)

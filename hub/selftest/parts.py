@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hub.core.events import CENTRE, Event
-from hub.io.leds import RecordingLeds
+from hub.io.leds import NoRing
 from hub.io.sound import DisabledPlayer
 from hub.runtime.clock import SystemClock
 from hub.runtime.config import ConfigError
@@ -96,7 +96,7 @@ def open_parts(
         stack.callback(player.close)
         parts = Parts(
             backend,
-            leds if leds is not None else RecordingLeds(),
+            leds if leds is not None else NoRing(),
             player.play,
             config["leds"]["pixels"],
             ring=leds is not None,  # handed in (a test's ring), or the Pico's below
