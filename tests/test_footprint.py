@@ -78,6 +78,6 @@ def test_a_default_run_loads_only_what_it_uses(tmp_path, free_port):
 
 
 def test_a_running_hub_keeps_its_start_up_objects_out_of_the_collector(tmp_path, free_port):
-    # hub.app.settle_heap: a full collection on the loop thread would otherwise walk
+    # hub.cli.run.settle_heap: a full collection on the loop thread would otherwise walk
     # every module and class the hub loaded (docs/performance.md, "Press to effect").
     assert _probe(tmp_path, free_port)["frozen"] > 20_000

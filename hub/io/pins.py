@@ -64,6 +64,13 @@ def is_raspberry_pi() -> bool:
         return False
 
 
+def resolve_backend(configured: str) -> str:
+    """``auto`` means ``gpio`` on a Raspberry Pi and ``sim`` anywhere else."""
+    if configured != "auto":
+        return configured
+    return "gpio" if is_raspberry_pi() else "sim"
+
+
 def make_factory(backend: str) -> Any:
     """The pin factory for ``backend``: MockFactory for ``sim``, lgpio (or default) for ``gpio``."""
     if backend == "sim":
