@@ -12,7 +12,8 @@ from typing import Any
 
 from gpiozero.pins.mock import MockFactory
 
-from hub.app import Hub, settle_heap
+from hub.app import Hub
+from hub.cli.run import settle_heap
 from hub.io.sound import RecordingPlayer
 from hub.runtime.config import load
 

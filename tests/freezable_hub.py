@@ -13,8 +13,8 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from types import FrameType
-from typing import Any
 
 from hub.cli.main import main
 from hub.runtime import supervision
@@ -63,9 +63,14 @@ class LoopFreezer:
 class FreezableSupervision(supervision.Supervision):
     """The real supervision, plus the freezer armed at start and thawed at stop."""
 
-    def __init__(self, hub: Any, notifier: Notifier | None = None) -> None:
-        super().__init__(hub, notifier)
-        self.freezer = LoopFreezer(hub.loop.call)
+    def __init__(
+        self,
+        loop_call: LoopCall,
+        describe: Callable[[str, int], str],
+        notifier: Notifier | None = None,
+    ) -> None:
+        super().__init__(loop_call, describe, notifier)
+        self.freezer = LoopFreezer(loop_call)
 
     def start(self) -> None:
         super().start()

@@ -80,6 +80,6 @@ def test_a_default_run_loads_only_what_it_uses(tmp_path):
 
 
 def test_a_running_hub_keeps_its_start_up_objects_out_of_the_collector(tmp_path):
-    # hub.app.settle_heap: a full collection on the loop thread would otherwise walk
+    # hub.cli.run.settle_heap: a full collection on the loop thread would otherwise walk
     # every module and class the hub loaded (docs/performance.md, "Press to effect").
     assert _probe(tmp_path)["frozen"] > 20_000

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import logging
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,8 @@ from pathlib import Path
 from hub.cli import EXIT_CONFIG, EXIT_STORAGE
 from hub.cli.main import main
 from hub.runtime import logs
-from hub.runtime.supervision import start_line
+from hub.runtime.notify import Notifier
+from hub.runtime.supervision import Supervision, start_line
 
 
 def test_exit_statuses_are_the_units(tmp_path, capsys):
@@ -25,7 +27,12 @@ def test_exit_statuses_are_the_units(tmp_path, capsys):
 
 def test_start_line_names_version_backend_devices_broker_address(make_hub):
     hub = make_hub()
-    line = start_line(hub, "0.0.0.0", 80)
+
+    def start_line_of(host, port):
+        leds = type(hub.leds).__name__
+        return start_line(hub.config, hub.backend, hub.sound.status(), leds, host, port)
+
+    line = start_line_of("0.0.0.0", 80)
     assert line.startswith("mtrain-hub ")
     for part in (
         "backend sim",
@@ -37,10 +44,22 @@ def test_start_line_names_version_backend_devices_broker_address(make_hub):
     ):
         assert part in line, line
     hub.config["mqtt"]["host"] = "broker.lan"
-    assert "mqtt broker.lan:1883" in start_line(hub, "127.0.0.1", 8080)
+    assert "mqtt broker.lan:1883" in start_line_of("127.0.0.1", 8080)
     hub.config["mqtt"]["url"] = "mqtts://hub:s3cret@broker.lan:8883"
-    line = start_line(hub, "127.0.0.1", 8080)
+    line = start_line_of("127.0.0.1", 8080)
     assert "mqtt mqtts://broker.lan:8883" in line and "s3cret" not in line
+
+
+def test_supervision_installs_no_signal_hook(make_hub):
+    hub = make_hub(threaded=True)
+    before = signal.getsignal(signal.SIGUSR2)
+    supervision = Supervision(hub.loop.call, lambda host, port: "x: y", Notifier({}))
+    supervision.start()
+    supervision.listening("127.0.0.1", 8080)
+    supervision.stopping()
+    supervision.stop()
+    assert signal.getsignal(signal.SIGUSR2) is before  # the freeze hook is the tests' own
+    assert "leds NoRing" in start_line(hub.config, "sim", {"available": True}, "NoRing", "", 80)
 
 
 def test_journal_lines_carry_the_priority_on_every_line():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import signal
 import sqlite3
@@ -102,7 +103,7 @@ def _build(args: argparse.Namespace, notifier: Notifier) -> tuple[Any, dict[str,
 
 def command(args: argparse.Namespace) -> int:
     """Build the hub from the config and serve until SIGINT/SIGTERM."""
-    from hub.runtime.supervision import Supervision
+    from hub.runtime.supervision import Supervision, start_line
 
     os.umask(0o077)  # the games, settings and backups are nobody else's to read
     notifier = Notifier()
@@ -110,7 +111,12 @@ def command(args: argparse.Namespace) -> int:
     if isinstance(built, int):
         return built
     hub, config = built
-    supervision = Supervision(hub, notifier)
+
+    def describe(host: str, port: int) -> str:
+        leds = type(hub.leds).__name__
+        return start_line(config, hub.backend, hub.sound.status(), leds, host, port)
+
+    supervision = Supervision(hub.loop.call, describe, notifier)
 
     # SIGTERM (systemd stop) and Ctrl-C unwind through ``finally`` and ``hub.stop()``.
     # The live streams end first: waitress's own shutdown then waits for no phone.
@@ -142,7 +148,17 @@ def command(args: argparse.Namespace) -> int:
 
 def _listening(supervision: Supervision, host: str, port: int) -> None:
     """The hub is built and its socket listens: settle the heap, then say READY."""
-    from hub.app import settle_heap
-
     settle_heap()
     supervision.listening(host, port)
+
+
+def settle_heap() -> None:
+    """Once the hub is up (``mtrain-hub run``, before the first request): collect what
+    starting it left behind, then exempt every object still alive from the cyclic
+    collector (``gc.freeze``). Those ~40,000 start-up objects (modules, classes, the
+    web app) live as long as the process; without this, each full collection walks them
+    all on whichever thread allocates, the loop's included: 12 ms on a PC at start,
+    several times that on a Pi Zero, in the middle of a press. Collections then see only
+    what the hub made since."""
+    gc.collect()
+    gc.freeze()

@@ -21,17 +21,17 @@ import hmac
 import itertools
 import secrets
 import threading
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from hub.core.effects import ClaimAnswered
-from hub.core.events import ClaimRequested
+from hub.core.events import ClaimRequested, Event
+from hub.core.state import Table
 from scorer.profiles import SLOTS
 from scorer.tokens import hash_token, new_token, tokens_match
 from web.service import Refused
-
-if TYPE_CHECKING:
-    from hub.app import Hub
 
 TABLE_TOKEN_S = 600.0  # a table token authorises settings and a new game this long
 KEPT_CLAIMS = 32  # answers kept for phones to fetch; older claims are forgotten
@@ -46,11 +46,49 @@ class _Claim:
     token: str | None = None
 
 
-class TableTrust:
-    """Claims and table tokens of ``hub`` (thread-safe: requests and the loop use it)."""
+class TableLoop(Protocol):
+    """What trust needs of the hub loop (:class:`hub.runtime.loop.HubLoop`)."""
 
-    def __init__(self, hub: Hub) -> None:
-        self._hub = hub
+    @property
+    def table(self) -> Table:
+        """The table now (immutable)."""
+        ...
+
+    def submit(self, event: Event) -> Future[dict[str, Any]]:
+        """Queue ``event``; the future resolves once the loop has applied it."""
+        ...
+
+
+class WriterThread(Protocol):
+    """The store writer's thread (:class:`hub.persist.store_writer.StoreWriter`)."""
+
+    def submit(self, job: Callable[[], Any]) -> Future[Any]:
+        """Run ``job`` on the writer thread, after every job submitted before it."""
+        ...
+
+    def flush(self, timeout: float = 5.0) -> None:
+        """Wait until every job submitted so far has run."""
+
+
+class TableTrust:
+    """Claims and table tokens (thread-safe: requests and the loop use it).
+
+    ``loop`` runs the claim (the core lights the slot, a press answers it); a token a
+    granted claim gives during a game is stored by ``add_token(game_id, token)`` on
+    ``writer``'s thread; ``now`` is the hub's monotonic clock (table tokens expire).
+    """
+
+    def __init__(
+        self,
+        loop: TableLoop,
+        writer: WriterThread,
+        add_token: Callable[[int, str], object],
+        now: Callable[[], float],
+    ) -> None:
+        self._loop = loop
+        self._writer = writer
+        self._add_token = add_token
+        self._now = now
         self._lock = threading.Lock()
         self._numbers = itertools.count(1)
         self._claims: dict[int, _Claim] = {}
@@ -58,9 +96,9 @@ class TableTrust:
 
     def start(self) -> dict[str, Any]:
         """Open a claim: ``{"claim": secret id, "slot": n, "seconds": window}``."""
-        waiting = self._hub.loop.table.claim
+        waiting = self._loop.table.claim
         if waiting is not None:  # never replaced: the core would refuse this one too
-            wait = max(0.0, waiting.until - self._hub.clock.now())
+            wait = max(0.0, waiting.until - self._now())
             raise Refused(
                 409, f"claim: another claim is waiting at the hub; ask again in {wait:.0f} s"
             )
@@ -71,8 +109,8 @@ class TableTrust:
             self._claims[number] = claim
             for old in list(self._claims)[:-KEPT_CLAIMS]:
                 del self._claims[old]
-        self._hub.loop.submit(ClaimRequested(number, slot, self._hub.clock.now())).result(5.0)
-        window = self._hub.loop.table.timings.claim_window
+        self._loop.submit(ClaimRequested(number, slot, self._now())).result(5.0)
+        window = self._loop.table.timings.claim_window
         return {"claim": claim.secret, "slot": slot, "seconds": window}
 
     def answered(self, effect: ClaimAnswered) -> None:
@@ -84,7 +122,7 @@ class TableTrust:
         if not effect.granted:
             claim.state = "expired"
             return
-        game = self._hub.loop.table.running_game
+        game = self._loop.table.running_game
         if game is None:
             claim.token, claim.state = self.table_token(), "granted"
             return
@@ -92,23 +130,23 @@ class TableTrust:
         token = new_token()
 
         def store_token() -> None:  # on the writer thread: SQLite waits for the disk
-            self._hub.store.add_token(game.id, token)
+            self._add_token(game.id, token)
             claim.game, claim.token, claim.state = game.id, token, "granted"
 
-        self._hub.writer.submit(store_token)
+        self._writer.submit(store_token)
 
     def table_token(self) -> str:
         """A new table token (what a granted claim with no game running gives)."""
         token = new_token()
         with self._lock:
-            self._table_tokens[hash_token(token)] = self._hub.clock.now() + TABLE_TOKEN_S
+            self._table_tokens[hash_token(token)] = self._now() + TABLE_TOKEN_S
         return token
 
     def status(self, secret: str) -> dict[str, Any]:
         """Where the claim ``secret`` stands: ``state`` (``waiting``, ``granted``,
         ``expired``), ``slot``, and once granted ``game`` (None: a table token) and
         ``token``. Refused 404 for a claim nobody made (or one long forgotten)."""
-        self._hub.writer.flush()
+        self._writer.flush()
         with self._lock:
             claims = list(self._claims.values())
         found = [c for c in claims if hmac.compare_digest(c.secret.encode(), secret.encode())]
@@ -122,7 +160,7 @@ class TableTrust:
 
     def check_table(self, token: str) -> bool:
         """Whether ``token`` is a live table token (its hash compared in constant time)."""
-        now = self._hub.clock.now()
+        now = self._now()
         with self._lock:
             self._table_tokens = {h: t for h, t in self._table_tokens.items() if t > now}
             hashes = list(self._table_tokens)

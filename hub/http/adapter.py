@@ -14,19 +14,21 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, InvalidStateError
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from hub.core.events import CENTRE, DoubleFixed, PublicFixed, TurnFixed
-from hub.games.changes import RoundInPlay
+from hub.core.state import Table
+from hub.games.changes import Games, RoundInPlay
+from hub.games.trust import TableTrust
+from hub.runtime.eventlog import EventLog
 from hub.runtime.settings import SettingsError, check
 from hub.runtime.timers import Timers
+from hub.selftest.session import SelftestRefused, SelftestSession
 from scorer.profiles import SLOTS
 from scorer.setup import SetupError, check_setup
 from scorer.store import GameNotFound, StaleEdit, StoreError
 from web.service import Refused
-
-if TYPE_CHECKING:
-    from hub.app import Hub
 
 # What each validator's refusal is answered with; anything else raised is a bug (500).
 REFUSALS: tuple[tuple[type[Exception], int], ...] = (
@@ -74,6 +76,51 @@ def _give_up(target: Future[dict[str, Any]]) -> None:
         pass
 
 
+class WebLoop(Protocol):
+    """What a request needs of the hub loop (:class:`hub.runtime.loop.HubLoop`)."""
+
+    snapshot: dict[str, Any]
+
+    @property
+    def table(self) -> Table:
+        """The table now (immutable)."""
+        ...
+
+    def settled(self, timeout: float = 5.0) -> dict[str, Any]:
+        """The snapshot once everything queued so far is applied and journaled."""
+        ...
+
+    def settled_later(self) -> Future[dict[str, Any]]:
+        """As :meth:`settled`, waited for by no thread."""
+        ...
+
+
+class SimulatedPins(Protocol):
+    """The simulated pins (:class:`hub.io.pins.SimPins`) a request drives."""
+
+    def button(self, slot: int, pressed: bool) -> None:
+        """Press or release a button (the centre's number is ``CENTRE``)."""
+
+    def marker(self, slot: int, present: bool) -> None:
+        """Put a marker on a slot's sensor or take it off."""
+
+
+class StoreReads(Protocol):
+    """The store's queries a request answers from (:class:`scorer.store.GameStore`)."""
+
+    def check_token(self, game_id: int, token: str) -> bool:
+        """Whether ``token`` is the game's scorekeeper token."""
+        ...
+
+    def list_games(self) -> list[dict[str, Any]]:
+        """Every stored game, newest first."""
+        ...
+
+    def round_history(self, game_id: int, number: int) -> list[dict[str, Any]]:
+        """The edits of one round's scores."""
+        ...
+
+
 class Later(Protocol):
     """Runs a call later (:class:`hub.runtime.timers.Timers`); the handle cancels it."""
 
@@ -82,8 +129,32 @@ class Later(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class WebParts:
+    """The parts of the hub a request may reach, handed in by the composition root.
+
+    ``store`` is read after ``flush()`` (the writes the loop ordered so far);
+    ``apply_settings`` checks, saves and applies a change and returns the settings.
+    """
+
+    backend: str
+    default_rules: str
+    loop: WebLoop
+    games: Games
+    trust: TableTrust
+    store: StoreReads
+    flush: Callable[[], None]
+    now: Callable[[], float]
+    eventlog: EventLog
+    settings_now: Callable[[], dict[str, Any]]
+    apply_settings: Callable[[dict[str, Any]], dict[str, Any]]
+    sound_status: Callable[[], dict[str, Any]]
+    selftest: SelftestSession
+    sim: SimulatedPins | None
+
+
 class HubWebService:
-    """What a request may ask of ``hub`` (see :class:`web.service.HubService`).
+    """What a request may ask of the hub's ``parts`` (see :class:`web.service.HubService`).
 
     ``sleep`` None (the composition root): real time; a held press is released by a
     timer thread, not by a sleeping request thread, and a press the loop has not
@@ -94,11 +165,12 @@ class HubWebService:
 
     def __init__(
         self,
-        hub: Hub,
+        parts: WebParts,
         sleep: Callable[[float], None] | None = None,
         timers: Later | None = None,
     ) -> None:
-        self._hub = hub
+        self._parts = parts
+        self._loop = parts.loop
         self._sleep = sleep or time.sleep
         self._times_out = sleep is None
         self._timers: Later = timers if timers is not None else Timers()
@@ -106,27 +178,27 @@ class HubWebService:
     @property
     def backend(self) -> str:
         """The input backend."""
-        return self._hub.backend
+        return self._parts.backend
 
     @property
     def default_rules(self) -> str:
         """The configured profile of a new game that names none."""
-        return str(self._hub.config["hub"]["default_rules"])
+        return self._parts.default_rules
 
     def snapshot(self) -> dict[str, Any]:
         """The current snapshot (swapped atomically by the loop: no lock, no wait)."""
-        return self._hub.loop.snapshot
+        return self._loop.snapshot
 
     def recent_log(self, limit: int) -> list[dict[str, Any]]:
         """The newest ``limit`` log entries, oldest first."""
-        return self._hub.eventlog.recent(limit)
+        return self._parts.eventlog.recent(limit)
 
     # --- the simulated pins ---------------------------------------------------------
 
-    def _sim(self, slot: int) -> Any:
-        sim = self._hub.sim
+    def _sim(self, slot: int) -> SimulatedPins:
+        sim = self._parts.sim
         if sim is None:
-            raise Refused(404, f"the {self._hub.backend} backend has no simulated pins")
+            raise Refused(404, f"the {self.backend} backend has no simulated pins")
         if slot not in SLOTS:
             raise Refused(404, f"slot {slot}: there are slots {SLOTS[0]} to {SLOTS[-1]}")
         return sim
@@ -139,23 +211,23 @@ class HubWebService:
     def sim_marker(self, slot: int, present: bool) -> dict[str, Any]:
         """Move the simulated marker; the snapshot once its flicker window is over."""
         self._sim(slot).marker(slot, present)
-        self._sleep(self._hub.loop.table.timings.flicker + SETTLE_S)
-        return self._hub.loop.settled()
+        self._sleep(self._loop.table.timings.flicker + SETTLE_S)
+        return self._loop.settled()
 
     def sim_centre_press_later(self, hold_s: float) -> Future[dict[str, Any]]:
         """The centre button, as :meth:`sim_press_later`."""
-        sim = self._hub.sim
+        sim = self._parts.sim
         if sim is None:
-            raise Refused(404, f"the {self._hub.backend} backend has no simulated pins")
+            raise Refused(404, f"the {self.backend} backend has no simulated pins")
         return self._press(sim, CENTRE, hold_s)
 
-    def _press(self, sim: Any, slot: int, hold_s: float) -> Future[dict[str, Any]]:
+    def _press(self, sim: SimulatedPins, slot: int, hold_s: float) -> Future[dict[str, Any]]:
         """Press now, release in ``hold_s``; the future of the snapshot once the loop has
         handled the release and the journal has it. No thread waits for it: the timer
         thread only moves the pin and asks the loop (``settled_later``); the answer
         cancels the give-up timer."""
         done: Future[dict[str, Any]] = Future()
-        settle_s = self._hub.loop.table.timings.bounce + SETTLE_S
+        settle_s = self._loop.table.timings.bounce + SETTLE_S
 
         def settled() -> None:
             # Armed before the loop is asked: an answer that comes at once can cancel it.
@@ -170,7 +242,7 @@ class HubWebService:
                     give_up.cancel()
                 _pass_on(source, done)
 
-            self._hub.loop.settled_later().add_done_callback(answered)
+            self._loop.settled_later().add_done_callback(answered)
 
         def release() -> None:
             sim.button(slot, False)
@@ -188,7 +260,7 @@ class HubWebService:
     def undo(self, game_id: int) -> dict[str, Any]:
         """Undo the game's last table action (the snapshot after it)."""
         self._on_table(game_id)
-        return self._hub.games.undo()
+        return self._parts.games.undo()
 
     def fix_table(
         self,
@@ -200,7 +272,7 @@ class HubWebService:
     ) -> dict[str, Any]:
         """Set whose turn, the open double or a public flag right by hand."""
         self._on_table(game_id)
-        now = self._hub.clock.now()
+        now = self._parts.now()
         fix: TurnFixed | DoubleFixed | PublicFixed
         if turn is not None:
             fix = TurnFixed(turn, now)
@@ -210,14 +282,14 @@ class HubWebService:
             assert double is not None
             fix = DoubleFixed(double[0], now, covers_left=double[1], responsible=double[2])
         try:
-            return self._hub.games.fix_table(fix)
+            return self._parts.games.fix_table(fix)
         except ValueError as exc:
             raise Refused(409, str(exc)) from exc
 
     def set_engine(self, game_id: int, number: int, engine: int) -> dict[str, Any]:
         """Name a round's engine (``aces``)."""
         with _refusals():
-            return self._hub.games.set_engine(game_id, number, engine)
+            return self._parts.games.set_engine(game_id, number, engine)
 
     # --- games ----------------------------------------------------------------------
 
@@ -228,89 +300,88 @@ class HubWebService:
             setup = check_setup(body, self.default_rules)
             if self.running_game() != replaces:
                 raise Refused(409, "another game started meanwhile: look again")
-            return self._hub.games.new_game(setup, replaces)
+            return self._parts.games.new_game(setup, replaces)
 
     def bring_back(self, game_id: int, replaces: int | None = None) -> dict[str, Any]:
         """Put an abandoned game back on the table."""
         with _refusals():
             if self.running_game() != replaces:
                 raise Refused(409, "another game started meanwhile: look again")
-            return self._hub.games.bring_back(game_id, replaces)
+            return self._parts.games.bring_back(game_id, replaces)
 
     def start_claim(self) -> dict[str, Any]:
         """Light a slot and wait for its press (see :mod:`hub.games.trust`)."""
-        return self._hub.trust.start()
+        return self._parts.trust.start()
 
     def claim_status(self, claim: str) -> dict[str, Any]:
         """Where a claim stands."""
-        return self._hub.trust.status(claim)
+        return self._parts.trust.status(claim)
 
     def check_table(self, token: str) -> bool:
         """Whether ``token`` is a live table token."""
-        return self._hub.trust.check_table(token)
+        return self._parts.trust.check_table(token)
 
     def running_game(self) -> int | None:
         """The game on the table, unless it is finished."""
-        return self._hub.running_game_id()
+        game = self._loop.table.running_game
+        return None if game is None else game.id
 
     def check_token(self, game_id: int, token: str) -> bool:
         """Whether ``token`` is the game's scorekeeper token."""
-        return self._hub.store.check_token(game_id, token)
+        return self._parts.store.check_token(game_id, token)
 
     def list_games(self) -> list[dict[str, Any]]:
         """Every stored game (after the writes the loop ordered so far)."""
-        self._hub.writer.flush()
-        return self._hub.store.list_games()
+        self._parts.flush()
+        return self._parts.store.list_games()
 
     def get_game(self, game_id: int) -> dict[str, Any]:
         """One stored game (404 when there is none)."""
         with _refusals():
-            return self._hub.games.get_game(game_id)
+            return self._parts.games.get_game(game_id)
 
     def round_history(self, game_id: int, number: int) -> list[dict[str, Any]]:
         """The edits of one round's scores."""
-        self._hub.writer.flush()
+        self._parts.flush()
         with _refusals():
-            return self._hub.store.round_history(game_id, number)
+            return self._parts.store.round_history(game_id, number)
 
     def score_round(self, game_id: int, number: int, **scores: Any) -> dict[str, Any]:
         """Record or correct a round's scores; the table follows."""
         with _refusals():
-            return self._hub.games.score_round(game_id, number, **scores)
+            return self._parts.games.score_round(game_id, number, **scores)
 
     def block_round(self, game_id: int, number: int) -> dict[str, Any]:
         """End a round as blocked."""
         with _refusals():
-            return self._hub.games.block_round(game_id, number)
+            return self._parts.games.block_round(game_id, number)
 
     def end_game(self, game_id: int) -> dict[str, Any]:
         """Finish a game early."""
         with _refusals():
-            return self._hub.games.end_game(game_id)
+            return self._parts.games.end_game(game_id)
 
     # --- settings -------------------------------------------------------------------
 
     def settings(self) -> dict[str, Any]:
         """The settings and the sound player's status."""
-        return {**self._hub.settings.values, "sound": self._hub.sound.status()}
+        return {**self._parts.settings_now(), "sound": self._parts.sound_status()}
 
     def change_settings(self, changes: object) -> dict[str, Any]:
         """Check, save (fsync, on this thread) and apply a settings change."""
         with _refusals():
-            values = self._hub.apply_settings(check(changes))
-        return {**values, "sound": self._hub.sound.status()}
+            values = self._parts.apply_settings(check(changes))
+        return {**values, "sound": self._parts.sound_status()}
 
     # --- the self-test on the page -------------------------------------------------------
 
     def selftest(self) -> dict[str, Any]:
         """The page's self-test: running or not, the step waiting, the results."""
-        return self._hub.selftest.status()
+        return self._parts.selftest.status()
 
     def selftest_action(self, action: str) -> dict[str, Any]:
         """Start, answer, skip or stop the self-test; its status after."""
-        from hub.selftest.session import SelftestRefused
-
         try:
-            return self._hub.selftest.act(action)
+            return self._parts.selftest.act(action)
         except SelftestRefused as exc:
             raise Refused(exc.status, str(exc), "action") from exc

@@ -32,6 +32,13 @@ def is_raspberry_pi() -> bool:
         return False
 
 
+def resolve_backend(configured: str) -> str:
+    """``auto`` means ``gpio`` on a Raspberry Pi and ``sim`` anywhere else."""
+    if configured != "auto":
+        return configured
+    return "gpio" if is_raspberry_pi() else "sim"
+
+
 # gpiozero's other pin factories, and why the ``gpio`` backend never falls back to one.
 NOT_TRIED = (
     "rpigpio and native need /dev/gpiomem (the service may open only /dev/gpiochip*), "

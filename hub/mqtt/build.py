@@ -4,12 +4,13 @@ composition root only when the config names a broker)."""
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from importlib import metadata
 from typing import Any
 
-from hub.games.changes import Games
 from hub.io.mqtt import Broker, LinkHandlers, PahoLink, Will
-from hub.mqtt.commands import HubCommands
+from hub.mqtt.commands import HubCommands, SimInputs
 from hub.mqtt.publisher import LinkFactory, MqttPublisher
 from hub.mqtt.settings import MqttSettings
 from scorer.store import GameNotFound
@@ -54,31 +55,46 @@ def paho_links(s: MqttSettings) -> LinkFactory:
     return make
 
 
-def publisher(hub: Any, s: MqttSettings, link_factory: LinkFactory | None = None) -> MqttPublisher:
-    """The publisher for ``hub`` (the composition root's ``Hub``); it reads games
-    through the hub's games (:meth:`hub.games.changes.Games.get_game`), on its own thread,
-    after the writes the loop ordered so far."""
+@dataclass(frozen=True)
+class PublisherParts:
+    """What the publisher reads and the commands act on, handed in by the composition
+    root: the snapshot, a game by id (:meth:`hub.games.changes.Games.get_game`, which
+    waits for the writes the loop ordered so far), the settings, the undo, the
+    simulated pins (None off the ``sim`` backend), and where the status goes."""
+
+    snapshot: Callable[[], dict[str, Any]]
+    get_game: Callable[[int], dict[str, Any]]
+    settings_now: Callable[[], dict[str, Any]]
+    apply_settings: Callable[[dict[str, Any]], object]
+    undo: Callable[[str], object]
+    sim: SimInputs | None
+    on_status: Callable[[dict[str, Any]], None]
+
+
+def publisher(
+    config: dict[str, Any],
+    s: MqttSettings,
+    parts: PublisherParts,
+    link_factory: LinkFactory | None = None,
+) -> MqttPublisher:
+    """The publisher of ``parts`` (``config`` names the scorepad's address when ``s``
+    does not); it reads games on its own thread."""
     if not s.scorepad_url:
-        from dataclasses import replace
-
-        s = replace(s, scorepad_url=scorepad_url(hub.config))
-
-    games: Games = hub.games
+        s = replace(s, scorepad_url=scorepad_url(config))
 
     def load_game(game_id: int) -> dict[str, Any] | None:
         try:
-            return games.get_game(game_id)
+            return parts.get_game(game_id)
         except GameNotFound:
             return None
 
-    commands = HubCommands(hub.apply_settings, hub.games.undo, hub.sim)
     return MqttPublisher(
         s,
         link_factory or paho_links(s),
-        snapshot=lambda: hub.loop.snapshot,
+        snapshot=parts.snapshot,
         load_game=load_game,
-        settings_now=lambda: dict(hub.settings.values),
-        on_status=lambda status: hub.loop.set_extra("mqtt", status),
-        commands=commands,
+        settings_now=parts.settings_now,
+        on_status=parts.on_status,
+        commands=HubCommands(parts.apply_settings, parts.undo, parts.sim),
         version=version(),
     )

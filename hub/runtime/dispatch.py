@@ -49,18 +49,19 @@ class EffectDispatcher:
         eventlog: EventLog,
         broadcaster: Broadcaster,
         policy: SoundPolicy,
+        *,
+        on_round_ended: Callable[[RoundEnded | RoundReopened], None] | None = None,
+        on_claim: Callable[[ClaimAnswered], None] | None = None,
     ) -> None:
         self.sound = sound
         self.leds = lights
         self.eventlog = eventlog
         self.broadcaster = broadcaster
         self.policy = policy
-        # Set by the composition root once the parts they call exist (they need the loop,
-        # which needs this dispatcher). A round ended or reopened on the table (to the
-        # store writer's thread).
-        self.on_round_ended: Callable[[RoundEnded | RoundReopened], None] | None = None
+        # A round ended or reopened on the table (to the store writer's thread).
+        self.on_round_ended = on_round_ended
         # A claim's answer (the runtime turns a grant into a token; must return at once).
-        self.on_claim: Callable[[ClaimAnswered], None] | None = None
+        self.on_claim = on_claim
         self.failures = 0
         self.silenced = 0
 

@@ -1,19 +1,21 @@
 """The hub as a supervised service: what ``mtrain-hub run`` tells systemd and the log.
 
-:class:`Supervision` wraps a built :class:`hub.app.Hub`: it starts the watchdog feeder
-(pings run by the loop thread, see :mod:`hub.runtime.notify`), says ``READY=1`` once the
-scorepad listens, logs the one start line (version, backend, devices, broker, address)
-and says ``STOPPING=1`` on the way out. Without systemd only the start line remains.
+:class:`Supervision` is handed the loop's ``call`` and the start line: it starts the
+watchdog feeder (pings run by the loop thread, see :mod:`hub.runtime.notify`), says
+``READY=1`` once the scorepad listens, logs the one start line (version, backend,
+devices, broker, address; :func:`start_line`) and says ``STOPPING=1`` on the way out.
+Without systemd only the start line remains.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from importlib import metadata
 from typing import Any
 from urllib.parse import urlsplit
 
-from hub.runtime.notify import Notifier, WatchdogFeeder
+from hub.runtime.notify import LoopCall, Notifier, WatchdogFeeder
 
 log = logging.getLogger("hub")
 
@@ -26,9 +28,8 @@ def version() -> str:
         return "unknown"
 
 
-def _sound(hub: Any) -> str:
-    status = hub.sound.status()
-    device = hub.config["sound"]["device"] if hub.config["sound"]["enabled"] else "off"
+def _sound(config: dict[str, Any], status: dict[str, Any]) -> str:
+    device = config["sound"]["device"] if config["sound"]["enabled"] else "off"
     if status.get("available"):
         return f"sound {device}"
     return f"sound {device} (unavailable: {status.get('reason') or 'starting'})"
@@ -49,30 +50,43 @@ def _broker(config: dict[str, Any]) -> str:
     return f"mqtt {mqtt['host']}:{mqtt.get('port', 1883)}"
 
 
-def start_line(hub: Any, host: str, port: int) -> str:
-    """The one line each start logs: version, backend, devices, broker and address."""
-    serial = hub.config.get("serial", {}).get("port") or (
-        "found by USB id" if hub.backend == "serial" else "none"
+def start_line(
+    config: dict[str, Any],
+    backend: str,
+    sound: dict[str, Any],
+    leds: str,
+    host: str,
+    port: int,
+) -> str:
+    """The one line each start logs: version, ``backend``, devices (``sound``, the
+    player's status; ``leds``, the LED driver's name), broker and address."""
+    serial = config.get("serial", {}).get("port") or (
+        "found by USB id" if backend == "serial" else "none"
     )
-    leds = type(hub.leds).__name__
     address = f"http://{'0.0.0.0' if host in ('', '0.0.0.0') else host}:{port}/"
     return (
-        f"mtrain-hub {version()}: backend {hub.backend}; {_sound(hub)}; "
-        f"serial {serial}; leds {leds}; {_broker(hub.config)}; scorepad on {address}"
+        f"mtrain-hub {version()}: backend {backend}; {_sound(config, sound)}; "
+        f"serial {serial}; leds {leds}; {_broker(config)}; scorepad on {address}"
     )
 
 
 class Supervision:
     """systemd's side of a running hub: readiness, status and the watchdog.
 
-    ``hub`` is a :class:`hub.app.Hub` (its ``loop.call`` runs the watchdog pings);
+    ``loop_call`` is :meth:`hub.runtime.loop.HubLoop.call` (it runs the watchdog
+    pings); ``describe(host, port)`` gives the start line (:func:`start_line`);
     ``notifier`` defaults to the socket in ``NOTIFY_SOCKET``.
     """
 
-    def __init__(self, hub: Any, notifier: Notifier | None = None) -> None:
-        self.hub = hub
+    def __init__(
+        self,
+        loop_call: LoopCall,
+        describe: Callable[[str, int], str],
+        notifier: Notifier | None = None,
+    ) -> None:
+        self.describe = describe
         self.notifier = notifier or Notifier()
-        self.feeder = WatchdogFeeder(self.notifier, hub.loop.call)
+        self.feeder = WatchdogFeeder(self.notifier, loop_call)
 
     def start(self) -> None:
         """After ``hub.start()``: feed the watchdog."""
@@ -81,7 +95,7 @@ class Supervision:
 
     def listening(self, host: str, port: int) -> None:
         """The scorepad listens: log the start line, tell systemd READY=1."""
-        line = start_line(self.hub, host, port)
+        line = self.describe(host, port)
         log.info("%s", line)
         self.notifier.ready(line.split(": ", 1)[1])
 

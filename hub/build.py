@@ -1,0 +1,181 @@
+"""Each part of the hub built from the config: the composition root's helpers.
+
+:class:`hub.app.Hub` calls these in order and owns (starts, stops) what they return.
+Each takes the config and the few callables its part needs, never the hub.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from contextlib import ExitStack
+from datetime import datetime, time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hub.core.events import Event
+from hub.io.leds import LedDriver
+from hub.io.lights import RingLights
+from hub.io.pins import NoPins, SlotInputs, make_factory
+from hub.io.sound import DisabledPlayer, SoundPlayer, SoundPolicy, parse_quiet_hours
+from hub.runtime.clock import Clock
+from hub.runtime.config import ConfigError
+from hub.runtime.settings import Settings
+from hub.selftest.session import SelftestSession
+from hub.selftest.walkthrough import Wiring
+
+if TYPE_CHECKING:
+    from firmware_bridge.link import SerialLink
+
+log = logging.getLogger("hub")
+
+Status = Callable[[dict[str, Any]], None]
+
+
+def pin_factory(backend: str) -> Any:
+    """gpiozero's pin factory for ``backend`` (``serial`` uses no pins: simulated)."""
+    try:
+        return make_factory("sim" if backend == "serial" else backend)
+    except NoPins as exc:  # it names the cause: lgpio, the chip, the working directory
+        raise ConfigError(f"hub.backend: {backend}: {exc}") from None
+
+
+def pins(config: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """The configured pins: (buttons, markers, centre)."""
+    p = config["pins"]
+    return p["buttons"], p["markers"], p["centre"]
+
+
+def slot_inputs(
+    config: dict[str, Any], factory: Any, clock: Clock, post: Callable[[Event], None]
+) -> SlotInputs:
+    """The slots' buttons and markers and the centre button on ``factory``'s pins."""
+    buttons, markers, centre = pins(config)
+    return SlotInputs(factory, buttons, markers, clock, post, centre_pin=centre)
+
+
+def open_settings(config: dict[str, Any], state_dir: Path) -> Settings:
+    """The saved settings, defaulting to ``[sound]`` and ``[leds]``."""
+    return Settings(
+        state_dir / "settings.json",
+        {
+            "volume": config["sound"]["volume"],
+            "quiet": config["sound"]["quiet"],
+            "turn_chime": True,
+            "brightness": config["leds"]["brightness"],
+        },
+    )
+
+
+def quiet_hours(config: dict[str, Any]) -> tuple[time, time] | None:
+    """``[sound] quiet_hours``, parsed (the config has checked it), or None."""
+    hours = config["sound"]["quiet_hours"]
+    return parse_quiet_hours(hours) if hours else None
+
+
+def sound_policy(
+    config: dict[str, Any], settings: Settings, wall: Callable[[], datetime]
+) -> SoundPolicy:
+    """Whether a sound plays: quiet mode and turn chime from the settings, quiet hours
+    from ``[sound]``, judged by ``wall`` (the hub clock's local time)."""
+    return SoundPolicy(
+        quiet=settings.values["quiet"],
+        turn_chime=settings.values["turn_chime"],
+        quiet_hours=quiet_hours(config),
+        quiet_hours_mode=config["sound"]["quiet_hours_mode"],
+        clock=wall,
+    )
+
+
+def sound_player(
+    config: dict[str, Any], volume: float, on_status: Status, options: dict[str, Any]
+) -> SoundPlayer:
+    """The ALSA player from ``[sound]`` (``options``: a test's device, retry, hooks), or
+    a silent one when sound is disabled. ``on_status`` hears its status changes."""
+    cfg = config["sound"]
+    if not cfg["enabled"]:
+        return DisabledPlayer("sound is disabled in the config ([sound] enabled = false)")
+    from hub.io.alsa_player import AlsaPlayer
+
+    player = AlsaPlayer(device=cfg["device"], volume=volume, on_status_change=on_status, **options)
+    player.wait_ready(2.0)
+    return player
+
+
+def serial_link(
+    config: dict[str, Any],
+    backend: str,
+    now: Callable[[], float],
+    post: Callable[[Event], None],
+    on_status: Status,
+    leds: Callable[[int], bytes],
+) -> SerialLink | None:
+    """The serial link when ``--backend serial`` or ``[serial] port`` names a hub box
+    (then its ring shows the lights, whatever the inputs are); else None. ``leds(n)``
+    gives the ring's frame on ``n`` pixels."""
+    cfg = config["serial"]
+    if backend != "serial" and not cfg["port"]:
+        return None
+    from firmware_bridge.link import SerialLink
+
+    return SerialLink(
+        cfg["port"],
+        cfg["baud"],
+        now,
+        post,
+        inputs=backend == "serial",
+        on_status=on_status,
+        leds=leds,
+    )
+
+
+def ring_lights(
+    config: dict[str, Any],
+    leds: LedDriver,
+    wall: Callable[[], datetime],
+    publish: Callable[[dict[str, object]], None],
+) -> RingLights:
+    """The ring drawn from each snapshot, dimmed in ``[sound] quiet_hours``."""
+    return RingLights(
+        leds,
+        pixels=config["leds"]["pixels"],
+        brightness=config["leds"]["brightness"],
+        quiet_hours=quiet_hours(config),
+        wall=wall,
+        publish=publish,
+    )
+
+
+def selftest_session(
+    config: dict[str, Any],
+    backend: str,
+    *,
+    show: Callable[[Any], None],
+    play: Callable[[str], None],
+    running_game: Callable[[], int | None],
+    reread_markers: Callable[[], None],
+) -> SelftestSession:
+    """The page's self-test (hub/selftest/session.py): it borrows the inputs, the ring
+    (``show``) and the speaker (``play``) while it runs."""
+    wiring = Wiring(backend, config["pins"], config["sound"]["device"], config["leds"]["pixels"])
+    return SelftestSession(
+        wiring,
+        show=show,
+        play=play,
+        running_game=running_game,
+        reread_markers=reread_markers,
+    )
+
+
+def on_stop(stack: ExitStack, name: str, stop: Callable[[], object]) -> None:
+    """Register part ``name``'s ``stop`` on ``stack``: a failure is logged, naming the
+    part, and raised on once the parts registered before it are stopped too."""
+
+    def run() -> None:
+        try:
+            stop()
+        except Exception as exc:
+            log.error("stopping %s failed: %s: %s", name, type(exc).__name__, exc)
+            raise
+
+    stack.callback(run)
