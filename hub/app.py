@@ -20,7 +20,7 @@ from hub.games.changes import Games
 from hub.games.trust import TableTrust
 from hub.io.leds import LedDriver, NoRing, SerialLeds
 from hub.io.leds import payload as ring_payload
-from hub.io.pins import SimPins, SlotInputs, resolve_backend
+from hub.io.pinmap import resolve_backend
 from hub.io.sound import SoundPlayer
 from hub.persist.journal import FILE_NAME, FileJournal, JournalWriter
 from hub.persist.replay import Recovered, log_differences, put_back, recover
@@ -37,6 +37,7 @@ from scorer.store import GameStore
 if TYPE_CHECKING:
     from firmware_bridge.link import SerialLink
     from hub.http.adapter import HubWebService, Later
+    from hub.io.pins import SimPins, SlotInputs
     from hub.mqtt.publisher import MqttPublisher
 
 log = logging.getLogger("hub")
@@ -67,7 +68,11 @@ class Hub:
         self.config = config
         self.backend = resolve_backend(config["hub"]["backend"])
         self.clock = clock or SystemClock()
-        self.factory = pin_factory or build.pin_factory(self.backend)
+        # The pins adapter (gpiozero) is loaded only by a backend that reads pins: a
+        # ``serial`` hub's inputs come from its box (docs/performance.md, "The Pi budget").
+        self.factory = pin_factory or (
+            None if self.backend == "serial" else build.pin_factory(self.backend)
+        )
         self.state_dir = Path(config["hub"]["state_dir"])
         self.eventlog = EventLog(self.clock)
         self.broadcaster = Broadcaster()
@@ -148,9 +153,7 @@ class Hub:
         self.inputs = self._inputs()
         if self.inputs is not self.link:
             build.on_stop(opened, "the inputs", self.inputs.close)
-        self.sim = (
-            SimPins(self.factory, *build.pins(self.config)) if self.backend == "sim" else None
-        )
+        self.sim = self._sim_pins() if self.backend == "sim" else None
 
     def _build_rules(self, mqtt_link: Any) -> None:
         """Trust, the games, the dispatcher of the core's effects, settings and MQTT."""
@@ -179,6 +182,11 @@ class Hub:
     def _dispatch(self, effects: list[Effect]) -> None:
         """The loop's effects (loop thread), to the dispatcher."""
         self.dispatcher(effects)
+
+    def _sim_pins(self) -> SimPins:
+        from hub.io.pins import SimPins  # gpiozero: only for a backend that has pins
+
+        return SimPins(self.factory, *build.pins(self.config))
 
     def _inputs(self) -> SerialLink | SlotInputs:
         """The hub box when it is the backend, else the pins (real or simulated)."""

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from hub.core.events import Event
 from hub.io.leds import LedDriver
 from hub.io.lights import RingLights
-from hub.io.pins import NoPins, SlotInputs, make_factory
 from hub.io.sound import DisabledPlayer, SoundPlayer, SoundPolicy, parse_quiet_hours
 from hub.runtime.clock import Clock
 from hub.runtime.config import ConfigError
@@ -26,6 +25,7 @@ from hub.selftest.walkthrough import Wiring
 
 if TYPE_CHECKING:
     from firmware_bridge.link import SerialLink
+    from hub.io.pins import SlotInputs
 
 log = logging.getLogger("hub")
 
@@ -33,9 +33,11 @@ Status = Callable[[dict[str, Any]], None]
 
 
 def pin_factory(backend: str) -> Any:
-    """gpiozero's pin factory for ``backend`` (``serial`` uses no pins: simulated)."""
+    """gpiozero's pin factory for the ``sim`` or ``gpio`` backend."""
+    from hub.io.pins import NoPins, make_factory  # gpiozero: only for a backend with pins
+
     try:
-        return make_factory("sim" if backend == "serial" else backend)
+        return make_factory(backend)
     except NoPins as exc:  # it names the cause: lgpio, the chip, the working directory
         raise ConfigError(f"hub.backend: {backend}: {exc}") from None
 
@@ -50,6 +52,8 @@ def slot_inputs(
     config: dict[str, Any], factory: Any, clock: Clock, post: Callable[[Event], None]
 ) -> SlotInputs:
     """The slots' buttons and markers and the centre button on ``factory``'s pins."""
+    from hub.io.pins import SlotInputs
+
     buttons, markers, centre = pins(config)
     return SlotInputs(factory, buttons, markers, clock, post, centre_pin=centre)
 

@@ -35,7 +35,7 @@ def test_a_part_whose_stop_raises_does_not_keep_the_others_from_stopping(
     # Stopped before the sound player, in reverse order of their start:
     assert hub._server is None  # the web server
     assert subscriber.get(timeout=5) == ("closed", None)  # the news
-    assert hub.loop._thread is None and hub.writer._thread is None
+    assert hub.loop._thread is None and hub.writer._executor is None
     # ... and after it, though it raised:
     assert all(button.closed for button in hub.inputs.buttons)  # the pins
     assert hub.journal_file._file is None

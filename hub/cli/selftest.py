@@ -67,7 +67,7 @@ def run_checks(
     args: argparse.Namespace, factory: Any = None, open_player: Callable[[str], Any] | None = None
 ) -> list[Check]:
     """Every ``--check`` check, in order; a config that does not load stops the rest."""
-    from hub.io.pins import resolve_backend
+    from hub.io.pinmap import resolve_backend
 
     config_check, config = check_config(args.config, overrides(args))
     if config is None:

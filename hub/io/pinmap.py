@@ -244,3 +244,19 @@ def free_pins(pins: dict[str, Any]) -> list[int]:
     """BCM pins 0-27 that neither the config nor :data:`RESERVED` takes."""
     used = {use.pin for use in pin_uses(pins)}
     return [p for p in range(28) if p not in used and p not in RESERVED]
+
+
+def is_raspberry_pi() -> bool:
+    """True on a Raspberry Pi (read from the device tree model)."""
+    try:
+        with open("/proc/device-tree/model", encoding="ascii", errors="replace") as f:
+            return "raspberry pi" in f.read().lower()
+    except OSError:
+        return False
+
+
+def resolve_backend(configured: str) -> str:
+    """``auto`` means ``gpio`` on a Raspberry Pi and ``sim`` anywhere else."""
+    if configured != "auto":
+        return configured
+    return "gpio" if is_raspberry_pi() else "sim"

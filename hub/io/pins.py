@@ -18,25 +18,10 @@ from gpiozero import DigitalInputDevice
 from gpiozero.pins.mock import MockFactory
 
 from hub.core.events import CENTRE, ButtonChanged, Event, MarkerChanged
+from hub.io.pinmap import is_raspberry_pi
 from hub.runtime.clock import Clock
 
 log = logging.getLogger("hub.io.pins")
-
-
-def is_raspberry_pi() -> bool:
-    """True on a Raspberry Pi (read from the device tree model)."""
-    try:
-        with open("/proc/device-tree/model", encoding="ascii", errors="replace") as f:
-            return "raspberry pi" in f.read().lower()
-    except OSError:
-        return False
-
-
-def resolve_backend(configured: str) -> str:
-    """``auto`` means ``gpio`` on a Raspberry Pi and ``sim`` anywhere else."""
-    if configured != "auto":
-        return configured
-    return "gpio" if is_raspberry_pi() else "sim"
 
 
 # gpiozero's other pin factories, and why the ``gpio`` backend never falls back to one.

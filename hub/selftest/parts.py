@@ -88,7 +88,7 @@ def open_parts(
     config: dict[str, Any], *, factory: Any = None, sound: Any = None, leds: Any = None
 ) -> Iterator[Parts]:
     """Open the inputs, the ring and the speaker of ``config``; close them on exit."""
-    from hub.io.pins import resolve_backend
+    from hub.io.pinmap import resolve_backend
 
     backend = resolve_backend(config["hub"]["backend"])
     with ExitStack() as stack:
