@@ -37,7 +37,7 @@ from scorer.store import GameStore
 if TYPE_CHECKING:
     from firmware_bridge.link import SerialLink
     from hub.http.adapter import HubWebService, Later
-    from hub.io.pins import SimPins, SlotInputs
+    from hub.io.pins import SlotInputs
     from hub.mqtt.publisher import MqttPublisher
 
 log = logging.getLogger("hub")
@@ -68,8 +68,7 @@ class Hub:
         self.config = config
         self.backend = resolve_backend(config["hub"]["backend"])
         self.clock = clock or SystemClock()
-        # The pins adapter (gpiozero) is loaded only by a backend that reads pins: a
-        # ``serial`` hub's inputs come from its box (docs/performance.md, "The Pi budget").
+        # gpiozero only for a backend that reads pins (a ``serial`` hub's box reads them)
         self.factory = pin_factory or (
             None if self.backend == "serial" else build.pin_factory(self.backend)
         )
@@ -153,7 +152,7 @@ class Hub:
         self.inputs = self._inputs()
         if self.inputs is not self.link:
             build.on_stop(opened, "the inputs", self.inputs.close)
-        self.sim = self._sim_pins() if self.backend == "sim" else None
+        self.sim = build.sim_pins(self.config, self.factory) if self.backend == "sim" else None
 
     def _build_rules(self, mqtt_link: Any) -> None:
         """Trust, the games, the dispatcher of the core's effects, settings and MQTT."""
@@ -182,11 +181,6 @@ class Hub:
     def _dispatch(self, effects: list[Effect]) -> None:
         """The loop's effects (loop thread), to the dispatcher."""
         self.dispatcher(effects)
-
-    def _sim_pins(self) -> SimPins:
-        from hub.io.pins import SimPins  # gpiozero: only for a backend that has pins
-
-        return SimPins(self.factory, *build.pins(self.config))
 
     def _inputs(self) -> SerialLink | SlotInputs:
         """The hub box when it is the backend, else the pins (real or simulated)."""

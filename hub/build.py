@@ -25,7 +25,7 @@ from hub.selftest.walkthrough import Wiring
 
 if TYPE_CHECKING:
     from firmware_bridge.link import SerialLink
-    from hub.io.pins import SlotInputs
+    from hub.io.pins import SimPins, SlotInputs
 
 log = logging.getLogger("hub")
 
@@ -46,6 +46,13 @@ def pins(config: dict[str, Any]) -> tuple[Any, Any, Any]:
     """The configured pins: (buttons, markers, centre)."""
     p = config["pins"]
     return p["buttons"], p["markers"], p["centre"]
+
+
+def sim_pins(config: dict[str, Any], factory: Any) -> SimPins:
+    """The ``sim`` backend's simulated fingers and magnets on ``factory``'s pins."""
+    from hub.io.pins import SimPins
+
+    return SimPins(factory, *pins(config))
 
 
 def slot_inputs(
