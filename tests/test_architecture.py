@@ -257,6 +257,8 @@ def test_the_wheel_ships_the_product_and_no_tests(wheel):
     assert not any("fake_service" in name for name in modules)
     assert "hub/board/static/board.js" in wheel.namelist()
     assert "web/static/app.js" in wheel.namelist()
+    for lang in ("en", "es"):
+        assert f"web/static/i18n/{lang}.json" in wheel.namelist()
 
 
 def test_no_wheel_module_imports_the_tests(wheel):
