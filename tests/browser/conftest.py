@@ -107,9 +107,13 @@ def phones(chromium, hub):
     """Make phones on ``hub``; after the test, none logged an error or left 127.0.0.1."""
     made: list[Phone] = []
 
-    def make(base: str | None = None, scheme: str = "light") -> Phone:
+    def make(base: str | None = None, scheme: str = "light", locale: str = "en-US") -> Phone:
         context = chromium.new_context(
-            viewport=PHONE, device_scale_factor=1, accept_downloads=True, color_scheme=scheme
+            viewport=PHONE,
+            device_scale_factor=1,
+            accept_downloads=True,
+            color_scheme=scheme,
+            locale=locale,
         )
         phone = Phone(context, base or hub.base)
         made.append(phone)

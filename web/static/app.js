@@ -12,6 +12,7 @@
 // the hub (an indicator, a layer of the hub picture): a module using on()/place() or
 // table.js's layers, and a line in ADD_ONS.
 import { $, S, api, emit, newState, on, setToken, toast } from "./core.js";
+import { setLanguage } from "./i18n.js";
 import { renderTable } from "./table.js";
 import { loadGame, onGame, refresh, renderHeader } from "./running.js";
 
@@ -137,4 +138,8 @@ async function claim() {
   renderHeader(); renderTable();
 }
 
-claim().finally(() => { route(); connect(); for (const load of ADD_ONS) load(); });
+// The words first (a catalog the page cannot fetch leaves the words in English).
+setLanguage()
+  .catch(() => {})
+  .then(claim)
+  .finally(() => { route(); connect(); for (const load of ADD_ONS) load(); });
