@@ -75,16 +75,18 @@ run: runtime-packages
 TEST_JOBS ?= 3
 PYTEST := $(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist worksteal
 
-# The whole check: lint, strict types over all product code, every test, then the
-# rehearsal on amd64 (below) when this machine can boot a container.
+# The whole check: lint, strict types over all product code, every test, and beside
+# the tests the rehearsal on amd64 (below) when this machine can boot a container: it
+# mostly waits on its container (~2 minutes, a fraction of it CPU), so it runs while
+# pytest does (tools/beside.sh: its output in build/rehearse-test.log, shown after the
+# tests'; either failing fails the run).
 test: test-packages
 	$(MAKE) $(TEST_STAMP)
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy
 	$(MAKE) rehearse-image
-	$(PYTEST)
-	$(MAKE) rehearse-test
+	tools/beside.sh build/rehearse-test.log "$(MAKE) --no-print-directory rehearse-test" $(PYTEST)
 
 # The rehearsal (docs/deploy.md, "Rehearsal"): a real Debian with systemd as PID 1 in a
 # container, systemd/install.sh run in it for real and checked as a maker would. Root

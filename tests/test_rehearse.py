@@ -101,10 +101,37 @@ def test_the_makefile_runs_it_as_the_issue_asks():
     assert test
     steps = test[1].split("\n")
     images = steps.index("\t$(MAKE) rehearse-image")
-    assert images < steps.index("\t$(PYTEST)") < steps.index("\t$(MAKE) rehearse-test")
+    beside = (
+        '\ttools/beside.sh build/rehearse-test.log "$(MAKE) --no-print-directory rehearse-test"'
+        " $(PYTEST)"
+    )
+    assert images < steps.index(beside)  # the images made first, then tests and rehearsal
     test_recipe = re.search(r"^rehearse-test:\n((?:\t.*\n)+)", MAKEFILE, re.M)
     assert test_recipe and "$(REHEARSE) --prepared" in test_recipe[1]
     assert "SKIPPED the rehearsal" in test_recipe[1] and "--arch arm64" not in test_recipe[1]
     torture = re.search(r"^torture:.*\n((?:\t.*\n)+)", MAKEFILE, re.M)
     assert torture and "rehearse-arm64" in torture[1]
     assert re.search(r"^rehearse-arm64: .*\n\t\$\(REHEARSE\) --arch arm64$", MAKEFILE, re.M)
+
+
+def test_beside_runs_both_and_fails_when_either_fails(tmp_path):
+    beside = str(REHEARSE.parent / "beside.sh")
+    log = tmp_path / "side.log"
+    for side, main, status in [
+        ("echo side-ran", "true", 0),
+        ("echo side-ran; exit 3", "true", 1),
+        ("echo side-ran", "false", 1),
+    ]:
+        result = subprocess.run(
+            ["bash", beside, str(log), side, main], capture_output=True, text=True
+        )
+        assert result.returncode == status, result.stdout
+        assert "side-ran" in result.stdout  # its log, shown after the main command
+        assert ("FAILED" in result.stdout) == bool(status)
+
+
+def test_beside_passes_shellcheck():
+    shellcheck = need("shellcheck")
+    beside = REHEARSE.parent / "beside.sh"
+    result = subprocess.run([shellcheck, str(beside)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout
