@@ -164,6 +164,7 @@ DOMINO_SET ?= 12
 stl:
 	mkdir -p build/stl
 	for part in top base retainer marker; do \
+	  echo "== build/stl/hub-$$part.stl (domino set $(DOMINO_SET)): rendering, a minute or more" >&2; \
 	  openscad -D "part=\"$$part\"" -D domino_set=$(DOMINO_SET) \
 	    -o build/stl/hub-$$part.stl hardware/enclosure/hub.scad || exit 1; \
 	done
