@@ -149,10 +149,10 @@ class Hub:
             running_game=self.running_game_id,
             reread_markers=self._reread_markers,
         )
+        self.sim = build.sim_pins(self.config, self.backend, self.factory, self.clock)
         self.inputs = self._inputs()
         if self.inputs is not self.link:
             build.on_stop(opened, "the inputs", self.inputs.close)
-        self.sim = build.sim_pins(self.config, self.factory) if self.backend == "sim" else None
 
     def _build_rules(self, mqtt_link: Any) -> None:
         """Trust, the games, the dispatcher of the core's effects, settings and MQTT."""
@@ -186,7 +186,8 @@ class Hub:
         """The hub box when it is the backend, else the pins (real or simulated)."""
         if self.link is not None and self.backend == "serial":
             return self.link
-        return build.slot_inputs(self.config, self.factory, self.clock, self._post_input)
+        clock = self.sim.clock if self.sim and self.sim.clock else self.clock
+        return build.slot_inputs(self.config, self.factory, clock, self._post_input)
 
     def _led_driver(self) -> LedDriver:
         """The ring on the hub box when there is one, else none (the page shows it)."""
@@ -386,8 +387,7 @@ class Hub:
         return HubWebService(parts, sleep=sleep, timers=timers)
 
     def stop_server(self) -> None:
-        """End the live streams, then close the web server if it runs (no stream holds a
-        request thread: they are closed on their own thread, see hub/http/streams.py)."""
+        """End the live streams (on their own thread: hub/http/streams.py), then the server."""
         self.broadcaster.close()
         if self._server is not None:
             self._server.close()

@@ -48,11 +48,15 @@ def pins(config: dict[str, Any]) -> tuple[Any, Any, Any]:
     return p["buttons"], p["markers"], p["centre"]
 
 
-def sim_pins(config: dict[str, Any], factory: Any) -> SimPins:
-    """The ``sim`` backend's simulated fingers and magnets on ``factory``'s pins."""
-    from hub.io.pins import SimPins
+def sim_pins(config: dict[str, Any], backend: str, factory: Any, clock: Clock) -> SimPins | None:
+    """The ``sim`` backend's simulated fingers and magnets on ``factory``'s pins (None
+    for another backend); its ``clock`` (a :class:`hub.io.pins.FingerClock` on
+    ``clock``) is the inputs' clock."""
+    if backend != "sim":
+        return None
+    from hub.io.pins import FingerClock, SimPins
 
-    return SimPins(factory, *pins(config))
+    return SimPins(factory, *pins(config), clock=FingerClock(clock))
 
 
 def slot_inputs(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+from hub.core.events import ButtonChanged
 from hub.runtime.timers import LINGER_S, Timers
 from tests.doubles import InlineTimers
 from tests.helpers import eventually
@@ -32,7 +33,9 @@ def test_a_cancelled_call_is_not_made_and_the_others_are():
     timers = Timers()
     ran: list[str] = []
     done = threading.Event()
-    dropped = timers.call_later(0.02, lambda: ran.append("dropped"))
+    # Due long after the kept one, so it is cancelled before it could run however slow
+    # this thread is (at 20 ms it ran first on a loaded machine).
+    dropped = timers.call_later(60.0, lambda: ran.append("dropped"))
     timers.call_later(0.05, lambda: (ran.append("kept"), done.set()))
     dropped.cancel()
     dropped.cancel()  # twice: still one cancel
@@ -104,3 +107,36 @@ def test_an_answered_press_leaves_no_give_up_timer_behind(live_hub):
     assert all(answer.result(5)["backend"] == "sim" for answer in answers)
     # the 5 s give-ups were cancelled by the answers, well before they were due
     assert eventually(lambda: service._timers.waiting() == 0, 1)
+
+
+class LateTimers:
+    """A timer thread on a machine so busy that every call runs ``late_s`` late."""
+
+    def __init__(self, late_s: float) -> None:
+        self._timers = Timers()
+        self._late_s = late_s
+
+    def call_later(self, delay_s: float, fn):  # type: ignore[no-untyped-def]
+        return self._timers.call_later(delay_s + self._late_s, fn)
+
+    def waiting(self) -> int:
+        return self._timers.waiting()
+
+
+def test_a_late_timer_does_not_turn_a_simulated_tap_into_a_hold(live_hub, monkeypatch):
+    edges: list[ButtonChanged] = []
+    post = live_hub.loop.post
+
+    def record(event):  # type: ignore[no-untyped-def]
+        if isinstance(event, ButtonChanged):
+            edges.append(event)
+        post(event)
+
+    monkeypatch.setattr(live_hub.loop, "post", record)
+    late_s = live_hub.loop.table.timings.tap_max + 0.2  # a tap read then would be a hold
+    service = live_hub.web_service(timers=LateTimers(late_s))
+    service.sim_press_later(2, 0.05).result(10)
+    press, release = edges
+    assert (press.slot, press.pressed, release.slot, release.pressed) == (2, True, 2, False)
+    # stamped when the finger meant it: the tap is 50 ms long, not 1.25 s
+    assert abs((release.at - press.at) - 0.05) < 1e-9

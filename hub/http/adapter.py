@@ -98,8 +98,12 @@ class WebLoop(Protocol):
 class SimulatedPins(Protocol):
     """The simulated pins (:class:`hub.io.pins.SimPins`) a request drives."""
 
-    def button(self, slot: int, pressed: bool) -> None:
-        """Press or release a button (the centre's number is ``CENTRE``)."""
+    def button(self, slot: int, pressed: bool, at: float | None = None) -> None:
+        """Press or release a button (the centre's number is ``CENTRE``), the edge
+        stamped ``at`` (default: now)."""
+
+    def now(self) -> float:
+        """What an edge made now is stamped."""
 
     def marker(self, slot: int, present: bool) -> None:
         """Put a marker on a slot's sensor or take it off."""
@@ -245,10 +249,12 @@ class HubWebService:
             self._loop.settled_later().add_done_callback(answered)
 
         def release() -> None:
-            sim.button(slot, False)
+            # Stamped when the finger meant it, however late this timer runs.
+            sim.button(slot, False, at=pressed_at + hold_s)
             self._timers.call_later(settle_s, settled)
 
-        sim.button(slot, True)
+        pressed_at = sim.now()
+        sim.button(slot, True, at=pressed_at)
         self._timers.call_later(hold_s, release)
         return done
 

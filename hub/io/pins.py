@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -182,12 +184,50 @@ class SlotInputs:
             self.centre.close()
 
 
+class FingerClock:
+    """The ``sim`` backend's inputs read time from this: the hub's clock, except while
+    :class:`SimPins` drives a pin *as of* a time it is given. A simulated tap is a press
+    and, ``hold_s`` later, a release made by a timer thread; on a busy machine that
+    thread can run a second late, and the edge it makes would turn the tap into a hold.
+    The release is stamped when the finger meant it (press + ``hold_s``) instead, as a
+    real button's edge is stamped when it happens. (MockPin calls its callbacks in the
+    thread that drives it, so the stamp is that thread's alone.)"""
+
+    def __init__(self, clock: Clock) -> None:
+        self._clock = clock
+        self.virtual = clock.virtual
+        self._as_of = threading.local()
+
+    def now(self) -> float:
+        """The time being driven, else the hub clock's now."""
+        at: float | None = getattr(self._as_of, "at", None)
+        return self._clock.now() if at is None else at
+
+    def wall(self, at: float | None = None) -> float:
+        """As the hub's clock."""
+        return self._clock.wall(at)
+
+    def timeout_until(self, deadline: float | None) -> float | None:
+        """As the hub's clock."""
+        return self._clock.timeout_until(deadline)
+
+    @contextmanager
+    def as_of(self, at: float | None) -> Iterator[None]:
+        """Edges made in this thread meanwhile are stamped ``at`` (None: now)."""
+        self._as_of.at = at
+        try:
+            yield
+        finally:
+            self._as_of.at = None
+
+
 class SimPins:
     """Drives the MockFactory pins behind the ``sim`` backend, as a finger and a magnet would.
 
     A MockPin records every change it goes through (for a test's ``assert_states``); a
     hub driving its pins for hours would keep them all, so each drive here clears that
-    record (docs/performance.md, "Footprint")."""
+    record (docs/performance.md, "Footprint"). ``clock`` is the inputs' clock: a
+    button can be driven as of a time (:class:`FingerClock`)."""
 
     def __init__(
         self,
@@ -195,18 +235,31 @@ class SimPins:
         button_pins: list[int],
         marker_pins: list[int],
         centre_pin: int | None = None,
+        *,
+        clock: FingerClock | None = None,
     ) -> None:
         self._buttons = [factory.pin(p) for p in button_pins]
         self._markers = [factory.pin(p) for p in marker_pins]
         self._centre = None if centre_pin is None else factory.pin(centre_pin)
+        self.clock = clock
 
-    def button(self, slot: int, pressed: bool) -> None:
+    def button(self, slot: int, pressed: bool, at: float | None = None) -> None:
         """Press (drive low) or release (high) the button of ``slot`` (``CENTRE``: the
-        centre button)."""
+        centre button); ``at``: the time the edge is stamped (default: now)."""
         pin = self._centre if slot == CENTRE else self._buttons[slot - 1]
         if pin is None:
             raise ValueError("the centre button has no pin")
-        _drive(pin, low=pressed)
+        if at is None or self.clock is None:
+            _drive(pin, low=pressed)
+        else:
+            with self.clock.as_of(at):
+                _drive(pin, low=pressed)
+
+    def now(self) -> float:
+        """The inputs' clock's now (what a press made now is stamped)."""
+        if self.clock is None:
+            raise ValueError("these simulated pins were given no clock")
+        return self.clock.now()
 
     def marker(self, slot: int, present: bool) -> None:
         """Put a marker on (drive low) or take it off the sensor of ``slot``."""

@@ -231,8 +231,12 @@ def _parse(name: str, payload: bytes) -> Command:
 class SimInputs(Protocol):
     """The simulated pins (``hub.io.pins.SimPins``) as the commands use them."""
 
-    def button(self, slot: int, pressed: bool) -> None:
-        """Press or release a slot's button (slot 0: the centre button)."""
+    def button(self, slot: int, pressed: bool, at: float | None = None) -> None:
+        """Press or release a slot's button (slot 0: the centre button), the edge
+        stamped ``at`` (default: now)."""
+
+    def now(self) -> float:
+        """What an edge made now is stamped."""
 
     def marker(self, slot: int, present: bool) -> None:
         """Put a marker on a slot's sensor or take it off."""
@@ -273,15 +277,16 @@ class HubCommands:
         if not self._held.acquire(blocking=False):  # a flood: bounded threads, not 923
             raise CommandError(f"cmd/sim: {MOST_HELD} presses are held already")
         try:
-            sim.button(slot, True)
+            pressed_at = sim.now()
+            sim.button(slot, True, at=pressed_at)
         except ValueError as exc:  # the centre button has no pin
             self._held.release()
             raise CommandError(f"cmd/sim/centre/press: {exc}") from None
-        _later(hold_s, self._release, sim, slot)
+        _later(hold_s, self._release, sim, slot, pressed_at + hold_s)
 
-    def _release(self, sim: SimInputs, slot: int) -> None:
-        try:
-            sim.button(slot, False)
+    def _release(self, sim: SimInputs, slot: int, at: float) -> None:
+        try:  # stamped when the finger meant it, however late the timer runs
+            sim.button(slot, False, at=at)
         finally:
             self._held.release()
 
