@@ -116,7 +116,10 @@ def server_fd(server: Any, sock: socket.socket) -> int:
     def accepted() -> bool:
         found[:] = [
             fd
-            for fd, obj in list(server.server._map.items())
+            # dict.copy copies the table in C with no Python code between entries (a
+            # list() of the items makes a tuple per entry: a GC pass there can let the
+            # server thread change the map mid-walk, "dictionary changed size")
+            for fd, obj in dict.copy(server.server._map).items()
             if getattr(obj, "addr", None) == phone
         ]
         return bool(found)
