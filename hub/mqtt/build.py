@@ -6,22 +6,14 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from importlib import metadata
 from typing import Any
 
+from hub import version
 from hub.io.mqtt import Broker, LinkHandlers, PahoLink, Will
 from hub.mqtt.commands import HubCommands, SimInputs
 from hub.mqtt.publisher import LinkFactory, MqttPublisher
 from hub.mqtt.settings import MqttSettings
 from scorer.store import GameNotFound
-
-
-def version() -> str:
-    """The installed hub's version (Home Assistant's ``sw_version``)."""
-    try:
-        return metadata.version("mtrain-hub")
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def scorepad_url(config: dict[str, Any]) -> str:

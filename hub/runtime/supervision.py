@@ -11,21 +11,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from importlib import metadata
 from typing import Any
 from urllib.parse import urlsplit
 
+from hub import version
 from hub.runtime.notify import LoopCall, Notifier, WatchdogFeeder
 
 log = logging.getLogger("hub")
-
-
-def version() -> str:
-    """The installed hub's version (``unknown`` when run from a bare source tree)."""
-    try:
-        return metadata.version("mtrain-hub")
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def _sound(config: dict[str, Any], status: dict[str, Any]) -> str:
