@@ -18,8 +18,10 @@ import before the measured runs compiles the hub's modules into it. Without that
 checkout with bytecode writing off would compile every module at each start, which
 costs memory and time a deployed hub does not spend.
 
-Goals (issue 9): resident memory at most 6 MB above the bare process; at most 20
-threads idle.
+It prints the hub's memory above the bare process (issue 9's goal of at most 6 MB
+above it was withdrawn in issue 21: +8.9 MB is fine for the hub; the Pi budget bench,
+``bench/pi_budget.py``, holds the memory goal now: never killed in 128 MB) and checks
+the one goal left here: at most 20 threads idle.
 
 ``--presses N`` reports one more figure, after the others are read: the hub's resident
 memory once its table has taken N more presses (``POST /api/sim/slots/<n>/press``,
@@ -265,8 +267,8 @@ def main() -> int:
     extra = med["hub"]["rss_mb"] - med["bare"]["rss_mb"]
     count = med["hub"]["threads"]
     print(
-        f"\ngoal memory at most 6 MB above bare: {'met' if extra <= 6 else 'NOT met'} "
-        f"({extra:+.1f} MB); at most 20 threads idle: "
+        f"\nmemory above bare: {extra:+.1f} MB (no goal; bench/pi_budget.py has it); "
+        f"goal at most 20 threads idle: "
         f"{'met' if count <= 20 else 'NOT met'} ({count:.0f})"
     )
     return 0
