@@ -101,14 +101,13 @@ class Hub:
         self.store = store if store is not None else GameStore(self.state_dir / "games.db")
         build.on_stop(opened, "the store", self.store.close)
         self.writer = StoreWriter()  # SQLite writes the loop orders run on its thread
-        # The table's journal: read at start, closed at stop; fsyncs only on a real
-        # clock (not tests, the soak). The loop hands it its events through the writer.
+        # The table's journal: fsyncs only on a real clock (not tests, the soak); a
+        # write that fails (a read-only SD card) is said in the snapshot's "storage".
         self.journal_file = FileJournal(self.state_dir / FILE_NAME, durable=not self.clock.virtual)
         build.on_stop(opened, "the journal", self.journal_file.close)
         self.journal = JournalWriter(self.journal_file, self.writer)
-        # The loop comes first, so every part below may report into its snapshot from
-        # the start (queued until it runs); it calls the dispatcher and the ring only
-        # once it runs (start, drain), when they exist.
+        # The loop comes first, so every part below may report into its snapshot from the
+        # start; it calls the dispatcher and the ring only once it runs, when they exist.
         self.loop = HubLoop(
             core.new_table(timings(self.config)),
             self.clock,
@@ -117,6 +116,7 @@ class Hub:
             on_state=self._state_changed,
             journal=self.journal,
         )
+        self.journal.watch(lambda problem: self.loop.set_extra("storage", problem))
         self.policy = build.sound_policy(self.config, self.settings, self._wall)
         self.sound = sound if sound is not None else self._sound_player()
         build.on_stop(opened, "the sound player", self.sound.close)
