@@ -148,6 +148,8 @@ class Hub:
             play=self.sound.play,
             running_game=self.running_game_id,
             reread_markers=self._reread_markers,
+            levels=lambda: self.inputs.active_inputs(),
+            ring=self.link is not None or self.backend == "sim",  # sim: the page draws it
         )
         self.inputs = self._inputs()
         if self.inputs is not self.link:
@@ -301,8 +303,7 @@ class Hub:
         self.loop.drain()
 
     def stop(self) -> None:
-        """Stop every part in the reverse order of its start; each is stopped even if
-        one before it failed (that failure is logged and raised once all are stopped)."""
+        """Stop every part in reverse order, each even if one before failed (logged, raised)."""
         self._stops.close()
 
     def serve(
@@ -386,8 +387,7 @@ class Hub:
         return HubWebService(parts, sleep=sleep, timers=timers)
 
     def stop_server(self) -> None:
-        """End the live streams, then close the web server if it runs (no stream holds a
-        request thread: they are closed on their own thread, see hub/http/streams.py)."""
+        """End the live streams (closed on their own thread), then the web server."""
         self.broadcaster.close()
         if self._server is not None:
             self._server.close()

@@ -201,6 +201,10 @@ class HubService(Protocol):
         """The page's self-test (hub/selftest/session.py): ``running``, the ``step``
         waiting (prompt, part, pin, whether it wants an answer) and the ``results``."""
 
-    def selftest_action(self, action: str) -> dict[str, Any]:
-        """``start`` (refused 409 while a game is unfinished), ``yes``/``no`` (a light or
-        sound step), ``skip`` or ``stop``; the self-test's status after."""
+    def selftest_action(
+        self, action: str, tokens: tuple[str, ...] = (), proven: bool = False
+    ) -> dict[str, Any]:
+        """``start`` (refused 409 while a game is unfinished, 403 unless ``proven``: the
+        table's proof or a scorekeeper's token), ``yes``/``no`` (a light or sound step),
+        ``skip`` or ``stop`` (403 unless ``proven`` or one of ``tokens`` started it);
+        the self-test's status after."""
