@@ -313,14 +313,11 @@ class Hub:
         block: bool = True,
         on_listening: Callable[[str, int], None] | None = None,
     ) -> None:
-        """Serve the web app with waitress (in this thread when ``block``).
-
-        ``on_listening(host, port)`` runs once the socket listens, before the first
-        request is served (the service says READY there); without it a line is logged.
-        """
+        """Serve the web app with waitress (in this thread when ``block``). ``on_listening(host,
+        port)`` runs once the socket listens, before the first request (READY is said there)."""
         from hub.http.bind import bind_problem
         from hub.http.server import make_server
-        from web import create_app
+        from web import create_app, early_gate
 
         app = create_app(self.web_service(), {"HUB_HOSTS": self.config["web"]["hosts"]})
         try:
@@ -332,6 +329,7 @@ class Hub:
                 news=self.broadcaster,
                 snapshot=lambda: self.loop.snapshot,
                 streams=self.config["web"]["streams"],
+                gate=early_gate(app),  # a claim flood is refused before Flask
                 ident="mtrain-hub",
             )
         except (OSError, ValueError) as exc:  # the host or port: a config error

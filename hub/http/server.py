@@ -15,7 +15,10 @@ once waitress has written everything before it. Limits on top of waitress's:
 - out of file descriptors, accepting backs off and idle connections are closed, with
   one log line per episode (:meth:`HandoverServer.accept`);
 - :class:`ElasticDispatcher` starts ``idle`` workers and grows to ``most`` only
-  while requests would wait;
+  while requests would wait, retiring the extra ones only after a quiet spell;
+- an :class:`web.service.EarlyGate` handed in sees each request as it arrives whole and
+  may refuse it there, on the selector thread: a claim flood costs the hub no worker,
+  no Flask request and no thread (:meth:`HandoverServer.add_task`);
 - the selector loop (:mod:`hub.http.selector`) asks only the connections that may have
   changed, so resting idle connections cost it nothing per round.
 """
@@ -35,11 +38,12 @@ from typing import Any, cast
 from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
 from waitress.server import MultiSocketServer, TcpWSGIServer
-from waitress.task import ThreadedTaskDispatcher, WSGITask
+from waitress.task import WSGITask
 
 from hub.http.selector import EpollLoop, SocketMap, touch
 from hub.http.streams import LiveStreams
-from web.service import LIVE_SERVER
+from hub.http.workers import ElasticDispatcher, refuse
+from web.service import EARLY_CHECKED, LIVE_SERVER, EarlyGate
 
 log = logging.getLogger("hub.http.server")
 
@@ -49,30 +53,6 @@ CLEANUP_S = 2  # how often the idle and slow connections are looked for
 CONNECTIONS = 1000  # open connections (streams not counted), fewer if file descriptors lack
 STREAMS = 500  # live streams (config web.streams)
 ACCEPT_BACKOFF_S = 0.5  # out of file descriptors: no accept for this long
-
-
-class ElasticDispatcher(ThreadedTaskDispatcher):
-    """A waitress task dispatcher with between ``idle`` and ``most`` worker threads."""
-
-    def __init__(self, idle: int, most: int) -> None:
-        super().__init__()
-        self.idle = idle
-        self.most = most
-        self.set_thread_count(idle)
-
-    def add_task(self, task: Any) -> None:
-        """Queue ``task``; start a worker if none is free, retire extra idle ones."""
-        with self.lock:
-            running = len(self.threads) - self.stop_count
-            free = running - self.active_count
-            waiting = len(self.queue) + 1
-            grow = waiting > free and running < self.most
-            if free - waiting > self.idle:
-                self.stop_count += free - waiting - self.idle
-                self.queue_cv.notify_all()
-        if grow:
-            self.set_thread_count(running + 1)
-        super().add_task(task)
 
 
 class Handover:
@@ -128,6 +108,8 @@ class LiveTask(WSGITask):
         environ = super().get_environment()
         server: Any = self.channel.server
         environ.setdefault(LIVE_SERVER, Handover(server.live))
+        if server.gate is not None:
+            environ[EARLY_CHECKED] = True
         return environ
 
     def finish(self) -> None:
@@ -243,8 +225,27 @@ class HandoverServer(TcpWSGIServer):
 
     channel_class = LiveChannel
     live: LiveStreams
+    gate: EarlyGate | None = None
     _starved_until = 0.0  # no accept until then (monotonic)
     _refused = 0  # accepts that failed for want of descriptors, this episode
+
+    def add_task(self, task: Any) -> None:
+        """Hand a connection's next request to a worker, unless the gate refuses it:
+        then its answer is written here (the selector thread, or the worker that served
+        the one before it), and so on down the requests waiting. Waitress calls this
+        with the connection's ``requests_lock`` held and its head request whole."""
+        channel: Any = task
+        while self.gate is not None and channel.requests and not channel.requests[0].error:
+            request = channel.requests[0]  # waitress's parser: command and path are str
+            client = channel.addr[0] if isinstance(channel.addr, tuple) else ""
+            answer = self.gate(str(request.command), str(request.path), client)
+            if answer is None:
+                break
+            refuse(channel, request, answer)
+            if channel.close_when_flushed:
+                return
+        if channel.requests:
+            super().add_task(channel)
 
     def readable(self) -> bool:
         """Accept while it can; when every connection is taken, close idle ones first."""
@@ -326,11 +327,12 @@ def make_server(
     news: Any = None,
     snapshot: Any = None,
     streams: int = STREAMS,
+    gate: EarlyGate | None = None,
     **options: Any,
 ) -> Any:
     """A waitress server for WSGI ``app`` whose pool grows to ``most_threads`` and which
     serves up to ``streams`` live streams of ``news`` (a Broadcaster) on one thread,
-    each starting with ``snapshot()``."""
+    each starting with ``snapshot()``; ``gate`` refuses floods before ``app`` runs."""
     files = raise_file_limit(CONNECTIONS + streams + 128)
     connections = max(16, min(CONNECTIONS, files - streams - 64))
     settings = {
@@ -349,6 +351,7 @@ def make_server(
             app, socket_map, dispatcher=dispatcher, adj=adj, sockinfo=cast(Any, sockinfo)
         )
         server.live = live
+        server.gate = gate
         servers.append(server)
     if news is not None:
         news.callbacks.append(live.offer)
