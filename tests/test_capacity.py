@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 
 import pytest
 
 import hub.http.server as webserver
+import hub.http.workers as workers
 from hub.runtime.config import DEFAULT_BUTTON_PINS
 from tests.helpers import eventually
 from tests.http_client import call
@@ -237,8 +239,11 @@ def test_a_claim_flood_is_refused_before_any_worker_or_flask(served, monkeypatch
     statuses = [claim_on(sock)[0] for _ in range(3)]
     assert statuses == [202, 409, 409]  # within the limit of 3 a minute: served
     assert served_by_workers == ["/api/claim"] * 3
-    for _ in range(50):  # the flood, on the same kept-alive connection
-        status, headers, body = claim_on(sock)
+    monkeypatch.setattr(workers, "PAUSE_S", 0.5)
+    for _ in range(50):  # the flood, each on a new connection
+        flooder = connect(base)
+        status, headers, body = claim_on(flooder)
+        flooder.close()
         assert status == 429
     assert 1 <= int(headers["Retry-After"]) <= 60
     assert headers["Content-Security-Policy"].startswith("default-src 'self'")
@@ -246,6 +251,11 @@ def test_a_claim_flood_is_refused_before_any_worker_or_flask(served, monkeypatch
     assert "too many claims" in json.loads(body)["error"]
     assert served_by_workers == ["/api/claim"] * 3  # no worker saw the flood
     assert call(base, "GET", "/api/state")[0] == 200  # the API answers, on a worker
+    # A kept-alive connection refused is not read again until its pause is over.
+    assert claim_on(sock)[0] == 429
+    asked = time.monotonic()
+    assert claim_on(sock)[0] == 429
+    assert time.monotonic() - asked >= 0.25  # at least half the pause (it is spread)
     status, headers, _ = claim_on(sock, close=True)
     assert status == 429 and headers["Connection"] == "close"
     assert sock.recv(1) == b""  # closed as asked

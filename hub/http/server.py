@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import errno
 import heapq
-import json
 import logging
 import resource
 import socket
@@ -42,7 +41,7 @@ from waitress.task import WSGITask
 
 from hub.http.selector import EpollLoop, SocketMap, touch
 from hub.http.streams import LiveStreams
-from hub.http.workers import ElasticDispatcher, refuse
+from hub.http.workers import ElasticDispatcher, head, refuse, render
 from web.service import EARLY_CHECKED, LIVE_SERVER, EarlyGate
 
 log = logging.getLogger("hub.http.server")
@@ -86,20 +85,6 @@ class Handover:
         self.kinds = self.future = None
 
 
-def _head(version: str, status: str, headers: list[tuple[str, str]], length: int | None) -> bytes:
-    """The answer's status line and headers, ending the connection after the body."""
-    lines = [f"HTTP/{version} {status}"]
-    lines += [
-        f"{name}: {value}"
-        for name, value in headers
-        if name.lower() not in ("content-length", "connection")
-    ]
-    if length is not None:
-        lines.append(f"Content-Length: {length}")
-    lines.append("Connection: close")
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-
-
 class LiveTask(WSGITask):
     """A WSGI task whose handler may hand its answer over to the stream thread."""
 
@@ -133,6 +118,7 @@ class LiveChannel(HTTPChannel):
     task_class = LiveTask
     handover: tuple[Handover, str, str, list[tuple[str, str]]] | None = None
     request_since = 0.0  # when the request being received began (0: none)
+    paused_until = 0.0  # not read until then (monotonic): refused by the early gate
     _will_close = False
 
     @property
@@ -147,6 +133,14 @@ class LiveChannel(HTTPChannel):
         self._will_close = value
         if value:
             touch(self)
+
+    def readable(self) -> bool:
+        """Waitress's answer, unless the early gate paused this connection."""
+        if self.paused_until:
+            if time.monotonic() < self.paused_until:
+                return False
+            self.paused_until = 0.0
+        return bool(super().readable())
 
     def give_over(
         self, handover: Handover, version: str, status: str, headers: list[tuple[str, str]]
@@ -196,22 +190,11 @@ class LiveChannel(HTTPChannel):
     ) -> None:
         live: LiveStreams = cast(Any, self.server).live
         if handover.kinds is not None:
-            live.adopt_stream(sock, _head(version, status, headers, None), handover.kinds)
+            live.adopt_stream(sock, head(version, status, headers, None), handover.kinds)
         elif handover.future is not None:
             live.adopt_answer(
-                sock, handover.future, lambda done: _render(done, version, status, headers)
+                sock, handover.future, lambda done: render(done, version, status, headers)
             )
-
-
-def _render(done: Future[Any], version: str, status: str, headers: list[tuple[str, str]]) -> bytes:
-    """A waiting answer once its future resolved: the JSON of its result (or a 500)."""
-    try:
-        body = json.dumps(done.result(), separators=(",", ":")).encode() + b"\n"
-    except Exception:
-        log.exception("an answer that waited for the hub failed")
-        status = "500 Internal Server Error"
-        body = json.dumps({"error": "the hub failed on this request (see its log)"}).encode()
-    return _head(version, status, headers, len(body)) + body
 
 
 class HandoverServer(TcpWSGIServer):

@@ -1,9 +1,14 @@
-"""The web server's workers (:class:`ElasticDispatcher`) and the answer the server
-writes itself, with no worker, when its early gate refuses a request (:func:`refuse`)."""
+"""The web server's workers (:class:`ElasticDispatcher`) and the answers the server
+writes without one: a refusal of its early gate (:func:`refuse`), and the head and body
+of an answer handed over to the live-stream thread (:func:`head`, :func:`render`)."""
 
 from __future__ import annotations
 
+import json
+import logging
+import random
 import time
+from concurrent.futures import Future
 from typing import Any
 
 from waitress.task import ThreadedTaskDispatcher
@@ -11,7 +16,10 @@ from waitress.task import ThreadedTaskDispatcher
 from hub.http.selector import touch
 from web.service import EarlyAnswer
 
+log = logging.getLogger("hub.http.server")
+
 RETIRE_AFTER_S = 5.0  # extra workers are retired only this long after the pool last grew
+PAUSE_S = 5.0  # a connection refused by the gate is not read for at most this long
 
 
 class ElasticDispatcher(ThreadedTaskDispatcher):
@@ -47,8 +55,15 @@ class ElasticDispatcher(ThreadedTaskDispatcher):
 
 def refuse(channel: Any, request: Any, answer: EarlyAnswer) -> None:
     """Answer the head request with ``answer`` and drop it (``requests_lock`` held); a
-    request that asked to close (or HTTP/1.0 without keep-alive) closes the connection."""
+    request that asked to close (or HTTP/1.0 without keep-alive) closes the connection.
+    A kept-alive one is not read again until its ``Retry-After`` has passed (at most
+    :data:`PAUSE_S`): a client that floods on one connection waits, at no cost."""
     status, headers, body = answer
+    retry = next((value for name, value in headers if name.lower() == "retry-after"), "0")
+    # Spread over the second half of the pause: a flood refused at once does not come
+    # back at once, in a burst that would hold the GIL from the table's updates.
+    pause = min(float(retry), PAUSE_S) * random.uniform(0.5, 1.0)
+    channel.paused_until = time.monotonic() + pause
     connection = request.headers.get("CONNECTION", "").lower()
     close = connection == "close" if request.version == "1.1" else connection != "keep-alive"
     lines = [f"HTTP/1.1 {status}", *(f"{name}: {value}" for name, value in headers)]
@@ -66,3 +81,28 @@ def refuse(channel: Any, request: Any, answer: EarlyAnswer) -> None:
             waiting.close()
         channel.requests = []
     touch(channel)  # the selector loop writes it at its next round
+
+
+def head(version: str, status: str, headers: list[tuple[str, str]], length: int | None) -> bytes:
+    """The answer's status line and headers, ending the connection after the body."""
+    lines = [f"HTTP/{version} {status}"]
+    lines += [
+        f"{name}: {value}"
+        for name, value in headers
+        if name.lower() not in ("content-length", "connection")
+    ]
+    if length is not None:
+        lines.append(f"Content-Length: {length}")
+    lines.append("Connection: close")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+def render(done: Future[Any], version: str, status: str, headers: list[tuple[str, str]]) -> bytes:
+    """A waiting answer once its future resolved: the JSON of its result (or a 500)."""
+    try:
+        body = json.dumps(done.result(), separators=(",", ":")).encode() + b"\n"
+    except Exception:
+        log.exception("an answer that waited for the hub failed")
+        status = "500 Internal Server Error"
+        body = json.dumps({"error": "the hub failed on this request (see its log)"}).encode()
+    return head(version, status, headers, len(body)) + body
