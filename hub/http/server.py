@@ -119,6 +119,7 @@ class LiveChannel(HTTPChannel):
     handover: tuple[Handover, str, str, list[tuple[str, str]]] | None = None
     request_since = 0.0  # when the request being received began (0: none)
     paused_until = 0.0  # not read until then (monotonic): refused by the early gate
+    refused = 0  # the early gate's refusals in a row on this connection
     _will_close = False
 
     @property
@@ -223,6 +224,7 @@ class HandoverServer(TcpWSGIServer):
             client = channel.addr[0] if isinstance(channel.addr, tuple) else ""
             answer = self.gate(str(request.command), str(request.path), client)
             if answer is None:
+                channel.refused = 0
                 break
             refuse(channel, request, answer)
             if channel.close_when_flushed:

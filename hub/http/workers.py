@@ -57,13 +57,16 @@ def refuse(channel: Any, request: Any, answer: EarlyAnswer) -> None:
     """Answer the head request with ``answer`` and drop it (``requests_lock`` held); a
     request that asked to close (or HTTP/1.0 without keep-alive) closes the connection.
     A kept-alive one is not read again until its ``Retry-After`` has passed (at most
-    :data:`PAUSE_S`): a client that floods on one connection waits, at no cost."""
+    :data:`PAUSE_S` the first time, all of it the next): a client that floods on one
+    connection waits, at no cost."""
     status, headers, body = answer
-    retry = next((value for name, value in headers if name.lower() == "retry-after"), "0")
+    retry = float(next((v for name, v in headers if name.lower() == "retry-after"), "0"))
     # Spread over the second half of the pause: a flood refused at once does not come
-    # back at once, in a burst that would hold the GIL from the table's updates.
-    pause = min(float(retry), PAUSE_S) * random.uniform(0.5, 1.0)
-    channel.paused_until = time.monotonic() + pause
+    # back at once, in a burst that would hold the GIL from the table's updates. Asked
+    # again straight after a pause, the connection waits out the whole Retry-After.
+    channel.refused = getattr(channel, "refused", 0) + 1
+    pause = retry if channel.refused > 1 else min(retry, PAUSE_S)
+    channel.paused_until = time.monotonic() + pause * random.uniform(0.5, 1.0)
     connection = request.headers.get("CONNECTION", "").lower()
     close = connection == "close" if request.version == "1.1" else connection != "keep-alive"
     lines = [f"HTTP/1.1 {status}", *(f"{name}: {value}" for name, value in headers)]
