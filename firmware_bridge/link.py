@@ -101,6 +101,11 @@ class SerialLink:
         """The marker levels last reported (all off before the first snapshot)."""
         return self.session.markers or (False,) * 8
 
+    def active_inputs(self) -> list[tuple[str, int]] | None:
+        """The box's inputs that read active now (the self-test's level check); None
+        while it has not reported them."""
+        return self.session.active_inputs() if self.inputs else None
+
     def send_leds(self, payload: bytes) -> None:
         """Send a whole-ring LED frame (only the newest waiting one goes out)."""
         with self._wake:

@@ -229,6 +229,17 @@ class Session:
         if self.ready and edge_next != self.edge_next:
             self._ack = True  # the box has sent edges the hub has not taken: ask again
 
+    def active_inputs(self) -> list[tuple[str, int]] | None:
+        """The inputs that read active now, as ``("button", slot)`` / ``("marker",
+        slot)`` (the centre: slot ``CENTRE``); a button held since the (re)connect
+        counts. None before the box's first snapshot: its levels are not known yet."""
+        if self.markers is None:
+            return None
+        held = sorted(self.pressed | self.ignored)
+        return [("button", CENTRE if index == 0 else index) for index in held] + [
+            ("marker", slot) for slot, present in enumerate(self.markers, 1) if present
+        ]
+
     def _snapshot(self, payload: bytes, rx: float) -> None:
         raw, buttons, markers, edge_next = struct.unpack_from("<IHHB", payload)
         at = self._at(raw, rx)

@@ -101,14 +101,13 @@ class Hub:
         self.store = store if store is not None else GameStore(self.state_dir / "games.db")
         build.on_stop(opened, "the store", self.store.close)
         self.writer = StoreWriter()  # SQLite writes the loop orders run on its thread
-        # The table's journal: read at start, closed at stop; fsyncs only on a real
-        # clock (not tests, the soak). The loop hands it its events through the writer.
+        # The table's journal: fsyncs only on a real clock (not tests, the soak); a
+        # write that fails (a read-only SD card) is said in the snapshot's "storage".
         self.journal_file = FileJournal(self.state_dir / FILE_NAME, durable=not self.clock.virtual)
         build.on_stop(opened, "the journal", self.journal_file.close)
         self.journal = JournalWriter(self.journal_file, self.writer)
-        # The loop comes first, so every part below may report into its snapshot from
-        # the start (queued until it runs); it calls the dispatcher and the ring only
-        # once it runs (start, drain), when they exist.
+        # The loop comes first, so every part below may report into its snapshot from the
+        # start; it calls the dispatcher and the ring only once it runs, when they exist.
         self.loop = HubLoop(
             core.new_table(timings(self.config)),
             self.clock,
@@ -117,6 +116,7 @@ class Hub:
             on_state=self._state_changed,
             journal=self.journal,
         )
+        self.journal.watch(lambda problem: self.loop.set_extra("storage", problem))
         self.policy = build.sound_policy(self.config, self.settings, self._wall)
         self.sound = sound if sound is not None else self._sound_player()
         build.on_stop(opened, "the sound player", self.sound.close)
@@ -148,6 +148,8 @@ class Hub:
             play=self.sound.play,
             running_game=self.running_game_id,
             reread_markers=self._reread_markers,
+            levels=lambda: self.inputs.active_inputs(),
+            ring=self.link is not None or self.backend == "sim",  # sim: the page draws it
         )
         self.sim = build.sim_pins(self.config, self.backend, self.factory, self.clock)
         self.inputs = self._inputs()
@@ -302,8 +304,7 @@ class Hub:
         self.loop.drain()
 
     def stop(self) -> None:
-        """Stop every part in the reverse order of its start; each is stopped even if
-        one before it failed (that failure is logged and raised once all are stopped)."""
+        """Stop every part in reverse order, each even if one before failed (logged, raised)."""
         self._stops.close()
 
     def serve(
@@ -313,14 +314,11 @@ class Hub:
         block: bool = True,
         on_listening: Callable[[str, int], None] | None = None,
     ) -> None:
-        """Serve the web app with waitress (in this thread when ``block``).
-
-        ``on_listening(host, port)`` runs once the socket listens, before the first
-        request is served (the service says READY there); without it a line is logged.
-        """
+        """Serve the web app with waitress (in this thread when ``block``). ``on_listening(host,
+        port)`` runs once the socket listens, before the first request (READY is said there)."""
         from hub.http.bind import bind_problem
         from hub.http.server import make_server
-        from web import create_app
+        from web import create_app, early_gate
 
         app = create_app(self.web_service(), {"HUB_HOSTS": self.config["web"]["hosts"]})
         try:
@@ -332,6 +330,7 @@ class Hub:
                 news=self.broadcaster,
                 snapshot=lambda: self.loop.snapshot,
                 streams=self.config["web"]["streams"],
+                gate=early_gate(app),  # a claim flood is refused before Flask
                 ident="mtrain-hub",
             )
         except (OSError, ValueError) as exc:  # the host or port: a config error

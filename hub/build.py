@@ -169,9 +169,12 @@ def selftest_session(
     play: Callable[[str], None],
     running_game: Callable[[], int | None],
     reread_markers: Callable[[], None],
+    levels: Callable[[], list[tuple[str, int]] | None],
+    ring: bool,
 ) -> SelftestSession:
-    """The page's self-test (hub/selftest/session.py): it borrows the inputs, the ring
-    (``show``) and the speaker (``play``) while it runs."""
+    """The page's self-test (hub/selftest/session.py): it borrows the inputs (reading
+    their ``levels`` first), the ring (``show``; ``ring`` False: no hub box drives one)
+    and the speaker (``play``) while it runs."""
     wiring = Wiring(backend, config["pins"], config["sound"]["device"], config["leds"]["pixels"])
     return SelftestSession(
         wiring,
@@ -179,6 +182,8 @@ def selftest_session(
         play=play,
         running_game=running_game,
         reread_markers=reread_markers,
+        levels=levels,
+        ring=ring,
     )
 
 

@@ -280,7 +280,9 @@ class FakeHubService:
         self._call("selftest")
         return dict(self.selftest_status)
 
-    def selftest_action(self, action: str) -> dict[str, Any]:
+    def selftest_action(
+        self, action: str, tokens: tuple[str, ...] = (), proven: bool = False
+    ) -> dict[str, Any]:
         """Record the action; ``start`` marks it running, ``stop`` not."""
         self._call("selftest_action", action)
         if action in ("start", "stop"):

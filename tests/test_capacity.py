@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 
 import pytest
 
 import hub.http.server as webserver
+import hub.http.workers as workers
 from hub.runtime.config import DEFAULT_BUTTON_PINS
 from tests.helpers import eventually
 from tests.http_client import call
@@ -196,3 +198,71 @@ def test_a_request_that_trickles_in_is_cut_off(small_server):
     assert sock.recv(4096) == b""  # closed by the hub (the socket's 10 s timeout would raise)
     sock.close()
     assert ask(small_server).endswith(b"ok")
+
+
+def claim_on(sock: socket.socket, close: bool = False) -> tuple[int, dict[str, str], bytes]:
+    """One ``POST /api/claim`` on a kept-alive socket: status, headers, body."""
+    extra = "Connection: close\r\n" if close else ""
+    sock.sendall(
+        b"POST /api/claim HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        + extra.encode()
+        + b"Content-Length: 2\r\n\r\n{}"
+    )
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = sock.recv(4096)
+        assert chunk, "the hub closed the connection before answering"
+        head += chunk
+    head, _, body = head.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:])
+    while len(body) < int(headers["Content-Length"]):
+        body += sock.recv(4096)
+    return int(lines[0].split()[1]), headers, body
+
+
+def test_a_claim_flood_is_refused_before_any_worker_or_flask(served, monkeypatch):
+    """Issue 25, HIGH 2: claims beyond the limits are answered 429 by the server's own
+    thread (the early gate), with the page's security headers and Retry-After, on a
+    connection kept alive; none reaches a worker, and the ones within the limits are
+    counted once (the handler does not count them again)."""
+    hub, base = served
+    served_by_workers = []
+    original = webserver.LiveTask.service
+
+    def counted(task):
+        served_by_workers.append(task.request.path)
+        return original(task)
+
+    monkeypatch.setattr(webserver.LiveTask, "service", counted)
+    sock = connect(base)
+    statuses = [claim_on(sock)[0] for _ in range(3)]
+    assert statuses == [202, 409, 409]  # within the limit of 3 a minute: served
+    assert served_by_workers == ["/api/claim"] * 3
+    monkeypatch.setattr(workers, "PAUSE_S", 0.5)
+    for _ in range(50):  # the flood, each on a new connection
+        flooder = connect(base)
+        status, headers, body = claim_on(flooder)
+        flooder.close()
+        assert status == 429
+    assert 1 <= int(headers["Retry-After"]) <= 60
+    assert headers["Content-Security-Policy"].startswith("default-src 'self'")
+    assert headers["X-Frame-Options"] == "DENY" and headers["Content-Type"] == "application/json"
+    assert "too many claims" in json.loads(body)["error"]
+    assert served_by_workers == ["/api/claim"] * 3  # no worker saw the flood
+    assert call(base, "GET", "/api/state")[0] == 200  # the API answers, on a worker
+    # A kept-alive connection refused is not read again until its pause is over.
+    assert claim_on(sock)[0] == 429
+    asked = time.monotonic()
+    assert claim_on(sock)[0] == 429
+    assert time.monotonic() - asked >= 0.25  # at least half the pause (it is spread)
+    # Asked again straight after its pause: now it waits out the whole Retry-After.
+    sock.settimeout(1.0)
+    with pytest.raises(TimeoutError):
+        claim_on(sock)
+    sock.close()
+    closing = connect(base)
+    status, headers, _ = claim_on(closing, close=True)
+    assert status == 429 and headers["Connection"] == "close"
+    assert closing.recv(1) == b""  # closed as asked
+    closing.close()

@@ -4,6 +4,7 @@ writer thread, a new segment per round and per long stretch, a failing disk surv
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import stat
@@ -271,6 +272,32 @@ def test_a_failing_disk_is_logged_once_and_the_next_write_starts_a_whole_segment
     loop.post(ButtonChanged(1, False, 9.0))
     loop.drain()
     assert replayed(journal)[0] == loop.table  # a checkpoint after the gap, not a hole
+
+
+def test_an_answer_after_a_failed_write_says_the_table_was_not_saved():
+    """Issue 25, LOW 10: a press answered while the disk refuses writes must not read
+    as kept. ``settled_later`` carries the problem, and ``watch`` hears it and the end."""
+    journal = MemoryJournal()
+    loop, recorder = loop_with(journal)
+    heard: list[dict | None] = []
+    recorder.watch(heard.append)
+    loop.post(started())
+    assert "storage" not in loop.settled_later().result(5)
+    journal.fail = OSError(errno.EROFS, "Read-only file system")
+    loop.post(ButtonChanged(1, True, 2.0))
+    answer = loop.settled_later().result(5)
+    assert answer["storage"] == {
+        "saved": False,
+        "problem": "read_only",
+        "path": "the journal",
+        "detail": "Read-only file system",
+    }
+    loop.post(ButtonChanged(1, False, 2.1))  # still failing: heard once
+    assert loop.settled_later().result(5)["storage"]["problem"] == "read_only"
+    journal.fail = None
+    loop.post(ButtonChanged(1, True, 3.0))
+    assert "storage" not in loop.settled_later().result(5)
+    assert [None if h is None else h["problem"] for h in heard] == ["read_only", None]
 
 
 def test_a_power_cut_loses_only_what_was_not_synced():

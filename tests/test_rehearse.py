@@ -135,3 +135,14 @@ def test_beside_passes_shellcheck():
     beside = REHEARSE.parent / "beside.sh"
     result = subprocess.run([shellcheck, str(beside)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
+
+
+def test_under_emulation_the_freezer_finds_the_hubs_pid_on_this_machine():
+    """qemu-user has no ptrace for the programs it runs, so the arm64 rehearsal freezes
+    the hub's loop from this machine: ``host_pid`` maps a PID in the container's PID
+    namespace to this machine's (here a shell in our own namespace maps to itself)."""
+    result = sourced('LEADER=$$; host_pid $$; echo "own=$$"')
+    assert result.returncode == 0, result.stderr
+    found, own = result.stdout.split()
+    assert own == f"own={found}"
+    assert "host_pid" in sourced("declare -f freeze").stdout

@@ -37,7 +37,7 @@ def do(hub, step: dict) -> None:
         hub.sim.marker(step["slot"], step["kind"] == "marker-on")
 
 
-def test_a_person_at_the_hub_passes_every_part_from_the_page(live_hub, client):
+def test_a_person_at_the_hub_passes_every_part_from_the_page(live_hub, client, table_proof):
     assert status(client)["running"] is False
     started = act(client, "start")
     assert started.status_code == 200
@@ -79,7 +79,7 @@ def test_a_person_at_the_hub_passes_every_part_from_the_page(live_hub, client):
     assert all(p[:3] != (255, 255, 255) for p in live_hub.leds.pixels)
 
 
-def test_the_markers_are_read_again_when_the_test_ends(live_hub, client):
+def test_the_markers_are_read_again_when_the_test_ends(live_hub, client, table_proof):
     act(client, "start")
     live_hub.sim.marker(3, True)  # put down during the test: the table did not see it
     assert act(client, "stop").get_json()["running"] is False
@@ -87,7 +87,7 @@ def test_the_markers_are_read_again_when_the_test_ends(live_hub, client):
     assert live_hub.loop.snapshot["slots"][2]["marker"] is True
 
 
-def test_skip_and_stop_keep_what_was_done(live_hub, client):
+def test_skip_and_stop_keep_what_was_done(live_hub, client, table_proof):
     act(client, "start")
     now = act(client, "skip").get_json()
     assert now["results"] == [
@@ -106,7 +106,7 @@ def test_skip_and_stop_keep_what_was_done(live_hub, client):
     live_hub.sim.button(2, False)
 
 
-def test_no_self_test_while_a_game_is_played(live_hub, client):
+def test_no_self_test_while_a_game_is_played(live_hub, client, table_proof):
     r = client.post("/api/games", json={"players": ["Ann", "Bob"], "rules": "consensus"})
     assert r.status_code == 201
     r = act(client, "start")
@@ -138,14 +138,124 @@ def test_the_page_view_is_there(client):
     assert b'selftest: () => import("./selftest.js")' in client.get("/static/app.js").data
 
 
-def test_a_game_started_during_the_self_test_ends_it_and_gets_the_presses(live_hub, client):
+def test_a_game_started_during_the_self_test_ends_it_and_gets_the_presses(
+    live_hub, client, table_proof
+):
     assert act(client, "start").status_code == 200
     assert status(client)["running"] is True
     r = client.post("/api/games", json={"players": ["Ann", "Bob"], "first": 1})
     assert r.status_code == 201
+    assert status(client)["running"] is False  # ended at once, not at the first press
+    assert all(p[:3] != (255, 255, 255) for p in live_hub.leds.pixels)
     before = client.get("/api/state").get_json()["turn"]
     live_hub.sim.button(before, True)  # the first player ends the turn at the hub
     live_hub.sim.button(before, False)
     # The press reaches the game (not the self-test), which ends the self-test.
     assert eventually(lambda: client.get("/api/state").get_json()["turn"] != before)
     assert status(client)["running"] is False
+
+
+# --- who may run it (issue 25, LOW 15) ---------------------------------------------------
+
+
+def test_a_strangers_phone_cannot_start_the_self_test(live_hub, client):
+    r = act(client, "start")
+    assert r.status_code == 403
+    assert "the table's proof (claim it at the hub)" in r.get_json()["error"]
+    assert status(client)["running"] is False
+    client.set_cookie("mtrain_table", "guessed-" + "0" * 24)  # a made-up table token
+    assert act(client, "start").status_code == 403
+    assert act(client, "start", Authorization="Bearer nothing").status_code == 403
+    live_hub.sim.button(1, True)  # the table's presses still go to the table
+    live_hub.sim.button(1, False)
+    assert status(client)["running"] is False
+
+
+def test_only_the_phone_that_started_it_or_the_table_answers_it(live_hub, client):
+    token = live_hub.trust.table_token()
+    started = act(client, "start", Authorization=f"Bearer {token}")
+    assert started.status_code == 200 and started.get_json()["running"] is True
+    stranger = create_stranger(live_hub)
+    for action in ("skip", "stop"):
+        r = act(stranger, action)
+        assert r.status_code == 403 and "only the phone that started" in r.get_json()["error"]
+    assert status(client)["results"] == []
+    live_hub.trust._table_tokens.clear()  # lapsed: the starter's token still answers
+    assert act(client, "skip", Authorization=f"Bearer {token}").status_code == 200
+    other = live_hub.trust.table_token()  # another phone the table trusts may too
+    assert act(stranger, "stop", Authorization=f"Bearer {other}").get_json()["running"] is False
+
+
+def test_the_newest_games_scorekeeper_may_start_it(live_hub, client):
+    r = client.post("/api/games", json={"players": ["Ann", "Bob"], "rounds": 1})
+    game, token = r.get_json()["id"], r.get_json()["token"]
+    keeper = {"Authorization": f"Bearer {token}"}
+    assert (
+        client.post(f"/api/games/{game}/rounds/1/blocked", json={}, headers=keeper).status_code
+        == 200
+    )
+    scored = client.post(
+        f"/api/games/{game}/rounds/1/scores",
+        json={"points": {"Ann": 0, "Bob": 5}},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert scored.status_code == 200, scored.get_json()
+    assert live_hub.running_game_id() is None  # the one-round game is over
+    stranger = create_stranger(live_hub)
+    assert act(stranger, "start").status_code == 403
+    assert act(client, "start").status_code == 200  # its cookie came with the new game
+
+
+def create_stranger(live_hub):
+    from web import create_app
+
+    return create_app(live_hub.web_service(), {"TESTING": True}).test_client()
+
+
+# --- the up-front level check and the lights (issue 22, LOW) ----------------------------
+
+
+def test_a_stuck_button_and_a_marker_left_on_are_named_at_the_start(live_hub, table_proof):
+    client = table_proof
+    live_hub.sim.button(3, True)  # stuck before the test
+    live_hub.sim.marker(5, True)  # a marker left on
+    live_hub.loop.drain()
+    now = act(client, "start").get_json()
+    assert now["stuck"] == [
+        {
+            "kind": "button",
+            "slot": 3,
+            "pin": "BCM 27 (header pin 13)",
+            "reads": "reads pressed since the start, before any press: stuck, or shorted to ground",
+        },
+        {
+            "kind": "marker",
+            "slot": 5,
+            "pin": "BCM 16 (header pin 36)",
+            "reads": "reads a marker since the start: one left on (take it off), or a stuck sensor",
+        },
+    ]
+    for slot in (1, 2):
+        do(live_hub, {"kind": "button", "slot": slot})
+    # Step 3 failed at once, naming why: no 20 s wait for a press that cannot come.
+    now = wait_step(client, 4)
+    assert now["results"][2] == {
+        "part": "slot 3 button",
+        "pin": "BCM 27 (header pin 13)",
+        "passed": False,
+        "detail": "reads pressed since the start, before any press: stuck, or shorted to ground",
+    }
+    assert now["step"]["part"] == "slot 4 button"
+
+
+def test_without_a_hub_box_the_lights_are_left_out(make_hub):
+    from hub.runtime.clock import SystemClock
+    from web import create_app
+
+    hub = make_hub(threaded=True, clock=SystemClock(), backend="gpio")
+    client = create_app(hub.web_service(), {"TESTING": True}).test_client()
+    client.set_cookie("mtrain_table", hub.trust.table_token())
+    now = act(client, "start").get_json()
+    assert now["lights"] is False and now["stuck"] == []
+    assert now["steps"] == 8 + 1 + 16 + len(SOUND_NAMES)  # no "slot n lights" step
+    assert "selftest.no_ring" in client.get("/static/selftest.js").data.decode()

@@ -192,3 +192,50 @@ def test_check_through_the_fake_mcu_subcommand(tmp_path):
         box.stdin.close()
         box.wait(10)
         box.stdout.close()
+
+
+def test_inputs_active_on_the_hub_box_fail_at_once_by_name(tmp_path, mcu, capsys):
+    """The up-front level check reads the box's own snapshot: a button held since the
+    link came up and a marker left on are named before the first step (issue 22)."""
+    mcu.button(3, True)
+    mcu._scanned(3)
+    mcu.marker(5, True)
+    config = serial_config(tmp_path, mcu.path)
+    asked: list[str] = []
+
+    def say(step: Step, number: int, total: int) -> None:
+        asked.append(step.part)
+        if step.kind == "button":
+            mcu.press(step.slot, 40)
+        elif step.kind.startswith("marker"):
+            mcu.marker(step.slot, step.kind == "marker-on")
+
+    @contextmanager
+    def opened(config):
+        with open_parts(config, sound=RecordingPlayer()) as parts:
+            yield parts
+
+    assert walk_through(config, 60.0, opened, say, lambda step: True) == 1
+    out = capsys.readouterr().out
+    assert "  slot 3 button (Pico GP4 (pin 6)): reads pressed (stuck" in out
+    assert "  slot 5 marker (Pico GP14 (pin 19)): reads a marker (one left on" in out
+    assert "slot 3 button" not in asked and "slot 5 marker on" not in asked
+    assert out.splitlines()[-1] == f"{8 + 1 + 16 + 8 + len(SOUND_NAMES) - 3} passed, 3 failed"
+
+
+def test_the_page_self_test_on_the_hub_box_names_a_stuck_input(tmp_path, mcu, make_hub):
+    from hub.runtime.clock import SystemClock
+    from web import create_app
+
+    mcu.button(0, True)  # the centre button, stuck
+    mcu._scanned(0)
+    hub = make_hub(threaded=True, clock=SystemClock(), backend="serial", serial={"port": mcu.path})
+    assert eventually(lambda: hub.link.connected, 10)
+    client = create_app(hub.web_service(), {"TESTING": True}).test_client()
+    assert client.post("/api/selftest", json={"action": "start"}).status_code == 403
+    client.set_cookie("mtrain_table", hub.trust.table_token())
+    now = client.post("/api/selftest", json={"action": "start"}).get_json()
+    assert now["lights"] is True  # the box drives a ring: the lights are asked about
+    assert [(s["kind"], s["slot"], s["pin"]) for s in now["stuck"]] == [
+        ("button", 0, "Pico GP18 (pin 24)")
+    ]

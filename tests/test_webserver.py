@@ -3,6 +3,7 @@ back) and its selector loop, which leaves resting connections alone until they s
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 import time
@@ -34,7 +35,7 @@ class Task:
 
 
 def test_the_pool_grows_for_held_streams_and_shrinks_back():
-    pool = ElasticDispatcher(idle=2, most=8)
+    pool = ElasticDispatcher(idle=2, most=8, retire_after_s=0.0)
     try:
         assert len(pool.threads) == 2
         release, started = threading.Event(), threading.Semaphore(0)
@@ -66,6 +67,63 @@ def test_the_pool_never_exceeds_its_most():
     finally:
         release.set()
         pool.shutdown(timeout=5)
+
+
+def test_extra_workers_stay_through_bursts_and_retire_after_a_quiet_spell():
+    """A burst every second must not start and end threads each time (the claim flood
+    of issue 25 did): extra workers retire only ``retire_after_s`` after the last growth."""
+    pool = ElasticDispatcher(idle=1, most=4, retire_after_s=3600.0)
+    try:
+        release, started = threading.Event(), threading.Semaphore(0)
+        for _ in range(3):
+            pool.add_task(Task(release, started))
+        for _ in range(3):
+            assert started.acquire(timeout=5)
+        release.set()
+        assert eventually(lambda: pool.active_count == 0)
+        grown = set(pool.threads)
+        assert len(grown) >= 3
+        done, quick = threading.Event(), threading.Semaphore(0)
+        done.set()
+        pool.add_task(Task(done, quick))
+        assert quick.acquire(timeout=5)
+        assert pool.threads == grown and pool.stop_count == 0  # kept for the next burst
+    finally:
+        pool.shutdown(timeout=5)
+
+
+def test_the_early_gate_answers_on_the_servers_thread_in_order(monkeypatch):
+    """A gate's refusal is written by the server itself, in the order of the requests
+    on the connection: a pipelined refused request, then a served one."""
+    seen: list[str] = []
+
+    def app(environ: Any, start_response: Any) -> list[bytes]:
+        seen.append(environ["PATH_INFO"])
+        return hello(environ, start_response)
+
+    def gate(method: str, path: str, client: str) -> Any:
+        if path == "/no":
+            return "429 Too Many Requests", [("Retry-After", "7")], b"no"
+        return None
+
+    server = webserver.make_server(app, "127.0.0.1", 0, 2, gate=gate)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        sock = socket.create_connection(("127.0.0.1", server.effective_port), timeout=10)
+        ask = b"POST /no HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"
+        sock.sendall(ask + b"GET /yes HTTP/1.1\r\nHost: x\r\n\r\n" + ask)
+        got = b""
+        while got.count(b"HTTP/1.1 ") < 3 or not got.endswith(b"no"):
+            chunk = sock.recv(4096)
+            assert chunk
+            got += chunk
+        assert re.findall(rb"HTTP/1.1 (\d+)", got) == [b"429", b"200", b"429"]
+        assert b"Retry-After: 7" in got and seen == ["/yes"]
+        sock.close()
+    finally:
+        server.close()
+        thread.join(10)
 
 
 # --- the selector loop: resting connections are not asked every round -------------------

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from flask import Flask
 
-    from web.service import HubService
+    from web.service import EarlyGate, HubService
 
 MAX_BODY = 64 * 1024
 
@@ -50,3 +50,11 @@ def create_app(service: HubService, test_config: dict[str, Any] | None = None) -
     guard.install(app)
     errors.install(app, MAX_BODY)
     return app
+
+
+def early_gate(app: Flask) -> EarlyGate:
+    """The gate the hub's server runs before ``app`` (:func:`web.trust_api.early_gate`):
+    a claim beyond the limits is refused there, costing no worker and no request."""
+    from web.trust_api import early_gate as gate
+
+    return gate(app)

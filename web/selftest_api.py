@@ -2,7 +2,10 @@
 
 ``POST {"action": "start" | "yes" | "no" | "skip" | "stop"}`` drives the running hub's
 walk-through (hub/selftest/session.py); the hub refuses ``start`` while a game is
-unfinished. Changing requests must be JSON (415) from the hub's own page (403 for
+unfinished, and without the table's proof (a table token from a claim at the hub) or
+the scorekeeper's token of the newest game (403): a stranger's phone cannot take the
+hub's inputs (issue 25, LOW 15). The other actions need the proof or a token the start
+was made with. Changing requests must be JSON (415) from the hub's own page (403 for
 another origin), as DESIGN.md's trust model asks. ``/selftest`` opens the page's view.
 """
 
@@ -13,7 +16,7 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, jsonify, redirect, request
 
-from web.api import hub_service, json_body
+from web.api import TABLE_COOKIE, has_proof, hub_service, json_body, request_token
 from web.errors import abort
 
 bp = Blueprint("selftest", __name__)
@@ -52,4 +55,22 @@ def act() -> Response:
     action = body.get("action")
     if action not in ACTIONS:
         abort(400, f"action: expected one of {', '.join(ACTIONS)}, got {action!r}", field="action")
-    return jsonify(hub_service().selftest_action(action))
+    tokens, proven = _proof()
+    return jsonify(hub_service().selftest_action(action, tokens, proven))
+
+
+def _proof() -> tuple[tuple[str, ...], bool]:
+    """The tokens this request shows, and whether one proves the table (a live table
+    token) or the newest game's scorekeeper (its cookie or the Bearer header)."""
+    service = hub_service()
+    newest = service.running_game()
+    if newest is None:
+        games = service.list_games()
+        newest = max((int(g["id"]) for g in games), default=None)
+    shown = (
+        request_token(None),
+        request.cookies.get(TABLE_COOKIE),
+        None if newest is None else request.cookies.get(f"mtrain_token_{newest}"),
+    )
+    tokens = tuple(t for t in shown if t)
+    return tokens, has_proof(newest)

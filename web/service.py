@@ -101,6 +101,23 @@ class ServerTakeover(Protocol):
         """Send the JSON of ``future``'s result as the body once it resolves."""
 
 
+# A refusal the server writes itself: status ("429 Too Many Requests"), headers, body.
+EarlyAnswer = tuple[str, list[tuple[str, str]], bytes]
+# The environ key a server with an :class:`EarlyGate` sets: the gate has seen (and
+# counted) this request before it reached Flask.
+EARLY_CHECKED = "mtrain.early_checked"
+
+
+class EarlyGate(Protocol):
+    """What the web layer hands the server to refuse cheaply: called for every request
+    once it has arrived whole, on the server's own thread, before a worker or Flask
+    does anything. A flood (claims from phones with no token) costs the hub one call
+    and a canned answer, not a request (issue 25, HIGH 2)."""
+
+    def __call__(self, method: str, path: str, client: str) -> EarlyAnswer | None:
+        """The answer to refuse the request with, or None to serve it."""
+
+
 class HubService(Protocol):
     """Everything a request may ask of the hub. Refusals raise :class:`Refused`."""
 
@@ -201,6 +218,10 @@ class HubService(Protocol):
         """The page's self-test (hub/selftest/session.py): ``running``, the ``step``
         waiting (prompt, part, pin, whether it wants an answer) and the ``results``."""
 
-    def selftest_action(self, action: str) -> dict[str, Any]:
-        """``start`` (refused 409 while a game is unfinished), ``yes``/``no`` (a light or
-        sound step), ``skip`` or ``stop``; the self-test's status after."""
+    def selftest_action(
+        self, action: str, tokens: tuple[str, ...] = (), proven: bool = False
+    ) -> dict[str, Any]:
+        """``start`` (refused 409 while a game is unfinished, 403 unless ``proven``: the
+        table's proof or a scorekeeper's token), ``yes``/``no`` (a light or sound step),
+        ``skip`` or ``stop`` (403 unless ``proven`` or one of ``tokens`` started it);
+        the self-test's status after."""

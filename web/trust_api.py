@@ -9,16 +9,19 @@ running a short-lived table token, which authorises the settings and a new game.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
 from web.api import has_proof, hub_service, json_body, set_token_cookie
 from web.errors import abort
+from web.guard import HEADERS
 from web.inputs import ID
+from web.service import EARLY_CHECKED, EarlyAnswer, EarlyGate
 
 bp = Blueprint("trust", __name__, url_prefix="/api")
 
@@ -41,14 +44,17 @@ class ClaimLimits:
         self._by: dict[str, deque[float]] = {}
 
     def wait(self, client: str) -> float:
-        """0 (and counted) if ``client`` may ask now, else the seconds until it may."""
+        """0 (and counted) if ``client`` may ask now, else the seconds until it may.
+        Constant time per ask: only the asker's and the total's old asks are dropped
+        (the addresses done asking, only when the table of them is full)."""
         now = self._clock()
         with self._lock:
-            for times in (self._all, *self._by.values()):
+            if len(self._by) >= MOST_CLIENTS:
+                self._by = {k: v for k, v in self._by.items() if v and v[-1] > now - CLAIM_SPAN_S}
+            mine = self._by.get(client, deque())
+            for times in (self._all, mine):
                 while times and times[0] <= now - CLAIM_SPAN_S:
                     times.popleft()
-            self._by = {k: v for k, v in self._by.items() if v}
-            mine = self._by.get(client, deque())
             for times, most in ((mine, CLAIMS_PER_CLIENT), (self._all, CLAIMS_IN_ALL)):
                 if len(times) >= most:
                     return times[0] + CLAIM_SPAN_S - now
@@ -58,11 +64,37 @@ class ClaimLimits:
             return 0.0
 
 
-def _limits() -> ClaimLimits:
-    limits = current_app.extensions.get("claim_limits")
+def _limits(app: Flask | None = None) -> ClaimLimits:
+    extensions = (app or current_app).extensions
+    limits = extensions.get("claim_limits")
     if limits is None:
-        limits = current_app.extensions.setdefault("claim_limits", ClaimLimits())
+        limits = extensions.setdefault("claim_limits", ClaimLimits())
     return limits  # type: ignore[no-any-return]
+
+
+def _too_many(wait: float) -> tuple[dict[str, str], dict[str, str]]:
+    """The 429's body and headers: when to ask again."""
+    body = {"error": f"claim: too many claims lately; ask again in {wait:.0f} s"}
+    return body, {"Retry-After": str(max(1, round(wait))), "Cache-Control": "no-store"}
+
+
+def early_gate(app: Flask) -> EarlyGate:
+    """The server's gate for ``app`` (:class:`web.service.EarlyGate`): a claim beyond the
+    limits is refused with its 429 before a worker or Flask sees it; one within them
+    is counted here and served (``EARLY_CHECKED``: the handler does not count it again)."""
+    limits = _limits(app)
+
+    def gate(method: str, path: str, client: str) -> EarlyAnswer | None:
+        if method != "POST" or path != "/api/claim":
+            return None
+        wait = limits.wait(client)
+        if not wait:
+            return None
+        body, headers = _too_many(wait)
+        headers |= {"Content-Type": "application/json", **HEADERS}
+        return "429 Too Many Requests", list(headers.items()), json.dumps(body).encode()
+
+    return gate
 
 
 @bp.post("/claim")
@@ -72,11 +104,13 @@ def start_claim() -> Response:
     if body:
         field = sorted(body)[0]
         abort(400, f"{field}: unknown field (a claim takes none)", field)
-    wait = _limits().wait(request.remote_addr or "")
+    # Counted by the server's early gate already, when it has one (the hub's does).
+    wait = 0.0 if request.environ.get(EARLY_CHECKED) else _limits().wait(request.remote_addr or "")
     if wait:
-        response = jsonify({"error": f"claim: too many claims lately; ask again in {wait:.0f} s"})
+        answer, headers = _too_many(wait)
+        response = jsonify(answer)
         response.status_code = 429
-        response.headers["Retry-After"] = str(max(1, round(wait)))
+        response.headers.update(headers)
         return response
     response = jsonify(hub_service().start_claim())
     response.status_code = 202

@@ -306,14 +306,18 @@ class HubWebService:
             setup = check_setup(body, self.default_rules)
             if self.running_game() != replaces:
                 raise Refused(409, "another game started meanwhile: look again")
-            return self._parts.games.new_game(setup, replaces)
+            started = self._parts.games.new_game(setup, replaces)
+        self._parts.selftest.game_started()  # the table's presses are the game's now
+        return started
 
     def bring_back(self, game_id: int, replaces: int | None = None) -> dict[str, Any]:
         """Put an abandoned game back on the table."""
         with _refusals():
             if self.running_game() != replaces:
                 raise Refused(409, "another game started meanwhile: look again")
-            return self._parts.games.bring_back(game_id, replaces)
+            game = self._parts.games.bring_back(game_id, replaces)
+        self._parts.selftest.game_started()
+        return game
 
     def start_claim(self) -> dict[str, Any]:
         """Light a slot and wait for its press (see :mod:`hub.games.trust`)."""
@@ -385,9 +389,11 @@ class HubWebService:
         """The page's self-test: running or not, the step waiting, the results."""
         return self._parts.selftest.status()
 
-    def selftest_action(self, action: str) -> dict[str, Any]:
+    def selftest_action(
+        self, action: str, tokens: tuple[str, ...] = (), proven: bool = False
+    ) -> dict[str, Any]:
         """Start, answer, skip or stop the self-test; its status after."""
         try:
-            return self._parts.selftest.act(action)
+            return self._parts.selftest.act(action, tokens, proven)
         except SelftestRefused as exc:
             raise Refused(exc.status, str(exc), "action") from exc

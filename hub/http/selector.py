@@ -81,8 +81,10 @@ def touch(obj: Any) -> None:
 
 
 def resting(obj: Any, flags: int) -> bool:
-    """Whether ``obj`` only waits to read, with nothing in service for it."""
-    return flags == _READING and isinstance(obj, HTTPChannel) and not obj.requests
+    """Whether ``obj`` only waits to read, with nothing in service for it (or waits out
+    a pause: a connection the early gate refused is asked again in the next full round)."""
+    reading = flags == _READING or (flags == 0 and getattr(obj, "paused_until", 0.0) > 0)
+    return reading and isinstance(obj, HTTPChannel) and not obj.requests
 
 
 class EpollLoop:

@@ -15,7 +15,10 @@ once waitress has written everything before it. Limits on top of waitress's:
 - out of file descriptors, accepting backs off and idle connections are closed, with
   one log line per episode (:meth:`HandoverServer.accept`);
 - :class:`ElasticDispatcher` starts ``idle`` workers and grows to ``most`` only
-  while requests would wait;
+  while requests would wait, retiring the extra ones only after a quiet spell;
+- an :class:`web.service.EarlyGate` handed in sees each request as it arrives whole and
+  may refuse it there, on the selector thread: a claim flood costs the hub no worker,
+  no Flask request and no thread (:meth:`HandoverServer.add_task`);
 - the selector loop (:mod:`hub.http.selector`) asks only the connections that may have
   changed, so resting idle connections cost it nothing per round.
 """
@@ -24,7 +27,6 @@ from __future__ import annotations
 
 import errno
 import heapq
-import json
 import logging
 import resource
 import socket
@@ -35,11 +37,12 @@ from typing import Any, cast
 from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
 from waitress.server import MultiSocketServer, TcpWSGIServer
-from waitress.task import ThreadedTaskDispatcher, WSGITask
+from waitress.task import WSGITask
 
 from hub.http.selector import EpollLoop, SocketMap, touch
 from hub.http.streams import LiveStreams
-from web.service import LIVE_SERVER
+from hub.http.workers import ElasticDispatcher, head, refuse, render
+from web.service import EARLY_CHECKED, LIVE_SERVER, EarlyGate
 
 log = logging.getLogger("hub.http.server")
 
@@ -49,30 +52,6 @@ CLEANUP_S = 2  # how often the idle and slow connections are looked for
 CONNECTIONS = 1000  # open connections (streams not counted), fewer if file descriptors lack
 STREAMS = 500  # live streams (config web.streams)
 ACCEPT_BACKOFF_S = 0.5  # out of file descriptors: no accept for this long
-
-
-class ElasticDispatcher(ThreadedTaskDispatcher):
-    """A waitress task dispatcher with between ``idle`` and ``most`` worker threads."""
-
-    def __init__(self, idle: int, most: int) -> None:
-        super().__init__()
-        self.idle = idle
-        self.most = most
-        self.set_thread_count(idle)
-
-    def add_task(self, task: Any) -> None:
-        """Queue ``task``; start a worker if none is free, retire extra idle ones."""
-        with self.lock:
-            running = len(self.threads) - self.stop_count
-            free = running - self.active_count
-            waiting = len(self.queue) + 1
-            grow = waiting > free and running < self.most
-            if free - waiting > self.idle:
-                self.stop_count += free - waiting - self.idle
-                self.queue_cv.notify_all()
-        if grow:
-            self.set_thread_count(running + 1)
-        super().add_task(task)
 
 
 class Handover:
@@ -106,20 +85,6 @@ class Handover:
         self.kinds = self.future = None
 
 
-def _head(version: str, status: str, headers: list[tuple[str, str]], length: int | None) -> bytes:
-    """The answer's status line and headers, ending the connection after the body."""
-    lines = [f"HTTP/{version} {status}"]
-    lines += [
-        f"{name}: {value}"
-        for name, value in headers
-        if name.lower() not in ("content-length", "connection")
-    ]
-    if length is not None:
-        lines.append(f"Content-Length: {length}")
-    lines.append("Connection: close")
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-
-
 class LiveTask(WSGITask):
     """A WSGI task whose handler may hand its answer over to the stream thread."""
 
@@ -128,6 +93,8 @@ class LiveTask(WSGITask):
         environ = super().get_environment()
         server: Any = self.channel.server
         environ.setdefault(LIVE_SERVER, Handover(server.live))
+        if server.gate is not None:
+            environ[EARLY_CHECKED] = True
         return environ
 
     def finish(self) -> None:
@@ -151,6 +118,8 @@ class LiveChannel(HTTPChannel):
     task_class = LiveTask
     handover: tuple[Handover, str, str, list[tuple[str, str]]] | None = None
     request_since = 0.0  # when the request being received began (0: none)
+    paused_until = 0.0  # not read until then (monotonic): refused by the early gate
+    refused = 0  # the early gate's refusals in a row on this connection
     _will_close = False
 
     @property
@@ -165,6 +134,14 @@ class LiveChannel(HTTPChannel):
         self._will_close = value
         if value:
             touch(self)
+
+    def readable(self) -> bool:
+        """Waitress's answer, unless the early gate paused this connection."""
+        if self.paused_until:
+            if time.monotonic() < self.paused_until:
+                return False
+            self.paused_until = 0.0
+        return bool(super().readable())
 
     def give_over(
         self, handover: Handover, version: str, status: str, headers: list[tuple[str, str]]
@@ -214,22 +191,11 @@ class LiveChannel(HTTPChannel):
     ) -> None:
         live: LiveStreams = cast(Any, self.server).live
         if handover.kinds is not None:
-            live.adopt_stream(sock, _head(version, status, headers, None), handover.kinds)
+            live.adopt_stream(sock, head(version, status, headers, None), handover.kinds)
         elif handover.future is not None:
             live.adopt_answer(
-                sock, handover.future, lambda done: _render(done, version, status, headers)
+                sock, handover.future, lambda done: render(done, version, status, headers)
             )
-
-
-def _render(done: Future[Any], version: str, status: str, headers: list[tuple[str, str]]) -> bytes:
-    """A waiting answer once its future resolved: the JSON of its result (or a 500)."""
-    try:
-        body = json.dumps(done.result(), separators=(",", ":")).encode() + b"\n"
-    except Exception:
-        log.exception("an answer that waited for the hub failed")
-        status = "500 Internal Server Error"
-        body = json.dumps({"error": "the hub failed on this request (see its log)"}).encode()
-    return _head(version, status, headers, len(body)) + body
 
 
 class HandoverServer(TcpWSGIServer):
@@ -243,8 +209,28 @@ class HandoverServer(TcpWSGIServer):
 
     channel_class = LiveChannel
     live: LiveStreams
+    gate: EarlyGate | None = None
     _starved_until = 0.0  # no accept until then (monotonic)
     _refused = 0  # accepts that failed for want of descriptors, this episode
+
+    def add_task(self, task: Any) -> None:
+        """Hand a connection's next request to a worker, unless the gate refuses it:
+        then its answer is written here (the selector thread, or the worker that served
+        the one before it), and so on down the requests waiting. Waitress calls this
+        with the connection's ``requests_lock`` held and its head request whole."""
+        channel: Any = task
+        while self.gate is not None and channel.requests and not channel.requests[0].error:
+            request = channel.requests[0]  # waitress's parser: command and path are str
+            client = channel.addr[0] if isinstance(channel.addr, tuple) else ""
+            answer = self.gate(str(request.command), str(request.path), client)
+            if answer is None:
+                channel.refused = 0
+                break
+            refuse(channel, request, answer)
+            if channel.close_when_flushed:
+                return
+        if channel.requests:
+            super().add_task(channel)
 
     def readable(self) -> bool:
         """Accept while it can; when every connection is taken, close idle ones first."""
@@ -326,11 +312,12 @@ def make_server(
     news: Any = None,
     snapshot: Any = None,
     streams: int = STREAMS,
+    gate: EarlyGate | None = None,
     **options: Any,
 ) -> Any:
     """A waitress server for WSGI ``app`` whose pool grows to ``most_threads`` and which
     serves up to ``streams`` live streams of ``news`` (a Broadcaster) on one thread,
-    each starting with ``snapshot()``."""
+    each starting with ``snapshot()``; ``gate`` refuses floods before ``app`` runs."""
     files = raise_file_limit(CONNECTIONS + streams + 128)
     connections = max(16, min(CONNECTIONS, files - streams - 64))
     settings = {
@@ -349,6 +336,7 @@ def make_server(
             app, socket_map, dispatcher=dispatcher, adj=adj, sockinfo=cast(Any, sockinfo)
         )
         server.live = live
+        server.gate = gate
         servers.append(server)
     if news is not None:
         news.callbacks.append(live.offer)

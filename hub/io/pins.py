@@ -176,6 +176,19 @@ class SlotInputs:
         """Every marker sensor's level now (after a start or reconnect)."""
         return tuple(bool(m.is_active) for m in self.markers)
 
+    def active_inputs(self) -> list[tuple[str, int]]:
+        """The inputs that read active now, as ``("button", slot)`` / ``("marker", slot)``
+        (the centre button: slot ``CENTRE``): the self-test's up-front level check."""
+        active = [
+            (kind, slot)
+            for kind, devices in (("button", self.buttons), ("marker", self.markers))
+            for slot, device in enumerate(devices, 1)
+            if device.is_active
+        ]
+        if self.centre is not None and self.centre.is_active:
+            active.append(("button", CENTRE))
+        return active
+
     def close(self) -> None:
         """Release the pins."""
         for device in self.buttons + self.markers:

@@ -23,6 +23,7 @@ its fake is ``tests/doubles.py``'s ``MemoryJournal``.
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -44,6 +45,21 @@ BATCH = 256  # events the loop gathers at most before handing them off
 COMPACT_AFTER = 2000  # events in a segment before a fresh checkpoint starts the next
 
 Record = dict[str, Any]
+# What a failed write means for the table, by its errno: the page names it
+# (``errors.storage.<problem>`` in the catalogs).
+PROBLEMS = {errno.EROFS: "read_only", errno.ENOSPC: "full", errno.EDQUOT: "full"}
+
+
+def storage_problem(exc: BaseException, path: str) -> dict[str, Any]:
+    """The snapshot's ``storage`` while the table cannot be saved: ``saved`` false, the
+    ``problem`` (``read_only``, ``full`` or ``error``), the ``path`` and the OS's words."""
+    number = exc.errno if isinstance(exc, OSError) else None
+    return {
+        "saved": False,
+        "problem": PROBLEMS.get(number or 0, "error"),
+        "path": path,
+        "detail": exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc),
+    }
 
 
 class Journal(Protocol):
@@ -190,6 +206,13 @@ class JournalWriter:
         self._broken = True  # no segment written yet (or the last write failed)
         self._failing = False  # the last write failed (said once in the log)
         self._unsynced = False  # appended, its fsync left to a later batch (writer thread)
+        self._problem: dict[str, Any] | None = None  # why the last write failed
+        self._on_problem: Callable[[dict[str, Any] | None], None] | None = None
+
+    def watch(self, on_problem: Callable[[dict[str, Any] | None], None]) -> None:
+        """``on_problem`` hears (on the writer thread) when writes start failing, with
+        :func:`storage_problem`, and None once a write succeeds again."""
+        self._on_problem = on_problem
 
     def record(self, event: Event, table: Table) -> None:
         """``event`` was applied and made ``table`` (loop thread; never blocks)."""
@@ -210,22 +233,24 @@ class JournalWriter:
         number = self._handed
         self._writer.submit(lambda: self._write(batch, number))
 
-    def written(self) -> Future[Any]:
+    def written(self) -> Future[dict[str, Any] | None]:
         """A future that resolves once every batch handed off so far is on disk. It
         runs on the writer thread after those batches and fsyncs what the last of them
-        left to a later batch: one the loop may hand off only after this was asked."""
+        left to a later batch: one the loop may hand off only after this was asked.
+        Its result is None, or :func:`storage_problem` when they could not be written
+        (a read-only or full disk): the caller must not say the table was saved."""
         return self._writer.submit(self._sync_left)
 
-    def _sync_left(self) -> None:
+    def _sync_left(self) -> dict[str, Any] | None:
         """Writer thread: fsync an append whose fsync was left to a later batch."""
-        if not self._unsynced:
-            return
-        try:
-            self._journal.sync()
-        except Exception as exc:  # as a failed write: the next batch starts afresh
-            self._failed(exc)
-            return
-        self._unsynced = False
+        if self._unsynced:
+            try:
+                self._journal.sync()
+            except Exception as exc:  # as a failed write: the next batch starts afresh
+                self._failed(exc)
+                return self._problem
+            self._unsynced = False
+        return self._problem
 
     def _write(self, batch: list[tuple[Event | None, Table]], number: int) -> None:
         """Writer thread: append the batch, or begin a segment where one is due."""
@@ -254,10 +279,18 @@ class JournalWriter:
         if self._failing:
             log.warning("journal: %s is written again", _where(self._journal))
             self._failing = False
+            self._problem = None
+            if self._on_problem is not None:
+                self._on_problem(None)
 
     def _failed(self, exc: Exception) -> None:
         """A write or fsync failed: the next batch starts a whole new segment."""
         self._broken = True
+        problem = storage_problem(exc, _where(self._journal))
+        if problem != self._problem:
+            self._problem = problem
+            if self._on_problem is not None:
+                self._on_problem(problem)
         if not self._failing:
             log.error(
                 "journal: cannot write %s (%s); the table will not survive a "

@@ -250,10 +250,12 @@ class HubLoop:
 
         def written(done: Future[Any]) -> None:
             error = done.exception()
-            if error is None:
-                future.set_result(snapshot)
-            else:
+            if error is not None:
                 future.set_exception(error)
+            elif done.result() is not None:  # not on disk: the answer must say so
+                future.set_result({**snapshot, "storage": done.result()})
+            else:
+                future.set_result(snapshot)
 
         self._journal.written().add_done_callback(written)
 

@@ -12,7 +12,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from hub.core.events import CENTRE, Event
+from hub.core.events import Event
 from hub.io.leds import NoRing
 from hub.io.sound import DisabledPlayer
 from hub.runtime.clock import SystemClock
@@ -40,19 +40,9 @@ class Parts:
 
     def active_inputs(self) -> list[tuple[str, int]] | None:
         """The inputs that read active now, as ``("button", slot)`` / ``("marker", slot)``
-        (slot 0: the centre button); None when their levels cannot be read here (the
-        Pico's inputs)."""
-        if self.inputs is None:
-            return None
-        active = [
-            (kind, slot)
-            for kind, devices in (("button", self.inputs.buttons), ("marker", self.inputs.markers))
-            for slot, device in enumerate(devices, 1)
-            if device.is_active
-        ]
-        if self.inputs.centre is not None and self.inputs.centre.is_active:
-            active.append(("button", CENTRE))
-        return active
+        (slot 0: the centre button); None when their levels cannot be read (no inputs,
+        or a hub box that has not reported them)."""
+        return None if self.inputs is None else self.inputs.active_inputs()
 
     def listen(self, callback: Callable[[Event], None]) -> None:
         """Send every input edge to ``callback`` from now on."""
@@ -142,6 +132,8 @@ def _open_link(config: dict[str, Any], backend: str, parts: Parts, stack: ExitSt
     parts.leds = SerialLeds(link)
     parts.ring = True
     parts.centre = backend == "serial"
+    if backend == "serial":
+        parts.inputs = link  # the box reports its levels once handshaken (above)
 
 
 def _open_pins(

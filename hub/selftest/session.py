@@ -4,20 +4,28 @@ While a walk-through runs, the hub's input edges go to it instead of the table (
 during the test plays no turn), its light steps show on the ring in place of the
 table's lights, and its sounds play on the hub's speaker. When it ends (done or
 stopped, or a game started meanwhile: its first edge ends the test and goes to the
-table) the ring shows the table again and the markers are read afresh, so the table
-knows where every marker is. It starts only while no game is unfinished: a test must
-not take the hub from a game being played (DESIGN.md's trust model: anyone may do
-what starting a game needs, nothing more).
+table; a game started from a phone ends it at once) the ring shows the table again and
+the markers are read afresh, so the table knows where every marker is. It starts only
+while no game is unfinished, and only with the table's proof (a claim at the hub) or a
+scorekeeper's token: a stranger's phone must not take the hub's inputs (issue 25, LOW
+15). Once started, the phone that started it (the tokens it showed) or anyone with the
+proof answers it.
+
+Before the first step every input's level is read: a button that reads pressed or a
+sensor that reads a marker fails its steps at once, named, instead of after a wait.
+With no hub box attached there is no ring to ask about: the lights steps are left out,
+and the status says why.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from hub.core.events import ButtonChanged, Event, MarkerChanged
-from hub.selftest.walkthrough import Walkthrough, Wiring, plan, ring_frame
+from hub.core.events import CENTRE, ButtonChanged, Event, MarkerChanged
+from hub.selftest.walkthrough import STUCK, Walkthrough, Wiring, plan, ring_frame
 
 ACTIONS = ("start", "yes", "no", "skip", "stop")
 
@@ -35,7 +43,9 @@ class SelftestSession:
 
     ``show(pixels | None)`` puts a frame on the ring (None: the table's lights again),
     ``play(name)`` plays a sound, ``running_game()`` says whether a game is unfinished,
-    ``reread_markers()`` tells the table to read the markers afresh.
+    ``reread_markers()`` tells the table to read the markers afresh, ``levels()`` lists
+    the inputs that read active now (None: not known), ``ring`` says whether a hub box
+    drives a ring.
     """
 
     def __init__(
@@ -46,8 +56,14 @@ class SelftestSession:
         play: Callable[[str], None],
         running_game: Callable[[], int | None],
         reread_markers: Callable[[], None],
+        levels: Callable[[], list[tuple[str, int]] | None] = lambda: None,
+        ring: bool = True,
     ) -> None:
         self._wiring = wiring
+        self._levels = levels
+        self._ring = ring
+        self._stuck: list[tuple[str, int]] | None = None
+        self._holders: frozenset[str] = frozenset()  # digests of the starter's tokens
         self._show = show
         self._play = play
         self._running_game = running_game
@@ -82,15 +98,42 @@ class SelftestSession:
                     "passed": False,
                     "results": [],
                 }
-            return {"running": self._active, **self._walk.status()}
+            return {"running": self._active, **self._walk.status(), **self._found()}
 
-    def act(self, action: str) -> dict[str, Any]:
-        """``start``, ``yes``/``no`` (the light or sound step), ``skip``, ``stop``."""
+    def _found(self) -> dict[str, Any]:
+        """What the start found: the inputs active before any step (``stuck``: part,
+        pin and what it reads; None: levels not known) and ``lights`` (false: no ring)."""
+        stuck = None
+        if self._stuck is not None:
+            stuck = [
+                {
+                    "kind": kind,
+                    "slot": slot,
+                    "pin": self._wiring.input_pin("centre" if slot == CENTRE else f"{kind}s", slot),
+                    "reads": STUCK["button" if kind == "button" else "marker-on"],
+                }
+                for kind, slot in self._stuck
+            ]
+        return {"stuck": stuck, "lights": self._ring}
+
+    def act(self, action: str, tokens: Iterable[str] = (), proven: bool = False) -> dict[str, Any]:
+        """``start``, ``yes``/``no`` (the light or sound step), ``skip``, ``stop``.
+
+        ``proven``: the request showed the table's proof or a scorekeeper's token;
+        ``tokens``: every token it showed. ``start`` needs the proof; the other actions
+        the proof or one of the tokens the start was made with (403 otherwise)."""
+        digests = frozenset(_digest(t) for t in tokens)
         with self._lock:
             if action == "start":
-                self._start()
+                self._start(digests, proven)
             elif not self._active or self._walk is None:
                 raise SelftestRefused(409, "action: no self-test is running (start one)")
+            elif not proven and not digests & self._holders:
+                raise SelftestRefused(
+                    403,
+                    "action: only the phone that started the self-test, or one with the "
+                    "table's proof, may answer it",
+                )
             elif action in ("yes", "no"):
                 step = self._walk.current()
                 if step is None or not step.needs_answer:
@@ -105,7 +148,7 @@ class SelftestSession:
             self._end_if_done()
             return self.status()
 
-    def _start(self) -> None:
+    def _start(self, holders: frozenset[str], proven: bool) -> None:
         if self._active:
             raise SelftestRefused(409, "action: a self-test is running already")
         if self._running_game() is not None:
@@ -114,8 +157,23 @@ class SelftestSession:
                 "action: a game is being played: finish it (or end "
                 "it) before the self-test takes the hub",
             )
+        if not proven:
+            raise SelftestRefused(
+                403,
+                "action: the self-test takes the hub's buttons and lights: it needs the "
+                "table's proof (claim it at the hub) or a scorekeeper's token",
+            )
         self._active = True
-        self._walk = Walkthrough(plan(self._wiring), self._light, self._play)
+        self._holders = holders
+        self._stuck = self._levels()  # read before anyone presses anything
+        steps = plan(self._wiring, lights=self._ring)
+        self._walk = Walkthrough(steps, self._light, self._play, self._stuck or ())
+
+    def game_started(self) -> None:
+        """A game was started (from a phone): the hub is the table's again, at once."""
+        with self._lock:
+            if self._active:
+                self._end()
 
     def _light(self, slot: int | None) -> None:
         self._show(ring_frame(slot, self._wiring.pixels))
@@ -128,3 +186,8 @@ class SelftestSession:
         self._active = False
         self._show(None)
         self._reread()
+
+
+def _digest(token: str) -> str:
+    """What the session keeps of a token: its SHA-256, never the token."""
+    return hashlib.sha256(token.encode()).hexdigest()

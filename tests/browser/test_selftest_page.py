@@ -4,6 +4,7 @@ places markers and answers on the phone, and the page ends with a table of every
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -24,7 +25,13 @@ def test_a_person_walks_through_the_hub_box_from_the_phone(chromium, tmp_path):
     try:
         phone = Phone(context, hub.base)
         phone.allowed.append("409")  # a click racing the hub's own step change
+        phone.allowed.append("403")  # the first start, before the table trusts this phone
         page = phone.page
+        page.goto(hub.base + "/selftest")
+        page.locator("#st-buttons [data-action='start']").click()
+        # A phone the table does not trust is refused, and sent to ask the hub.
+        page.locator("#st-claim a[href='#/join']").click()
+        claim_at_the_hub(hub, mcu, page)
         page.goto(hub.base + "/selftest")
         page.locator("#st-buttons [data-action='start']").click()
         page.locator("#st-step").filter(has_text="slot 1 button (Pico GP2 (pin 4))").wait_for()
@@ -42,6 +49,20 @@ def test_a_person_walks_through_the_hub_box_from_the_phone(chromium, tmp_path):
         context.close()
         hub.stop()
         mcu.close()
+
+
+def claim_at_the_hub(hub, mcu, page) -> None:
+    """The join view's claim: the hub lights a slot, the person holds it there."""
+    page.locator("#claim").click()
+
+    def lit() -> int | None:
+        _, state = hub.get("/api/state")
+        return state["claim"]["slot"] if state.get("claim") else None
+
+    slot = eventually(lit, 10)
+    assert slot
+    mcu.press(slot, 1500)
+    page.locator("#claim-note").filter(has_text="The table trusts this phone").wait_for()
 
 
 def walk(hub, mcu, page, timeout: float = 60.0) -> None:
@@ -68,3 +89,46 @@ def walk(hub, mcu, page, timeout: float = 60.0) -> None:
         done = step["number"]
         eventually(lambda: moved_on(done), 3.0, every=0.02)  # noqa: B023 (asked at once)
     raise AssertionError("the self-test did not end")
+
+
+def test_the_view_names_a_stuck_button_at_the_start(chromium, tmp_path):
+    """Issue 22's up-front level check on the phone: a button held before the test
+    (the sim's, held 10 s) is named in the view at once, in the page's words."""
+    from tests.browser.conftest import PHONE, Phone
+    from tests.http_client import HubProcess
+
+    hub = HubProcess(tmp_path / "state", "--backend", "sim")
+    context = chromium.new_context(viewport=PHONE)
+    try:
+        phone = Phone(context, hub.base)
+        page = phone.page
+        page.goto(hub.base + "/#/join")
+        page.locator("#join-url").filter(has_text="http").wait_for()  # the view is live
+        page.locator("#claim").click()
+
+        def lit() -> int | None:
+            _, state = hub.get("/api/state")
+            return state["claim"]["slot"] if state.get("claim") else None
+
+        slot = eventually(lit, 10)
+        assert slot
+        hub.post(f"/api/sim/slots/{slot}/press", {"hold_ms": 1500})
+        page.locator("#claim-note").filter(has_text="The table trusts this phone").wait_for()
+        stuck = 4 if slot != 4 else 5
+        pressed = threading.Thread(
+            target=hub.post, args=(f"/api/sim/slots/{stuck}/press", {"hold_ms": 10000})
+        )
+        pressed.start()  # the pin goes down as the request arrives, long before the click
+        page.goto(hub.base + "/selftest")
+        page.locator("#st-buttons [data-action='start']").click()
+        item = page.locator(f"#st-stuck li[data-slot='{stuck}']")
+        item.wait_for()
+        assert item.inner_text().startswith(f"Slot {stuck}'s button (BCM ")
+        assert "reads pressed before anything was pressed" in item.inner_text()
+        assert not page.locator("#st-lights").is_visible()  # the sim's ring is on the page
+        page.locator("#st-buttons [data-action='stop']").click()
+        pressed.join(15)
+        assert not phone.errors and not phone.foreign
+    finally:
+        context.close()
+        hub.stop()

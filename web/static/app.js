@@ -27,7 +27,8 @@ const VIEWS = {
 };
 // Loaded after the table's first paint; import() of a literal, so the import graph is
 // plain to read (and to test).
-const ADD_ONS = [() => import("./mqtt.js"), () => import("./ring.js"), () => import("./fixes.js")];
+const ADD_ONS = [() => import("./mqtt.js"), () => import("./ring.js"), () => import("./fixes.js"),
+  () => import("./storage.js")];
 
 // --- live updates ----------------------------------------------------------------------
 // The stream; or, while the hub refuses it (a 503: it serves all the streams it can),

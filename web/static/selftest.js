@@ -1,7 +1,11 @@
 // The self-test view (#/selftest): the hub walks a person through every button, marker,
 // light and sound, then shows a pass/fail table naming each part's pin. The hub runs it
 // (POST /api/selftest); this view shows the step waiting and polls while it runs.
+// Starting it needs the table's proof (a claim at the hub, on the join view) or the
+// newest game's scorekeeper; the start reads every input's level first (a stuck one is
+// named at once) and leaves the lights out when no hub box drives a ring.
 import { S, api, esc } from "./core.js";
+import { t } from "./i18n.js";
 
 let root = null, timer = null;
 
@@ -25,12 +29,18 @@ each slot and plays each sound. Do what it asks at the hub. Only while no game i
   <button type="button" class="btn" data-action="stop">Stop</button>
 </div>
 <p id="st-error" class="err" role="alert"></p>
+<p id="st-claim" class="note" hidden></p>
+<ul id="st-stuck" class="err"></ul>
+<p id="st-lights" class="note" hidden></p>
 <table class="results" id="st-results" aria-labelledby="h-selftest"></table>`;
   root.querySelector("#st-buttons").addEventListener("click", async (e) => {
     const action = e.target.dataset && e.target.dataset.action;
     if (!action) return;
     const r = await api("POST", "/api/selftest", { action });
     root.querySelector("#st-error").textContent = r.ok ? "" : r.data.error;
+    const claim = root.querySelector("#st-claim");
+    claim.hidden = r.ok || r.status !== 403;
+    if (!claim.hidden) claim.innerHTML = `<a href="#/join">${esc(t("selftest.claim_first"))}</a>`;
     if (r.ok) { show(r.data); refresh(); }
   });
 }
@@ -43,19 +53,24 @@ async function refresh() {
   timer = setTimeout(refresh, r.ok && r.data.running ? 400 : 3000);
 }
 
-function show(t) {
-  const step = t.step, running = t.running;
+function show(st) {
+  const step = st.step, running = st.running;
   const buttons = root.querySelectorAll("#st-buttons button");
   for (const b of buttons) {
     const a = b.dataset.action;
     b.hidden = a === "start" ? running : !running || ((a === "yes" || a === "no") && !(step && step.answer));
   }
   root.querySelector("#st-step").textContent = running && step
-    ? `${step.number} of ${t.steps} · ${step.part} (${step.pin}): ${step.prompt}`
-    : t.done ? (t.passed ? "Every part passed." : "Done: some parts failed, see below.")
-    : t.results.length ? "Stopped." : "";
-  const rows = t.results.map((r) => `<tr data-passed="${r.passed}"><td>${esc(r.part)}</td><td>${esc(r.pin)}</td>`
+    ? `${step.number} of ${st.steps} · ${step.part} (${step.pin}): ${step.prompt}`
+    : st.done ? (st.passed ? "Every part passed." : "Done: some parts failed, see below.")
+    : st.results.length ? "Stopped." : "";
+  root.querySelector("#st-stuck").innerHTML = (st.stuck || []).map((s) => `<li data-slot="${s.slot}">${esc(
+    t(s.kind === "button" ? (s.slot === 0 ? "selftest.stuck.centre" : "selftest.stuck.button") : "selftest.stuck.marker",
+      { slot: s.slot, pin: s.pin }))}</li>`).join("");
+  root.querySelector("#st-lights").hidden = st.lights !== false || !(running || st.done);
+  root.querySelector("#st-lights").textContent = t("selftest.no_ring");
+  const rows = st.results.map((r) => `<tr data-passed="${r.passed}"><td>${esc(r.part)}</td><td>${esc(r.pin)}</td>`
     + `<td>${r.passed ? "PASS" : "FAIL"}</td><td>${esc(r.detail)}</td></tr>`).join("");
-  root.querySelector("#st-results").innerHTML = t.results.length
+  root.querySelector("#st-results").innerHTML = st.results.length
     ? `<thead><tr><th>part</th><th>pin</th><th>result</th><th>detail</th></tr></thead><tbody>${rows}</tbody>` : "";
 }
