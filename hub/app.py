@@ -122,7 +122,7 @@ class Hub:
         build.on_stop(opened, "the sound player", self.sound.close)
         self.loop.set_extra("sound", self.sound.status())
         self._build_devices(opened, leds)
-        self._build_rules(mqtt_link)
+        self._build_rules(opened, mqtt_link)
 
     def _build_devices(self, opened: ExitStack, leds: LedDriver | None) -> None:
         """The hub box's link, the ring, the self-test and the inputs."""
@@ -154,7 +154,7 @@ class Hub:
             build.on_stop(opened, "the inputs", self.inputs.close)
         self.sim = build.sim_pins(self.config, self.factory) if self.backend == "sim" else None
 
-    def _build_rules(self, mqtt_link: Any) -> None:
+    def _build_rules(self, opened: ExitStack, mqtt_link: Any) -> None:
         """Trust, the games, the dispatcher of the core's effects, settings and MQTT."""
         self.trust = TableTrust(self.loop, self.writer, self.store.add_token, self.clock.now)
         self.games = Games(
@@ -166,6 +166,12 @@ class Hub:
             self.eventlog,
             self.backups,
         )
+        from web.i18n import text  # the catalogs: one home for each sentence
+
+        self.voice, chime_frames = build.voice(
+            self.config, self.settings, text, self._winner, self.sound.say
+        )
+        build.on_stop(opened, "the voice", self.voice.close)
         self.dispatcher = EffectDispatcher(
             self.sound,
             self.lights,
@@ -174,13 +180,23 @@ class Hub:
             self.policy,
             on_round_ended=self.games.round_ended,
             on_claim=self.trust.answered,
+            voice=self.voice,
+            chime_frames=chime_frames,
         )
         self.apply_settings({})
         self.mqtt = self._mqtt_publisher(mqtt_link)
 
     def _dispatch(self, effects: list[Effect]) -> None:
-        """The loop's effects (loop thread), to the dispatcher."""
-        self.dispatcher(effects)
+        """The loop's effects (loop thread), to the dispatcher, with the table after them."""
+        self.dispatcher(effects, self.loop.table)
+
+    def _winner(self, game_id: int) -> str | None:
+        """A finished game's winner as the store has it (for the voice), or None."""
+        try:
+            winner = self.store.get_game(game_id).get("winner")
+        except Exception:  # no such game, a store fault: the voice says it without a name
+            return None
+        return winner if isinstance(winner, str) else None
 
     def _inputs(self) -> SerialLink | SlotInputs:
         """The hub box when it is the backend, else the pins (real or simulated)."""
@@ -221,6 +237,7 @@ class Hub:
         self.policy.set_quiet(values["quiet"])
         self.policy.turn_chime = values["turn_chime"]
         self.lights.set_brightness(float(values["brightness"]))
+        self.voice.prepare(self.loop.table)  # a new language or spelling: render ahead
         self.broadcaster.publish("settings", dict(values))
         return values
 

@@ -26,6 +26,7 @@ from hub.selftest.walkthrough import Wiring
 if TYPE_CHECKING:
     from firmware_bridge.link import SerialLink
     from hub.io.pins import SimPins, SlotInputs
+    from hub.voice.speaker import Voice
 
 log = logging.getLogger("hub")
 
@@ -74,6 +75,9 @@ def open_settings(config: dict[str, Any], state_dir: Path) -> Settings:
             "quiet": config["sound"]["quiet"],
             "turn_chime": True,
             "brightness": config["leds"]["brightness"],
+            "voice": config["sound"]["voice"],
+            "voice_language": config["sound"]["voice_language"],
+            "spoken_names": {},
         },
     )
 
@@ -111,6 +115,33 @@ def sound_player(
     player = AlsaPlayer(device=cfg["device"], volume=volume, on_status_change=on_status, **options)
     player.wait_ready(2.0)
     return player
+
+
+def voice(
+    config: dict[str, Any],
+    settings: Settings,
+    words: Callable[..., str],
+    winner: Callable[[int], str | None],
+    say_late: Callable[[Any], None],
+) -> tuple[Voice, dict[str, int]]:
+    """The voice, reading the settings as they are at each change, and each chime's
+    length in frames (a sentence waits for the chimes of its change to end)."""
+    from hub.sounds import load_sounds
+    from hub.voice.speaker import Voice
+
+    values = settings.values
+    spoken = Voice(
+        words,
+        mode=lambda: str(settings.values["voice"]),
+        lang=lambda: str(settings.values["voice_language"]),
+        spellings=lambda: dict(settings.values["spoken_names"]),
+        winner=winner,
+        on_late=say_late,
+    )
+    if values["voice"] != "off" and spoken.problem is not None:
+        log.warning("voice: %s; the hub will not speak", spoken.problem)
+    sounds, _ = load_sounds()
+    return spoken, {name: len(samples) for name, samples in sounds.items()}
 
 
 def serial_link(
