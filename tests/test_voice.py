@@ -543,3 +543,17 @@ def test_the_spoken_text_is_published_on_event(make_hub, mosquitto):
         assert entries[0]["played"] is True
     finally:
         listener.close()
+
+
+# --- installed where the hub runs -------------------------------------------------
+
+
+def test_the_makefile_and_the_installer_install_espeak_ng():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    makefile = (root / "Makefile").read_text()
+    runtime = re.search(r"^RUNTIME_PACKAGES := (.*)$", makefile, re.M)
+    assert runtime and "espeak-ng" in runtime[1].split()
+    installer = re.search(r"^PACKAGES=\(([^)]*)\)", (root / "systemd/install.sh").read_text(), re.M)
+    assert installer and "espeak-ng" in installer[1].split()
