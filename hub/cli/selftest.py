@@ -25,6 +25,7 @@ from hub.selftest.check import (
     check_pins_free,
     check_sound,
     check_state_dir,
+    check_voice,
     report,
 )
 from hub.selftest.walkthrough import Step, Walkthrough, Wiring, plan, table
@@ -84,6 +85,7 @@ def run_checks(
     if factory is not None or backend == "serial":
         checks.append(check_pins_free(config, backend, factory))
     checks.append(check_sound(config, open_player))
+    checks.append(check_voice(config))
     checks.append(check_serial(config, backend))
     checks.append(check_broker(config))
     checks.append(check_state_dir(config))
