@@ -132,7 +132,9 @@ def _turn_phrase(effects: Sequence[Effect], entries: list[LogEntry], table: Tabl
 
 
 def every_phrase(players: Sequence[str]) -> list[Phrase]:
-    """Every phrase a game with ``players`` can need: rendered ahead of time."""
+    """Every phrase a game with ``players`` can need, rendered ahead of time in this
+    order: every player's turn first (needed at once), then who must cover, then the
+    rest (which follow a chime, and so have a moment more)."""
     named = (
         "say.turn",
         "say.double",
@@ -144,4 +146,4 @@ def every_phrase(players: Sequence[str]) -> list[Phrase]:
         "say.reminder.last_tile",
     )
     fixed = [_say("say.blocked"), _say("say.game_over")]
-    return [_say(key, name=name) for name in players for key in named] + fixed
+    return [_say(key, name=name) for key in named for name in players] + fixed

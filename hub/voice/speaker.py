@@ -116,6 +116,8 @@ class Voice:
         self.failures = 0
         self.problem: str | None = engine.available() if render is engine.render else None
         self._prepared: tuple[object, ...] | None = None
+        # (lang, phrase) -> (words shown, words spoken), for the spellings of _prepared
+        self._words: dict[tuple[str, Phrase], tuple[str, str]] = {}
         self._queue: list[tuple[str, str, bool]] = []  # (lang, spoken text, play when done)
         self._cond = threading.Condition()
         self._busy = False
@@ -135,9 +137,13 @@ class Voice:
         self.prepare(table, lang)
         spoken = []
         for phrase in choose(effects, table, mode, self.winner):
-            text = self.words(lang, phrase.key, **dict(phrase.params))
-            said = self.spoken_text(phrase, lang)
-            spoken.append(Spoken(phrase, text, lang, self.cache.get((lang, said))))
+            words = self._words.get((lang, phrase))
+            if words is None:
+                words = self._words[lang, phrase] = (
+                    self.words(lang, phrase.key, **dict(phrase.params)),
+                    self.spoken_text(phrase, lang),
+                )
+            spoken.append(Spoken(phrase, words[0], lang, self.cache.get((lang, words[1]))))
         return spoken
 
     def spoken_text(self, phrase: Phrase, lang: str) -> str:
@@ -153,11 +159,11 @@ class Voice:
         if game is None or self.mode() == "off":
             return
         lang = lang or self.lang()
-        names = dict(self.spellings())
-        key = (game.players, lang, tuple(sorted(names.items())))
+        key = (game.players, lang, tuple(self.spellings().items()))
         if key == self._prepared:
             return
         self._prepared = key
+        self._words = {}  # a spelling may have changed
         wanted = [self.spoken_text(p, lang) for p in every_phrase(game.players)]
         with self._cond:
             queued = {(q[0], q[1]) for q in self._queue}
