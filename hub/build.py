@@ -137,6 +137,7 @@ def voice(
         spellings=lambda: dict(settings.values["spoken_names"]),
         winner=winner,
         on_late=say_late,
+        ahead=bool(config["sound"]["enabled"]),
     )
     if values["voice"] != "off" and spoken.problem is not None:
         log.warning("voice: %s; the hub will not speak", spoken.problem)

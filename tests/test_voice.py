@@ -557,3 +557,33 @@ def test_the_makefile_and_the_installer_install_espeak_ng():
     assert runtime and "espeak-ng" in runtime[1].split()
     installer = re.search(r"^PACKAGES=\(([^)]*)\)", (root / "systemd/install.sh").read_text(), re.M)
     assert installer and "espeak-ng" in installer[1].split()
+
+
+def test_with_the_sound_switched_off_nothing_is_rendered_and_nothing_is_heard(
+    tmp_path, mock_factory
+):
+    from hub.app import Hub
+    from hub.io.sound import DisabledPlayer
+    from hub.runtime.config import load
+
+    config = load(
+        None,
+        {
+            "hub": {"backend": "sim", "state_dir": str(tmp_path / "state")},
+            "sound": {"enabled": False, "voice": "turns"},
+        },
+    )
+    hub = Hub(config, clock=FakeClock(), pin_factory=mock_factory, sound=DisabledPlayer("off"))
+    hub.start(threaded=False)
+    try:
+        assert not hub.voice.ahead
+        hub.games.new_game(check_setup({"players": list(PLAYERS), "first": 1}, "consensus"))
+        Fingers(hub).tap(1)
+        assert hub.voice.wait_ready(10) and len(hub.voice.cache) == 0
+        said = [e for e in hub.eventlog.recent(100) if e["kind"] == "say"]
+        assert [(e["text"], e["played"]) for e in said] == [
+            ("Ann's turn", False),
+            ("Bea's turn", False),
+        ]
+    finally:
+        hub.stop()

@@ -40,14 +40,15 @@ class Lights(Protocol):
 class EffectDispatcher:
     """Sends each effect to its adapter, sounds first (they are the hot path).
 
-    ``policy`` decides whether a sound plays; one it refuses reaches neither the
-    player nor the phones (no ``sound`` toast) nor the log.
+        ``policy`` decides whether a sound plays; one it refuses reaches neither the
+        player nor the phones (no ``sound`` toast) nor the log.
 
-    ``voice`` (when given) says what the change means. A sentence about the turn whose
-    PCM is ready takes the ``turn`` chime's place on the speaker (the chime is still
-    logged and sent to the phones, marked ``"voiced": true``); any other sentence
-    starts after the longest chime of the same change (``chime_frames``: each sound's
-    length). Every sentence is logged as ``say`` with ``played``, heard or not.
+        ``voice`` (when given) says what the change means. A sentence about the turn whose
+        PCM is ready takes the ``turn`` chime's place on the speaker (the chime is still
+        logged and sent to the phones, marked ``"voiced": true``); any other sentence
+        starts after the longest chime of the same change (``chime_frames``: each sound's
+        length). Every sentence is logged as ``say`` with ``played``, heard or not (not: the
+    quiet rules, or no speaker available).
     """
 
     def __init__(
@@ -83,8 +84,10 @@ class EffectDispatcher:
         spoken: list[Spoken] = []
         if self.voice is not None and table is not None:
             spoken = self._safely(self.voice.announce, effects, table) or []
+        # heard: the quiet rules allow it and a speaker is there to say it on
+        speaker = bool(spoken) and bool((self._safely(self.sound.status) or {}).get("available"))
         allows = self.policy.allows_say
-        heard_say = [bool(self._safely(allows, s.phrase.about_turn)) for s in spoken]
+        heard_say = [speaker and bool(self._safely(allows, s.phrase.about_turn)) for s in spoken]
         voiced_turn = any(
             ok and s.phrase.about_turn and s.samples is not None
             for s, ok in zip(spoken, heard_say, strict=True)

@@ -90,7 +90,8 @@ class Voice:
     ``mode()``, ``lang()`` and ``spellings()`` read the settings as they are now;
     ``winner(game_id)`` names a finished game's winner; ``render(text, lang)`` is the
     engine (:func:`hub.voice.engine.render`; tests may pass another);
-    ``on_late(samples)`` plays a sentence that was rendered after it was asked for.
+    ``on_late(samples)`` plays a sentence that was rendered after it was asked for;
+    ``ahead`` False renders nothing ahead (the hub's sound is switched off).
     """
 
     def __init__(
@@ -104,6 +105,7 @@ class Voice:
         render: Render = engine.render,
         on_late: Callable[[array.array[int]], None] | None = None,
         cache: Cache | None = None,
+        ahead: bool = True,
     ) -> None:
         self.words = words
         self.mode = mode
@@ -112,6 +114,7 @@ class Voice:
         self.winner = winner
         self.render = render
         self.on_late = on_late
+        self.ahead = ahead  # False: nothing is rendered ahead (the hub's sound is off)
         self.cache = cache or Cache()
         self.failures = 0
         self.problem: str | None = engine.available() if render is engine.render else None
@@ -156,7 +159,7 @@ class Voice:
         """Queue the renders a game with ``table``'s players needs (only when its
         players, the language or the spellings changed since the last call)."""
         game = table.game
-        if game is None or self.mode() == "off":
+        if game is None or not self.ahead or self.mode() == "off":
             return
         lang = lang or self.lang()
         key = (game.players, lang, tuple(self.spellings().items()))
