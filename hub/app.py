@@ -169,9 +169,15 @@ class Hub:
         from web.i18n import text  # the catalogs: one home for each sentence
 
         self.voice, chime_frames = build.voice(
-            self.config, self.settings, text, self._winner, self.sound.say
+            self.config,
+            self.settings,
+            text,
+            self._winner,
+            self.sound.say,
+            lambda status: self.loop.set_extra("voice", status),
         )
         build.on_stop(opened, "the voice", self.voice.close)
+        self.loop.set_extra("voice", self.voice.status())
         self.dispatcher = EffectDispatcher(
             self.sound,
             self.lights,

@@ -123,9 +123,11 @@ def voice(
     words: Callable[..., str],
     winner: Callable[[int], str | None],
     say_late: Callable[[Any], None],
+    on_status: Status,
 ) -> tuple[Voice, dict[str, int]]:
     """The voice, reading the settings as they are at each change, and each chime's
-    length in frames (a sentence waits for the chimes of its change to end)."""
+    length in frames (a sentence waits for the chimes of its change to end).
+    ``on_status`` hears the voice's status (the snapshot's ``voice``)."""
     from hub.sounds import load_sounds
     from hub.voice.speaker import Voice
 
@@ -138,6 +140,7 @@ def voice(
         winner=winner,
         on_late=say_late,
         ahead=bool(config["sound"]["enabled"]),
+        on_status=on_status,
     )
     if values["voice"] != "off" and spoken.problem is not None:
         log.warning("voice: %s; the hub will not speak", spoken.problem)

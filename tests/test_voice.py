@@ -445,6 +445,28 @@ def test_a_scripted_game_says_the_expected_sentence_for_each_event(make_hub):
     assert all(max(map(abs, pcm)) > 8000 for pcm in hub.sound.spoken)
 
 
+def test_the_snapshot_says_how_far_the_voice_has_rendered(make_hub):
+    need("espeak-ng")
+    hub = make_hub(sound={"voice": "turns"})
+    assert hub.loop.snapshot["voice"] == {
+        "available": True,
+        "reason": None,
+        "cached": 0,
+        "pending": 0,
+    }
+    hub.games.new_game(check_setup({"players": list(PLAYERS), "first": 1}, "consensus"))
+    hub.loop.drain()
+    assert hub.loop.snapshot["voice"]["pending"] > 0  # queued with the game's start
+    assert hub.voice.wait_ready(60)
+
+    def told():  # the render thread tells the loop once its queue is empty
+        hub.loop.drain()
+        return hub.loop.snapshot["voice"]["pending"] == 0
+
+    until(told, "the voice's status in the snapshot")
+    assert hub.loop.snapshot["voice"]["cached"] == len(every_phrase(PLAYERS))
+
+
 def test_the_voice_speaks_spanish_and_says_a_spelling(make_hub):
     need("espeak-ng")
     hub = make_hub(sound={"voice": "turns", "voice_language": "es"})

@@ -91,7 +91,9 @@ class Voice:
     ``winner(game_id)`` names a finished game's winner; ``render(text, lang)`` is the
     engine (:func:`hub.voice.engine.render`; tests may pass another);
     ``on_late(samples)`` plays a sentence that was rendered after it was asked for;
-    ``ahead`` False renders nothing ahead (the hub's sound is switched off).
+    ``ahead`` False renders nothing ahead (the hub's sound is switched off);
+    ``on_status(status)`` hears :meth:`status` when renders are queued and when the
+    queue is empty again (on the render thread: it should only post to the loop).
     """
 
     def __init__(
@@ -106,6 +108,7 @@ class Voice:
         on_late: Callable[[array.array[int]], None] | None = None,
         cache: Cache | None = None,
         ahead: bool = True,
+        on_status: Callable[[dict[str, object]], None] | None = None,
     ) -> None:
         self.words = words
         self.mode = mode
@@ -115,6 +118,7 @@ class Voice:
         self.render = render
         self.on_late = on_late
         self.ahead = ahead  # False: nothing is rendered ahead (the hub's sound is off)
+        self.on_status = on_status
         self.cache = cache or Cache()
         self.failures = 0
         self.problem: str | None = engine.available() if render is engine.render else None
@@ -175,6 +179,7 @@ class Voice:
                     self._queue.append((lang, text, False))
                     queued.add((lang, text))
             self._cond.notify()
+        self._tell()
 
     def render_late(self, spoken: Spoken) -> None:
         """Render ``spoken`` before anything else queued, and play it when done."""
@@ -197,9 +202,23 @@ class Voice:
         self._thread.join(timeout=5.0)
 
     def status(self) -> dict[str, object]:
-        """``{"available": bool, "reason": str | None, "cached": n}`` for the snapshot."""
-        cached = len(self.cache)
-        return {"available": self.problem is None, "reason": self.problem, "cached": cached}
+        """``{"available": bool, "reason": str | None, "cached": n, "pending": n}`` for
+        the snapshot: sentences in the cache, and renders still to do."""
+        with self._cond:
+            pending = len(self._queue) + self._busy
+        return {
+            "available": self.problem is None,
+            "reason": self.problem,
+            "cached": len(self.cache),
+            "pending": pending,
+        }
+
+    def _tell(self) -> None:
+        if self.on_status is not None:
+            try:
+                self.on_status(self.status())
+            except Exception:  # a listener's failure must not stop the voice
+                log.exception("voice status listener failed")
 
     # -- the render thread --------------------------------------------------------
 
@@ -216,7 +235,10 @@ class Voice:
             finally:
                 with self._cond:
                     self._busy = False
+                    done = not self._queue
                     self._cond.notify_all()
+            if done:
+                self._tell()
 
     def _render_one(self, lang: str, text: str, play: bool) -> None:
         samples = self.cache.get((lang, text))
