@@ -139,7 +139,7 @@ def voice(
         spellings=lambda: dict(settings.values["spoken_names"]),
         winner=winner,
         on_late=say_late,
-        ahead=bool(config["sound"]["enabled"]),
+        renders=bool(config["sound"]["enabled"]),
         on_status=on_status,
     )
     if values["voice"] != "off" and spoken.problem is not None:

@@ -598,7 +598,7 @@ def test_with_the_sound_switched_off_nothing_is_rendered_and_nothing_is_heard(
     hub = Hub(config, clock=FakeClock(), pin_factory=mock_factory, sound=DisabledPlayer("off"))
     hub.start(threaded=False)
     try:
-        assert not hub.voice.ahead
+        assert not hub.voice.renders
         hub.games.new_game(check_setup({"players": list(PLAYERS), "first": 1}, "consensus"))
         Fingers(hub).tap(1)
         assert hub.voice.wait_ready(10) and len(hub.voice.cache) == 0
@@ -607,5 +607,21 @@ def test_with_the_sound_switched_off_nothing_is_rendered_and_nothing_is_heard(
             ("Ann's turn", False),
             ("Bea's turn", False),
         ]
+    finally:
+        hub.stop()
+
+
+def test_a_hub_whose_sound_is_off_renders_nothing_even_on_a_recording_player(tmp_path):
+    from tablesim.hubs import new_hub
+
+    hub = new_hub(tmp_path / "state", {"sound": {"voice": "all"}})  # the soak's hub
+    try:
+        assert not hub.voice.renders
+        hub.games.new_game(check_setup({"players": list(PLAYERS), "first": 1}, "consensus"))
+        hub.loop.drain()
+        said = [e for e in hub.eventlog.recent(100) if e["kind"] == "say"]
+        assert [(e["text"], e["played"]) for e in said] == [("Ann's turn", False)]
+        assert hub.voice.wait_ready(10) and len(hub.voice.cache) == 0
+        assert hub.loop.snapshot["voice"]["pending"] == 0
     finally:
         hub.stop()

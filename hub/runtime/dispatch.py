@@ -85,7 +85,12 @@ class EffectDispatcher:
         if self.voice is not None and table is not None:
             spoken = self._safely(self.voice.announce, effects, table) or []
         # heard: the quiet rules allow it and a speaker is there to say it on
-        speaker = bool(spoken) and bool((self._safely(self.sound.status) or {}).get("available"))
+        speaker = (
+            bool(spoken)
+            and self.voice is not None
+            and self.voice.renders
+            and bool((self._safely(self.sound.status) or {}).get("available"))
+        )
         allows = self.policy.allows_say
         heard_say = [speaker and bool(self._safely(allows, s.phrase.about_turn)) for s in spoken]
         voiced_turn = any(

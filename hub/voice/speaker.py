@@ -91,7 +91,8 @@ class Voice:
     ``winner(game_id)`` names a finished game's winner; ``render(text, lang)`` is the
     engine (:func:`hub.voice.engine.render`; tests may pass another);
     ``on_late(samples)`` plays a sentence that was rendered after it was asked for;
-    ``ahead`` False renders nothing ahead (the hub's sound is switched off);
+    ``renders`` False renders nothing, ahead or late (the hub's sound is switched off:
+    the sentences are still chosen and logged, as not played);
     ``on_status(status)`` hears :meth:`status` when renders are queued and when the
     queue is empty again (on the render thread: it should only post to the loop).
     """
@@ -107,7 +108,7 @@ class Voice:
         render: Render = engine.render,
         on_late: Callable[[array.array[int]], None] | None = None,
         cache: Cache | None = None,
-        ahead: bool = True,
+        renders: bool = True,
         on_status: Callable[[dict[str, object]], None] | None = None,
     ) -> None:
         self.words = words
@@ -117,7 +118,7 @@ class Voice:
         self.winner = winner
         self.render = render
         self.on_late = on_late
-        self.ahead = ahead  # False: nothing is rendered ahead (the hub's sound is off)
+        self.renders = renders  # False: nothing is rendered (the hub's sound is off)
         self.on_status = on_status
         self.cache = cache or Cache()
         self.failures = 0
@@ -163,7 +164,7 @@ class Voice:
         """Queue the renders a game with ``table``'s players needs (only when its
         players, the language or the spellings changed since the last call)."""
         game = table.game
-        if game is None or not self.ahead or self.mode() == "off":
+        if game is None or not self.renders or self.mode() == "off":
             return
         lang = lang or self.lang()
         key = (game.players, lang, tuple(self.spellings().items()))
