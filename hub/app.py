@@ -145,9 +145,10 @@ class Hub:
             self.config,
             self.backend,
             show=self.lights.override,
-            play=self.sound.play,
+            play=self._selftest_play(),
             running_game=self.running_game_id,
             reread_markers=self._reread_markers,
+            voice=self.config["sound"]["enabled"] and self.settings.values["voice"] != "off",
         )
         self.inputs = self._inputs()
         if self.inputs is not self.link:
@@ -226,6 +227,18 @@ class Hub:
             lambda status: self.loop.set_extra("sound", status),
             self._sound_options,
         )
+
+    def _selftest_play(self) -> Callable[[str], None]:
+        """The self-test's speaker: a sound by name, or (``say``) the voice's test
+        sentence in the voice's language as it is when the step begins."""
+        from hub.selftest.parts import speaking
+        from web.i18n import text
+
+        def play(name: str) -> None:
+            lang = str(self.settings.values["voice_language"])
+            speaking(self.sound.play, self.sound.say, lang, text)(name)
+
+        return play
 
     def _serial_status(self, value: dict[str, Any]) -> None:
         """The hub box came or went (the link's thread, once started)."""

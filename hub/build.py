@@ -200,6 +200,7 @@ def selftest_session(
     play: Callable[[str], None],
     running_game: Callable[[], int | None],
     reread_markers: Callable[[], None],
+    voice: bool = False,
 ) -> SelftestSession:
     """The page's self-test (hub/selftest/session.py): it borrows the inputs, the ring
     (``show``) and the speaker (``play``) while it runs."""
@@ -210,6 +211,7 @@ def selftest_session(
         play=play,
         running_game=running_game,
         reread_markers=reread_markers,
+        voice=voice,
     )
 
 

@@ -625,3 +625,30 @@ def test_a_hub_whose_sound_is_off_renders_nothing_even_on_a_recording_player(tmp
         assert hub.loop.snapshot["voice"]["pending"] == 0
     finally:
         hub.stop()
+
+
+# --- the self-test on the page: the voice's step ------------------------------------
+
+
+def test_the_pages_self_test_ends_with_the_voice_saying_a_sentence(make_hub):
+    need("espeak-ng")
+    hub = make_hub(sound={"voice": "turns", "voice_language": "es"})
+    status = hub.selftest.act("start")
+    total = status["steps"]
+    for _ in range(total - 1):  # every step before the voice's, skipped
+        status = hub.selftest.act("skip")
+    assert status["step"]["part"] == "voice"
+    assert status["step"]["prompt"] == "Did you hear the hub's voice say a sentence?"
+    assert len(hub.sound.spoken) == 1  # said as the step began, in Spanish
+    assert len(hub.sound.spoken[0]) == len(engine.render(text("es", "say.test"), "es"))
+    status = hub.selftest.act("yes")
+    assert status["done"] and status["results"][-1]["passed"]
+
+
+def test_without_the_voice_the_self_test_has_no_voice_step(make_hub):
+    hub = make_hub()  # the fixture's voice is off
+    status = hub.selftest.act("start")
+    for _ in range(status["steps"]):
+        status = hub.selftest.act("skip")
+    assert "voice" not in [r["part"] for r in status["results"]]
+    assert hub.sound.spoken == []

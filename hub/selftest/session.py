@@ -35,7 +35,8 @@ class SelftestSession:
 
     ``show(pixels | None)`` puts a frame on the ring (None: the table's lights again),
     ``play(name)`` plays a sound, ``running_game()`` says whether a game is unfinished,
-    ``reread_markers()`` tells the table to read the markers afresh.
+    ``reread_markers()`` tells the table to read the markers afresh; ``voice`` adds the
+    voice's step (``play("say")`` then speaks).
     """
 
     def __init__(
@@ -46,8 +47,10 @@ class SelftestSession:
         play: Callable[[str], None],
         running_game: Callable[[], int | None],
         reread_markers: Callable[[], None],
+        voice: bool = False,
     ) -> None:
         self._wiring = wiring
+        self._voice = voice
         self._show = show
         self._play = play
         self._running_game = running_game
@@ -115,7 +118,7 @@ class SelftestSession:
                 "it) before the self-test takes the hub",
             )
         self._active = True
-        self._walk = Walkthrough(plan(self._wiring), self._light, self._play)
+        self._walk = Walkthrough(plan(self._wiring, voice=self._voice), self._light, self._play)
 
     def _light(self, slot: int | None) -> None:
         self._show(ring_frame(slot, self._wiring.pixels))
