@@ -18,7 +18,7 @@ from hub.core.effects import Effect
 from hub.core.events import Event, MarkersRead
 from hub.games.changes import Games
 from hub.games.trust import TableTrust
-from hub.io.leds import LedDriver, NoRing, SerialLeds
+from hub.io.leds import LedDriver
 from hub.io.leds import payload as ring_payload
 from hub.io.pinmap import resolve_backend
 from hub.io.sound import SoundPlayer
@@ -118,7 +118,9 @@ class Hub:
             journal=self.journal,
         )
         self.policy = build.sound_policy(self.config, self.settings, self._wall)
-        self.sound = sound if sound is not None else self._sound_player()
+        self.sound = sound or build.sound_player(  # its status changes: to the snapshot
+            self.config, self.settings.values["volume"], self.loop.set_extra, self._sound_options
+        )
         build.on_stop(opened, "the sound player", self.sound.close)
         self.loop.set_extra("sound", self.sound.status())
         self._build_devices(opened, leds)
@@ -137,7 +139,7 @@ class Hub:
         if self.link is not None:
             build.on_stop(opened, "the serial link", self.link.close)
             self.loop.set_extra("serial", self.link.status())
-        self.leds = leds if leds is not None else self._led_driver()
+        self.leds = leds if leds is not None else build.led_driver(self.link)
         self.lights = build.ring_lights(
             self.config, self.leds, self._wall, lambda ring: self.loop.set_extra("ring", ring)
         )
@@ -145,10 +147,10 @@ class Hub:
             self.config,
             self.backend,
             show=self.lights.override,
-            play=self._selftest_play(),
+            play=build.selftest_speaker(self.sound, self.settings),
             running_game=self.running_game_id,
             reread_markers=self._reread_markers,
-            voice=self.config["sound"]["enabled"] and self.settings.values["voice"] != "off",
+            voice=lambda: build.voice_on(self.config, self.settings),
         )
         self.inputs = self._inputs()
         if self.inputs is not self.link:
@@ -167,18 +169,9 @@ class Hub:
             self.eventlog,
             self.backups,
         )
-        from web.i18n import text  # the catalogs: one home for each sentence
-
-        self.voice, chime_frames = build.voice(
-            self.config,
-            self.settings,
-            text,
-            self._winner,
-            self.sound.say,
-            lambda status: self.loop.set_extra("voice", status),
+        self.voice, chime_frames = build.voice(  # the snapshot's "voice": its renders
+            opened, self.config, self.settings, self.store, self.sound, self.loop.set_extra
         )
-        build.on_stop(opened, "the voice", self.voice.close)
-        self.loop.set_extra("voice", self.voice.status())
         self.dispatcher = EffectDispatcher(
             self.sound,
             self.lights,
@@ -197,48 +190,15 @@ class Hub:
         """The loop's effects (loop thread), to the dispatcher, with the table after them."""
         self.dispatcher(effects, self.loop.table)
 
-    def _winner(self, game_id: int) -> str | None:
-        """A finished game's winner as the store has it (for the voice), or None."""
-        try:
-            winner = self.store.get_game(game_id).get("winner")
-        except Exception:  # no such game, a store fault: the voice says it without a name
-            return None
-        return winner if isinstance(winner, str) else None
-
     def _inputs(self) -> SerialLink | SlotInputs:
         """The hub box when it is the backend, else the pins (real or simulated)."""
         if self.link is not None and self.backend == "serial":
             return self.link
         return build.slot_inputs(self.config, self.factory, self.clock, self._post_input)
 
-    def _led_driver(self) -> LedDriver:
-        """The ring on the hub box when there is one, else none (the page shows it)."""
-        return SerialLeds(self.link) if self.link is not None else NoRing()
-
     def _wall(self) -> datetime:
         """The hub clock's local wall time (quiet hours are judged by it)."""
         return datetime.fromtimestamp(self.clock.wall())
-
-    def _sound_player(self) -> SoundPlayer:
-        """The player of ``[sound]``; its status changes go into the snapshot."""
-        return build.sound_player(
-            self.config,
-            self.settings.values["volume"],
-            lambda status: self.loop.set_extra("sound", status),
-            self._sound_options,
-        )
-
-    def _selftest_play(self) -> Callable[[str], None]:
-        """The self-test's speaker: a sound by name, or (``say``) the voice's test
-        sentence in the voice's language as it is when the step begins."""
-        from hub.selftest.parts import speaking
-        from web.i18n import text
-
-        def play(name: str) -> None:
-            lang = str(self.settings.values["voice_language"])
-            speaking(self.sound.play, self.sound.say, lang, text)(name)
-
-        return play
 
     def _serial_status(self, value: dict[str, Any]) -> None:
         """The hub box came or went (the link's thread, once started)."""

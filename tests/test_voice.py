@@ -20,7 +20,7 @@ from hub.runtime.dispatch import EffectDispatcher
 from hub.runtime.eventlog import EventLog
 from hub.voice import engine
 from hub.voice.phrases import VOICE_MODES, Phrase, check_mode, choose, every_phrase
-from hub.voice.speaker import Cache, Voice, joined
+from hub.voice.speaker import Cache, Announcer, joined
 from scorer.setup import check_setup
 from tests.conftest import need
 from tests.helpers import until
@@ -213,7 +213,7 @@ class Renders:
 def test_a_game_is_rendered_ahead_once_and_again_after_a_spelling_or_language_change():
     render = Renders()
     settings = {"voice": "turns", "lang": "en", "names": {}}
-    voice = Voice(
+    voice = Announcer(
         text,
         mode=lambda: settings["voice"],
         lang=lambda: settings["lang"],
@@ -269,7 +269,7 @@ class Said:
         self.policy = SoundPolicy(quiet=quiet)
         self.eventlog = EventLog(FakeClock())
         self.mode = mode
-        self.voice = Voice(
+        self.voice = Announcer(
             text,
             mode=lambda: self.mode,
             lang=lambda: "en",

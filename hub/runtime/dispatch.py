@@ -25,7 +25,7 @@ from hub.core.state import Table
 from hub.io.sound import SoundPlayer, SoundPolicy
 from hub.runtime.broadcast import Broadcaster
 from hub.runtime.eventlog import EventLog
-from hub.voice.speaker import Spoken, Voice, joined
+from hub.voice.speaker import Announcer, Spoken, joined
 
 log = logging.getLogger("hub.runtime.dispatch")
 
@@ -61,7 +61,7 @@ class EffectDispatcher:
         *,
         on_round_ended: Callable[[RoundEnded | RoundReopened], None] | None = None,
         on_claim: Callable[[ClaimAnswered], None] | None = None,
-        voice: Voice | None = None,
+        voice: Announcer | None = None,
         chime_frames: dict[str, int] | None = None,
     ) -> None:
         self.sound = sound

@@ -35,8 +35,8 @@ class SelftestSession:
 
     ``show(pixels | None)`` puts a frame on the ring (None: the table's lights again),
     ``play(name)`` plays a sound, ``running_game()`` says whether a game is unfinished,
-    ``reread_markers()`` tells the table to read the markers afresh; ``voice`` adds the
-    voice's step (``play("say")`` then speaks).
+    ``reread_markers()`` tells the table to read the markers afresh; ``voice()`` says whether
+    a walk-through starting now ends with the voice's step (``play("say")`` speaks).
     """
 
     def __init__(
@@ -47,7 +47,7 @@ class SelftestSession:
         play: Callable[[str], None],
         running_game: Callable[[], int | None],
         reread_markers: Callable[[], None],
-        voice: bool = False,
+        voice: Callable[[], bool] = lambda: False,
     ) -> None:
         self._wiring = wiring
         self._voice = voice
@@ -118,7 +118,7 @@ class SelftestSession:
                 "it) before the self-test takes the hub",
             )
         self._active = True
-        self._walk = Walkthrough(plan(self._wiring, voice=self._voice), self._light, self._play)
+        self._walk = Walkthrough(plan(self._wiring, voice=self._voice()), self._light, self._play)
 
     def _light(self, slot: int | None) -> None:
         self._show(ring_frame(slot, self._wiring.pixels))

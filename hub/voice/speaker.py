@@ -1,12 +1,12 @@
 """The voice's runtime side: words from the catalogs, PCM rendered ahead of time and
 cached, one render thread.
 
-:class:`Voice` is built by the composition root, which hands it the catalogs' words
+:class:`Announcer` is built by the composition root, which hands it the catalogs' words
 (``words(lang, key, **params)``: ``web.i18n.text``), the settings (voice mode,
 language, spellings for the voice) and a way to name a finished game's winner.
 ``hub/voice`` never imports ``web/``.
 
-On the loop thread :meth:`Voice.announce` turns one change into :class:`Spoken`
+On the loop thread :meth:`Announcer.announce` turns one change into :class:`Spoken`
 sentences, each with its PCM when the cache has it. Everything a game can say is
 rendered on the render thread when a game starts, when its players change, and when
 the language or a spelling changes, so the PCM is ready before the press (whole
@@ -84,7 +84,7 @@ class Cache:
             return len(self._items)
 
 
-class Voice:
+class Announcer:
     """What the hub says, and its PCM (see the module doc).
 
     ``mode()``, ``lang()`` and ``spellings()`` read the settings as they are now;
