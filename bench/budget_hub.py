@@ -172,7 +172,8 @@ class HubRun:
         return (self.work / f"{self.log_name}.log").read_text(errors="replace")[-3000:]
 
     def set_table(self) -> None:
-        """A game of 8, the phones listening, the box and the broker connected."""
+        """A game of 8, the phones listening, the box and the broker connected, and the
+        voice done rendering the game's sentences ahead."""
         assert self.stamps is not None and self.pings is not None
         request(self.port, "POST", "/api/games", {"players": PLAYERS, "first": 1})
         self.phones = [table.Phone(self.port) for _ in range(PHONES)]
@@ -184,7 +185,14 @@ class HubRun:
 
         def ready(state: dict[str, Any]) -> bool:
             serial, mqtt = state.get("serial") or {}, state.get("mqtt") or {}
-            return bool(state["game"] and serial.get("connected") and mqtt.get("connected"))
+            # the voice has rendered the game's sentences (its start's work, not idle)
+            voice = state.get("voice") or {}
+            return bool(
+                state["game"]
+                and serial.get("connected")
+                and mqtt.get("connected")
+                and voice.get("pending") == 0
+            )
 
         for phone in self.phones:
             phone.wait(ready, 60.0)

@@ -22,6 +22,12 @@ its loop thread (DESIGN.md: callbacks only post), so a press reaches the device 
 at least one such hand-off: aplay's p99 over the floor's p99 is the most any design
 with that hand-off can reach on this machine, and the script prints it beside the goal.
 
+Speech beside a chime, in the same run, through the same hub: presses that pass the turn
+with the voice off (the ``turn`` chime's first frame) alternate in batches with presses
+with the voice on ``turns`` (the first frame of "Bob's turn", rendered ahead by espeak-ng
+and said in the chime's place); p50 and p99 of each, and speech over chime (goal: within
+1.2x at p99).
+
 Both play on ALSA's ``null`` device, which takes frames at once, so the figures are
 the software's share of the latency, not the sound card's buffer. This machine is
 noisy: read the ratios, not the absolute times.
@@ -118,7 +124,7 @@ def hub_presses(device: str) -> Iterator[float]:
             {
                 "hub": {"backend": "sim", "state_dir": state},
                 "gestures": {"bounce_ms": 1},
-                "sound": {"device": device, "volume": 1.0},
+                "sound": {"device": device, "volume": 1.0, "voice": "off"},
             },
         )
         hub = Hub(
@@ -142,6 +148,69 @@ def hub_presses(device: str) -> Iterator[float]:
                 wait_idle()
         finally:
             hub.stop()
+
+
+def speech_beside_chime(
+    device: str, presses: int, batches: int = 10
+) -> tuple[list[float], list[float]]:
+    """Through one hub, seconds per press from the release edge to the first frame:
+    (chime presses with the voice off, speech presses with the voice on ``turns``),
+    alternating in batches so both meet the same load."""
+    from hub.app import Hub
+    from hub.runtime.config import load
+    from scorer.setup import check_setup
+
+    first_frame = threading.Event()
+    stamps: dict[str, object] = {}
+
+    def sound_started(name: str) -> None:
+        stamps["frame"], stamps["name"] = time.perf_counter(), name
+        first_frame.set()
+
+    chime: list[float] = []
+    speech: list[float] = []
+    with tempfile.TemporaryDirectory() as state:
+        config = load(
+            None,
+            {
+                "hub": {"backend": "sim", "state_dir": state},
+                "gestures": {"bounce_ms": 1},
+                "sound": {"device": device, "volume": 1.0, "voice": "turns"},
+            },
+        )
+        hub = Hub(
+            config, pin_factory=MockFactory(), sound_options={"on_sound_start": sound_started}
+        )
+        hub.start()
+        try:
+            hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
+            if not hub.voice.wait_ready(120):
+                sys.exit("the voice did not render the game's sentences")
+            if hub.voice.problem is not None:
+                sys.exit(f"the voice cannot speak: {hub.voice.problem}")
+            wait_idle = hub.sound.wait_idle  # type: ignore[attr-defined]
+            wait_idle()
+            slot = 1
+            for b in range(2 * batches):
+                spoken = b % 2 == 1
+                hub.apply_settings({"voice": "turns" if spoken else "off"})
+                into, want = (speech, "say") if spoken else (chime, "turn")
+                for _ in range(presses * (b // 2 + 1) // batches - len(into)):
+                    hub.sim.button(slot, True)
+                    time.sleep(0.002)
+                    first_frame.clear()
+                    edge = time.perf_counter()
+                    hub.sim.button(slot, False)
+                    if not first_frame.wait(5):
+                        sys.exit("nothing reached the device through the hub")
+                    if stamps["name"] != want:
+                        sys.exit(f"expected {want!r} first, got {stamps['name']!r}")
+                    into.append(float(stamps["frame"]) - edge)  # type: ignore[arg-type]
+                    wait_idle()
+                    slot = 3 - slot
+        finally:
+            hub.stop()
+    return chime, speech
 
 
 def idle_cpu_share(seconds: float) -> float:
@@ -258,14 +327,38 @@ def fmt(seconds: float) -> str:
     return f"{seconds * 1e6:.0f} us" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
 
 
+def print_speech(chime: list[float], speech: list[float]) -> float:
+    """The speech-beside-chime table; returns speech p99 over chime p99."""
+    print(f"| {'press -> hub -> first frame':48} | {'chime':>10} | {'speech':>10} | {'ratio':>8} |")
+    print(f"|{'-' * 50}|{'-' * 12}|{'-' * 12}|{'-' * 10}|")
+    for q in (50, 99):
+        mine, theirs = percentile(chime, q), percentile(speech, q)
+        label = f"{'median' if q == 50 else 'p99'} ({len(chime)} + {len(speech)} presses)"
+        print(f"| {label:48} | {fmt(mine):>10} | {fmt(theirs):>10} | {theirs / mine:7.2f}x |")
+    return percentile(speech, 99) / percentile(chime, 99)
+
+
 def main() -> int:
     """Run both measurements on the same device and print the table."""
     parser = argparse.ArgumentParser(description="press-to-sound latency: ours vs spawning aplay")
     parser.add_argument("--presses", type=int, default=1000)
+    parser.add_argument(
+        "--speech-presses", type=int, default=1000, help="chime and speech presses each"
+    )
+    parser.add_argument("--speech-only", action="store_true", help="only speech beside chime")
     parser.add_argument("--baseline-runs", type=int, default=100)
     parser.add_argument("--device", default="null")
     args = parser.parse_args()
     Device.pin_factory = MockFactory()
+    chime, speech = speech_beside_chime(args.device, args.speech_presses)
+    print(f"ALSA device {args.device!r}; speech beside a chime, through one hub\n")
+    ratio = print_speech(chime, speech)
+    print(
+        f"\ngoal speech p99 within 1.2x of the chime's: {'met' if ratio <= 1.2 else 'NOT met'} "
+        f"({ratio:.2f}x)\n"
+    )
+    if args.speech_only:
+        return 0
     button = Button(PIN, pull_up=True)
     with tempfile.TemporaryDirectory() as scratch:
         wav = Path(scratch) / "blip10ms.wav"

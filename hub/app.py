@@ -18,7 +18,7 @@ from hub.core.effects import Effect
 from hub.core.events import Event, MarkersRead
 from hub.games.changes import Games
 from hub.games.trust import TableTrust
-from hub.io.leds import LedDriver, NoRing, SerialLeds
+from hub.io.leds import LedDriver
 from hub.io.leds import payload as ring_payload
 from hub.io.pinmap import resolve_backend
 from hub.io.sound import SoundPlayer
@@ -118,11 +118,13 @@ class Hub:
         )
         self.journal.watch(lambda problem: self.loop.set_extra("storage", problem))
         self.policy = build.sound_policy(self.config, self.settings, self._wall)
-        self.sound = sound if sound is not None else self._sound_player()
+        self.sound = sound or build.sound_player(  # its status changes: to the snapshot
+            self.config, self.settings.values["volume"], self.loop.set_extra, self._sound_options
+        )
         build.on_stop(opened, "the sound player", self.sound.close)
         self.loop.set_extra("sound", self.sound.status())
         self._build_devices(opened, leds)
-        self._build_rules(mqtt_link)
+        self._build_rules(opened, mqtt_link)
 
     def _build_devices(self, opened: ExitStack, leds: LedDriver | None) -> None:
         """The hub box's link, the ring, the self-test and the inputs."""
@@ -137,7 +139,7 @@ class Hub:
         if self.link is not None:
             build.on_stop(opened, "the serial link", self.link.close)
             self.loop.set_extra("serial", self.link.status())
-        self.leds = leds if leds is not None else self._led_driver()
+        self.leds = leds if leds is not None else build.led_driver(self.link)
         self.lights = build.ring_lights(
             self.config, self.leds, self._wall, lambda ring: self.loop.set_extra("ring", ring)
         )
@@ -145,18 +147,19 @@ class Hub:
             self.config,
             self.backend,
             show=self.lights.override,
-            play=self.sound.play,
+            play=build.selftest_speaker(self.sound, self.settings),
             running_game=self.running_game_id,
             reread_markers=self._reread_markers,
             levels=lambda: self.inputs.active_inputs(),
             ring=self.link is not None or self.backend == "sim",  # sim: the page draws it
+            voice=lambda: build.voice_on(self.config, self.settings),
         )
         self.sim = build.sim_pins(self.config, self.backend, self.factory, self.clock)
         self.inputs = self._inputs()
         if self.inputs is not self.link:
             build.on_stop(opened, "the inputs", self.inputs.close)
 
-    def _build_rules(self, mqtt_link: Any) -> None:
+    def _build_rules(self, opened: ExitStack, mqtt_link: Any) -> None:
         """Trust, the games, the dispatcher of the core's effects, settings and MQTT."""
         self.trust = TableTrust(self.loop, self.writer, self.store.add_token, self.clock.now)
         self.games = Games(
@@ -168,6 +171,9 @@ class Hub:
             self.eventlog,
             self.backups,
         )
+        self.voice, chime_frames = build.voice(  # the snapshot's "voice": its renders
+            opened, self.config, self.settings, self.store, self.sound, self.loop.set_extra
+        )
         self.dispatcher = EffectDispatcher(
             self.sound,
             self.lights,
@@ -176,13 +182,15 @@ class Hub:
             self.policy,
             on_round_ended=self.games.round_ended,
             on_claim=self.trust.answered,
+            voice=self.voice,
+            chime_frames=chime_frames,
         )
         self.apply_settings({})
         self.mqtt = self._mqtt_publisher(mqtt_link)
 
     def _dispatch(self, effects: list[Effect]) -> None:
-        """The loop's effects (loop thread), to the dispatcher."""
-        self.dispatcher(effects)
+        """The loop's effects (loop thread), to the dispatcher, with the table after them."""
+        self.dispatcher(effects, self.loop.table)
 
     def _inputs(self) -> SerialLink | SlotInputs:
         """The hub box when it is the backend, else the pins (real or simulated)."""
@@ -191,22 +199,9 @@ class Hub:
         clock = self.sim.clock if self.sim and self.sim.clock else self.clock
         return build.slot_inputs(self.config, self.factory, clock, self._post_input)
 
-    def _led_driver(self) -> LedDriver:
-        """The ring on the hub box when there is one, else none (the page shows it)."""
-        return SerialLeds(self.link) if self.link is not None else NoRing()
-
     def _wall(self) -> datetime:
         """The hub clock's local wall time (quiet hours are judged by it)."""
         return datetime.fromtimestamp(self.clock.wall())
-
-    def _sound_player(self) -> SoundPlayer:
-        """The player of ``[sound]``; its status changes go into the snapshot."""
-        return build.sound_player(
-            self.config,
-            self.settings.values["volume"],
-            lambda status: self.loop.set_extra("sound", status),
-            self._sound_options,
-        )
 
     def _serial_status(self, value: dict[str, Any]) -> None:
         """The hub box came or went (the link's thread, once started)."""
@@ -224,6 +219,7 @@ class Hub:
         self.policy.set_quiet(values["quiet"])
         self.policy.turn_chime = values["turn_chime"]
         self.lights.set_brightness(float(values["brightness"]))
+        self.voice.prepare(self.loop.table)  # a new language or spelling: render ahead
         self.broadcaster.publish("settings", dict(values))
         return values
 

@@ -26,6 +26,8 @@ from hub.selftest.walkthrough import Wiring
 if TYPE_CHECKING:
     from firmware_bridge.link import SerialLink
     from hub.io.pins import SimPins, SlotInputs
+    from hub.voice.speaker import Announcer
+    from scorer.store import GameStore
 
 log = logging.getLogger("hub")
 
@@ -78,6 +80,9 @@ def open_settings(config: dict[str, Any], state_dir: Path) -> Settings:
             "quiet": config["sound"]["quiet"],
             "turn_chime": True,
             "brightness": config["leds"]["brightness"],
+            "voice": config["sound"]["voice"],
+            "voice_language": config["sound"]["voice_language"],
+            "spoken_names": {},
         },
     )
 
@@ -102,19 +107,94 @@ def sound_policy(
     )
 
 
+def led_driver(link: SerialLink | None) -> LedDriver:
+    """The ring on the hub box when there is one, else none (the page shows it)."""
+    from hub.io.leds import NoRing, SerialLeds
+
+    return SerialLeds(link) if link is not None else NoRing()
+
+
 def sound_player(
-    config: dict[str, Any], volume: float, on_status: Status, options: dict[str, Any]
+    config: dict[str, Any],
+    volume: float,
+    set_extra: Callable[[str, object], None],
+    options: dict[str, Any],
 ) -> SoundPlayer:
     """The ALSA player from ``[sound]`` (``options``: a test's device, retry, hooks), or
-    a silent one when sound is disabled. ``on_status`` hears its status changes."""
+    a silent one when sound is disabled. Its status changes go to
+    ``set_extra("sound", …)`` (the snapshot)."""
     cfg = config["sound"]
     if not cfg["enabled"]:
         return DisabledPlayer("sound is disabled in the config ([sound] enabled = false)")
     from hub.io.alsa_player import AlsaPlayer
 
-    player = AlsaPlayer(device=cfg["device"], volume=volume, on_status_change=on_status, **options)
+    player = AlsaPlayer(
+        device=cfg["device"],
+        volume=volume,
+        on_status_change=lambda status: set_extra("sound", status),
+        **options,
+    )
     player.wait_ready(2.0)
     return player
+
+
+def voice(
+    opened: ExitStack,
+    config: dict[str, Any],
+    settings: Settings,
+    store: GameStore,
+    sound: SoundPlayer,
+    set_extra: Callable[[str, object], None],
+) -> tuple[Announcer, dict[str, int]]:
+    """The voice, handed the catalogs' words, reading the settings as they are at each
+    change and naming a finished game's winner from ``store``, its stop registered on
+    ``opened``; and each chime's length in frames (a sentence waits for the chimes of
+    its change to end). Its status goes to ``set_extra("voice", …)`` (the snapshot)."""
+    from hub.sounds import load_sounds
+    from hub.voice.speaker import Announcer
+    from web.i18n import text  # the catalogs: one home for each sentence
+
+    def winner(game_id: int) -> str | None:
+        try:
+            name = store.get_game(game_id).get("winner")
+        except Exception:  # no such game, a store fault: said without a name
+            return None
+        return name if isinstance(name, str) else None
+
+    spoken = Announcer(
+        text,
+        mode=lambda: str(settings.values["voice"]),
+        lang=lambda: str(settings.values["voice_language"]),
+        spellings=lambda: dict(settings.values["spoken_names"]),
+        winner=winner,
+        on_late=sound.say,
+        renders=bool(config["sound"]["enabled"]),
+        on_status=lambda status: set_extra("voice", status),
+    )
+    on_stop(opened, "the voice", spoken.close)
+    set_extra("voice", spoken.status())
+    if voice_on(config, settings) and spoken.problem is not None:
+        log.warning("voice: %s; the hub will not speak", spoken.problem)
+    sounds, _ = load_sounds()
+    return spoken, {name: len(samples) for name, samples in sounds.items()}
+
+
+def voice_on(config: dict[str, Any], settings: Settings) -> bool:
+    """Whether the hub speaks at all now (sound enabled, the voice not ``off``)."""
+    return bool(config["sound"]["enabled"]) and settings.values["voice"] != "off"
+
+
+def selftest_speaker(sound: SoundPlayer, settings: Settings) -> Callable[[str], None]:
+    """The self-test's speaker: a sound by name, or (``say``) the voice's test
+    sentence in the voice's language as it is when the step begins."""
+    from hub.selftest.parts import speaking
+    from web.i18n import text
+
+    def play(name: str) -> None:
+        lang = str(settings.values["voice_language"])
+        speaking(sound.play, sound.say, lang, text)(name)
+
+    return play
 
 
 def serial_link(
@@ -171,6 +251,7 @@ def selftest_session(
     reread_markers: Callable[[], None],
     levels: Callable[[], list[tuple[str, int]] | None],
     ring: bool,
+    voice: Callable[[], bool] = lambda: False,
 ) -> SelftestSession:
     """The page's self-test (hub/selftest/session.py): it borrows the inputs (reading
     their ``levels`` first), the ring (``show``; ``ring`` False: no hub box drives one)
@@ -184,6 +265,7 @@ def selftest_session(
         reread_markers=reread_markers,
         levels=levels,
         ring=ring,
+        voice=voice,
     )
 
 

@@ -37,9 +37,10 @@ UDEV=/etc/udev/rules.d/60-mtrain-hub-gpio.rules
 SERVICE=mtrain-hub.service
 USER_NAME=mtrain
 GROUP_NAMES=(gpio audio dialout)
-# python3-dev, gcc and libasound2-dev build pyalsaaudio; avahi-daemon and libnss-mdns
-# announce and resolve mtrain.local; sqlite3 is for backups (docs/deploy.md).
-PACKAGES=(python3 python3-venv python3-dev gcc libasound2-dev alsa-utils
+# python3-dev, gcc and libasound2-dev build pyalsaaudio; espeak-ng is the voice;
+# avahi-daemon and libnss-mdns announce and resolve mtrain.local; sqlite3 is for
+# backups (docs/deploy.md).
+PACKAGES=(python3 python3-venv python3-dev gcc libasound2-dev alsa-utils espeak-ng
           avahi-daemon libnss-mdns sqlite3)
 # The gpio backend's library: Raspberry Pi OS's package (Bookworm and Trixie: PyPI has no
 # lgpio wheel for Trixie's Python 3.13), seen by the venv through the system's packages.

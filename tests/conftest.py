@@ -50,6 +50,9 @@ def make_hub(tmp_path, mock_factory):
 
     def build(threaded=False, backend="sim", clock=None, **config):
         overrides = {"hub": {"backend": backend, "state_dir": str(tmp_path / "state")}}
+        # Silent unless a test asks for the voice: the chimes' tests count chimes, and
+        # the voice's own tests (tests/test_voice*.py) turn it on.
+        overrides["sound"] = {"voice": "off"}
         for section, values in config.items():
             overrides.setdefault(section, {}).update(values)
         hub = Hub(

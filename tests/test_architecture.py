@@ -168,8 +168,34 @@ def test_hub_holds_a_handful_of_modules_and_rooms_named_for_what_they_hold():
     modules = sorted(p.name for p in (ROOT / "hub").glob("*.py"))
     assert len(modules) <= MOST_MODULES_IN_HUB, modules
     rooms = sorted(p.name for p in (ROOT / "hub").iterdir() if (p / "__init__.py").exists())
-    for room in ("board", "cli", "core", "games", "http", "io", "mqtt", "persist", "runtime"):
+    for room in (
+        "board",
+        "cli",
+        "core",
+        "games",
+        "http",
+        "io",
+        "mqtt",
+        "persist",
+        "runtime",
+        "voice",
+    ):
         assert room in rooms
+
+
+def test_the_voice_imports_only_itself_and_the_core():
+    """hub/voice is handed the catalogs' words (``web.i18n.text``) by the composition
+    root: it never imports web/, nor the runtime or the adapters it speaks through."""
+    graph = import_graph(product_modules())
+    voice = {name: targets for name, targets in graph.items() if name.startswith("hub.voice")}
+    assert {"hub.voice.phrases", "hub.voice.engine", "hub.voice.speaker"} <= set(voice)
+    wrong = {
+        f"{name} imports {target}"
+        for name, targets in voice.items()
+        for target in targets
+        if not target.startswith(("hub.voice", "hub.core"))
+    }
+    assert wrong == set()
 
 
 def _packages() -> list[Path]:

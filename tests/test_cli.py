@@ -25,6 +25,24 @@ def test_sounds_play_unknown_sound(capsys):
     assert "no sound 'moo'" in capsys.readouterr().err
 
 
+def test_sounds_say_speaks_on_the_null_device_in_both_languages(capsys):
+    need("aplay")
+    need("espeak-ng")
+    assert main(["sounds", "--say", "Bea's turn", "--device", "null"]) == 0
+    out = capsys.readouterr().out
+    assert 'said "Bea\'s turn" (en, ' in out and " s) on null" in out
+    assert main(["sounds", "--say", "Te toca, Bea", "--lang", "es", "--device", "null"]) == 0
+    assert "said 'Te toca, Bea' (es, " in capsys.readouterr().out
+
+
+def test_sounds_say_refuses_what_it_cannot_say(capsys):
+    assert main(["sounds", "--say", "   ", "--device", "null"]) == 1
+    assert "nothing to say" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["sounds", "--say", "Hola", "--lang", "fr"])
+    assert "invalid choice: 'fr'" in capsys.readouterr().err
+
+
 def test_run_serial_refuses_a_port_that_is_no_path(tmp_path, capsys):
     assert (
         main(["run", "--backend", "serial", "--serial-port", "COM3", "--state-dir", str(tmp_path)])

@@ -13,6 +13,7 @@ from hub.io.sound import SOUND_NAMES, RecordingPlayer
 from hub.runtime.config import load
 from hub.selftest.parts import open_parts
 from hub.selftest.walkthrough import Step, Walkthrough, Wiring, plan, table
+from tests.conftest import need
 from tests.doubles import RecordingLeds
 
 
@@ -76,15 +77,17 @@ def run(tmp_path, mock_factory, person, capsys, timeout=5.0, ring=True, held=())
 
 
 def test_a_person_who_does_everything_passes_every_part(tmp_path, mock_factory, capsys):
+    need("espeak-ng")  # the last step: the voice says a sentence
     person = Person()
     status, out, sound, leds = run(tmp_path, mock_factory, person, capsys)
     assert status == 0
     assert sound.played == list(SOUND_NAMES)
+    assert len(sound.spoken) == 1 and max(map(abs, sound.spoken[0])) > 8000  # the voice
     lit = [[i for i, pixel in enumerate(frame) if pixel[:3] != (0, 0, 0)] for frame in leds.frames]
     assert lit == [[]] + [
         pixels for n in range(8) for pixels in ([3 * n, 3 * n + 1, 3 * n + 2], [])
     ] + [[]]
-    total = 8 + 1 + 16 + 8 + len(SOUND_NAMES)
+    total = 8 + 1 + 16 + 8 + len(SOUND_NAMES) + 1  # the voice's step last
     assert person.prompts[0] == (
         f"[1/{total}] slot 1 button (BCM 4 (header pin 7)): Press and release the button of slot 1."
     )
@@ -115,6 +118,11 @@ def test_a_person_who_does_everything_passes_every_part(tmp_path, mock_factory, 
     )
     assert "slot 2 lights" in out and "pixels 4-6, Pico GP22 (pin 29)" in out
     assert "sound chicken" in out and "ALSA device 'default'" in out
+    assert "voice" in row(out, "voice") and "PASS" in row(out, "voice")
+    assert person.prompts[-1] == (
+        f"[{total}/{total}] voice (ALSA device 'default'): "
+        "Did you hear the hub's voice say a sentence?"
+    )
     assert lines[-1] == f"{total} passed, 0 failed"
 
 
@@ -230,7 +238,7 @@ def test_inputs_active_before_the_test_fail_at_once_by_name(tmp_path, mock_facto
     assert "never a change: a stuck sensor" in row(out, "slot 5 marker off")
     assert "PASS" in row(out, "slot 2 button")  # let go before its step: asked as usual
     assert not any("slot 3 button" in prompt for prompt in person.prompts)
-    assert out.splitlines()[-1] == f"{8 + 1 + 16 + 8 + len(SOUND_NAMES) - 3} passed, 3 failed"
+    assert out.splitlines()[-1] == f"{8 + 1 + 16 + 8 + len(SOUND_NAMES) + 1 - 3} passed, 3 failed"
 
 
 def test_every_input_released_is_said_up_front(tmp_path, mock_factory, capsys):
@@ -245,4 +253,4 @@ def test_without_a_pico_the_lights_are_not_asked_about(tmp_path, mock_factory, c
     assert "No Pico drives a ring here" in out
     assert not any("lights" in prompt for prompt in person.prompts)
     assert not any(line.startswith("slot 1 lights") for line in out.splitlines())
-    assert out.splitlines()[-1] == f"{8 + 1 + 16 + len(SOUND_NAMES)} passed, 0 failed"
+    assert out.splitlines()[-1] == f"{8 + 1 + 16 + len(SOUND_NAMES) + 1} passed, 0 failed"

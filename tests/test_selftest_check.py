@@ -59,6 +59,7 @@ def test_everything_passes_on_the_sim_backend(tmp_path, capsys):
         ["PASS", "pins"],
         ["PASS", "pins"],
         ["PASS", "sound"],
+        ["PASS", "voice"],
         ["SKIP", "serial"],
         ["SKIP", "broker"],
         ["PASS", "state"],
@@ -109,6 +110,34 @@ def test_sound_disabled_is_skipped(tmp_path):
         run_checks(args("--backend", "sim", "--config", path, "--state-dir", str(tmp_path)))
     )
     assert checks["sound device"] == ("SKIP", "sound is disabled in the config")
+
+
+def test_the_voice_is_checked_in_the_configured_language(tmp_path, capsys):
+    from tests.conftest import need
+
+    need("espeak-ng")
+    path = write_config(tmp_path, '[sound]\nvoice_language = "es"\n')
+    assert main(sim(tmp_path, "--config", path)) == 0
+    line = line_of(capsys.readouterr().out, "voice")
+    status, part, detail = line.split(None, 2)
+    assert (status, part) == ("PASS", "voice")
+    assert detail.startswith("es-419: 'Prueba' is ") and detail.endswith(" s of speech")
+    path = write_config(tmp_path, '[sound]\nvoice = "off"\n')
+    checks = statuses(
+        run_checks(args("--backend", "sim", "--config", path, "--state-dir", str(tmp_path)))
+    )
+    assert checks["voice"][0] == "SKIP"
+
+
+def test_a_missing_engine_fails_the_voice_check(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))
+    assert main(sim(tmp_path)) == 1
+    line = line_of(capsys.readouterr().out, "voice")
+    assert line.split(None, 2) == [
+        "FAIL",
+        "voice",
+        "espeak-ng is not installed (apt install espeak-ng)",
+    ]
 
 
 def test_a_state_folder_that_cannot_be_written_fails_naming_it(tmp_path, capsys):

@@ -109,9 +109,10 @@ def test_the_policy_follows_quiet_hours_on_the_injected_wall_clock():
 
 
 def test_every_sound_has_a_priority_in_the_documented_order():
-    assert set(SOUND_PRIORITY) == set(SOUND_NAMES)
+    assert set(SOUND_PRIORITY) == {*SOUND_NAMES, "say"}
     p = SOUND_PRIORITY
     assert p["out"] > p["chicken"] > p["choo"] > p["reminder"] == p["nope"] > p["turn"]
+    assert p["choo"] > p["say"] > p["turn"]  # speech cuts a turn chime, never a "choo"
     assert p["turn_back"] == p["turn"]
 
 

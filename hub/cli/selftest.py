@@ -25,8 +25,10 @@ from hub.selftest.check import (
     check_pins_free,
     check_sound,
     check_state_dir,
+    check_voice,
     report,
 )
+from hub.selftest.parts import speaking
 from hub.selftest.walkthrough import Step, Walkthrough, Wiring, plan, table
 
 CONFIG_ERROR = 2
@@ -84,6 +86,7 @@ def run_checks(
     if factory is not None or backend == "serial":
         checks.append(check_pins_free(config, backend, factory))
     checks.append(check_sound(config, open_player))
+    checks.append(check_voice(config))
     checks.append(check_serial(config, backend))
     checks.append(check_broker(config))
     checks.append(check_state_dir(config))
@@ -163,13 +166,18 @@ def walk_through(
 ) -> int:
     """Open the hub's parts (``open_parts``: tests hand in fakes), walk the person
     through them with ``say`` and ``ask``, print the table; 0 when all passed."""
+    from web.i18n import text  # the voice's test sentence: one home for it
+
     if open_parts is None:
         from hub.selftest.parts import open_parts
     with open_parts(config) as parts:
         wiring = Wiring(parts.backend, config["pins"], config["sound"]["device"], parts.pixels)
         stuck = parts.active_inputs()  # read before anyone presses anything
-        steps = plan(wiring, centre=parts.centre, lights=parts.ring)
-        walk = Walkthrough(steps, parts.light, parts.play, stuck or ())
+        sound = config["sound"]
+        voice = bool(sound["enabled"]) and sound["voice"] != "off" and parts.say is not None
+        steps = plan(wiring, centre=parts.centre, lights=parts.ring, voice=voice)
+        play = speaking(parts.play, parts.say, sound["voice_language"], text)
+        walk = Walkthrough(steps, parts.light, play, stuck or ())
         parts.listen(walk.feed)
         print(
             f"Self-test on the {parts.backend} backend: {len(walk.steps)} steps. "

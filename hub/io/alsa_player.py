@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from hub.io.alsa_output import AlsaOutput, OpenDevice, PcmOutput
-from hub.io.sound import FRAME_BYTES, Mixer, check_volume
+from hub.io.sound import FRAME_BYTES, SAY, Mixer, check_volume
 from hub.sounds import RATE, SOUNDS_DIR, load_sounds
 
 log = logging.getLogger("hub.io.sound")
@@ -78,7 +78,8 @@ class AlsaPlayer:
         self._on_sound_start = on_sound_start
         self._on_status_change = on_status_change
         self._sounds, self._bad = self._load(sounds, sounds_dir)
-        self._requests: deque[str] = deque(maxlen=64)
+        # (name, samples): samples for speech (``say``), None for a sound by name
+        self._requests: deque[tuple[str, array.array[int] | None]] = deque(maxlen=64)
         self._wake = threading.Event()
         self._changed = threading.Condition()
         self._device_lock = threading.Lock()  # the mixer and the device: one user at a time
@@ -109,24 +110,32 @@ class AlsaPlayer:
     def play(self, name: str) -> None:
         """Start sound ``name`` (its first period from here when the device is idle),
         or queue it for the writer thread; return at once either way."""
+        self._request(name, None)
+
+    def say(self, samples: array.array[int]) -> None:
+        """Start speech ``samples`` as sound ``say``, exactly as :meth:`play` starts a
+        sound: the first period from here when the device is idle."""
+        self._request(SAY, samples)
+
+    def _request(self, name: str, samples: array.array[int] | None) -> None:
         if self._idle and self._pcm is not None and self._device_lock.acquire(blocking=False):
             try:
                 if self._idle and self._pcm is not None and not self._requests:
-                    self._write_first_period(name)
+                    self._write_first_period(name, samples)
                     return
             finally:
                 self._device_lock.release()
-        self._requests.append(name)
+        self._requests.append((name, samples))
         self._wake.set()
 
-    def _write_first_period(self, name: str) -> None:
+    def _write_first_period(self, name: str, samples: array.array[int] | None) -> None:
         """On the caller's thread, device lock held, writer parked: start ``name`` and
         write its first period (the drained device takes it without blocking); the
         writer wakes to write the rest."""
         with self._changed:
             self._idle = False  # busy from now on: wait_idle() waits for the rest
         try:
-            self._start(name)
+            self._start(name, samples)
             self._write_period()
         except Exception as exc:  # as on the writer thread: a bug costs the sound only
             log.exception("sound writer failed")
@@ -196,7 +205,7 @@ class AlsaPlayer:
                 wait: float | None = max(0.0, self._next_open - time.monotonic())
             else:
                 while self._requests:
-                    self._start(self._requests.popleft())
+                    self._start(*self._requests.popleft())
                 wait = None if not self._write_period() else -1.0
         if wait is None or wait >= 0:
             self._sleep(wait)
@@ -214,8 +223,8 @@ class AlsaPlayer:
             self._lose_device(f"writing to it failed: {_describe(exc)}")
         return True
 
-    def _start(self, name: str) -> None:
-        samples = self._sounds.get(name)
+    def _start(self, name: str, given: array.array[int] | None = None) -> None:
+        samples = self._sounds.get(name) if given is None else given
         if samples is None:
             if name not in self._warned:
                 self._warned.add(name)

@@ -30,6 +30,7 @@ SOUND_NAMES = ("choo", "chicken", "turn", "turn_back", "nope", "reminder", "out"
 # equal or lower one is mixed in. `out` ends the round, so nothing talks over it.
 SOUND_PRIORITY = {
     "out": 4,
+    "say": 1,  # speech (hub/voice): cuts a turn chime, mixed under anything louder
     "chicken": 3,
     "choo": 2,
     "last_tile": 2,
@@ -42,6 +43,7 @@ SOUND_PRIORITY = {
 MAX_VOICES = 4  # sounds mixed at once; more would only be noise
 FRAME_BYTES = 2  # 16-bit mono PCM
 QUIET_MODES = ("off", "turn-only", "mute")  # from loudest to quietest
+SAY = "say"  # the name speech plays under (its PCM comes with it: SoundPlayer.say)
 TURN_SOUNDS = frozenset({"turn", "turn_back"})
 
 
@@ -51,6 +53,10 @@ class SoundPlayer(Protocol):
 
     def play(self, name: str) -> None:
         """Start playing sound ``name``; return at once."""
+
+    def say(self, samples: array.array[int]) -> None:
+        """Start playing speech ``samples`` (22050 Hz 16-bit mono) as sound ``say``,
+        cutting an earlier sentence still playing; return at once."""
 
     def status(self) -> dict[str, Any]:
         """``{"available": bool, "reason": str | None}`` for the snapshot."""
@@ -99,15 +105,22 @@ class SoundPolicy:
             return False
         return audible(name, self.mode())
 
+    def allows_say(self, about_turn: bool) -> bool:
+        """Whether speech plays now: a sentence about the turn is heard where the turn
+        chime would be (quiet mode ``turn-only``), any other where every chime is."""
+        return audible("turn" if about_turn else SAY, self.mode())
+
 
 @dataclass
 class RecordingPlayer:
     """A sound player that remembers what it was asked to play (the fake for tests).
 
-    ``played`` records every request: what reached the player after the policy.
+    ``played`` records every request: what reached the player after the policy;
+    ``spoken`` the speech handed to :meth:`say` (its PCM).
     """
 
     played: list[str] = field(default_factory=list)
+    spoken: list[array.array[int]] = field(default_factory=list)
     listeners: list[Callable[[str], None]] = field(default_factory=list)
     volume: float = 1.0
 
@@ -116,6 +129,12 @@ class RecordingPlayer:
         self.played.append(name)
         for listener in self.listeners:
             listener(name)
+
+    def say(self, samples: array.array[int]) -> None:
+        """Record the speech and tell any listener (as sound ``say``)."""
+        self.spoken.append(samples)
+        for listener in self.listeners:
+            listener(SAY)
 
     def status(self) -> dict[str, Any]:
         """Always available."""
@@ -142,6 +161,10 @@ class DisabledPlayer:
     def play(self, name: str) -> None:
         """Play nothing; remember the name among the last few."""
         self.recent.append(name)
+
+    def say(self, samples: array.array[int]) -> None:
+        """Say nothing; remember that speech was asked for."""
+        self.recent.append(SAY)
 
     def status(self) -> dict[str, Any]:
         """Unavailable, with the reason."""

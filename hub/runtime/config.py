@@ -15,6 +15,8 @@ from typing import Any
 from hub.core.state import Timings
 from hub.io.pinmap import PinClash, boot_overlays, check_pins
 from hub.io.sound import QUIET_MODES, parse_quiet_hours
+from hub.voice.engine import VOICES
+from hub.voice.phrases import VOICE_MODES
 from scorer.profiles import DEFAULT_RULES, PROFILES, SLOTS
 
 # The pin map (BCM numbers) of hardware/pinmap.md; I2S (18-21), I2C (2-3), the UART
@@ -51,6 +53,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "quiet": "off",
         "quiet_hours": "",
         "quiet_hours_mode": "mute",
+        "voice": "turns",  # what the hub says: off, turns, all (docs/sound.md, "The voice")
+        "voice_language": "en",  # en or es
     },
     # MQTT is off unless ``url`` or ``host`` names a broker (docs/mqtt.md).
     "mqtt": {
@@ -158,6 +162,8 @@ def _check_values(c: dict[str, Any]) -> None:
     _check_range("sound.volume", c["sound"]["volume"], 0.0, 1.0)
     _check_choice("sound.quiet", c["sound"]["quiet"], QUIET_MODES)
     _check_choice("sound.quiet_hours_mode", c["sound"]["quiet_hours_mode"], QUIET_MODES)
+    _check_choice("sound.voice", c["sound"]["voice"], VOICE_MODES)
+    _check_choice("sound.voice_language", c["sound"]["voice_language"], tuple(VOICES))
     if c["sound"]["quiet_hours"]:
         try:
             parse_quiet_hours(c["sound"]["quiet_hours"])

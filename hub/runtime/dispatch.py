@@ -21,9 +21,11 @@ from hub.core.effects import (
     RoundEnded,
     RoundReopened,
 )
+from hub.core.state import Table
 from hub.io.sound import SoundPlayer, SoundPolicy
 from hub.runtime.broadcast import Broadcaster
 from hub.runtime.eventlog import EventLog
+from hub.voice.speaker import Announcer, Spoken, joined
 
 log = logging.getLogger("hub.runtime.dispatch")
 
@@ -38,8 +40,15 @@ class Lights(Protocol):
 class EffectDispatcher:
     """Sends each effect to its adapter, sounds first (they are the hot path).
 
-    ``policy`` decides whether a sound plays; one it refuses reaches neither the
-    player nor the phones (no ``sound`` toast) nor the log.
+        ``policy`` decides whether a sound plays; one it refuses reaches neither the
+        player nor the phones (no ``sound`` toast) nor the log.
+
+        ``voice`` (when given) says what the change means. A sentence about the turn whose
+        PCM is ready takes the ``turn`` chime's place on the speaker (the chime is still
+        logged and sent to the phones, marked ``"voiced": true``); any other sentence
+        starts after the longest chime of the same change (``chime_frames``: each sound's
+        length). Every sentence is logged as ``say`` with ``played``, heard or not (not: the
+    quiet rules, or no speaker available).
     """
 
     def __init__(
@@ -52,6 +61,8 @@ class EffectDispatcher:
         *,
         on_round_ended: Callable[[RoundEnded | RoundReopened], None] | None = None,
         on_claim: Callable[[ClaimAnswered], None] | None = None,
+        voice: Announcer | None = None,
+        chime_frames: dict[str, int] | None = None,
     ) -> None:
         self.sound = sound
         self.leds = lights
@@ -62,22 +73,66 @@ class EffectDispatcher:
         self.on_round_ended = on_round_ended
         # A claim's answer (the runtime turns a grant into a token; must return at once).
         self.on_claim = on_claim
+        self.voice = voice
+        self.chime_frames = chime_frames or {}
         self.failures = 0
         self.silenced = 0
 
-    def __call__(self, effects: list[Effect]) -> None:
-        """Carry out ``effects``: sounds, then everything else in order."""
+    def __call__(self, effects: list[Effect], table: Table | None = None) -> None:
+        """Carry out ``effects`` (``table``: the table after them, for the voice):
+        sounds and speech, then everything else in order."""
+        spoken: list[Spoken] = []
+        if self.voice is not None and table is not None:
+            spoken = self._safely(self.voice.announce, effects, table) or []
+        # heard: the quiet rules allow it and a speaker is there to say it on
+        speaker = (
+            bool(spoken)
+            and self.voice is not None
+            and self.voice.renders
+            and bool((self._safely(self.sound.status) or {}).get("available"))
+        )
+        allows = self.policy.allows_say
+        heard_say = [speaker and bool(self._safely(allows, s.phrase.about_turn)) for s in spoken]
+        voiced_turn = any(
+            ok and s.phrase.about_turn and s.samples is not None
+            for s, ok in zip(spoken, heard_say, strict=True)
+        )
         heard: list[Effect] = []
+        voiced: PlaySound | None = None
+        chimes: list[str] = []
         for effect in effects:
             if not isinstance(effect, PlaySound):
                 heard.append(effect)
             elif self._safely(self.policy.allows, effect.name):
-                self._safely(self.sound.play, effect.name)
+                if voiced_turn and effect.name == "turn":
+                    voiced = effect  # the sentence is said in its place
+                else:
+                    self._safely(self.sound.play, effect.name)
+                    chimes.append(effect.name)
                 heard.append(effect)
             else:
                 self.silenced += 1
+        if spoken:
+            self._safely(self._say, spoken, heard_say, chimes)
         for effect in heard:
-            self._safely(self._one, effect)
+            self._safely(self._one, effect, effect is voiced)
+
+    def _say(self, spoken: list[Spoken], heard: list[bool], chimes: list[str]) -> None:
+        """Say what is ready (after the change's chimes), render the rest to say late,
+        and log each sentence."""
+        assert self.voice is not None
+        pairs = list(zip(spoken, heard, strict=True))
+        ready = [s.samples for s, ok in pairs if ok and s.samples is not None]
+        if ready:
+            lead = max((self.chime_frames.get(name, 0) for name in chimes), default=0)
+            self.sound.say(joined(ready, lead))
+        for s, ok in pairs:
+            late = ok and s.samples is None
+            if late:
+                self.voice.render_late(s)
+            extra = {"late": True} if late else {}
+            entry = self.eventlog.append("say", text=s.text, lang=s.lang, played=ok, **extra)
+            self.broadcaster.publish("event", entry)
 
     def _safely(self, fn: Callable[..., Any], *args: object) -> Any:
         try:
@@ -87,9 +142,10 @@ class EffectDispatcher:
             log.exception("effect dispatch failed: %s%r", getattr(fn, "__name__", fn), args)
             return None
 
-    def _one(self, effect: Effect) -> None:
+    def _one(self, effect: Effect, voiced: bool = False) -> None:
         if isinstance(effect, PlaySound):
-            entry = self.eventlog.append("sound", name=effect.name)
+            extra = {"voiced": True} if voiced else {}
+            entry = self.eventlog.append("sound", name=effect.name, **extra)
             self.broadcaster.publish("sound", {"name": effect.name})
             self.broadcaster.publish("event", entry)
         elif isinstance(effect, LogEntry):

@@ -1,6 +1,7 @@
 """Settings a person changes at the table (volume, quiet mode, turn chime, the ring's
-brightness), kept across restarts in ``settings.json`` under the state directory. The
-config file gives the starting values; a change made from a phone wins over them.
+brightness, the voice, its language and the spellings of names for it), kept across
+restarts in ``settings.json`` under the state directory. The config file gives the
+starting values; a change made from a phone wins over them.
 """
 
 from __future__ import annotations
@@ -12,12 +13,25 @@ from pathlib import Path
 from typing import Any
 
 from hub.io.sound import QUIET_MODES, check_quiet_mode, check_volume
+from hub.voice.engine import VOICES
+from hub.voice.phrases import check_mode
 from scorer.errors import FieldError
 from scorer.store import StorageFault
 
 log = logging.getLogger("hub.runtime.settings")
 
-KEYS = ("volume", "quiet", "turn_chime", "brightness")
+KEYS = (
+    "volume",
+    "quiet",
+    "turn_chime",
+    "brightness",
+    "voice",
+    "voice_language",
+    "spoken_names",
+)
+MOST_SPELLINGS = 32  # spellings for the voice kept at once (a family's players)
+LONGEST_NAME = 40  # a player's name, as the games take it
+LONGEST_SPELLING = 60
 
 
 class SettingsError(FieldError):
@@ -41,11 +55,34 @@ def check(changes: object) -> dict[str, Any]:
                 if not isinstance(value, str):
                     raise ValueError(f"expected one of {', '.join(QUIET_MODES)}, got {value!r}")
                 check_quiet_mode(value)
+            elif key == "voice":
+                check_mode(value)
+            elif key == "voice_language":
+                if value not in VOICES:
+                    raise ValueError(f"expected one of {', '.join(VOICES)}, got {value!r}")
+            elif key == "spoken_names":
+                check_spellings(value)
             elif not isinstance(value, bool):
                 raise ValueError(f"expected true or false, got {value!r}")
         except ValueError as exc:
             raise SettingsError(f"{key}: {exc}", key) from None
     return dict(changes)
+
+
+def check_spellings(value: object) -> dict[str, str]:
+    """``{"Siobhan": "Shivawn", …}``: how the voice says a name (ValueError otherwise)."""
+    if not isinstance(value, dict):
+        raise ValueError('expected an object of names and spellings, like {"Siobhan": "Shivawn"}')
+    if len(value) > MOST_SPELLINGS:
+        raise ValueError(f"at most {MOST_SPELLINGS} names, got {len(value)}")
+    for name, spelling in value.items():
+        pairs = (("name", name, LONGEST_NAME), ("spelling", spelling, LONGEST_SPELLING))
+        for what, text, most in pairs:
+            if not isinstance(text, str) or not text.strip():
+                raise ValueError(f"{name!r}: each {what} must be some text, got {text!r}")
+            if len(text) > most or not text.isprintable():
+                raise ValueError(f"{name!r}: a {what} is at most {most} printable characters")
+    return dict(value)
 
 
 class Settings:

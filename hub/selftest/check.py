@@ -88,6 +88,23 @@ def _uses(config: dict[str, Any]) -> list[Any]:
     return pin_uses(config["pins"])
 
 
+def check_voice(config: dict[str, Any], render: Callable[[str, str], Any] | None = None) -> Check:
+    """The voice's engine (espeak-ng) says a test sentence in the configured language."""
+    sound = config["sound"]
+    if not sound["enabled"] or sound["voice"] == "off":
+        return Check("voice", SKIP, 'the voice is off in the config ([sound] voice = "off")')
+    from hub.voice import engine
+
+    lang = sound["voice_language"]
+    words = "Test" if lang == "en" else "Prueba"
+    try:
+        samples = (render or engine.render)(words, lang)
+    except engine.EngineError as exc:
+        return Check("voice", FAIL, str(exc))
+    seconds = len(samples) / engine.RATE
+    return Check("voice", PASS, f"{engine.voice_for(lang)}: {words!r} is {seconds:.2f} s of speech")
+
+
 def check_sound(config: dict[str, Any], open_player: Callable[[str], Any] | None = None) -> Check:
     """The configured ALSA device opens (no sound is played)."""
     sound = config["sound"]

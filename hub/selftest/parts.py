@@ -7,6 +7,7 @@ the hub uses, and closes them in reverse order. Tests hand in a pin factory and 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -14,12 +15,38 @@ from typing import Any
 
 from hub.core.events import Event
 from hub.io.leds import NoRing
-from hub.io.sound import DisabledPlayer
+from hub.io.sound import SAY, DisabledPlayer
 from hub.runtime.clock import SystemClock
 from hub.runtime.config import ConfigError
 from hub.selftest.walkthrough import ring_frame
 
 LINK_WAIT_S = 5.0
+log = logging.getLogger("hub.selftest")
+
+
+def speaking(
+    play: Callable[[str], None],
+    say: Callable[[Any], None] | None,
+    lang: str,
+    words: Callable[..., str],
+) -> Callable[[str], None]:
+    """``play``, except that sound ``say`` (the walk-through's voice step) speaks the
+    voice's test sentence (catalog ``say.test`` from ``words(lang, key)``) in ``lang``,
+    rendered now with espeak-ng; a failure is logged and the step goes on, for the
+    person to answer that they heard nothing."""
+
+    def play_or_say(name: str) -> None:
+        if name != SAY or say is None:
+            play(name)
+            return
+        from hub.voice import engine
+
+        try:
+            say(engine.render(words(lang, "say.test"), lang))
+        except engine.EngineError as exc:
+            log.warning("the voice cannot speak: %s", exc)
+
+    return play_or_say
 
 
 @dataclass
@@ -32,6 +59,7 @@ class Parts:
     leds: Any
     play: Callable[[str], None]
     pixels: int
+    say: Callable[[Any], None] | None = None  # the player's say(samples): speech
     centre: bool = False
     sim: Any = None
     ring: bool = False
@@ -89,6 +117,7 @@ def open_parts(
             leds if leds is not None else NoRing(),
             player.play,
             config["leds"]["pixels"],
+            say=player.say,
             ring=leds is not None,  # handed in (a test's ring), or the Pico's below
         )
         if leds is None and (backend == "serial" or config["serial"]["port"]):

@@ -45,7 +45,8 @@ class SelftestSession:
     ``play(name)`` plays a sound, ``running_game()`` says whether a game is unfinished,
     ``reread_markers()`` tells the table to read the markers afresh, ``levels()`` lists
     the inputs that read active now (None: not known), ``ring`` says whether a hub box
-    drives a ring.
+    drives a ring, ``voice()`` says whether a walk-through starting now ends with the
+    voice's step (``play("say")`` speaks).
     """
 
     def __init__(
@@ -58,10 +59,12 @@ class SelftestSession:
         reread_markers: Callable[[], None],
         levels: Callable[[], list[tuple[str, int]] | None] = lambda: None,
         ring: bool = True,
+        voice: Callable[[], bool] = lambda: False,
     ) -> None:
         self._wiring = wiring
         self._levels = levels
         self._ring = ring
+        self._voice = voice
         self._stuck: list[tuple[str, int]] | None = None
         self._holders: frozenset[str] = frozenset()  # digests of the starter's tokens
         self._show = show
@@ -166,7 +169,7 @@ class SelftestSession:
         self._active = True
         self._holders = holders
         self._stuck = self._levels()  # read before anyone presses anything
-        steps = plan(self._wiring, lights=self._ring)
+        steps = plan(self._wiring, lights=self._ring, voice=self._voice())
         self._walk = Walkthrough(steps, self._light, self._play, self._stuck or ())
 
     def game_started(self) -> None:

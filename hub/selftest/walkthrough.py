@@ -20,7 +20,7 @@ from hub.core.events import CENTRE, ButtonChanged, Event, MarkerChanged
 from hub.io.leds import STEADY, Pixel
 from hub.io.lights import arc
 from hub.io.pinmap import BCM_TO_HEADER, GP_TO_PICO_PIN, PICO_PINS, RING_PIXELS
-from hub.io.sound import SOUND_NAMES
+from hub.io.sound import SAY, SOUND_NAMES
 
 INPUT_KINDS = ("button", "marker-on", "marker-off")
 ANSWER_KINDS = ("light", "sound")
@@ -92,15 +92,18 @@ def plan(
     slots: int = 8,
     sounds: tuple[str, ...] = SOUND_NAMES,
     lights: bool = True,
+    voice: bool = False,
 ) -> list[Step]:
     """Every step, in the order a maker works round the hub: the buttons (the centre's
     last), the markers on and off, the lights (``lights`` False: no ring to ask about,
-    no Pico drives one), the sounds."""
+    no Pico drives one), the sounds, and (``voice``) the voice saying a sentence: its
+    step plays sound ``say``, which the ``play`` handed to the walk-through speaks."""
     return [
         *_buttons(wiring, centre, slots),
         *_markers(wiring, slots),
         *(_lights(wiring, slots) if lights else []),
         *_sounds(wiring, sounds),
+        *([_voice(wiring)] if voice else []),
     ]
 
 
@@ -164,6 +167,17 @@ def _sounds(wiring: Wiring, sounds: tuple[str, ...]) -> list[Step]:
         )
         for name in sounds
     ]
+
+
+def _voice(wiring: Wiring) -> Step:
+    return Step(
+        "sound",
+        0,
+        "voice",
+        wiring.speaker(),
+        "Did you hear the hub's voice say a sentence?",
+        sound=SAY,
+    )
 
 
 def ring_frame(slot: int | None, count: int) -> list[Pixel]:

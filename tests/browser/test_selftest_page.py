@@ -38,7 +38,8 @@ def test_a_person_walks_through_the_hub_box_from_the_phone(chromium, tmp_path):
         walk(hub, mcu, page)
         page.locator("#st-step").filter(has_text="Every part passed.").wait_for()
         rows = page.locator("#st-results tbody tr")
-        assert rows.count() == 8 + 1 + 16 + 8 + 8
+        assert rows.count() == 8 + 1 + 16 + 8 + 8 + 1  # the voice's step last
+        assert rows.nth(8 + 1 + 16 + 8 + 8).inner_text().split("\t")[0] == "voice"
         assert page.locator("#st-results tr[data-passed='false']").count() == 0
         centre = rows.nth(8).inner_text().split("\t")
         assert centre[:3] == ["centre button", "Pico GP18 (pin 24)", "PASS"]

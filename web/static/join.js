@@ -1,6 +1,7 @@
 // The join view: the hub's address as a QR code, handing the scorekeeping over, and
-// the hub's settings (volume, quiet mode, turn chime).
+// the hub's settings (volume, quiet mode, turn chime, the voice).
 import { $, S, api, gameId, keeper, setToken, toast, tokenFor } from "./core.js";
+import { t } from "./i18n.js";
 import { renderHeader } from "./running.js";
 import { clearErrors, showError } from "./form.js";
 
@@ -57,18 +58,52 @@ async function loadSettings() {
   $("s-who").textContent = may ? "" : "Only the scorekeeper's phone changes these. To change them from this phone, ask the hub above.";
   $("s-volume").value = r.data.volume; $("s-volume-out").textContent = Math.round(r.data.volume * 100) + "%";
   $("s-quiet").value = r.data.quiet; $("s-turn_chime").checked = !!r.data.turn_chime;
+  showVoice(r.data, may);
   const sound = r.data.sound;
   // In plain words; the system's own message stays for whoever fixes it (a tooltip).
   const off = sound && sound.available === false;
   $("s-sound").textContent = off ? "The hub's speaker is not working: no sound device answers. Check that a speaker is connected; the games go on without sound." : "";
   $("s-sound").title = off ? sound.reason || "" : "";
 }
+// The voice: what it says, its language, and how it says this game's names (a
+// spelling for a name the engine gets wrong; empty: the name as written).
+let spellings = {};
+function showVoice(data, may) {
+  $("s-voice-label").textContent = t("settings.voice.label");
+  for (const o of $("s-voice").options) o.textContent = t(`settings.voice.${o.value}`);
+  $("s-voice_language-label").textContent = t("settings.voice.language");
+  for (const o of $("s-voice_language").options) o.textContent = t(`settings.voice.lang_${o.value}`);
+  $("s-voice").value = data.voice; $("s-voice_language").value = data.voice_language;
+  spellings = { ...(data.spoken_names || {}) };
+  const names = ((S.snap && S.snap.slots) || []).map((s) => s.owner).filter((o) => o && o !== "mexican");
+  const box = $("s-spell");
+  box.hidden = !names.length;
+  $("s-spell-note").textContent = t("settings.voice.spell_note");
+  box.replaceChildren($("s-spell-note"));
+  for (const name of names) {
+    const label = document.createElement("label"), input = document.createElement("input");
+    label.textContent = t("settings.voice.spell", { name });
+    input.dataset.name = name; input.placeholder = name; input.maxLength = 60;
+    input.value = spellings[name] || ""; input.disabled = !may;
+    label.append(input); box.append(label);
+  }
+}
+function spokenNames() {
+  const names = { ...spellings };
+  for (const input of $("s-spell").querySelectorAll("input")) {
+    const v = input.value.trim();
+    if (v && v !== input.dataset.name) names[input.dataset.name] = v;
+    else delete names[input.dataset.name];
+  }
+  return names;
+}
 $("s-volume").addEventListener("input", (e) => ($("s-volume-out").textContent = Math.round(e.target.value * 100) + "%"));
 $("settings").addEventListener("submit", async (e) => {
   e.preventDefault();
   const form = $("settings");
   clearErrors(form);
-  const body = { volume: +$("s-volume").value, quiet: $("s-quiet").value, turn_chime: $("s-turn_chime").checked };
+  const body = { volume: +$("s-volume").value, quiet: $("s-quiet").value, turn_chime: $("s-turn_chime").checked,
+    voice: $("s-voice").value, voice_language: $("s-voice_language").value, spoken_names: spokenNames() };
   const g = S.snap && S.snap.game, r = await api("POST", "/api/settings", body, g ? g.id : null);
   if (r.ok) return toast("Settings saved");
   if (r.status === 401 || r.status === 403) $("e-settings").textContent = "Only the scorekeeper, or the table (ask the hub above), changes the settings.";
