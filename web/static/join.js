@@ -73,10 +73,10 @@ async function loadSettings() {
   $("s-volume").value = r.data.volume; $("s-volume-out").textContent = percent(r.data.volume);
   $("s-quiet").value = r.data.quiet; $("s-turn_chime").checked = !!r.data.turn_chime;
   const sound = r.data.sound;
-  // In plain words; the system's own message stays for whoever fixes it (a tooltip).
+  // In plain words, in the page's language; the system's own message is for whoever
+  // fixes it: GET /api/settings (sound.reason) and the hub's log say it.
   const off = sound && sound.available === false;
   $("s-sound").textContent = off ? t("settings.no_sound") : "";
-  $("s-sound").title = off ? sound.reason || "" : "";
 }
 const percent = (v) => formatNumber(Math.round(v * 100) / 100, { style: "percent" });
 $("s-volume").addEventListener("input", (e) => ($("s-volume-out").textContent = percent(e.target.value)));
