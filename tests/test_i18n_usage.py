@@ -23,7 +23,13 @@ from web import i18n
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "web" / "static"
-PAGE = sorted(STATIC.glob("*.js")) + [STATIC / "index.html"]
+BOARD = ROOT / "hub" / "board" / "static"
+PAGE = [
+    *sorted(STATIC.glob("*.js")),
+    STATIC / "index.html",
+    BOARD / "board.js",
+    BOARD / "board.html",
+]
 # The hub's Python that names keys (web/i18n.py, the reader, only shows examples).
 PYTHON = sorted(path for path in (ROOT / "web").glob("*.py") if path.name != "i18n.py")
 OTHERS = ("say.", "players.", "settings.voice.")
@@ -113,3 +119,16 @@ def test_the_scan_finds_a_missing_key(tmp_path: Path) -> None:
     found = named_in([page])
     assert set(found) == {"round.no_such_words", "nav.games"}
     assert "round.no_such_words" not in catalogs()[i18n.DEFAULT]
+
+
+def test_the_reminders_the_page_words_are_the_hubs_own() -> None:
+    """fixes.js says each reminder of hub/core/turns.py as a whole sentence, matched by
+    the hub's exact words: a reworded reason would fall back to the general words."""
+    page = (STATIC / "fixes.js").read_text(encoding="utf-8")
+    block = re.search(r"const REMINDERS = \{(.*?)\};", page, re.S)
+    assert block is not None
+    reasons = re.findall(r'"([^"]+)": "fixes\.', block.group(1))
+    assert len(reasons) == 4, reasons
+    core = (ROOT / "hub" / "core" / "turns.py").read_text(encoding="utf-8")
+    for reason in reasons:
+        assert f'"{reason}"' in core, reason

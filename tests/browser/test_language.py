@@ -172,3 +172,28 @@ def test_the_api_answers_in_the_pages_language(hub, phones) -> None:
     page.fill("input[data-name='3']", "Dee")
     page.click("#new [type=submit]")
     expect(page.locator("#e-players")).to_have_text("«Ann» y «ann» son el mismo nombre")
+
+
+def test_a_viewer_sees_a_finished_game_in_spanish(hub, phones) -> None:
+    """What only a viewer or the end of a game shows: the round view's note, the
+    winner on the table and in the scores, the games list, the settings' note."""
+    _, created = hub.post("/api/games", {"players": PLAYERS, "first": 1})
+    game, token = created["id"], created["token"]
+    points = {"points": {"Ann": 0, "Bob": 5, "Cid": 12}, "went_out": "Ann", "mid_round": True}
+    hub.post(f"/api/games/{game}/rounds/1/scores", points, token=token)
+    hub.post(f"/api/games/{game}/finish", {}, token=token)
+    phone = phones(locale="es-MX")
+    phone.open("/#/table")
+    page = phone.page
+    expect(page.locator("#status strong")).to_have_text("¡Ganó Ann!")
+    for view, shown in (
+        ("round", "Solo el teléfono de quien lleva los puntos"),
+        ("scores", "Ganó Ann"),
+        ("games", "terminada: ganó Ann"),
+        ("join", "Solo el teléfono de quien lleva los puntos cambia esto"),
+    ):
+        page.goto(f"{hub.base}/#/{view}")
+        expect(page.locator(f"#v-{view}")).to_contain_text(shown)
+        page.wait_for_load_state("networkidle")
+        seen = page.evaluate(SEEN)
+        assert not english_left(seen), (view, english_left(seen))

@@ -174,10 +174,19 @@ on("sound", (sound) => {
   if (sound.name === "turn_back") toast(t("fixes.turn_back"));
   if (sound.name === "reminder") remind();
 });
+// The hub's reasons (its log's words, hub/core/turns.py) as whole sentences for people.
+const REMINDERS = {
+  "failed to cover without a marker": "fixes.remind_no_marker",
+  "could not answer their own double: marker down": "fixes.remind_own_double",
+  "went out without calling the last tile": "fixes.remind_last_tile",
+  "only the marker's owner makes a train private, in their own turn": "fixes.remind_private",
+};
 async function remind() {  // say why: the reminder's reason is in the log
   const r = await api("GET", "/api/log?limit=20");
   const last = r.ok ? r.data.filter((e) => e.kind === "reminder").pop() : null;
-  if (last) toast(t("fixes.reminder", { name: owner(S.snap, last.slot), why: last.why }));
+  if (!last) return;
+  const name = owner(S.snap, last.slot);
+  toast(t(REMINDERS[last.why] || "fixes.reminder", { name, why: last.why }));
 }
 document.addEventListener("change", (e) => { if (e.target && e.target.id === "sim-on") render(S.snap); });
 // A new language: the tools are built again in its words.
