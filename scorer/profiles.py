@@ -55,11 +55,11 @@ class Option:
 OPTIONS: dict[str, Option] = {
     option.id: option
     for option in (
-        Option("chickenfoot", (False, True), "Chickenfoot: a double needs three covers"),
+        Option("chickenfoot", (False, True), "Chickenfoot: a double needs three tiles on it"),
         Option(
             "partnerships",
             (False, True),
-            "Partnerships: partners sit opposite and score as a team",
+            "Partners: partners sit opposite and score as a team",
             (4, 6, 8),
         ),
         Option("double_blank", DOUBLE_BLANK_VALUES, "The double blank scores"),
@@ -149,7 +149,7 @@ class Profile:
 PROFILES: dict[str, Profile] = {
     "aces": Profile(
         id="aces",
-        name="Aces Traditional Games",
+        name="Standard rules",
         starter="engine-left",
         first_turn="string",
         public_in_first_turn=False,
@@ -165,7 +165,7 @@ PROFILES: dict[str, Profile] = {
     ),
     "mexicantrainfun": Profile(
         id="mexicantrainfun",
-        name="MexicanTrainFun.com tournament",
+        name="Mexican Train Fun rules",
         starter="engine-holder",
         first_turn="single",
         public_in_first_turn=False,
@@ -182,7 +182,7 @@ PROFILES: dict[str, Profile] = {
     ),
     "consensus": Profile(
         id="consensus",
-        name="Consensus (Galt, 1994)",
+        name="Tournament rules (Galt)",
         starter="rotate",
         first_turn="single",
         public_in_first_turn=True,
@@ -198,7 +198,7 @@ PROFILES: dict[str, Profile] = {
     ),
     "triples": Profile(
         id="triples",
-        name="Triples Games (video)",
+        name="Triples",
         starter="engine-holder",
         first_turn="string",
         public_in_first_turn=False,

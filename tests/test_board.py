@@ -401,3 +401,14 @@ def test_idle_sockets_never_lock_the_board_out():
             sock.close()
         server.close()
         thread.join(10)
+
+
+def test_the_board_serves_the_catalogs_its_page_says_by():
+    client = create_board_app(TournamentBoard(), threading.Event()).test_client()
+    with client.get("/i18n/es.json") as words:
+        assert words.status_code == 200
+        assert words.get_json()["board.title"] == "Tabla del torneo"
+        assert "default-src 'self'" in words.headers["Content-Security-Policy"]
+    for other in ("fr", "..%2Fapp", "en.json"):
+        with client.get(f"/i18n/{other}.json") as missing:
+            assert missing.status_code == 404, other

@@ -171,7 +171,10 @@ def test_deal_query_is_checked(client, query: str) -> None:
 def test_a_deep_body_is_a_400_naming_the_body(client) -> None:
     response = client.post("/api/games", data=b"[" * 60000, content_type="application/json")
     assert response.status_code == 400
-    assert response.get_json() == {"error": f"body: nested more than {MAX_DEPTH} levels deep"}
+    assert response.get_json() == {
+        "error": f"body: nested more than {MAX_DEPTH} levels deep",
+        "message": f"Nested more than {MAX_DEPTH} levels deep",
+    }
 
 
 def test_handover_bounds_the_game_id(client) -> None:

@@ -261,7 +261,9 @@ def test_the_scorepad_views_take_what_they_share_from_core_and_running():
     add_ons = {"mqtt.js", "ring.js", "fixes.js"}
     assert views | add_ons | {"core.js", "table.js", "running.js"} <= graph["app.js"]
     assert all("core.js" in graph[view] for view in views)
-    assert graph["core.js"] == set()  # the bottom of the graph: everything may use it
+    # The bottom of the graph: everything may use them (core.js says its words by i18n.js).
+    assert graph["i18n.js"] == set()
+    assert graph["core.js"] == {"i18n.js"}
 
 
 # --- the checks themselves, on made-up modules ---------------------------------------

@@ -146,7 +146,7 @@ def test_rules_serve_the_deal_tables_within_the_hubs_seats() -> None:
     ]
     assert fun["default_set"] == [{"players": [2, 3], "set": 9}, {"players": [4, 8], "set": 12}]
     consensus = next(p for p in RULES["profiles"] if p["id"] == "consensus")
-    assert consensus["name"] == "Consensus (Galt, 1994)"
+    assert consensus["name"] == "Tournament rules (Galt)"
     assert consensus["options"] == ["chickenfoot", "partnerships", "double_blank", "blanks"]
     assert consensus["tiles_each"] == [
         {"players": [2, 4], "tiles": 15},

@@ -115,6 +115,8 @@ def test_no_self_test_while_a_game_is_played(live_hub, client, table_proof):
         "error": "action: a game is being played: finish it (or end it) "
         "before the self-test takes the hub",
         "field": "action",
+        "message": "A game is being played: finish it (or end it) before the self-test "
+        "takes the hub",
     }
     assert status(client)["running"] is False
 

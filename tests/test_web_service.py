@@ -109,20 +109,27 @@ def test_handlers_ask_the_service(fake, fake_client):
 )
 def test_one_error_style(fake_client, path, body, status, error):
     r = fake_client.post(path, json=body)
-    assert (r.status_code, r.get_json()) == (status, error)
+    got = r.get_json()
+    # Beside the hub's own words, the same for people: no field name in front.
+    message = got.pop("message")
+    assert message and not message.startswith(f"{error.get('field')}:")
+    assert (r.status_code, got) == (status, error)
 
 
 def test_errors_without_a_field_have_no_field_key(fake_client):
     r = fake_client.post("/api/games", data="{oops", content_type="application/json")
-    assert r.get_json() == {"error": "body: not valid JSON"}
+    assert r.get_json() == {"error": "body: not valid JSON", "message": "Not valid JSON"}
     r = fake_client.get("/api/nowhere")
-    assert r.status_code == 404 and set(r.get_json()) == {"error"}
+    assert r.status_code == 404 and set(r.get_json()) == {"error", "message"}
 
 
 def test_a_refusal_from_the_hub_keeps_its_status_and_field(fake, fake_client):
     fake.fail["get_game"] = Refused(409, "round 2: not yet", "rounds")
     r = fake_client.get("/api/games/1")
-    assert (r.status_code, r.get_json()) == (409, {"error": "round 2: not yet", "field": "rounds"})
+    assert (r.status_code, r.get_json()) == (
+        409,
+        {"error": "round 2: not yet", "field": "rounds", "message": "Round 2: not yet"},
+    )
 
 
 def test_auth_goes_through_the_service(fake, fake_client):

@@ -1,10 +1,12 @@
-"""One error style for every API answer: ``{"error": "<what and why>", "field": name}``.
+"""One error style for every API answer: ``{"error": "<what and why>", "field": name,
+"message": "<the same in plain words>"}``.
 
 Handlers refuse a request with :func:`abort` (or the hub refuses it by raising
 :class:`web.service.Refused`); one error handler turns either into the JSON body,
 ``field`` present only when one field of the request body is at fault. Flask's own
 HTTP errors (404 for an unknown address, 405, 413, 415) get the same shape, and a
 disk that refuses a write (:class:`scorer.store.StorageFault`) is a 503 naming it.
+``message`` is for people, in the request's ``Accept-Language`` (:mod:`web.messages`).
 
 Anything else raised in a handler is a bug: Flask logs its traceback and answers 500.
 There is deliberately no catch-all that would dress a bug up as a bad request.
@@ -15,10 +17,12 @@ from __future__ import annotations
 import json
 from typing import NoReturn
 
-from flask import Flask, Response, jsonify
+from flask import Flask, Response, has_request_context, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from scorer.store import StorageFault
+from web import i18n
+from web.messages import words_for
 from web.service import Refused
 
 TOO_LARGE = "request body too large (limit {limit} KB)"
@@ -30,10 +34,13 @@ def abort(status: int, message: str, field: str | None = None) -> NoReturn:
 
 
 def error_response(status: int, message: str, field: str | None = None) -> Response:
-    """The JSON error body with its status (and a Bearer challenge on 401)."""
+    """The JSON error body with its status (and a Bearer challenge on 401): ``error`` the
+    hub's message, ``message`` the same for people in the request's language."""
+    header = request.headers.get("Accept-Language") if has_request_context() else None
     body: dict[str, str] = {"error": message}
     if field is not None:
         body["field"] = field
+    body["message"] = words_for(i18n.language(header), status, message)
     response = jsonify(body)
     response.status_code = status
     if status == 401:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
+from web.i18n import CATALOGS, LANGUAGES
 from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, STREAM_HEADERS, Places, event
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ def create_board_app(
     past ``most_streams`` at once (None: no limit) a stream is refused with a 503 and
     the page fetches ``/api/board`` every :data:`BUSY_RETRY_S` instead, so open pages
     never take every web thread and a page load always gets one."""
-    from flask import Flask, jsonify, send_from_directory
+    from flask import Flask, abort, jsonify, send_from_directory
 
     app = Flask(__name__, static_folder="static", static_url_path="/static")
     places = Places(most_streams)
@@ -69,6 +70,15 @@ def create_board_app(
     @app.get("/")
     def page() -> Response:
         response = send_from_directory(app.static_folder or "static", "board.html")
+        response.headers["Cache-Control"] = "no-cache"
+        return response
+
+    @app.get("/i18n/<lang>.json")
+    def catalog(lang: str) -> Response:
+        """The scorepad's words in ``lang`` (web/static/i18n/), which the page says by."""
+        if lang not in LANGUAGES:
+            abort(404)
+        response = send_from_directory(CATALOGS, f"{lang}.json")
         response.headers["Cache-Control"] = "no-cache"
         return response
 

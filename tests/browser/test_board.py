@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 from tests.browser.conftest import PHONE, Phone
 from tests.helpers import until
 from tests.http_client import HubProcess, ServerProcess
+from web.i18n import CATALOGS
 
 pytestmark = pytest.mark.browser
 
@@ -229,6 +230,8 @@ def test_the_page_survives_any_json_the_board_serves(chromium):
             route.fulfill(path=STATIC / "board.html")
         elif path.startswith("/static/"):
             route.fulfill(path=STATIC / path.removeprefix("/static/"))
+        elif path.startswith("/i18n/"):  # the words, as the board serves them
+            route.fulfill(path=CATALOGS / path.removeprefix("/i18n/"))
         elif path == "/api/board/events":
             route.fulfill(status=200, content_type="text/event-stream", body=stream)
         else:
@@ -250,3 +253,30 @@ def test_the_page_survives_any_json_the_board_serves(chromium):
     finally:
         context.close()
     assert not errors, errors
+
+
+def test_the_board_speaks_the_browsers_language(chromium, tmp_path, mosquitto):
+    """In Spanish (es-MX) every word of the board and of a table's card comes from the
+    Spanish catalog, with no English catalog words left; <html lang> says so."""
+    from tests.browser.test_language import english_left
+
+    hub = HubProcess(tmp_path / "t1", "--mqtt", mosquitto.url, "--hub-id", "t1")
+    board = BoardProcess(mosquitto.url, tmp_path / "board.log")
+    phone = Phone(chromium.new_context(viewport=PHONE, locale="es-MX"), board.base)
+    try:
+        status, _ = hub.post("/api/games", {"players": ["Ann", "Bob"], "first": 1})
+        assert status == 201
+        page = phone.page
+        page.goto(board.base + "/")
+        page.wait_for_selector("article.card[data-hub='t1']")
+        expect(page.locator("html")).to_have_attribute("lang", "es")
+        expect(page.locator("h1")).to_have_text("Tabla del torneo")
+        expect(page.locator("#link")).to_have_text("En vivo")
+        expect(page.locator("article.card[data-hub='t1'] .meta")).to_contain_text("Ronda 1 de 13")
+        seen = page.evaluate("() => document.title + '\\n' + document.body.innerText")
+        assert not english_left(seen), english_left(seen)
+        assert not phone.errors and not phone.foreign, (phone.errors, phone.foreign)
+    finally:
+        phone.context.close()
+        assert board.stop() == 0
+        hub.stop(signal.SIGKILL)

@@ -142,7 +142,23 @@ def test_a_reload_fetches_nothing_unchanged(hub, chromium):
         page.goto(hub.base + "/#/scores")  # a lazily loaded view too
         expect(page.locator("#scores")).to_contain_text("No game yet")
         answers: list[tuple[str, int]] = []
-        page.on("response", lambda response: answers.append((response.url, response.status)))
+        fetched: list[tuple[str, int]] = []  # fetch()'s own (the catalog): body bytes
+        page.on(
+            "response",
+            lambda response: (
+                answers.append((response.url, response.status))
+                if response.request.resource_type != "fetch"
+                else None
+            ),
+        )
+        page.on(
+            "requestfinished",
+            lambda request: (
+                fetched.append((request.url, request.sizes()["responseBodySize"]))
+                if request.resource_type == "fetch" and "/static/" in request.url
+                else None
+            ),
+        )
         page.reload()
         expect(page.locator("#scores")).to_contain_text("No game yet")
         page.wait_for_selector("#hub .slot[data-slot='8']", state="attached")
@@ -153,6 +169,8 @@ def test_a_reload_fetches_nothing_unchanged(hub, chromium):
         ]
         assert len(files) >= 6, answers
         assert all(status == 304 for _, status in files), [f for f in files if f[1] != 304]
+        # Chromium shows a fetch() answered 304 as its cached 200: no body came.
+        assert fetched and all(size == 0 for _, size in fetched), fetched
         assert all(url.startswith(hub.base) for url in seen), seen
     finally:
         context.close()

@@ -3,8 +3,13 @@ the phone overrides them, and <html lang> always names the language in use."""
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 from playwright.sync_api import expect
+
+from web.i18n import CATALOGS
 
 pytestmark = pytest.mark.browser
 
@@ -33,3 +38,162 @@ def test_a_saved_choice_overrides_the_browser_and_can_be_forgotten(phones) -> No
     phone.page.evaluate("import('/static/i18n.js').then(m => m.setLanguage(''))")
     phone.open("/")
     expect(phone.page.locator("html")).to_have_attribute("lang", "en")
+
+
+# --- every view in Spanish ----------------------------------------------------------------
+
+PLAYERS = ["Ann", "Bob", "Cid"]
+VIEWS = ["table", "scores", "round", "new", "games", "join", "selftest"]
+# Every word a person reads in a view: the visible text, and the words said to a screen
+# reader or shown on hover (aria-label, alt, title, placeholder) of what is not hidden.
+SEEN = """() => {
+  const said = [];
+  for (const el of document.querySelectorAll("[aria-label], [alt], [title], [placeholder]")) {
+    if (el.closest("[hidden], dialog:not([open])") || el.getClientRects().length === 0) continue;
+    for (const name of ["aria-label", "alt", "title", "placeholder"])
+      if (el.hasAttribute(name)) said.push(el.getAttribute(name));
+  }
+  return [document.title, document.body.innerText, ...said].join("\\n");
+}"""
+
+
+# Names that are English in every language: the rule sets' sources, and each language's
+# own name in the language setting.
+PROPER_NAMES = ("MexicanTrainFun.com", "Mexican Train Fun", "Triples Games", "English")
+
+
+def english_left(text: str) -> list[str]:
+    """The English catalog's words (those that differ in Spanish) found in ``text``;
+    a {placeholder} stands for anything (a name, a number)."""
+    for name in PROPER_NAMES:
+        text = text.replace(name, "")
+    english = json.loads((CATALOGS / "en.json").read_text(encoding="utf-8"))
+    spanish = json.loads((CATALOGS / "es.json").read_text(encoding="utf-8"))
+    found = []
+    for key, entry in english.items():
+        forms = entry.values() if isinstance(entry, dict) else [entry]
+        theirs = spanish[key]
+        others = set(theirs.values() if isinstance(theirs, dict) else [theirs])
+        for form in forms:
+            if form in others:
+                continue
+            parts = re.split(r"\{\w+\}", form)
+            if not max(parts, key=len).strip(" .,:;·()").strip():
+                continue  # only placeholders and punctuation: nothing English in it
+            pattern = r".+?".join(re.escape(part) for part in parts)
+            if re.search(rf"(?<![\w']){pattern}(?![\w'])", text):
+                found.append(f"{key}: {form}")
+    return found
+
+
+def test_the_english_check_finds_english(phones) -> None:
+    """The check itself: English words are found, Spanish and names pass."""
+    assert english_left("Guardar la ronda 2 · Ann, Bob") == []
+    assert english_left("Save round 2") == ["round.save: Save round {round}"]
+    assert "nav.scores: Scores" in english_left("Mesa\nScores\nRonda")
+
+
+def test_every_view_speaks_spanish_with_no_english_left(hub, phones) -> None:
+    _, created = hub.post("/api/games", {"players": PLAYERS, "first": 1})
+    game, token = created["id"], created["token"]
+    points = {"points": {"Ann": 0, "Bob": 5, "Cid": 12}, "went_out": "Ann", "mid_round": True}
+    hub.post(f"/api/games/{game}/rounds/1/scores", points, token=token)
+    phone = phones(locale="es-MX")
+    phone.open(f"/#claim={game}:{token}")
+    page = phone.page
+    expect(page.locator("#role")).to_have_text("Lleva los puntos")
+    page.check("#sim-on")  # the virtual hub's words too
+    for view in VIEWS:
+        page.goto(f"{hub.base}/#/{view}")
+        expect(page.locator(f"#v-{view}")).to_be_visible()
+        expect(page.locator(f"#v-{view} h2").first).not_to_be_empty()
+        if view == "table":
+            page.click("#legend summary")
+            page.locator("#hub .slot[data-slot='1']").click()  # the virtual hub's sheet
+            expect(page.locator("#sheet")).to_be_visible()
+        if view == "scores":
+            expect(page.locator(".standings")).to_be_visible()
+        if view == "round":
+            expect(page.locator(".pad")).to_be_visible()
+        if view == "new":
+            expect(page.locator("#f-rules label")).to_have_count(4)
+            page.click("#add-player")
+        if view == "join":
+            expect(page.locator("#settings")).to_be_visible()
+        if view == "selftest":
+            expect(page.locator("#st-buttons button").first).to_be_visible()
+        page.wait_for_load_state("networkidle")
+        seen = page.evaluate(SEEN)
+        assert not english_left(seen), (view, english_left(seen))
+        assert page.evaluate("document.documentElement.lang") == "es"
+        phone.shot(f"es-{view}")
+        if view == "table":
+            page.keyboard.press("Escape")
+
+
+def test_the_language_setting_overrides_the_browser_and_redraws_the_page(hub, phones) -> None:
+    phone = phones(locale="en-US")
+    phone.open("/#/join")
+    page = phone.page
+    choice = page.locator("#language")
+    expect(choice).to_have_value("")
+    expect(choice.locator("option[value='es']")).to_have_text("Español")
+    expect(page.locator(".tabs a[href='#/scores']")).to_have_text("Scores")
+    choice.select_option("es")
+    # At once, without a reload: the tabs, the view, the header, <html lang>.
+    expect(page.locator("html")).to_have_attribute("lang", "es")
+    expect(page.locator(".tabs a[href='#/scores']")).to_have_text("Puntos")
+    expect(page.locator("#h-join")).to_have_text("Únete a esta mesa")
+    expect(page.locator("#role")).to_have_text("Solo mira")
+    page.goto(hub.base + "/#/table")
+    expect(page.locator("#status")).to_contain_text("No hay ninguna partida")
+    page.reload()  # saved on the phone
+    expect(page.locator("html")).to_have_attribute("lang", "es")
+    expect(page.locator(".tabs a[href='#/table']")).to_have_text("Mesa")
+    page.goto(hub.base + "/#/join")
+    expect(page.locator("#language")).to_have_value("es")
+    page.locator("#language").select_option("")  # back to the browser's language
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    expect(page.locator(".tabs a[href='#/table']")).to_have_text("Table")
+
+
+def test_the_api_answers_in_the_pages_language(hub, phones) -> None:
+    """The page's choice goes to the hub as Accept-Language: its refusals come back in
+    that language (here a browser in English with the page set to Spanish)."""
+    phone = phones(locale="en-US")
+    phone.allowed.append("status of 400")
+    phone.open("/#/new")
+    page = phone.page
+    page.evaluate("import('/static/i18n.js').then(m => m.setLanguage('es'))")
+    phone.open("/#/new")
+    page.fill("input[data-name='0']", "Ann")
+    page.fill("input[data-name='1']", "ann")
+    page.fill("input[data-name='2']", "Cid")
+    page.fill("input[data-name='3']", "Dee")
+    page.click("#new [type=submit]")
+    expect(page.locator("#e-players")).to_have_text("«Ann» y «ann» son el mismo nombre")
+
+
+def test_a_viewer_sees_a_finished_game_in_spanish(hub, phones) -> None:
+    """What only a viewer or the end of a game shows: the round view's note, the
+    winner on the table and in the scores, the games list, the settings' note."""
+    _, created = hub.post("/api/games", {"players": PLAYERS, "first": 1})
+    game, token = created["id"], created["token"]
+    points = {"points": {"Ann": 0, "Bob": 5, "Cid": 12}, "went_out": "Ann", "mid_round": True}
+    hub.post(f"/api/games/{game}/rounds/1/scores", points, token=token)
+    hub.post(f"/api/games/{game}/finish", {}, token=token)
+    phone = phones(locale="es-MX")
+    phone.open("/#/table")
+    page = phone.page
+    expect(page.locator("#status strong")).to_have_text("¡Ganó Ann!")
+    for view, shown in (
+        ("round", "Solo el teléfono de quien lleva los puntos"),
+        ("scores", "Ganó Ann"),
+        ("games", "terminada: ganó Ann"),
+        ("join", "Solo el teléfono de quien lleva los puntos cambia esto"),
+    ):
+        page.goto(f"{hub.base}/#/{view}")
+        expect(page.locator(f"#v-{view}")).to_contain_text(shown)
+        page.wait_for_load_state("networkidle")
+        seen = page.evaluate(SEEN)
+        assert not english_left(seen), (view, english_left(seen))

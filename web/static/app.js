@@ -12,7 +12,7 @@
 // the hub (an indicator, a layer of the hub picture): a module using on()/place() or
 // table.js's layers, and a line in ADD_ONS.
 import { $, S, api, emit, newState, on, setToken, toast } from "./core.js";
-import { setLanguage } from "./i18n.js";
+import { fill, setLanguage, t } from "./i18n.js";
 import { renderTable } from "./table.js";
 import { loadGame, onGame, refresh, renderHeader } from "./running.js";
 
@@ -88,9 +88,8 @@ document.addEventListener("visibilitychange", () => {
   else refresh();
 });
 
-const SOUNDS = { choo: "Choo! A train went public", chicken: "Chicken! A double is open",
-  nope: "Nope: not that train", out: "Out! The round is over", reminder: "Reminder" };
-on("sound", (sound) => { if (SOUNDS[sound.name]) toast(SOUNDS[sound.name]); });
+const SOUNDS = { choo: "sound.choo", chicken: "sound.chicken", nope: "sound.nope", out: "sound.out", reminder: "sound.reminder" };
+on("sound", (sound) => { if (SOUNDS[sound.name]) toast(t(SOUNDS[sound.name])); });
 
 // --- routing -------------------------------------------------------------------------
 function section(view) {
@@ -134,13 +133,24 @@ async function claim() {
   history.replaceState(null, "", "#/table");
   const id = +m[1], token = decodeURIComponent(m[2]);
   const r = await api("POST", "/api/join/handover", { game: id, token });
-  if (r.ok) { setToken(id, token); toast(`You keep the score of game ${id} now`); }
-  else toast("That hand-over link is not valid: " + r.data.error);
+  if (r.ok) { setToken(id, token); toast(t("app.claimed", { game: id })); }
+  else toast(t("app.handover_invalid", { reason: r.data.error }));
   renderHeader(); renderTable();
 }
+
+// A new language (the setting on the Join page): every word on screen again, the view
+// asked again, and the add-ons redrawn with the snapshot they have.
+on("lang", () => {
+  fill();
+  renderHeader();
+  renderTable();
+  route(true);
+  if (S.snap) newState(S.snap);
+});
 
 // The words first (a catalog the page cannot fetch leaves the words in English).
 setLanguage()
   .catch(() => {})
+  .then(() => fill())
   .then(claim)
   .finally(() => { route(); connect(); for (const load of ADD_ONS) load(); });

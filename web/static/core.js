@@ -4,6 +4,9 @@
 //   on("game", (game) => …)    every change of the running game's scores
 //   on("sound", (sound) => …)  every sound the hub plays
 //   on("view", (name) => …)    every change of view
+//   on("lang", (lang) => …)    a change of the page's language (redraw your words)
+import { language, t } from "./i18n.js";
+
 export const $ = (id) => document.getElementById(id);
 // A value of name-keyed data: own properties only, so a player called "constructor" or
 // "__proto__" is a name like any other, never something every object has.
@@ -15,7 +18,7 @@ export const short = (name, n = 9) => (name.length > n ? name.slice(0, n - 1) + 
 // scores view; view: the route; sim: the virtual hub is on; sheet: its slot, or null.
 export const S = { snap: null, game: null, shown: null, view: "table", sim: false, sheet: null };
 
-const hooks = { state: [], game: [], sound: [], view: [] };
+const hooks = { state: [], game: [], sound: [], view: [], lang: [] };
 export function on(kind, fn) { hooks[kind].push(fn); }
 export function emit(kind, data) { for (const fn of hooks[kind]) fn(data); }
 export function newState(snap) { S.snap = snap; emit("state", snap); }
@@ -27,27 +30,31 @@ export function tokenFor(id) { return id ? tokens()[id] || null : null; }
 export function setToken(id, token) {
   const all = tokens();
   if (token) all[id] = token; else delete all[id];
-  try { localStorage.setItem(KEY, JSON.stringify(all)); } catch { toast("This browser cannot keep the token (private mode?)"); }
+  try { localStorage.setItem(KEY, JSON.stringify(all)); } catch { toast(t("app.token_not_kept")); }
 }
 export const gameId = () => (S.snap && S.snap.game ? S.snap.game.id : S.game ? S.game.id : null);
 export const keeper = (id = gameId()) => !!tokenFor(id);
 
-// --- HTTP: {ok, status, data}; an error's data is {error, field?} --------------------
+// --- HTTP: {ok, status, data}; an error's data is {error, field?, message} ------------
+// The hub answers in the page's language (Accept-Language): data.error is the message
+// for people (the hub's "message", in plain words), the hub's own "error" is kept as
+// data.detail.
 export async function api(method, path, body, id) {
   // The hub takes changes as JSON only (415 otherwise): a change always sends a body.
   const changes = method !== "GET" && method !== "HEAD";
-  const headers = changes ? { "Content-Type": "application/json" } : {};
+  const headers = { "Accept-Language": language() };
+  if (changes) headers["Content-Type"] = "application/json";
   if (tokenFor(id)) headers.Authorization = "Bearer " + tokenFor(id);
   let res;
   try {
     res = await fetch(path, { method, headers, body: changes ? JSON.stringify(body ?? {}) : undefined });
   } catch {
-    return { ok: false, status: 0, data: { error: "the hub did not answer (is this phone on its Wi-Fi?)" } };
+    return { ok: false, status: 0, data: { error: t("error.no_answer") } };
   }
   let data = null;
   try { data = await res.json(); } catch { data = null; }
-  if (!res.ok && !(data && data.error)) data = { error: `the hub answered ${res.status}` };
-  if (!res.ok) data.error = plain(data.error, data.field);
+  if (!res.ok && !(data && data.error)) data = { error: t("error.status", { status: res.status }) };
+  if (!res.ok) { data.detail = data.error; data.error = data.message || plain(data.error, data.field); }
   return { ok: res.ok, status: res.status, data };
 }
 

@@ -4,6 +4,7 @@
 // when its marker is missing); the last undos and fixes from /api/log; and, on the sim
 // backend's virtual hub, the centre button (tap, hold, long hold = undo).
 import { $, S, api, keeper, on, place, toast } from "./core.js";
+import { formatDate, t } from "./i18n.js";
 
 const PLAYING = ["first-turn", "play"];
 let shownDepth = null;
@@ -14,10 +15,10 @@ function el(tag, attrs = {}, text = "") {
   if (text) node.textContent = text;
   return node;
 }
-const owner = (snap, slot) => (slot === 0 ? "the centre" : (snap.slots[slot - 1].owner || `slot ${slot}`));
+const owner = (snap, slot) => (slot === 0 ? t("fixes.centre") : (snap.slots[slot - 1].owner || t("table.slot", { slot })));
 const seats = (snap) => snap.slots.filter((s) => s.owner && s.owner !== "mexican");
 const trains = (snap) => [...seats(snap).map((s) => [s.slot, s.owner]),
-  [snap.mexican_at, "Mexican Train"]];
+  [snap.mexican_at, t("fixes.mexican_train")]];
 
 function options(select, pairs, chosen) {
   select.replaceChildren(...pairs.map(([value, label]) => {
@@ -35,7 +36,7 @@ function renderOneTile(snap) {
   const playing = snap.game && (snap.game.phase === "play" || snap.game.phase === "first-turn");
   const names = playing ? (snap.one_tile || []).map((slot) => owner(snap, slot)).filter((n) => n !== snap.went_out) : [];
   box.hidden = !names.length;
-  box.textContent = names.length ? `One tile: ${names.join(", ")}` : "";
+  box.textContent = names.length ? t("fixes.one_tile", { names: names.join(", "), count: names.length }) : "";
 }
 
 // --- the scorekeeper's tools --------------------------------------------------------------
@@ -44,11 +45,11 @@ function tools() {
   if (box) return box;
   box = place("v-table", "fixes", "div");
   box.className = "fixes";
-  const undo = el("button", { type: "button", id: "undo", class: "btn wide" }, "Undo the last table action");
-  undo.addEventListener("click", () => send("/undo", {}, "Undone"));
+  const undo = el("button", { type: "button", id: "undo", class: "btn wide" }, t("fixes.undo"));
+  undo.addEventListener("click", () => send("/undo", {}, t("fixes.undone")));
   const panel = el("details", { id: "fix-panel" });
-  panel.append(el("summary", {}, "Set the table right"), fixForm(), engineForm());
-  box.append(undo, panel, el("ol", { id: "fix-log", class: "history", "aria-label": "Undos and fixes" }));
+  panel.append(el("summary", {}, t("fixes.panel")), fixForm(), engineForm());
+  box.append(undo, panel, el("ol", { id: "fix-log", class: "history", "aria-label": t("fixes.log") }));
   return box;
 }
 
@@ -75,22 +76,22 @@ function fixForm() {
   const double = () => ({ double: { slot: +dslot.value, covers_left: +covers.value, responsible: +resp.value } });
   const flag = (pub) => ({ public: { slot: +pslot.value, public: pub } });
   form.append(
-    row([["Whose turn", turn]], [["Set the turn", () => send("/fix", { turn: +turn.value }, "Turn set")]]),
-    row([["Double on", dslot], ["covers to go", covers], ["who covers", resp]],
-      [["Open it", () => send("/fix", double(), "Double set")],
-        ["Close the double", () => send("/fix", { double: { slot: null } }, "Double closed")]]),
-    row([["Train without its marker", pslot]],
-      [["Public", () => send("/fix", flag(true), "Train public")],
-        ["Private", () => send("/fix", flag(false), "Train private")]]));
+    row([[t("fixes.whose_turn"), turn]], [[t("fixes.set_turn"), () => send("/fix", { turn: +turn.value }, t("fixes.turn_set"))]]),
+    row([[t("fixes.double_on"), dslot], [t("fixes.tiles_needed"), covers], [t("fixes.who_covers"), resp]],
+      [[t("fixes.open_double"), () => send("/fix", double(), t("fixes.double_set"))],
+        [t("fixes.close_double"), () => send("/fix", { double: { slot: null } }, t("fixes.double_closed"))]]),
+    row([[t("fixes.no_marker"), pslot]],
+      [[t("fixes.public"), () => send("/fix", flag(true), t("fixes.train_public"))],
+        [t("fixes.private"), () => send("/fix", flag(false), t("fixes.train_private"))]]));
   return form;
 }
 
 function engineForm() {
   const form = el("div", { id: "engine-form", hidden: "" });
   const engine = el("select", { id: "fix-engine" });
-  form.append(row([["This round's engine (the highest double held)", engine]], [["Set the engine", () => {
+  form.append(row([[t("fixes.engine"), engine]], [[t("fixes.set_engine"), () => {
     const g = S.snap.game;
-    send(`/rounds/${g.round}/engine`, { engine: +engine.value }, `Engine ${engine.value}-${engine.value}`);
+    send(`/rounds/${g.round}/engine`, { engine: +engine.value }, t("fixes.engine_set", { engine: engine.value }));
   }]]));
   return form;
 }
@@ -112,7 +113,7 @@ async function send(path, body, done) {
   const g = S.snap && S.snap.game;
   if (!g) return;
   const r = await api("POST", `/api/games/${g.id}${path}`, body, g.id);
-  toast(r.ok ? done : `Not done: ${r.data.error}`);
+  toast(r.ok ? done : t("fixes.not_done", { reason: r.data.error }));
   renderLog();
 }
 
@@ -126,12 +127,13 @@ async function renderLog() {
 }
 
 function describe(e) {
-  const when = new Date(e.at).toLocaleTimeString();
-  if (e.kind === "undo") return `${when} undo (${e.by}): ${e.undid || "nothing to undo"}`;
-  const what = e.what === "turn" ? `turn to slot ${e.slot}`
-    : e.what === "public" ? `slot ${e.slot} ${e.public ? "public" : "private"}`
-      : e.slot === null ? "double closed" : `double on slot ${e.slot}, ${e.covers_left} to go, slot ${e.responsible} covers`;
-  return `${when} fix (${e.by}): ${what}`;
+  const when = formatDate(e.at, { timeStyle: "medium" }), by = e.by;
+  if (e.kind === "undo") return e.undid ? t("fixes.log_undo", { when, by, what: e.undid }) : t("fixes.log_undo_nothing", { when, by });
+  const what = e.what === "turn" ? t("fixes.log_turn", { slot: e.slot })
+    : e.what === "public" ? t(e.public ? "fixes.log_public" : "fixes.log_private", { slot: e.slot })
+      : e.slot === null ? t("fixes.log_double_closed")
+        : t("fixes.log_double", { slot: e.slot, count: e.covers_left, who: e.responsible });
+  return t("fixes.log_fix", { when, by, what });
 }
 
 // --- the centre button of the virtual hub ------------------------------------------------
@@ -140,8 +142,8 @@ function centre(snap) {
   if (!box) {
     box = place("sim", "centre", "div");
     box.className = "row centre";
-    for (const [ms, label] of [[0, "Centre tap"], [1400, "Centre hold"], [2300, "Centre undo"]]) {
-      const b = el("button", { type: "button", "data-centre": String(ms) }, label);
+    for (const [ms, label] of [[0, "fixes.centre_tap"], [1400, "fixes.centre_hold"], [2300, "fixes.centre_undo"]]) {
+      const b = el("button", { type: "button", "data-centre": String(ms), "data-i18n": label }, t(label));
       b.addEventListener("click", async () => {
         const r = await api("POST", "/api/sim/centre/press", { hold_ms: ms });
         if (!r.ok) toast(r.data.error);
@@ -168,14 +170,25 @@ function render(snap) {
 on("state", render);
 on("view", () => render(S.snap));
 on("sound", (sound) => {
-  if (sound.name === "last_tile") toast("One tile left!");
-  if (sound.name === "turn_back") toast("Undone: the turn went back");
+  if (sound.name === "last_tile") toast(t("fixes.last_tile"));
+  if (sound.name === "turn_back") toast(t("fixes.turn_back"));
   if (sound.name === "reminder") remind();
 });
+// The hub's reasons (its log's words, hub/core/turns.py) as whole sentences for people.
+const REMINDERS = {
+  "failed to cover without a marker": "fixes.remind_no_marker",
+  "could not answer their own double: marker down": "fixes.remind_own_double",
+  "went out without calling the last tile": "fixes.remind_last_tile",
+  "only the marker's owner makes a train private, in their own turn": "fixes.remind_private",
+};
 async function remind() {  // say why: the reminder's reason is in the log
   const r = await api("GET", "/api/log?limit=20");
   const last = r.ok ? r.data.filter((e) => e.kind === "reminder").pop() : null;
-  if (last) toast(`Reminder: ${owner(S.snap, last.slot)} ${last.why}`);
+  if (!last) return;
+  const name = owner(S.snap, last.slot);
+  toast(t(REMINDERS[last.why] || "fixes.reminder", { name, why: last.why }));
 }
 document.addEventListener("change", (e) => { if (e.target && e.target.id === "sim-on") render(S.snap); });
+// A new language: the tools are built again in its words.
+on("lang", () => { if ($("fixes")) $("fixes").remove(); shownDepth = null; render(S.snap); });
 render(S.snap);  // loaded after the first snapshot: show that one now

@@ -1,12 +1,19 @@
 // The games view: every game, newest first, with links to its scores and downloads.
 import { $, api, esc, gameId } from "./core.js";
 import { patch } from "./patch.js";
+import { formatDate, t } from "./i18n.js";
 
 export async function open() {
   const r = await api("GET", "/api/games");
   if (!r.ok) return patch($("games"), `<li class="err">${esc(r.data.error)}</li>`);
-  patch($("games"), r.data.map((g) => `<li data-key="g${g.id}"><strong>Game ${g.id}</strong> · ${esc(g.rules)} · ${esc((g.created_at || "").slice(0, 10))}<br>` +
-    `${esc(g.players.join(", "))}<br>${g.id === gameId() && !g.finished ? "on the hub now · " : ""}${g.finished ? `finished${g.winner ? `: ${esc(g.winner)} won` : ""}` : `round ${g.round} of ${g.round_count}`}` +
-    `<div class="links"><a class="btn" href="#/scores/${g.id}">Scores</a><a class="btn" href="/api/games/${g.id}/export.csv" download>CSV</a>` +
-    `<a class="btn" href="/api/games/${g.id}/export.json" download>JSON</a></div></li>`).join("") || "<li>No games yet.</li>");
+  patch($("games"), r.data.map((g) => `<li data-key="g${g.id}"><strong>${esc(t("games.game", { game: g.id }))}</strong> · ${esc(t(`rules.${g.rules}.name`))} · ${esc(g.created_at ? formatDate(g.created_at) : "")}<br>` +
+    `${esc(g.players.join(", "))}<br>${esc(state(g))}` +
+    `<div class="links"><a class="btn" href="#/scores/${g.id}">${esc(t("nav.scores"))}</a><a class="btn" href="/api/games/${g.id}/export.csv" download>CSV</a>` +
+    `<a class="btn" href="/api/games/${g.id}/export.json" download>JSON</a></div></li>`).join("") || `<li>${esc(t("games.none"))}</li>`);
+}
+
+function state(g) {
+  if (g.finished) return g.winner ? t("games.won", { name: g.winner }) : t("games.finished");
+  const where = { round: g.round, rounds: g.round_count };
+  return t(g.id === gameId() ? "games.on_hub" : "games.round", where);
 }

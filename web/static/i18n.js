@@ -9,7 +9,6 @@ const STORE = "mtrain-lang";
 
 let current = DEFAULT;
 let words = {};
-let fallback = {};
 
 // The language to use: the phone's own choice on this page (saved), else the
 // browser's languages in order, else English.
@@ -23,10 +22,21 @@ export function chosen() {
   return DEFAULT;
 }
 
-async function fetchCatalog(name) {
-  const r = await fetch(`/static/i18n/${name}.json`);
-  if (!r.ok) throw new Error(`catalog ${name}: ${r.status}`);
-  return r.json();
+const fetched = {};  // name: the promise of its catalog (each file fetched once)
+function fetchCatalog(name) {
+  fetched[name] ??= fetch(`/static/i18n/${name}.json`).then((r) => {
+    if (!r.ok) throw new Error(`catalog ${name}: ${r.status}`);
+    return r.json();
+  });
+  fetched[name].catch(() => delete fetched[name]);  // a failed fetch is tried again
+  return fetched[name];
+}
+
+// Each language's own name, from its catalog ({en: "English", es: "Español"}): the
+// language setting offers every language in its own words.
+export async function names() {
+  const all = await Promise.all(LANGUAGES.map(fetchCatalog));
+  return Object.fromEntries(LANGUAGES.map((name, i) => [name, all[i]["language.name"] || name]));
 }
 
 // Load the catalog for `choice` ("" or null: follow the browser, and forget a saved
@@ -34,22 +44,41 @@ async function fetchCatalog(name) {
 export async function setLanguage(choice) {
   if (choice === "" || choice === null) localStorage.removeItem(STORE);
   else if (choice !== undefined && LANGUAGES.includes(choice)) localStorage.setItem(STORE, choice);
+  // Only the language in use is fetched: every catalog has every key (a test).
   const name = chosen();
-  if (!Object.keys(fallback).length) fallback = await fetchCatalog(DEFAULT);
-  words = name === DEFAULT ? fallback : await fetchCatalog(name);
+  words = await fetchCatalog(name);
   current = name;
   document.documentElement.lang = name;
   return name;
+}
+
+// The language saved on this phone, or "" when the page follows the browser.
+export function saved() {
+  const choice = localStorage.getItem(STORE);
+  return choice && LANGUAGES.includes(choice) ? choice : "";
 }
 
 export function language() {
   return current;
 }
 
+// The words of the static page: an element marked data-i18n="key" gets t(key) as its
+// text, and data-i18n-<attribute>="key" (aria-label, alt, title, placeholder) that
+// attribute. Run once the catalog is loaded and after each change of language.
+const ATTRIBUTES = ["aria-label", "alt", "title", "placeholder"];
+export function fill(root = document) {
+  for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  for (const name of ATTRIBUTES) {
+    for (const el of root.querySelectorAll(`[data-i18n-${name}]`)) {
+      el.setAttribute(name, t(el.getAttribute(`data-i18n-${name}`)));
+    }
+  }
+}
+
 // The words for `key`, placeholders filled from `params`; `params.count` chooses the
-// plural form. A key no catalog has shows as the key itself (and a test fails).
+// plural form. A key the catalog lacks shows as the key itself (and a test fails).
 export function t(key, params = {}) {
-  let entry = key in words ? words[key] : fallback[key];
+  let entry = Object.hasOwn(words, key) ? words[key] : undefined;
   if (entry === undefined) return key;
   if (typeof entry === "object") {
     const form = new Intl.PluralRules(current).select(Number(params.count ?? 0));
@@ -60,8 +89,8 @@ export function t(key, params = {}) {
   );
 }
 
-export function formatNumber(n) {
-  return new Intl.NumberFormat(current).format(n);
+export function formatNumber(n, options = {}) {
+  return new Intl.NumberFormat(current, options).format(n);
 }
 
 export function formatDate(when, options = { dateStyle: "medium" }) {

@@ -1,7 +1,7 @@
 // The join view: the hub's address as a QR code, handing the scorekeeping over, and
 // the hub's settings (volume, quiet mode, turn chime, the voice).
-import { $, S, api, gameId, keeper, setToken, toast, tokenFor } from "./core.js";
-import { t } from "./i18n.js";
+import { $, S, api, emit, gameId, keeper, setToken, toast, tokenFor } from "./core.js";
+import { formatNumber, language, names, saved, setLanguage, t } from "./i18n.js";
 import { renderHeader } from "./running.js";
 import { clearErrors, showError } from "./form.js";
 
@@ -13,12 +13,26 @@ export async function open() {
   $("join-url").textContent = r.ok ? r.data.url : "";
   $("handover").hidden = !keeper();
   $("handover-qr").replaceChildren(); $("handover-url").textContent = "";
+  showLanguage();
   loadSettings();
 }
+
+// The page's language, saved on this phone: "" follows the phone's own setting. Each
+// language is offered in its own words (its catalog's "language.name").
+async function showLanguage() {
+  const select = $("language"), own = await names().catch(() => ({}));
+  for (const option of select.options) if (option.value && own[option.value]) option.textContent = own[option.value];
+  select.value = saved();
+}
+$("language").addEventListener("change", async (e) => {
+  await setLanguage(e.target.value);
+  emit("lang", language());
+  $("language").focus();
+});
 $("show-handover").addEventListener("click", async () => {
   const id = gameId(), r = await api("POST", "/api/join/handover", { game: id, token: tokenFor(id) });
   if (!r.ok) { $("handover-url").textContent = r.data.error; return; }
-  $("handover-qr").innerHTML = r.data.svg.replace("<svg ", '<svg role="img" aria-label="QR code that hands over the scorekeeping" class="qr" ');
+  $("handover-qr").innerHTML = r.data.svg.replace("<svg ", `<svg role="img" aria-label="${t("join.handover_qr")}" class="qr" `);
   $("handover-url").textContent = r.data.url;
   $("handover-qr").scrollIntoView({ block: "center" });  // the code to scan, in view
 });
@@ -27,7 +41,7 @@ $("claim").addEventListener("click", async () => {
   const r = await api("POST", "/api/claim", {}), note = $("claim-note");
   if (!r.ok) { note.textContent = r.data.error; return; }
   const { claim, slot } = r.data, until = Date.now() + r.data.seconds * 1000 + 3000;
-  note.textContent = `Hold slot ${slot} on the hub for two seconds (it blinks white) within ${r.data.seconds} seconds.`;
+  note.textContent = t("join.claim_hold", { slot, count: r.data.seconds });
   $("claim").disabled = true;
   while (Date.now() < until) {
     await new Promise((done) => setTimeout(done, 700));
@@ -36,15 +50,15 @@ $("claim").addEventListener("click", async () => {
     if (s.data.state !== "granted") continue;
     if (s.data.game) setToken(s.data.game, s.data.token);
     if (!s.data.game) trustedUntil = Date.now() + 10 * 60 * 1000;
-    note.textContent = s.data.game ? `This phone keeps the score of game ${s.data.game} now.` : "The table trusts this phone for 10 minutes: change the settings or start a game.";
+    note.textContent = s.data.game ? t("join.claim_game", { game: s.data.game }) : t("join.claim_table", { count: 10 });
     loadSettings();
     $("claim").disabled = false; renderHeader(); $("handover").hidden = !keeper();
     return;
   }
   $("claim").disabled = false;
-  note.textContent = "No press on the hub in time: ask again.";
+  note.textContent = t("join.claim_late");
 });
-$("forget").addEventListener("click", () => { setToken(gameId(), null); renderHeader(); open(); toast("This phone only views now"); });
+$("forget").addEventListener("click", () => { setToken(gameId(), null); renderHeader(); open(); toast(t("join.viewer_now")); });
 
 // Who may change the settings: the running game's scorekeeper, or a phone the table
 // trusts (a claim with no game, for 10 minutes). Others see them, not a Save refused.
@@ -55,15 +69,15 @@ async function loadSettings() {
   if (!r.ok) return;
   const g = S.snap && S.snap.game, may = (g ? keeper(g.id) : false) || Date.now() < trustedUntil;
   for (const el of form.elements) el.disabled = !may;
-  $("s-who").textContent = may ? "" : "Only the scorekeeper's phone changes these. To change them from this phone, ask the hub above.";
-  $("s-volume").value = r.data.volume; $("s-volume-out").textContent = Math.round(r.data.volume * 100) + "%";
+  $("s-who").textContent = may ? "" : t("settings.who");
+  $("s-volume").value = r.data.volume; $("s-volume-out").textContent = percent(r.data.volume);
   $("s-quiet").value = r.data.quiet; $("s-turn_chime").checked = !!r.data.turn_chime;
   showVoice(r.data, may);
   const sound = r.data.sound;
-  // In plain words; the system's own message stays for whoever fixes it (a tooltip).
+  // In plain words, in the page's language; the system's own message is for whoever
+  // fixes it: GET /api/settings (sound.reason) and the hub's log say it.
   const off = sound && sound.available === false;
-  $("s-sound").textContent = off ? "The hub's speaker is not working: no sound device answers. Check that a speaker is connected; the games go on without sound." : "";
-  $("s-sound").title = off ? sound.reason || "" : "";
+  $("s-sound").textContent = off ? t("settings.no_sound") : "";
 }
 // The voice: what it says, its language, and how it says this game's names (a
 // spelling for a name the engine gets wrong; empty: the name as written).
@@ -97,7 +111,8 @@ function spokenNames() {
   }
   return names;
 }
-$("s-volume").addEventListener("input", (e) => ($("s-volume-out").textContent = Math.round(e.target.value * 100) + "%"));
+const percent = (v) => formatNumber(Math.round(v * 100) / 100, { style: "percent" });
+$("s-volume").addEventListener("input", (e) => ($("s-volume-out").textContent = percent(e.target.value)));
 $("settings").addEventListener("submit", async (e) => {
   e.preventDefault();
   const form = $("settings");
@@ -105,7 +120,7 @@ $("settings").addEventListener("submit", async (e) => {
   const body = { volume: +$("s-volume").value, quiet: $("s-quiet").value, turn_chime: $("s-turn_chime").checked,
     voice: $("s-voice").value, voice_language: $("s-voice_language").value, spoken_names: spokenNames() };
   const g = S.snap && S.snap.game, r = await api("POST", "/api/settings", body, g ? g.id : null);
-  if (r.ok) return toast("Settings saved");
-  if (r.status === 401 || r.status === 403) $("e-settings").textContent = "Only the scorekeeper, or the table (ask the hub above), changes the settings.";
+  if (r.ok) return toast(t("settings.saved"));
+  if (r.status === 401 || r.status === 403) $("e-settings").textContent = t("settings.refused");
   else showError(form, r.data, "e-settings");
 });

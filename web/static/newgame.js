@@ -7,19 +7,21 @@ import { patch } from "./patch.js";
 import { hubSvg, slotFromEvent } from "./table.js";
 import { refresh } from "./running.js";
 import { clearErrors, showError } from "./form.js";
+import { formatNumber, t } from "./i18n.js";
 
 // rules: the /api/rules answer; players: [{name, slot}]; mex: the Mexican Train's slot;
 // picking: the player index (or "mex") whose slot is chosen next.
 const N = { rules: null, players: [], mex: null, picking: null };
-const STARTERS = { rotate: "The first seat", "engine-holder": "Whoever holds the engine",
-  "engine-left": "The player clockwise of whoever places the engine" };
+// A profile's words are the catalog's, keyed by its id ("rules.<id>.name", ".about");
+// the hub's default rules are the recommended ones.
+const ruleName = (p) => t(`rules.${p.id}.name`);
+const STARTERS = { rotate: "new.starter.rotate", "engine-holder": "new.starter.engine-holder", "engine-left": "new.starter.engine-left" };
 
 export async function open() {
   if (!N.rules) {
     const r = await api("GET", "/api/rules");
-    if (!r.ok) { $("e-new").textContent = `The hub did not give its rules: ${r.data.error}`; return; }
+    if (!r.ok) { $("e-new").textContent = t("new.no_rules", { reason: r.data.error }); return; }
     N.rules = r.data;
-    renderRules(N.rules.default_rules);
     $("new").querySelector("[type=submit]").disabled = false; // disabled until the rules came
   }
   if (!N.players.length) {
@@ -28,15 +30,20 @@ export async function open() {
   }
   const g = S.snap && S.snap.game;
   $("new-running").hidden = !g || g.phase === "finished";
-  $("new-running").textContent = g ? `Game ${g.id} is still running (round ${g.round}). A new game takes over the hub; game ${g.id}'s scores stay in the history.` : "";
+  $("new-running").textContent = g ? t("new.running", { game: g.id, round: g.round }) : "";
+  renderRules(($("new").elements.rules && $("new").elements.rules.value) || N.rules.default_rules);
   render();
 }
 
 const profile = () => N.rules.profiles.find((p) => p.id === ($("new").elements.rules.value || N.rules.default_rules));
 const row = (rows, n) => rows.find((r) => r.players[0] <= n && n <= r.players[1]);
 function renderRules(chosen) {
-  patch($("f-rules"), N.rules.profiles.map((p) =>
-    `<label><input type="radio" name="rules" value="${esc(p.id)}"${p.id === chosen ? " checked" : ""}> ${esc(p.name)}</label>`).join(""));
+  // Each profile by what it is, its one line under it (the hub's default: recommended).
+  patch($("f-rules"), N.rules.profiles.map((p) => {
+    const about = t(`rules.${p.id}.about`);
+    return `<label data-key="rules-${esc(p.id)}"><input type="radio" name="rules" value="${esc(p.id)}"${p.id === chosen ? " checked" : ""} aria-describedby="about-${esc(p.id)}"> ${esc(ruleName(p))}</label>` +
+      `<p class="rule-about" id="about-${esc(p.id)}" data-key="about-${esc(p.id)}">${esc(p.id === N.rules.default_rules ? t("rules.recommended", { about }) : about)}</p>`;
+  }).join(""));
 }
 
 // Everything that depends on the rules or the number of players.
@@ -46,27 +53,28 @@ function render() {
 function renderPlayers() {
   const [fewest, most] = profile().players;
   patch($("f-players"), N.players.map((p, i) =>
-    `<li class="hand player-row" data-key="row${i}"><button type="button" class="seat" data-seat="${i}" aria-pressed="${N.picking === i}" aria-label="Choose a slot for player ${i + 1}">slot ${p.slot}</button>` +
-    `<input data-field="players players.${i}" data-name="${i}" value="${esc(p.name)}" maxlength="24" autocomplete="off" aria-label="Player ${i + 1}'s name" placeholder="Player ${i + 1}">` +
-    `<button type="button" data-remove="${i}" aria-label="Remove player ${i + 1}"${N.players.length <= fewest ? " disabled" : ""}>✕</button></li>`).join(""));
+    `<li class="hand player-row" data-key="row${i}"><button type="button" class="seat" data-seat="${i}" aria-pressed="${N.picking === i}" aria-label="${esc(t("new.choose_slot", { n: i + 1 }))}">${esc(t("table.slot", { slot: p.slot }))}</button>` +
+    `<input data-field="players players.${i}" data-name="${i}" value="${esc(p.name)}" maxlength="24" autocomplete="off" aria-label="${esc(t("new.name_of", { n: i + 1 }))}" placeholder="${esc(t("new.player", { n: i + 1 }))}">` +
+    `<button type="button" data-remove="${i}" aria-label="${esc(t("new.remove", { n: i + 1 }))}"${N.players.length <= fewest ? " disabled" : ""}>✕</button></li>`).join(""));
+  $("f-players").setAttribute("aria-label", t("count.players", { count: N.players.length }));
   const full = N.players.length >= Math.min(most, 8);
   $("add-player").disabled = full;
   // Greyed out with the reason beside it, never silently.
   place("v-new", "add-note", "p").className = "note";
-  $("add-note").textContent = !full ? "" : most < 8 ? `These rules seat at most ${most} players.` : "The hub seats at most 8 players.";
+  $("add-note").textContent = !full ? "" : most < 8 ? t("new.rules_seat_most", { count: most }) : t("new.hub_seats_most", { count: 8 });
   $("add-player").after($("add-note"));
   renderFirst();
 }
 function renderFirst() {
   const sel = $("f-first"), keep = sel.value;
   const chosen = keep && +keep < N.players.length ? keep : "";
-  patch(sel, `<option value="">${STARTERS[profile().starter] || "As the rules say"}</option>` + N.players.map((p, i) =>
-    `<option value="${i}"${String(i) === chosen ? " selected" : ""}>${esc(p.name || `Player ${i + 1}`)} (slot ${p.slot})</option>`).join(""));
+  patch(sel, `<option value="">${esc(t(STARTERS[profile().starter] || "new.starter.rotate"))}</option>` + N.players.map((p, i) =>
+    `<option value="${i}"${String(i) === chosen ? " selected" : ""}>${esc(t("new.first_at", { name: p.name || t("new.player", { n: i + 1 }), slot: p.slot }))}</option>`).join(""));
 }
 function renderSet() {
   const sel = $("f-set"), keep = sel.value, usual = row(profile().default_set, N.players.length);
-  patch(sel, `<option value="">usual${usual ? ` (${usual.set})` : ""}</option>` + N.rules.sets.map((s) =>
-    `<option value="${s}"${String(s) === keep ? " selected" : ""}>double-${s}</option>`).join(""));
+  patch(sel, `<option value="">${esc(usual ? t("new.set_usual_is", { set: usual.set }) : t("new.set_usual"))}</option>` + N.rules.sets.map((s) =>
+    `<option value="${s}"${String(s) === keep ? " selected" : ""}>${esc(t("new.set_double", { set: s }))}</option>`).join(""));
 }
 // Each option the hub offers: a checkbox for on/off, else a choice of its values;
 // disabled when these rules or this many players do not allow it.
@@ -77,10 +85,10 @@ function renderOptions() {
     const now = off ? o.default : optionValue(id, o);
     const dis = off ? " disabled" : "";
     if (o.values.length === 2 && o.values.includes(false) && o.values.includes(true)) {
-      html.push(`<label class="check" data-key="o-${id}"><input type="checkbox" id="f-${id}" name="${id}" data-field="options.${id}"${now ? " checked" : ""}${dis}> ${esc(o.label)}</label>`);
+      html.push(`<label class="check" data-key="o-${id}"><input type="checkbox" id="f-${id}" name="${id}" data-field="options.${id}"${now ? " checked" : ""}${dis}> ${esc(t(`option.${id}`))}</label>`);
     } else {
-      html.push(`<p class="label" id="l-${id}">${esc(o.label)}</p><div class="seg" id="f-${id}" data-key="o-${id}" data-field="options.${id}" role="radiogroup" aria-labelledby="l-${id}">` +
-        o.values.map((v) => `<label><input type="radio" name="${id}" value="${esc(v)}"${v === now ? " checked" : ""}${dis}> ${esc(v)}</label>`).join("") + "</div>");
+      html.push(`<p class="label" id="l-${id}">${esc(t(`option.${id}`))}</p><div class="seg" id="f-${id}" data-key="o-${id}" data-field="options.${id}" role="radiogroup" aria-labelledby="l-${id}">` +
+        o.values.map((v) => `<label><input type="radio" name="${id}" value="${esc(v)}"${v === now ? " checked" : ""}${dis}> ${esc(typeof v === "number" ? formatNumber(v) : v)}</label>`).join("") + "</div>");
     }
     html.push(`<p class="err" id="e-options.${id}" data-errors="options.${id}"></p>`);
   }
@@ -98,13 +106,13 @@ function showDeal() {
   const set = $("f-set").value ? +$("f-set").value : usual ? usual.set : null, each = row(p.tiles_each, n);
   const rounds = set == null ? null : p.rounds && p.rounds.default != null ? p.rounds.default : set + 1;
   const left = set == null || !each ? 0 : ((set + 1) * (set + 2)) / 2 - n * each.tiles;
-  $("f-rounds").placeholder = rounds ?? "all";
+  $("f-rounds").placeholder = rounds ?? t("new.rounds_all");
   if (set != null) $("f-rounds").max = set + 1;
   box.className = each && left > 0 ? "ok" : "err";
-  box.textContent = !each ? `${p.name}: not for ${n} players (${p.players[0]} to ${p.players[1]})`
-    : set == null ? "Choose a set"
-    : left <= 0 ? `A double-${set} set is too small to deal ${n} hands of ${each.tiles}`
-    : `Deal ${each.tiles} each; ${left} stay in the boneyard (the engine among them). Double-${set} set, up to ${rounds} rounds.`;
+  box.textContent = !each ? t("new.deal_not_for", { rules: ruleName(p), count: n, fewest: p.players[0], most: p.players[1] })
+    : set == null ? t("new.deal_choose_set")
+    : left <= 0 ? t("new.deal_too_small", { set, count: n, tiles: each.tiles })
+    : t("new.deal", { tiles: each.tiles, left, set, rounds });
 }
 
 function renderSeats() {
@@ -113,15 +121,15 @@ function renderSeats() {
     const i = N.players.findIndex((p) => p.slot === n), p = N.players[i];
     const cls = [p ? "player" : n === N.mex ? "mexican" : "empty", "tappable"];
     if ((p && N.picking === i) || (n === N.mex && N.picking === "mex")) cls.push("turn");
-    const name = p ? p.name || `Player ${i + 1}` : n === N.mex ? "Mexican" : "free";
-    slots.push({ slot: n, cls, name, tags: p ? [] : n === N.mex ? ["Train"] : [], button: true,
-      label: `Slot ${n}: ${p ? name : n === N.mex ? "the Mexican Train" : "free"}` });
+    const name = p ? p.name || t("new.player", { n: i + 1 }) : n === N.mex ? t("table.mexican") : t("new.free");
+    slots.push({ slot: n, cls, name, tags: p ? [] : n === N.mex ? [t("table.tag.train")] : [], button: true,
+      label: t("table.slot_label", { slot: n, who: p ? name : n === N.mex ? t("table.the_mexican") : t("new.free") }) });
   }
-  patch($("seat-hub"), hubSvg(slots, '<text class="center-note">tap a name,</text><text class="center-note" y="18">then its slot</text>'));
-  $("mex-slot").textContent = N.mex ? `slot ${N.mex}` : "none";
+  patch($("seat-hub"), hubSvg(slots, `<text class="center-note">${esc(t("new.centre_1"))}</text><text class="center-note" y="18">${esc(t("new.centre_2"))}</text>`));
+  $("mex-slot").textContent = N.mex ? t("table.slot", { slot: N.mex }) : t("new.mex_none");
   $("seat-mex").setAttribute("aria-pressed", N.picking === "mex");
-  const who = N.picking === "mex" ? "the Mexican Train" : N.picking != null ? N.players[N.picking].name || `player ${N.picking + 1}` : null;
-  $("seat-help").textContent = who ? `Now tap the slot for ${who}.` : "Tap a name (or its slot), then the slot where it sits.";
+  const who = N.picking === "mex" ? t("table.the_mexican") : N.picking != null ? N.players[N.picking].name || t("new.player", { n: N.picking + 1 }) : null;
+  $("seat-help").textContent = who ? t("new.seat_now", { name: who }) : t("new.seat_help");
 }
 function seatAt(n) {
   const i = N.players.findIndex((p) => p.slot === n);
@@ -198,8 +206,8 @@ $("new").addEventListener("submit", async (e) => {
   const form = $("new");
   clearErrors(form);
   const body = newGameBody(), empty = body.players.findIndex((p) => !p);
-  if (empty >= 0) return showError(form, { field: `players.${empty}`, error: `Player ${empty + 1} has no name: type one, or remove the row.` }, "e-new");
-  if (typeof body.rounds === "string") return showError(form, { field: "rounds", error: `${body.rounds} is not a whole number of rounds.` }, "e-new");
+  if (empty >= 0) return showError(form, { field: `players.${empty}`, error: t("new.no_name", { n: empty + 1 }) }, "e-new");
+  if (typeof body.rounds === "string") return showError(form, { field: "rounds", error: t("new.rounds_not_whole", { value: body.rounds }) }, "e-new");
   const submit = form.querySelector("[type=submit]");
   submit.disabled = true;
   const r = await api("POST", "/api/games", body, gameId()); // over a game: its token
@@ -207,7 +215,7 @@ $("new").addEventListener("submit", async (e) => {
   if (!r.ok) return showError(form, r.data, "e-new");
   setToken(r.data.id, r.data.token);
   N.players = [];
-  toast(`Game ${r.data.id} started: this phone keeps the score`);
+  toast(t("new.started", { game: r.data.id }));
   location.hash = "#/table";
   refresh();
 });

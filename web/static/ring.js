@@ -1,8 +1,9 @@
 // The LED ring (an add-on): the ring's pixels drawn round the hub picture as the ring
 // shows them now (state.ring: colours and effects, animated here with SVG <animate>,
 // which the CSP allows), and whether the hub box is connected (state.serial).
-import { S, on, place } from "./core.js";
+import { S, esc, on, place } from "./core.js";
 import { layers, renderTable } from "./table.js";
+import { t } from "./i18n.js";
 
 const R = 68, DOT = 4;  // just inside the rim, clear of the tracks and the engine
 const ANIMATE = {
@@ -32,9 +33,8 @@ export function ringSvg(ring) {
     return `<circle class="led${off ? " off" : ""}" data-led="${i}" data-colour="${hex}" data-effect="${effect || "steady"}"` +
       ` cx="${x}" cy="${y}" r="${DOT}" fill="${off ? "none" : "#" + hex}">${motion}</circle>`;
   }).join("");
-  const where = ring.connected === true ? "on the hub box" : ring.connected === false
-    ? "hub box disconnected" : "no hub box: as it would look";
-  return `<g class="leds" role="img" aria-label="LED ring (${where})">${dots}</g>`;
+  const where = ring.connected === true ? "ring.on_box" : ring.connected === false ? "ring.box_off" : "ring.no_box";
+  return `<g class="leds" role="img" aria-label="${esc(t(where))}">${dots}</g>`;
 }
 
 function showLink(snap) {
@@ -44,8 +44,7 @@ function showLink(snap) {
   el.hidden = !serial;
   if (el.hidden) return;
   el.dataset.connected = String(serial.connected);
-  el.textContent = serial.connected ? "Hub box: connected"
-    : "Hub box: disconnected; the game goes on. Plug it back in: it is picked up again.";
+  el.textContent = t(serial.connected ? "ring.box_connected" : "ring.box_disconnected");
 }
 
 layers.push((snap) => ringSvg(snap.ring));

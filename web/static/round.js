@@ -5,6 +5,7 @@
 import { $, S, api, esc, gameId, keeper, on, own, short, toast } from "./core.js";
 import { patch } from "./patch.js";
 import { onGame } from "./running.js";
+import { formatDate, t } from "./i18n.js";
 
 // errors: {p<i> | went_out | round: message}, shown by render(). out: who went out, or
 // "" with blocked (nobody: the round was blocked) or neither (not chosen yet: Save asks).
@@ -22,7 +23,7 @@ export function open(arg) {
   if (!g) {
     $("round-changes").hidden = true;
     const loading = !S.snap || (S.snap.game && !S.game);
-    return patch($("round"), `<p class="note">${loading ? "Loading the game…" : "No game is running."}</p>`);
+    return patch($("round"), `<p class="note">${esc(t(loading ? "round.loading" : "round.no_game"))}</p>`);
   }
   const open = g.rounds.find((r) => !r.finished), last = g.rounds[g.rounds.length - 1];
   const n = arg ? +arg : open ? open.round : last ? last.round : 1;
@@ -56,8 +57,8 @@ on("game", () => {
   loadHistory(g);
 });
 
-const pipsOf = (t, blank) => { const [h, l] = t.split("-").map(Number); return h + l === 0 ? blank : h + l; };
-function handPips(p, g) { let sum = 0; for (const t of R.tiles[p]) sum += pipsOf(t, g.options.double_blank || 0); return sum; }
+const pipsOf = (tile, blank) => { const [h, l] = tile.split("-").map(Number); return h + l === 0 ? blank : h + l; };
+function handPips(p, g) { let sum = 0; for (const tile of R.tiles[p]) sum += pipsOf(tile, g.options.double_blank || 0); return sum; }
 function valueOf(p, g) { return p === R.out ? "0" : R.mode === "tiles" ? String(handPips(p, g)) : R.points[p]; }
 const errAttrs = (key) => (R.errors[key] ? ` aria-invalid="true" aria-describedby="e-${key}"` : "");
 const errBox = (key, cls = "err") => `<p class="${cls}" id="e-${key}">${esc(R.errors[key] || "")}</p>`;
@@ -67,53 +68,55 @@ function render() {
   if (!g || S.view !== "round") return;
   const rnd = g.rounds.find((r) => r.round === R.round);
   $("round-changes").hidden = !rnd;
-  if (!rnd) return patch(box, `<p class="err">Round ${R.round} has not been played yet.</p>`);
-  const picker = `<label for="r-round">Round</label><select id="r-round">${g.rounds.map((r) =>
-    `<option value="${r.round}"${r.round === R.round ? " selected" : ""}>Round ${r.round} · engine ${r.engine} · ${r.finished ? "scored" : "now"}</option>`).join("")}</select>`;
-  if (!keeper(g.id)) return patch(box, picker + '<p class="note">Only the scorekeeper\'s phone enters scores. The scorekeeper can hand the role over from the Join page.</p>');
+  if (!rnd) return patch(box, `<p class="err">${esc(t("round.not_played", { round: R.round }))}</p>`);
+  const picker = `<label for="r-round">${esc(t("round.heading"))}</label><select id="r-round">${g.rounds.map((r) =>
+    `<option value="${r.round}"${r.round === R.round ? " selected" : ""}>${esc(t(r.finished ? "round.option_scored" : "round.option_now", { round: r.round, engine: r.engine }))}</option>`).join("")}</select>`;
+  if (!keeper(g.id)) return patch(box, picker + `<p class="note">${esc(t("round.viewer"))}</p>`);
+  const save = rnd.finished ? "round.save_correction" : R.midRound ? "round.save_mid_round" : "round.save";
   patch(box, picker + outPicker(g) +
-    `<div class="seg" role="radiogroup" aria-label="Count by"><label><input type="radio" name="mode" value="points"${R.mode === "points" ? " checked" : ""}> Points</label>` +
-    `<label><input type="radio" name="mode" value="tiles"${R.mode === "tiles" ? " checked" : ""}> Tiles left</label></div>` +
-    `<ul class="hands" aria-label="Hands">${g.players.map((p, i) => handRow(g, p, i)).join("")}</ul>` +
+    `<div class="seg" role="radiogroup" aria-label="${esc(t("round.count_by"))}"><label><input type="radio" name="mode" value="points"${R.mode === "points" ? " checked" : ""}> ${esc(t("round.points"))}</label>` +
+    `<label><input type="radio" name="mode" value="tiles"${R.mode === "tiles" ? " checked" : ""}> ${esc(t("round.tiles_left"))}</label></div>` +
+    `<ul class="hands" aria-label="${esc(t("round.hands"))}">${g.players.map((p, i) => handRow(g, p, i)).join("")}</ul>` +
     (R.mode === "points" ? "" : tilePicker(g, rnd) + errBox("round")) +
     // Save sits in the dock over the tabs with the pad: never under the tabs, no scroll.
-    `<div class="dock">${R.mode === "points" ? padHtml() + errBox("round") : ""}<button type="button" id="r-save" class="primary wide${R.midRound ? " warn" : ""}">${rnd.finished ? `Save the correction of round ${R.round}` : R.midRound ? `Yes, save round ${R.round} now, while it is still played` : `Save round ${R.round}`}</button></div>` +
-    (!rnd.finished && !rnd.went_out && !rnd.blocked ? '<button type="button" id="r-blocked" class="wide">Nobody can play: the round is blocked</button>' : ""));
+    `<div class="dock">${R.mode === "points" ? padHtml() + errBox("round") : ""}<button type="button" id="r-save" class="primary wide${R.midRound ? " warn" : ""}">${esc(t(save, { round: R.round }))}</button></div>` +
+    (!rnd.finished && !rnd.went_out && !rnd.blocked ? `<button type="button" id="r-blocked" class="wide">${esc(t("round.blocked_button"))}</button>` : ""));
 }
 function outPicker(g) {
   const unset = !R.out && !R.blocked;
-  return `<label for="r-out">Went out</label><select id="r-out"${errAttrs("went_out")}>` +
-    (unset ? '<option value="" selected>Choose who went out</option>' : "") + g.players.map((p) =>
+  return `<label for="r-out">${esc(t("round.went_out"))}</label><select id="r-out"${errAttrs("went_out")}>` +
+    (unset ? `<option value="" selected>${esc(t("round.choose_out"))}</option>` : "") + g.players.map((p) =>
     `<option value="${esc(p)}"${p === R.out ? " selected" : ""}>${esc(p)}</option>`).join("") +
-    `<option value="${BLOCKED}"${R.blocked ? " selected" : ""}>Nobody: the round was blocked</option></select>${errBox("went_out")}`;
+    `<option value="${BLOCKED}"${R.blocked ? " selected" : ""}>${esc(t("round.nobody"))}</option></select>${errBox("went_out")}`;
 }
 function handRow(g, p, i) {
   const out = p === R.out, tiles = [...R.tiles[p]];
-  return `<li class="hand${p === R.active ? " active" : ""}" data-i="${i}" data-key="h${i}"><button type="button" class="who" data-pick="${i}">${esc(p)}${out ? " · went out" : ""}${p === R.active && R.mode === "points" && !out ? '<span class="typing">typing</span>' : ""}</button>` +
-    `<input id="p${i}" aria-label="${esc(p)}'s points" inputmode="none" autocomplete="off" value="${esc(valueOf(p, g))}"${out || R.mode === "tiles" ? " readonly" : ""}${errAttrs("p" + i)}>` +
-    (R.mode === "tiles" && !out ? `<span class="tiles">${tiles.length ? esc(tiles.join("  ")) : "no tiles picked"}</span>` : "") +
+  return `<li class="hand${p === R.active ? " active" : ""}" data-i="${i}" data-key="h${i}"><button type="button" class="who" data-pick="${i}">${esc(out ? t("round.player_out", { name: p }) : p)}${p === R.active && R.mode === "points" && !out ? `<span class="typing">${esc(t("round.typing"))}</span>` : ""}</button>` +
+    `<input id="p${i}" aria-label="${esc(t("round.points_of", { name: p }))}" inputmode="none" autocomplete="off" value="${esc(valueOf(p, g))}"${out || R.mode === "tiles" ? " readonly" : ""}${errAttrs("p" + i)}>` +
+    (R.mode === "tiles" && !out ? `<span class="tiles">${esc(tiles.length ? tiles.join("  ") : t("round.no_tiles"))}</span>` : "") +
     errBox("p" + i) + "</li>";
 }
 function padHtml() {
   const keys = ["1", "2", "3", "⌫", "4", "5", "6", "Clear", "7", "8", "9", "0", "Next"];
-  const label = { "⌫": "Delete a digit", Clear: "Clear the points", Next: "Next player" };
-  return `<div class="pad" role="group" aria-label="Number pad for ${esc(R.active || "")}">${keys.map((k) =>
-    `<button type="button" data-key="${k}"${label[k] ? ` aria-label="${label[k]}"` : ""}>${k}</button>`).join("")}</div>`;
+  const face = { Clear: t("pad.clear"), Next: t("pad.next") };
+  const label = { "⌫": t("pad.delete_label"), Clear: t("pad.clear_label"), Next: t("pad.next_label") };
+  return `<div class="pad" role="group" aria-label="${esc(t("pad.label", { name: R.active || "" }))}">${keys.map((k) =>
+    `<button type="button" data-key="${k}"${label[k] ? ` aria-label="${esc(label[k])}"` : ""}>${esc(face[k] || k)}</button>`).join("")}</div>`;
 }
 function tilePicker(g, rnd) {
-  if (!R.active || R.active === R.out) return '<p class="note">Tap a player to pick their tiles.</p>';
+  if (!R.active || R.active === R.out) return `<p class="note">${esc(t("round.tap_player"))}</p>`;
   const holder = byName();
-  for (const p of g.players) for (const t of R.tiles[p]) holder[t] = p;
+  for (const p of g.players) for (const tile of R.tiles[p]) holder[tile] = p;
   const chips = g.players.filter((p) => p !== R.out).map((p) =>
     `<button type="button" data-pick="${g.players.indexOf(p)}" aria-pressed="${p === R.active}">${esc(short(p, 8))} ${handPips(p, g)}</button>`).join("");
-  let html = `<div class="chips" role="group" aria-label="Whose hand">${chips}</div>` +
-    `<p class="note">Tap the tiles left in <strong>${esc(R.active)}</strong>'s hand.</p><div class="dominoes" role="group" aria-label="Tiles of the set">`;
+  let html = `<div class="chips" role="group" aria-label="${esc(t("round.whose_hand"))}">${chips}</div>` +
+    `<p class="note">${esc(t("round.tap_tiles", { name: R.active }))}</p><div class="dominoes" role="group" aria-label="${esc(t("round.set_tiles"))}">`;
   for (let h = g.set; h >= 0; h--) for (let l = h; l >= 0; l--) {
-    const t = `${h}-${l}`, who = holder[t], engine = h === l && h === rnd.engine;
+    const tile = `${h}-${l}`, who = holder[tile], engine = h === l && h === rnd.engine;
     const mine = who === R.active, off = engine || (who && !mine);
-    const what = engine ? ", the engine" : off ? `, in ${who}'s hand` : "";
-    html += `<button type="button" class="dom${engine ? " engine" : off ? " taken" : ""}" data-tile="${t}" aria-pressed="${mine}"` +
-      `${off ? " disabled" : ""} aria-label="${t}${esc(what)}"><span>${h}</span><span>${l}</span></button>`;
+    const what = engine ? t("round.tile_engine", { tile }) : off ? t("round.tile_taken", { tile, name: who }) : tile;
+    html += `<button type="button" class="dom${engine ? " engine" : off ? " taken" : ""}" data-tile="${tile}" aria-pressed="${mine}"` +
+      `${off ? " disabled" : ""} aria-label="${esc(what)}"><span>${h}</span><span>${l}</span></button>`;
   }
   return html + "</div>";
 }
@@ -124,8 +127,8 @@ async function loadHistory(g) {
   const r = await api("GET", `/api/games/${g.id}/rounds/${R.round}/history`);
   if (historyFor !== want) return;
   if (!r.ok) return patch($("r-history"), "");
-  patch($("r-history"), r.data.map((e) => `<li>${esc(e.player)}: ${e.old == null ? "" : `${e.old} → `}${e.new} <small>(${esc(e.by)}, ${esc((e.at || "").slice(11, 16))})</small></li>`).join("") ||
-    "<li>No scores yet.</li>");
+  patch($("r-history"), r.data.map((e) => `<li>${esc(e.player)}: ${e.old == null ? "" : `${e.old} → `}${e.new} <small>(${esc(e.by)}, ${esc(e.at ? formatDate(e.at, { timeStyle: "short" }) : "")})</small></li>`).join("") ||
+    `<li>${esc(t("round.no_scores"))}</li>`);
 }
 
 // fresh: the active player was just chosen, so the first digit replaces what was there.
@@ -143,7 +146,7 @@ $("round").addEventListener("input", (e) => {
     const v = e.target.value.trim(), key = "p" + m[1];
     R.points[g.players[+m[1]]] = v; R.dirty = true; R.fresh = false;
     const was = R.errors[key] || "";
-    if (/^\d*$/.test(v)) delete R.errors[key]; else R.errors[key] = `“${v}” is not a number: type digits only.`;
+    if (/^\d*$/.test(v)) delete R.errors[key]; else R.errors[key] = t("round.not_a_number", { value: v });
     if ((R.errors[key] || "") !== was) render();
   }
 });
@@ -173,12 +176,12 @@ function padKey(g, key) {
   R.fresh = false;
   R.dirty = true;
   delete R.errors["p" + g.players.indexOf(p)];
-  $("r-live").textContent = `${p}: ${R.points[p] || "empty"}`;  // typed digits are heard
+  $("r-live").textContent = t("round.typed", { name: p, points: R.points[p] || t("round.typed_empty") });  // typed digits are heard
   render();
 }
 
 function body(g) {
-  if (!R.out && !R.blocked) R.errors.went_out = "Choose who went out, or “Nobody” if the round was blocked.";
+  if (!R.out && !R.blocked) R.errors.went_out = t("round.choose_out_error");
   const out = { went_out: R.out || null };
   if (R.midRound) out.mid_round = true;
   if (R.mode === "tiles") {
@@ -188,7 +191,7 @@ function body(g) {
     out.points = byName();
     g.players.forEach((p, i) => {
       const v = valueOf(p, g);
-      if (!/^\d+$/.test(v)) R.errors["p" + i] = /^\d*$/.test(v) ? `Type the points left in ${p}'s hand (0 if none).` : `“${v}” is not a number: type digits only.`;
+      if (!/^\d+$/.test(v)) R.errors["p" + i] = /^\d*$/.test(v) ? t("round.type_points", { name: p }) : t("round.not_a_number", { value: v });
       out.points[p] = +v;
     });
   }
@@ -210,7 +213,7 @@ async function save(g) {
   const n = R.round;
   R.key = "";
   onGame(r.data);
-  toast(`Round ${n} saved`);
+  toast(t("round.saved", { round: n }));
   location.hash = "#/scores";
 }
 // The hub says the round is still in play: say so, and make Save the second step.
@@ -224,8 +227,8 @@ function inPlay(r) {
 async function stale(g, r) {
   const fresh = await api("GET", `/api/games/${g.id}`);
   if (fresh.ok) onGame(fresh.data);
-  const now = r.data.round && r.data.round.points ? Object.entries(r.data.round.points).map(([p, n]) => `${p} ${n}`).join(", ") : "nothing yet";
-  R.errors = { round: `Someone else saved round ${R.round} first (now: ${now}). Check it, then save again to replace it.` };
+  const now = r.data.round && r.data.round.points ? Object.entries(r.data.round.points).map(([p, n]) => `${p} ${n}`).join(", ") : "";
+  R.errors = { round: t(now ? "round.stale" : "round.stale_empty", { round: R.round, now }) };
   render();
 }
 // Where an error goes: its field's hand ("points.Ann", "tiles.Ann"), "Went out", or the
@@ -239,7 +242,7 @@ function errorKey(g, field) {
 function failed(g, r) {
   const auth = r.status === 401 || r.status === 403;
   const key = auth ? "round" : errorKey(g, r.data.field);
-  R.errors = { [key]: auth ? "This phone is not the scorekeeper: " + r.data.error : r.data.error };
+  R.errors = { [key]: auth ? t("round.not_keeper", { reason: r.data.error }) : r.data.error };
   render();
   const where = $(key === "round" ? "e-round" : key === "went_out" ? "r-out" : key);
   if (where) where.scrollIntoView({ block: "center" });

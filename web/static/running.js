@@ -3,6 +3,7 @@
 // named in the header. Shared by app.js and the views, so no view imports app.js.
 import { $, S, api, emit, gameId, keeper, newState, on } from "./core.js";
 import { renderTable } from "./table.js";
+import { t } from "./i18n.js";
 
 export async function refresh() {
   const r = await api("GET", "/api/state");
@@ -34,8 +35,9 @@ export async function loadGame(id, again = false) {
 
 export function renderHeader() {
   const g = S.snap && S.snap.game;
-  $("title").textContent = !g ? "Mexican Train" : g.phase === "finished" ? `Game ${g.id} · the game is over` : `Game ${g.id} · round ${g.round} of ${g.rounds}`;
+  $("title").textContent = !g ? t("app.title") : g.phase === "finished" ? t("app.header_over", { game: g.id })
+    : t("app.header_round", { game: g.id, round: g.round, rounds: g.rounds });
   const k = keeper();
-  $("role").textContent = k ? "Scorekeeper" : "Viewer";
+  $("role").textContent = k ? t("app.role.keeper") : t("app.role.viewer");
   $("role").classList.toggle("keeper", k);
 }

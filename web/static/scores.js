@@ -3,6 +3,7 @@
 import { $, S, api, esc, gameId, keeper, on, own, short, toast } from "./core.js";
 import { patch } from "./patch.js";
 import { onGame } from "./running.js";
+import { formatNumber, t } from "./i18n.js";
 
 let sure = false;  // "End the game" was tapped once: the next tap ends it
 
@@ -12,7 +13,7 @@ export async function open(arg) {
     const list = await api("GET", "/api/games");
     id = list.ok && list.data.length ? list.data[0].id : null;
   }
-  if (!id) return patch($("scores"), '<p class="note">No game yet. <a href="#/new">Start one</a>.</p>');
+  if (!id) return patch($("scores"), `<p class="note">${esc(t("scores.no_game"))} <a href="#/new">${esc(t("scores.start_one"))}</a></p>`);
   if (S.game && S.game.id === id) S.shown = S.game;
   else {
     const r = await api("GET", `/api/games/${id}`);
@@ -23,7 +24,7 @@ export async function open(arg) {
   render();
 }
 
-const lowest = (p) => (p.lowest_nonzero == null ? "none" : p.lowest_nonzero);
+
 function whyNotes(places, scored) {
   const why = Object.create(null);
   if (!scored) return why;  // before any round is scored everyone is level: no notes
@@ -31,10 +32,11 @@ function whyNotes(places, scored) {
   for (let i = 0; i + 1 < places.length; i++) {
     const a = places[i], b = places[i + 1];
     if (a.total !== b.total) continue;
-    if (a.rank === b.rank) { add(a.name, `tied with ${b.name}`); add(b.name, `tied with ${a.name}`); }
+    if (a.rank === b.rank) { add(a.name, t("scores.tied_with", { name: b.name })); add(b.name, t("scores.tied_with", { name: a.name })); }
     else if (a.zero_rounds !== b.zero_rounds)
-      add(a.name, `ahead of ${b.name}: ${a.zero_rounds} zero rounds to ${b.zero_rounds}`);
-    else add(a.name, `ahead of ${b.name}: lowest round ${lowest(a)} to ${lowest(b)}`);
+      add(a.name, t("scores.ahead_zero", { name: b.name, mine: a.zero_rounds, theirs: b.zero_rounds }));
+    else if (b.lowest_nonzero == null) add(a.name, t("scores.ahead_lowest_only", { name: b.name, mine: a.lowest_nonzero }));
+    else add(a.name, t("scores.ahead_lowest", { name: b.name, mine: a.lowest_nonzero ?? 0, theirs: b.lowest_nonzero }));
   }
   return why;
 }
@@ -45,47 +47,47 @@ function render() {
   const why = whyNotes(g.places || [], (g.rounds || []).some((r) => r.finished));
   const rows = (g.places || []).map((p) =>
     `<tr><td class="rank">${p.tied ? "=" : ""}${p.rank}</td><td>${esc(p.name)}${why[p.name] ? `<span class="why">${esc(why[p.name])}</span>` : ""}</td><td>${p.total}</td></tr>`).join("");
-  const state = g.finished ? "finished" : `round ${g.round} of ${g.round_count}`;
-  let html = `<p class="note">Game ${g.id} · ${esc(g.rules)} · double-${g.set} · ${state}</p>`;
-  if (g.finished) html += `<p class="winner">${g.winner ? `Winner: ${esc(g.winner)}` : `Tied for first: ${esc((g.winners || []).join(", "))}`}</p>`;
-  if (g.teams) html += '<h3>Teams</h3><table aria-label="Team standings"><tbody>' + (g.team_standings || []).map((t) =>
-    `<tr><td>${esc(t)}</td><td>${own(g.team_totals, t)}</td></tr>`).join("") + "</tbody></table><h3>Players</h3>";
-  html += `<table class="standings" aria-label="Standings"><thead><tr><th>#</th><th>Player</th><th>Total</th></tr></thead><tbody>${rows}</tbody></table>` +
-    '<p class="note">Lowest total wins. Equal totals: most zero-point rounds, then the lowest non-zero round.</p>';
-  html += `<h3>Totals after each round</h3>${chartSvg(g)}<h3>Round by round</h3>${gridTable(g)}` +
-    `<div class="links"><a class="btn" href="/api/games/${g.id}/export.csv" download>Download CSV</a>` +
-    `<a class="btn" href="/api/games/${g.id}/export.json" download>Download JSON</a></div>`;
+  const about = { game: g.id, rules: t(`rules.${g.rules}.name`), set: g.set, round: g.round, rounds: g.round_count };
+  let html = `<p class="note">${esc(t(g.finished ? "scores.about_finished" : "scores.about", about))}</p>`;
+  if (g.finished) html += `<p class="winner">${esc(g.winner ? t("scores.winner", { name: g.winner }) : t("scores.tied_first", { names: (g.winners || []).join(", ") }))}</p>`;
+  if (g.teams) html += `<h3>${esc(t("scores.teams"))}</h3><table aria-label="${esc(t("scores.team_standings"))}"><tbody>` + (g.team_standings || []).map((team) =>
+    `<tr><td>${esc(team)}</td><td>${own(g.team_totals, team)}</td></tr>`).join("") + `</tbody></table><h3>${esc(t("scores.players"))}</h3>`;
+  html += `<table class="standings" aria-label="${esc(t("scores.standings"))}"><thead><tr><th>#</th><th>${esc(t("scores.player"))}</th><th>${esc(t("scores.total"))}</th></tr></thead><tbody>${rows}</tbody></table>` +
+    `<p class="note">${esc(t("scores.how_to_win"))}</p>`;
+  html += `<h3>${esc(t("scores.chart"))}</h3>${chartSvg(g)}<h3>${esc(t("scores.grid"))}</h3>${gridTable(g)}` +
+    `<div class="links"><a class="btn" href="/api/games/${g.id}/export.csv" download>${esc(t("scores.download_csv"))}</a>` +
+    `<a class="btn" href="/api/games/${g.id}/export.json" download>${esc(t("scores.download_json"))}</a></div>`;
   if (keeper(g.id) && !g.finished && g.rounds.some((r) => r.finished))
-    html += `<button type="button" id="finish" class="wide">${sure ? "Tap again to end the game" : "End the game after the last scored round"}</button><p class="err" id="e-finish"></p>`;
+    html += `<button type="button" id="finish" class="wide">${esc(t(sure ? "scores.finish_sure" : "scores.finish"))}</button><p class="err" id="e-finish"></p>`;
   patch($("scores"), html);
 }
 
 function gridTable(g) {
   const head = g.players.map((n) => `<th scope="col">${esc(n)}</th>`).join("");
   const body = g.rounds.map((r) => {
-    const label = keeper(g.id) && r.finished ? `<a href="#/round/${r.round}" aria-label="Correct round ${r.round}">${r.round}</a>` : r.round;
+    const label = keeper(g.id) && r.finished ? `<a href="#/round/${r.round}" aria-label="${esc(t("scores.correct", { round: r.round }))}">${r.round}</a>` : r.round;
     const cells = g.players.map((n) => !r.finished ? "<td>·</td>" : r.went_out === n
-      ? `<td class="out" title="went out">${own(r.points, n) ?? 0}★</td>` : `<td>${own(r.points, n) ?? ""}</td>`).join("");
-    return `<tr><th scope="row">${label} <small>(${r.engine}${r.blocked ? ", blocked" : ""})</small></th>${cells}</tr>`;
+      ? `<td class="out" title="${esc(t("scores.went_out"))}">${own(r.points, n) ?? 0}★</td>` : `<td>${own(r.points, n) ?? ""}</td>`).join("");
+    return `<tr><th scope="row">${label} <small>(${esc(t(r.blocked ? "scores.engine_blocked" : "scores.engine", { engine: r.engine }))})</small></th>${cells}</tr>`;
   }).join("");
   const foot = g.players.map((n) => `<td>${own(g.totals, n) ?? 0}</td>`).join("");
-  return `<div class="scroll"><table class="grid-table" aria-label="Points by round"><thead><tr><th>Round</th>${head}</tr></thead>` +
-    `<tbody>${body}</tbody><tfoot><tr><td>Total</td>${foot}</tr></tfoot></table></div>`;
+  return `<div class="scroll"><table class="grid-table" aria-label="${esc(t("scores.grid_label"))}"><thead><tr><th>${esc(t("round.heading"))}</th>${head}</tr></thead>` +
+    `<tbody>${body}</tbody><tfoot><tr><td>${esc(t("scores.total"))}</td>${foot}</tr></tfoot></table></div>`;
 }
 
 // Eight series: colour (app.css --c0 … --c7, contrast-checked in both schemes) and dash.
 const DASHES = ["", "8 4", "3 4", "12 4 3 4"];
 function chartSvg(g) {
   const rounds = g.rounds.filter((r) => r.finished);
-  if (!rounds.length) return '<p class="note">The chart starts when round 1 is scored.</p>';
+  if (!rounds.length) return `<p class="note">${esc(t("scores.chart_empty"))}</p>`;
   const W = 360, H = 230, L = 34, Rt = 78, T = 10, B = 26;
   const series = g.players.map((n) => { let sum = 0; return [0, ...rounds.map((r) => (sum += own(r.points, n) || 0))]; });
   const max = Math.max(10, ...series.map((s) => s[s.length - 1]));
   const step = [5, 10, 20, 25, 50, 100, 200, 250, 500].find((s) => max / s <= 5) || 1000;
   const top = Math.ceil(max / step) * step;
   const x = (i) => L + (i * (W - L - Rt)) / rounds.length, y = (v) => T + (H - T - B) * (1 - v / top);
-  let out = `<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="Cumulative totals per round: ${esc(g.players.map((n) => `${n} ${own(g.totals, n)}`).join(", "))}">`;
-  for (let v = 0; v <= top; v += step) out += `<line class="axis" x1="${L}" x2="${W - Rt}" y1="${y(v)}" y2="${y(v)}"/><text x="${L - 4}" y="${y(v) + 4}" text-anchor="end">${v}</text>`;
+  let out = `<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(t("scores.chart_label", { totals: g.players.map((n) => `${n} ${own(g.totals, n)}`).join(", ") }))}">`;
+  for (let v = 0; v <= top; v += step) out += `<line class="axis" x1="${L}" x2="${W - Rt}" y1="${y(v)}" y2="${y(v)}"/><text x="${L - 4}" y="${y(v) + 4}" text-anchor="end">${formatNumber(v)}</text>`;
   rounds.forEach((r, i) => { out += `<text x="${x(i + 1)}" y="${H - 8}" text-anchor="middle">${r.round}</text>`; });
   const ends = series.map((s, i) => ({ i, y: y(s[s.length - 1]) })).sort((a, b) => a.y - b.y);
   ends.forEach((e, k) => { if (k && e.y < ends[k - 1].y + 12) e.y = ends[k - 1].y + 12; });
@@ -105,6 +107,6 @@ $("scores").addEventListener("click", async (e) => {
   if (!sure) { sure = true; return render(); }
   const g = S.shown, r = await api("POST", `/api/games/${g.id}/finish`, {}, g.id);
   sure = false;
-  if (r.ok) { onGame(r.data); toast("The game is over"); } else $("e-finish").textContent = r.data.error;
+  if (r.ok) { onGame(r.data); toast(t("scores.over")); } else $("e-finish").textContent = r.data.error;
 });
 on("game", () => { if (S.view === "scores") render(); });

@@ -17,16 +17,15 @@ export function open(arg, section) {
 
 function build() {
   root.dataset.built = "1";
-  root.innerHTML = `<h2 id="h-selftest">Self-test</h2>
-<p class="note">The hub asks for each button and the centre, each marker on and off, lights
-each slot and plays each sound. Do what it asks at the hub. Only while no game is being played.</p>
+  root.innerHTML = `<h2 id="h-selftest" data-i18n="selftest.heading">${esc(t("selftest.heading"))}</h2>
+<p class="note" data-i18n="selftest.about">${esc(t("selftest.about"))}</p>
 <p id="st-step" class="status" aria-live="polite"></p>
 <div class="links" id="st-buttons">
-  <button type="button" class="btn primary" data-action="start">Start the self-test</button>
-  <button type="button" class="btn primary" data-action="yes">Yes</button>
-  <button type="button" class="btn" data-action="no">No</button>
-  <button type="button" class="btn" data-action="skip">Skip (fails this part)</button>
-  <button type="button" class="btn" data-action="stop">Stop</button>
+  <button type="button" class="btn primary" data-action="start" data-i18n="selftest.start">${esc(t("selftest.start"))}</button>
+  <button type="button" class="btn primary" data-action="yes" data-i18n="selftest.yes">${esc(t("selftest.yes"))}</button>
+  <button type="button" class="btn" data-action="no" data-i18n="selftest.no">${esc(t("selftest.no"))}</button>
+  <button type="button" class="btn" data-action="skip" data-i18n="selftest.skip">${esc(t("selftest.skip"))}</button>
+  <button type="button" class="btn" data-action="stop" data-i18n="selftest.stop">${esc(t("selftest.stop"))}</button>
 </div>
 <p id="st-error" class="err" role="alert"></p>
 <p id="st-claim" class="note" hidden></p>
@@ -53,24 +52,24 @@ async function refresh() {
   timer = setTimeout(refresh, r.ok && r.data.running ? 400 : 3000);
 }
 
-function show(st) {
-  const step = st.step, running = st.running;
+function show(test) {
+  const step = test.step, running = test.running;
   const buttons = root.querySelectorAll("#st-buttons button");
   for (const b of buttons) {
     const a = b.dataset.action;
     b.hidden = a === "start" ? running : !running || ((a === "yes" || a === "no") && !(step && step.answer));
   }
   root.querySelector("#st-step").textContent = running && step
-    ? `${step.number} of ${st.steps} · ${step.part} (${step.pin}): ${step.prompt}`
-    : st.done ? (st.passed ? "Every part passed." : "Done: some parts failed, see below.")
-    : st.results.length ? "Stopped." : "";
-  root.querySelector("#st-stuck").innerHTML = (st.stuck || []).map((s) => `<li data-slot="${s.slot}">${esc(
+    ? t("selftest.step", { number: step.number, steps: test.steps, part: step.part, pin: step.pin, prompt: step.prompt })
+    : test.done ? t(test.passed ? "selftest.passed" : "selftest.failed")
+    : test.results.length ? t("selftest.stopped") : "";
+  root.querySelector("#st-stuck").innerHTML = (test.stuck || []).map((s) => `<li data-slot="${s.slot}">${esc(
     t(s.kind === "button" ? (s.slot === 0 ? "selftest.stuck.centre" : "selftest.stuck.button") : "selftest.stuck.marker",
       { slot: s.slot, pin: s.pin }))}</li>`).join("");
-  root.querySelector("#st-lights").hidden = st.lights !== false || !(running || st.done);
+  root.querySelector("#st-lights").hidden = test.lights !== false || !(running || test.done);
   root.querySelector("#st-lights").textContent = t("selftest.no_ring");
-  const rows = st.results.map((r) => `<tr data-passed="${r.passed}"><td>${esc(r.part)}</td><td>${esc(r.pin)}</td>`
-    + `<td>${r.passed ? "PASS" : "FAIL"}</td><td>${esc(r.detail)}</td></tr>`).join("");
-  root.querySelector("#st-results").innerHTML = st.results.length
-    ? `<thead><tr><th>part</th><th>pin</th><th>result</th><th>detail</th></tr></thead><tbody>${rows}</tbody>` : "";
+  const rows = test.results.map((r) => `<tr data-passed="${r.passed}"><td>${esc(r.part)}</td><td>${esc(r.pin)}</td>`
+    + `<td>${esc(t(r.passed ? "selftest.pass" : "selftest.fail"))}</td><td>${esc(r.detail)}</td></tr>`).join("");
+  root.querySelector("#st-results").innerHTML = test.results.length
+    ? `<thead><tr><th>${esc(t("selftest.part"))}</th><th>${esc(t("selftest.pin"))}</th><th>${esc(t("selftest.result"))}</th><th>${esc(t("selftest.detail"))}</th></tr></thead><tbody>${rows}</tbody>` : "";
 }

@@ -2,6 +2,7 @@
 // that has focus keeps it), and the virtual hub of the sim backend, a <dialog>.
 import { $, S, api, esc, keeper, newState, on, short, toast } from "./core.js";
 import { patch } from "./patch.js";
+import { t } from "./i18n.js";
 
 // Add-ons draw into the picture: each layer is (snap) => SVG markup, drawn over the rim
 // and under the slots (e.g. the LED ring's pixels). Push one from a module.
@@ -48,48 +49,55 @@ function engineSvg(engine, above, below) {
 }
 export const nameOf = (snap, slot) => {
   const s = snap.slots.find((x) => x.slot === slot);
-  return s && s.owner ? (s.owner === "mexican" ? "the Mexican Train" : s.owner) : `slot ${slot}`;
+  return s && s.owner ? (s.owner === "mexican" ? t("table.the_mexican") : s.owner) : t("table.slot", { slot });
 };
+const PHASES = { "first-turn": "phase.first-turn", play: "phase.play", "round-over": "phase.round-over", finished: "phase.finished" };
 const doublesOf = (snap) => snap.doubles || (snap.double ? [snap.double] : []);
 
 function tableSlot(snap, s, doubles) {
   const cls = [], tags = [], said = [];
   const mex = s.owner === "mexican";
   cls.push(mex ? "mexican" : s.owner ? "player" : "empty");
-  if (s.public) { cls.push("public"); if (!mex) tags.push("public"); said.push("public train"); }
-  if (mex) tags.push("train");
-  if (s.marker) said.push("marker down");
-  if (snap.turn === s.slot) { cls.push("turn"); tags.unshift("TURN"); said.push("their turn"); }
+  if (s.public) { cls.push("public"); if (!mex) tags.push(t("table.tag.open")); said.push(t("table.said.open")); }
+  if (mex) tags.push(t("table.tag.train"));
+  if (s.marker) said.push(t("table.said.marker"));
+  if (snap.turn === s.slot) { cls.push("turn"); tags.unshift(t("table.tag.turn")); said.push(t("table.said.turn")); }
   const open = doubles.find((d) => d.slot === s.slot);
-  if (open) { cls.push("double"); said.push(`a double is open here, ${open.covers_left} cover${open.covers_left === 1 ? "" : "s"} left`); }
+  if (open) { cls.push("double"); said.push(t("table.said.double", { count: open.covers_left })); }
   const owes = doubles.find((d) => d.responsible === s.slot);
-  if (owes) { cls.push("cover"); tags.splice(snap.turn === s.slot ? 1 : 0, 0, "must cover"); said.push(`must cover the double on ${nameOf(snap, owes.slot)}`); }
+  if (owes) { cls.push("cover"); tags.splice(snap.turn === s.slot ? 1 : 0, 0, t("table.tag.cover")); said.push(t("table.said.cover", { name: nameOf(snap, owes.slot) })); }
   const sim = S.sim && snap.backend === "sim";
   if (sim) cls.push("tappable");
   if (S.sheet === s.slot) cls.push("selected");
-  const label = `Slot ${s.slot}: ${mex ? "the Mexican Train" : s.owner || "empty"}${said.length ? ", " + said.join(", ") : ""}`;
-  return { slot: s.slot, cls, name: mex ? "Mexican" : s.owner || "empty", tags, label, marker: s.marker,
-    badge: open ? (open.covers_left > 1 ? `D${open.covers_left}` : "D") : "", button: sim };
+  const who = mex ? t("table.the_mexican") : s.owner || t("table.empty");
+  const label = said.length ? t("table.slot_label_more", { slot: s.slot, who, more: said.join(t("table.list_sep")) })
+    : t("table.slot_label", { slot: s.slot, who });
+  return { slot: s.slot, cls, name: mex ? t("table.mexican") : s.owner || t("table.empty"), tags, label, marker: s.marker,
+    badge: open ? String(open.covers_left) : "", button: sim };
 }
 
 export function renderTable() {
   const snap = S.snap;
   if (!snap) return;
   const g = snap.game, svg = $("hub"), doubles = doublesOf(snap);
-  const centre = g ? engineSvg(g.engine, `round ${g.round}/${g.rounds}`, g.phase.replace("-", " "))
-    : '<text class="center-note">no game yet</text>';
+  const centre = g ? engineSvg(g.engine, t("table.centre_round", { round: g.round, rounds: g.rounds }), t(PHASES[g.phase] || "phase.play"))
+    : `<text class="center-note">${esc(t("table.no_game_yet"))}</text>`;
   const extra = layers.map((layer) => layer(snap)).join("");
   patch(svg, hubSvg(snap.slots.map((s) => tableSlot(snap, s, doubles)), centre, extra));
   svg.dataset.turn = snap.turn ?? "";
   svg.dataset.doubles = doubles.map((d) => `${d.slot}:${d.responsible}`).join(",");
   svg.dataset.public = snap.slots.filter((s) => s.public).map((s) => s.slot).join(",");
   patch($("status"), statusLine(snap));
-  $("double-note").textContent = doubles.map((d) =>
-    `Double on ${nameOf(snap, d.slot)}: ${d.waiting ? "waits for its player's next turn" : nameOf(snap, d.responsible) + " must cover"}` +
-    (d.covers_left > 1 ? ` (${d.covers_left} covers left)` : "")).join(" · ");
+  $("double-note").textContent = doubles.map((d) => {
+    const params = { train: nameOf(snap, d.slot), who: nameOf(snap, d.responsible), count: d.covers_left };
+    const many = d.covers_left > 1;
+    const key = d.waiting ? (many ? "table.double_waits_many" : "table.double_waits")
+      : many ? "table.double_covers_many" : "table.double_covers";
+    return t(key, params);
+  }).join(" · ");
   const over = g && g.phase === "round-over", done = !g || g.phase === "finished";
   $("go-round").hidden = !(over && keeper());
-  $("go-round").textContent = `Enter round ${g ? g.round : ""} scores`;
+  $("go-round").textContent = t("table.enter_scores", { round: g ? g.round : "" });
   $("go-new").hidden = !done;
   $("sim").hidden = snap.backend !== "sim";
   if (S.sheet) renderSheet();
@@ -97,20 +105,22 @@ export function renderTable() {
 
 function statusLine(snap) {
   const g = snap.game;
-  if (!g) return "No game is running. Start one and seat the players on the hub.";
-  const head = `Round ${g.round} of ${g.rounds} · engine ${g.engine}-${g.engine}`;
+  if (!g) return esc(t("table.no_game"));
+  const head = esc(t("table.head", { round: g.round, rounds: g.rounds, engine: g.engine }));
   if (g.phase === "finished") {
     const done = S.game && S.game.id === g.id ? S.game : null;
-    const won = done && (done.winner ? `${esc(done.winner)} won` : done.winners && done.winners.length ? `tied for first: ${esc(done.winners.join(", "))}` : "");
-    return `Game ${g.id} · the game is over${won ? `: <strong class="big">${won}</strong>` : ""}`;
+    const won = done && (done.winner ? t("table.won", { name: done.winner })
+      : done.winners && done.winners.length ? t("table.tied", { names: done.winners.join(", ") }) : "");
+    const over = esc(t("app.header_over", { game: g.id }));
+    return won ? `${over}: <strong class="big">${esc(won)}</strong>` : over;
   }
   if (g.phase === "round-over") {
-    const who = snap.went_out ? `${esc(snap.went_out)} went out` : "the round is over";
-    return `${head} · <strong>${who}</strong>: ${keeper() ? "enter the scores" : "the scorekeeper enters the scores"}`;
+    const who = esc(snap.went_out ? t("table.went_out", { name: snap.went_out }) : t("table.round_over"));
+    return `${head} · <strong>${who}</strong>: ${esc(t(keeper() ? "table.enter_now" : "table.keeper_enters"))}`;
   }
-  if (snap.turn == null) return `${head} · whoever holds the ${g.engine}-${g.engine} plays it and taps their slot`;
-  const first = g.phase === "first-turn" ? " · first turns" : "";
-  return `${head}${first} · <strong>${esc(nameOf(snap, snap.turn))}'s turn</strong>`;
+  if (snap.turn == null) return `${head} · ${esc(t("table.place_engine", { engine: g.engine }))}`;
+  const first = g.phase === "first-turn" ? ` · ${esc(t("table.first_turns"))}` : "";
+  return `${head}${first} · <strong>${esc(t("table.turn", { name: nameOf(snap, snap.turn) }))}</strong>`;
 }
 
 // --- the virtual hub (sim backend): a non-modal <dialog> over the tabs -----------------
@@ -142,14 +152,14 @@ document.addEventListener("keydown", (e) => { if (e.key === "Escape" && sheet.op
 $("sheet-close").addEventListener("click", closeSheet);
 function renderSheet() {
   const s = S.snap.slots.find((x) => x.slot === S.sheet);
-  $("sheet-title").textContent = `Slot ${S.sheet} · ${nameOf(S.snap, S.sheet)}`;
-  $("sheet-marker").textContent = s.marker ? "Take the marker off" : "Put the marker on";
+  $("sheet-title").textContent = t("sheet.title", { slot: S.sheet, name: nameOf(S.snap, S.sheet) });
+  $("sheet-marker").textContent = t(s.marker ? "sheet.marker_off" : "sheet.marker_on");
 }
 async function simAct(path, body, button) {
   const buttons = sheet.querySelectorAll("button");
   buttons.forEach((b) => (b.disabled = true));
   const label = button.textContent;
-  if (body.hold_ms) button.textContent = "Holding…";
+  if (body.hold_ms) button.textContent = t("sheet.holding");
   const r = await api("POST", `/api/sim/slots/${S.sheet}/${path}`, body);
   button.textContent = label;
   buttons.forEach((b) => (b.disabled = false));

@@ -5,6 +5,29 @@
 const tables = new Map();
 let standings = [];
 
+// The words: the scorepad's catalog for the browser's language (the board serves it at
+// /i18n/<lang>.json; web/static/i18n.js is the scorepad's reader of the same files).
+const LANGUAGES = ["en", "es"];
+let words = {}, lang = "en";
+function t(key, params = {}) {
+  let entry = Object.hasOwn(words, key) ? words[key] : undefined;
+  if (entry === undefined) return key;
+  if (typeof entry === "object") {
+    entry = entry[new Intl.PluralRules(lang).select(Number(params.count ?? 0))] ?? entry.other;
+  }
+  return entry.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+}
+async function loadWords() {
+  const tags = navigator.languages || [navigator.language || ""];
+  lang = tags.map((tag) => String(tag).toLowerCase().split("-")[0]).find((l) => LANGUAGES.includes(l)) || "en";
+  const response = await fetch(`/i18n/${lang}.json`);
+  if (!response.ok) throw new Error(`catalog ${lang}: ${response.status}`);
+  words = await response.json();
+  document.documentElement.lang = lang;
+  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+  for (const node of document.querySelectorAll("[data-i18n-title]")) node.title = t(node.dataset.i18nTitle);
+}
+
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs || {})) {
@@ -32,41 +55,43 @@ function list(value) {
 }
 
 function tableName(id) {
-  return "Table " + id;
+  return t("board.table_name", { table: id });
 }
 
-function meta(t) {
-  const round = num(t.round), rounds = num(t.rounds), engine = num(t.engine);
-  if (round === null) return "No game";
-  const parts = ["Round " + round + (rounds ? " of " + rounds : "")];
-  if (engine !== null) parts.push("engine double-" + engine);
-  const phase = str(t.phase);
-  if (phase) parts.push(phase.replace("-", " "));
+const PHASES = { "first-turn": "board.phase.first-turn", play: "board.phase.play",
+  "round-over": "board.phase.round-over", finished: "board.phase.finished" };
+function meta(table) {
+  const round = num(table.round), rounds = num(table.rounds), engine = num(table.engine);
+  if (round === null) return t("board.no_game");
+  const parts = [rounds ? t("board.round_of", { round, rounds }) : t("board.round", { round })];
+  if (engine !== null) parts.push(t("board.engine", { engine }));
+  const phase = str(table.phase);
+  if (phase) parts.push(PHASES[phase] ? t(PHASES[phase]) : phase);
   return parts.join(" · ");
 }
 
-function card(t) {
-  const offline = t.online === false;
+function card(table) {
+  const offline = table.online === false;
   const badge = el("span", {class: "badge " + (offline ? "off" : "on")},
-    offline ? "offline" : "online");
+    offline ? t("board.offline") : t("board.online"));
   const players = el("ol", {});
-  const seated = list(t.players).filter((p) => p && str(p.name) !== null);
-  const standing = list(t.standings).filter((name) => str(name) !== null);
+  const seated = list(table.players).filter((p) => p && str(p.name) !== null);
+  const standing = list(table.standings).filter((name) => str(name) !== null);
   const order = standing.length ? standing : seated.map((p) => p.name);
   const byName = new Map(seated.map((p) => [p.name, p]));
   for (const name of order) {
     const total = num((byName.get(name) || {}).total);
-    const li = el("li", {class: name === str(t.turn) ? "now" : ""}, el("span", {}, name),
+    const li = el("li", {class: name === str(table.turn) ? "now" : ""}, el("span", {}, name),
       el("span", {class: "num"}, total === null ? "" : String(total)));
     players.append(li);
   }
   let turn = "";
-  if (str(t.winner)) turn = "Winner: " + t.winner;
-  else if (str(t.turn)) turn = t.turn + "’s turn";
-  return el("article", {class: "card" + (offline ? " offline" : ""), "data-hub": t.hub_id,
+  if (str(table.winner)) turn = t("board.winner", { name: table.winner });
+  else if (str(table.turn)) turn = t("board.turn", { name: table.turn });
+  return el("article", {class: "card" + (offline ? " offline" : ""), "data-hub": table.hub_id,
                         "data-online": String(!offline)},
-    el("h3", {}, el("span", {}, tableName(t.hub_id)), badge),
-    el("p", {class: "meta"}, meta(t)),
+    el("h3", {}, el("span", {}, tableName(table.hub_id)), badge),
+    el("p", {class: "meta"}, meta(table)),
     el("p", {class: "turn"}, turn),
     players);
 }
@@ -76,9 +101,9 @@ function renderTables() {
   const sorted = [...tables.values()].sort((a, b) => a.hub_id.localeCompare(b.hub_id));
   box.replaceChildren(...sorted.map(card));
   document.getElementById("no-tables").hidden = sorted.length > 0;
-  const offline = sorted.filter((t) => t.online === false).length;
-  document.getElementById("count").textContent = sorted.length
-    ? "(" + sorted.length + (offline ? ", " + offline + " offline" : "") + ")" : "";
+  const offline = sorted.filter((table) => table.online === false).length;
+  document.getElementById("count").textContent = !sorted.length ? ""
+    : offline ? t("board.count_offline", { count: sorted.length, offline }) : t("board.count", { count: sorted.length });
 }
 
 function renderStandings() {
@@ -86,7 +111,7 @@ function renderStandings() {
   body.replaceChildren(...standings.map((r) => el("tr",
     {class: r.online === false ? "offline" : "", "data-player": r.name, "data-hub": r.hub_id},
     el("td", {}, num(r.place) === null ? "–" : String(r.place)), el("td", {}, r.name),
-    el("td", {}, r.hub_id, r.online === false ? el("small", {}, " offline") : null),
+    el("td", {}, r.hub_id, r.online === false ? el("small", {}, " " + t("board.offline")) : null),
     el("td", {class: "num"}, String(num(r.points) ?? "")),
     el("td", {class: "num"}, String(num(r.rounds) ?? "")),
     el("td", {class: "num"}, String(num(r.won) ?? "")))));
@@ -101,11 +126,11 @@ function renderStandings() {
 function setLink(connected) {
   const badge = document.getElementById("link");
   badge.className = "badge " + (connected ? "on" : "off");
-  badge.textContent = connected ? "Live" : "Broker unreachable";
+  badge.textContent = connected ? t("board.live") : t("board.unreachable");
 }
 
-function keep(t) {
-  if (t && typeof t === "object" && str(t.hub_id) !== null) tables.set(t.hub_id, t);
+function keep(table) {
+  if (table && typeof table === "object" && str(table.hub_id) !== null) tables.set(table.hub_id, table);
 }
 
 function rows(value) {
@@ -136,7 +161,7 @@ async function poll() {
       if (view.connected) {
         const badge = document.getElementById("link");
         badge.className = "badge on";
-        badge.textContent = `Every ${BUSY_RETRY_MS / 1000} s`;
+        badge.textContent = t("board.every", { count: BUSY_RETRY_MS / 1000 });
       }
     }
   } catch (err) {
@@ -162,7 +187,7 @@ function connect() {
   source.onerror = () => {
     const badge = document.getElementById("link");
     badge.className = "badge off";
-    badge.textContent = "Reconnecting…";
+    badge.textContent = t("board.reconnecting");
     if (source.readyState === EventSource.CLOSED) {
       // Refused (a 503) or not a stream: the browser will not retry this one itself.
       source.close();
@@ -171,4 +196,5 @@ function connect() {
   };
 }
 
-connect();
+// The words first (a catalog the board cannot fetch leaves them in English).
+loadWords().catch(() => {}).finally(connect);
