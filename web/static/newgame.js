@@ -46,7 +46,7 @@ function render() {
 function renderPlayers() {
   const [fewest, most] = profile().players;
   patch($("f-players"), N.players.map((p, i) =>
-    `<li class="hand player-row" data-key="row${i}"><button type="button" class="seat" data-seat="${i}" aria-pressed="${N.picking === i}" aria-label="Choose a slot for player ${i + 1}">slot ${p.slot}</button>` +
+    `<li class="hand player-row" data-key="row${i}"><button type="button" class="seat" data-seat="${i}" aria-pressed="${N.picking === i}" aria-label="slot ${p.slot}: choose player ${i + 1}'s slot">slot ${p.slot}</button>` +
     `<input data-field="players players.${i}" data-name="${i}" value="${esc(p.name)}" maxlength="24" autocomplete="off" aria-label="Player ${i + 1}'s name" placeholder="Player ${i + 1}">` +
     `<button type="button" data-remove="${i}" aria-label="Remove player ${i + 1}"${N.players.length <= fewest ? " disabled" : ""}>✕</button></li>`).join(""));
   const full = N.players.length >= Math.min(most, 8);
@@ -115,7 +115,7 @@ function renderSeats() {
     if ((p && N.picking === i) || (n === N.mex && N.picking === "mex")) cls.push("turn");
     const name = p ? p.name || `Player ${i + 1}` : n === N.mex ? "Mexican" : "free";
     slots.push({ slot: n, cls, name, tags: p ? [] : n === N.mex ? ["Train"] : [], button: true,
-      label: `Slot ${n}: ${p ? name : n === N.mex ? "the Mexican Train" : "free"}` });
+      label: `Slot ${n}: ${p ? name : n === N.mex ? "Mexican Train" : "free"}` });
   }
   patch($("seat-hub"), hubSvg(slots, '<text class="center-note">tap a name,</text><text class="center-note" y="18">then its slot</text>'));
   $("mex-slot").textContent = N.mex ? `slot ${N.mex}` : "none";
