@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -87,9 +88,26 @@ def test_lan_ip_is_an_address_or_none():
     assert address is None or re.fullmatch(r"\d+\.\d+\.\d+\.\d+", address)
 
 
+def test_a_hub_bound_to_loopback_advertises_where_it_listens(tmp_path):
+    """Issue 23: bound to 127.0.0.1 the join code held the LAN address, where the hub
+    does not listen. It holds the address it listens on, and says only this machine
+    can open it."""
+    from tests.http_client import HubProcess
+
+    hub = HubProcess(tmp_path / "state")  # --host 127.0.0.1
+    try:
+        status, answer = hub.get("/api/join")
+        assert status == 200
+        assert answer == {"url": f"http://127.0.0.1:{hub.port}/", "local_only": True}
+        with urllib.request.urlopen(hub.base + "/join.svg", timeout=30) as svg:
+            assert f"http://127.0.0.1:{hub.port}/" in svg.read().decode()
+    finally:
+        hub.stop()
+
+
 def test_join_qr_code_holds_the_address(client):
     answer = client.get("/api/join", headers={"Host": "192.168.1.20:8080"})
-    assert answer.get_json() == {"url": "http://192.168.1.20:8080/"}
+    assert answer.get_json() == {"url": "http://192.168.1.20:8080/", "local_only": False}
     svg = client.get("/join.svg", headers={"Host": "192.168.1.20:8080"})
     assert svg.status_code == 200 and svg.mimetype == "image/svg+xml"
     text = svg.get_data(as_text=True)

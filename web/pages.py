@@ -26,11 +26,23 @@ bp.register_blueprint(rules_api.bp)
 NO_STORE = {"Cache-Control": "no-store"}
 
 
-def _url() -> str:
+LISTEN = "HUB_LISTEN"  # app.config: the address the server is bound to (config web.host)
+
+
+def _where() -> tuple[str, bool]:
+    """The address other phones open, and whether only this machine can reach it."""
     port = int(request.environ.get("SERVER_PORT") or 80)
     lan = qr.lan_ip()
     local_name = current_app.extensions.setdefault("mtrain_local_name", qr.LocalName())
-    return qr.hub_url(request.headers.get("Host"), port, lan, local_name.get(lan))
+    listen = current_app.config.get(LISTEN)
+    local = listen is not None and qr.is_loopback(listen)
+    return qr.advertised(
+        listen, request.headers.get("Host"), port, lan, None if local else local_name.get(lan)
+    )
+
+
+def _url() -> str:
+    return _where()[0]
 
 
 @bp.get("/")
@@ -48,8 +60,11 @@ def join_svg() -> Any:
 
 @bp.get("/api/join")
 def join() -> Any:
-    """``{"url": …}``: the address other phones open (the one the QR code holds)."""
-    return jsonify(url=_url()), 200, NO_STORE
+    """``{"url": …, "local_only": bool}``: the address other phones open (the one the
+    QR code holds); ``local_only`` when the hub listens on a loopback address, which no
+    other phone can reach."""
+    url, local_only = _where()
+    return jsonify(url=url, local_only=local_only), 200, NO_STORE
 
 
 def _handover_body() -> tuple[int, str]:
