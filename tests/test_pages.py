@@ -136,6 +136,31 @@ def test_handover_needs_the_right_token(client):
     assert unknown.status_code == 403
 
 
+def test_taking_over_moves_the_scorekeeping(client):
+    """Issue 23, item 15: the phone that opens the hand-over link gets a token of its
+    own and the link's stops working, so the phone that handed over is a viewer."""
+    created = client.post("/api/games", json={"players": ["Ann", "Bob"]}).get_json()
+    game, old = created["id"], created["token"]
+    bearer = {"Authorization": f"Bearer {old}"}
+    assert client.get(f"/api/games/{game}/keeper", headers=bearer).get_json() == {"keeper": True}
+    taken = client.post("/api/join/take", json={"game": game, "token": old})
+    assert taken.status_code == 200
+    new = taken.get_json()["token"]
+    assert taken.get_json()["game"] == game and new != old
+    assert f"mtrain_token_{game}={new}" in taken.headers["Set-Cookie"]
+    assert client.get(f"/api/games/{game}/keeper", headers=bearer).get_json() == {"keeper": False}
+    mine = {"Authorization": f"Bearer {new}"}
+    assert client.get(f"/api/games/{game}/keeper", headers=mine).get_json() == {"keeper": True}
+    again = client.post("/api/join/take", json={"game": game, "token": old})
+    assert again.status_code == 403 and "used already" in again.get_json()["error"]
+    refused = client.post(
+        f"/api/games/{game}/rounds/1/scores",
+        json={"points": {"Ann": 1, "Bob": 0}, "mid_round": True},
+        headers=bearer,
+    )
+    assert refused.status_code == 403
+
+
 @pytest.mark.parametrize(
     "body, field",
     [

@@ -4,6 +4,7 @@
 //   on("game", (game) => …)    every change of the running game's scores
 //   on("sound", (sound) => …)  every sound the hub plays
 //   on("view", (name) => …)    every change of view
+//   on("keeper", (id) => …)    this phone stopped keeping game id's score (handed over)
 export const $ = (id) => document.getElementById(id);
 // A value of name-keyed data: own properties only, so a player called "constructor" or
 // "__proto__" is a name like any other, never something every object has.
@@ -15,7 +16,7 @@ export const short = (name, n = 9) => (name.length > n ? name.slice(0, n - 1) + 
 // scores view; view: the route; sim: the virtual hub is on; sheet: its slot, or null.
 export const S = { snap: null, game: null, shown: null, view: "table", sim: false, sheet: null };
 
-const hooks = { state: [], game: [], sound: [], view: [] };
+const hooks = { state: [], game: [], sound: [], view: [], keeper: [] };
 export function on(kind, fn) { hooks[kind].push(fn); }
 export function emit(kind, data) { for (const fn of hooks[kind]) fn(data); }
 export function newState(snap) { S.snap = snap; emit("state", snap); }
