@@ -2,7 +2,7 @@
 // the hub's settings (volume, quiet mode, turn chime).
 import { $, S, api, gameId, keeper, setToken, toast, tokenFor } from "./core.js";
 import { renderHeader } from "./running.js";
-import { clearErrors, showError } from "./form.js";
+import { clearErrors, clearOnFix, showError } from "./form.js";
 import { t } from "./i18n.js";
 
 export async function open() {
@@ -66,6 +66,7 @@ async function loadSettings() {
   $("s-sound").textContent = off ? "The hub's speaker is not working: no sound device answers. Check that a speaker is connected; the games go on without sound." : "";
   $("s-sound").title = off ? sound.reason || "" : "";
 }
+clearOnFix($("settings"));
 $("s-volume").addEventListener("input", (e) => ($("s-volume-out").textContent = Math.round(e.target.value * 100) + "%"));
 $("settings").addEventListener("submit", async (e) => {
   e.preventDefault();

@@ -6,7 +6,7 @@ import { $, S, api, esc, gameId, place, setToken, toast } from "./core.js";
 import { patch } from "./patch.js";
 import { hubSvg, slotFromEvent } from "./table.js";
 import { refresh } from "./running.js";
-import { clearErrors, showError } from "./form.js";
+import { clearErrors, clearOnFix, showError } from "./form.js";
 
 // rules: the /api/rules answer; players: [{name, slot}]; mex: the Mexican Train's slot;
 // picking: the player index (or "mex") whose slot is chosen next.
@@ -175,6 +175,7 @@ $("f-players").addEventListener("input", (e) => {
   const i = e.target.dataset.name;
   if (i != null) { N.players[+i].name = e.target.value; renderSeats(); renderFirst(); }
 });
+clearOnFix($("new"));
 $("new").addEventListener("change", (e) => {
   if (e.target.name === "rules") render();
   else if (e.target.id === "f-set") showDeal();
