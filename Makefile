@@ -20,7 +20,7 @@ TEST_PACKAGES := $(RUNTIME_PACKAGES) chromium mosquitto openscad shellcheck syst
 	$(REHEARSE_PACKAGES)
 REHEARSE := tools/rehearse.sh
 
-.PHONY: run test check lint typecheck bench soak clean runtime-packages test-packages install \
+.PHONY: run test check lint typecheck bench soak clean runtime-packages test-packages install axe npm-packages \
 	hardware stl rehearse rehearse-arm64 rehearse-image rehearse-test rehearse-packages torture
 
 $(BIN)/python:
@@ -38,6 +38,21 @@ $(RUN_STAMP): pyproject.toml | $(BIN)/python
 $(TEST_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[test]'
 	touch $@ $(RUN_STAMP)
+
+# axe-core, the pinned version in tests/package-lock.json, for the browser tests only
+# (tests/browser/test_axe.py puts it into the page from this file, never from a CDN).
+# Without npm the test skips and says so; under CI it fails instead.
+# npm comes from Debian (nodejs, npm) when root and no npm is there: a machine whose
+# Node.js has its own npm keeps it (Debian's npm would conflict with it).
+AXE := tests/node_modules/axe-core/axe.min.js
+$(AXE): tests/package.json tests/package-lock.json
+	@if ! command -v npm >/dev/null; then $(MAKE) --no-print-directory npm-packages; fi
+	@if command -v npm >/dev/null; then \
+	  cd tests && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/axe-core/axe.min.js; \
+	elif [ -n "$$CI" ]; then echo "make test: npm is missing and CI needs axe-core"; exit 1; \
+	else echo "not installing axe-core: npm is missing (apt install npm)"; fi
+
+axe: $(AXE)
 
 # Debian packages, installed only when root and missing (CI and the Pi image run as root).
 define apt_install
@@ -58,6 +73,9 @@ test-packages:
 
 rehearse-packages:
 	$(call apt_install,$(REHEARSE_PACKAGES))
+
+npm-packages:
+	$(call apt_install,nodejs npm)
 
 # The hub as a service on a Raspberry Pi (as root): docs/deploy.md. INSTALL_ARGS, e.g.
 # `sudo make install INSTALL_ARGS=--i2s-amp`, go to systemd/install.sh.
@@ -82,7 +100,7 @@ PYTEST := $(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist worksteal
 # pytest does (tools/beside.sh: its output in build/rehearse-test.log, shown after the
 # tests'; either failing fails the run).
 test: test-packages
-	$(MAKE) $(TEST_STAMP)
+	$(MAKE) $(TEST_STAMP) axe
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy
@@ -150,7 +168,7 @@ soak: $(TEST_STAMP)
 # entry, the in-suite soak at 60 games per run. TORTURE_SCALE=2 doubles them.
 TORTURE_SCALE ?= 1
 torture: test-packages
-	$(MAKE) $(TEST_STAMP)
+	$(MAKE) $(TEST_STAMP) axe
 	MTRAIN_TEST_SCALE=$(TORTURE_SCALE) $(PYTEST) -m torture
 	$(MAKE) rehearse rehearse-arm64
 
@@ -171,4 +189,4 @@ stl:
 	done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info tests/node_modules

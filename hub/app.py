@@ -316,7 +316,9 @@ class Hub:
         from hub.http.server import make_server
         from web import create_app, early_gate
 
-        app = create_app(self.web_service(), {"HUB_HOSTS": self.config["web"]["hosts"]})
+        app = create_app(
+            self.web_service(), {"HUB_HOSTS": self.config["web"]["hosts"], "HUB_LISTEN": host}
+        )
         try:
             self._server = make_server(
                 app,

@@ -83,6 +83,11 @@ def kept_token(game_id: int, token_hash: str, stamp: str) -> Statement:
     )
 
 
+def dropped_token(game_id: int, token_hash: str) -> Statement:
+    """A scorekeeper token the game no longer accepts (handed over to another phone)."""
+    return ("DELETE FROM tokens WHERE game_id = ? AND hash = ?", (game_id, token_hash))
+
+
 def seating(game_id: int, setup: GameSetup) -> list[Statement]:
     """A new game's players in their seats, and its round 1 with its engine."""
     seated = enumerate(zip(setup.players, setup.seats, strict=True))

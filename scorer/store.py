@@ -242,6 +242,27 @@ class GameStore:
             _load(conn, game_id)
             _run(conn, [rows.kept_token(game_id, hash_token(token), stamp)])
 
+    def hand_over(self, game_id: int, token: str, at: str | None = None) -> str | None:
+        """Move the scorekeeping from the phone holding ``token`` to another: that token
+        stops being one of the game's and a new one (returned) takes its place; None,
+        and no change, when ``token`` is not the game's. Raises :class:`GameNotFound`."""
+        stamp, given = self._stamp(at), rows.token_text(token)
+        with self._write() as conn:
+            _load(conn, game_id)
+            hashes = [r["hash"] for r in conn.execute(queries.TOKEN_HASHES, (game_id,))]
+            matched = [h for h in hashes if tokens_match(h, given)]
+            if not matched:
+                return None
+            fresh = new_token()
+            _run(
+                conn,
+                [
+                    rows.dropped_token(game_id, matched[0]),
+                    rows.kept_token(game_id, hash_token(fresh), stamp),
+                ],
+            )
+            return fresh
+
     def bring_back(
         self, game_id: int, replaces: int | None = None, at: str | None = None
     ) -> dict[str, Any]:

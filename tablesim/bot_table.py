@@ -44,6 +44,9 @@ NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal")
 CHECKED_SOUNDS = ("chicken", "choo", "out", "nope", "last_tile", "reminder", "turn_back")
 CENTRE_FOR_MEXICAN = 0.25  # how often a player presses the centre for the Mexican slot
 SETTLE_S = 0.15  # after a gesture's last edge: past the 30 ms bounce and 80 ms marker windows
+# Beyond the hub's last-tile window, before a tap on the slot of the player whose tap just
+# ended their turn (a fast demo's next player playing on that train).
+CALL_MARGIN_S = 0.1
 
 
 def setup_body(config: GameConfig, names: dict[int, str]) -> dict[str, Any]:
@@ -92,6 +95,7 @@ class BotTable:
         self.names: dict[int, str] = {}
         self.mexican: int | None = None
         self.edges = 0
+        self._ended: tuple[int, float] | None = None  # (player, when) a tap ended a turn
 
     def act(self, action: Action) -> dict[str, Any] | None:
         """Do ``action``; after ``Blocked`` and ``EnterScores`` return the stored game."""
@@ -123,6 +127,8 @@ class BotTable:
 
     def _gesture(self, gesture: Gesture) -> None:
         sim, loop = self.sim, self.hub.loop
+        self._clear_of_a_call(gesture)
+        turn = loop.snapshot["turn"]
         if (
             isinstance(gesture, Tap | Hold)
             and gesture.slot == self.mexican
@@ -140,6 +146,20 @@ class BotTable:
             self.edges += 1
         self.wait(SETTLE_S)
         loop.drain()
+        ended = isinstance(gesture, Tap) and turn is not None and loop.snapshot["turn"] != turn
+        self._ended = (turn, self.hub.clock.now()) if ended else None
+
+    def _clear_of_a_call(self, gesture: Gesture) -> None:
+        """Wait out the hub's last-tile window before a tap on the slot of the player
+        whose tap just ended their turn: the hub reads a tap there, that soon, as that
+        player's last-tile call ("uno"), as it would at a real table. At speed 1 the
+        pauses are longer than the window; a fast demo's are not."""
+        if not isinstance(gesture, Tap) or self._ended is None or self._ended[0] != gesture.slot:
+            return
+        window = self.hub.loop.table.timings.last_tile
+        gap = self._ended[1] + window + CALL_MARGIN_S - self.hub.clock.now()
+        if gap > 0:
+            self.wait(gap)
 
     def release_all(self) -> None:
         """Lift every finger and marker (a demo stopped mid-gesture)."""

@@ -187,6 +187,18 @@ class FakeHubService:
         """Whether ``token`` is a table token :meth:`grant` gave."""
         return token in self.table_tokens
 
+    def hand_over(self, game_id: int, token: str) -> str | None:
+        """A new token in place of ``token`` (None: not the game's)."""
+        if not self.check_token(game_id, token):
+            return None
+        fresh = f"{token}-next"
+        if self.tokens.get(game_id) == token:
+            self.tokens[game_id] = fresh
+        else:
+            self.extra_tokens[game_id].discard(token)
+            self.extra_tokens[game_id].add(fresh)
+        return fresh
+
     def check_token(self, game_id: int, token: str) -> bool:
         """Whether ``token`` is the game's (or one a claim added)."""
         return self.tokens.get(game_id) == token or token in self.extra_tokens.get(game_id, ())

@@ -32,6 +32,20 @@ def test_bots_play_a_game_through_the_threaded_hub_and_the_scores_go_in(make_hub
     assert clock.now() - 1000 > 60  # minutes of table time, no real waiting
 
 
+@pytest.mark.parametrize("speed", [5.0, 10.0])
+def test_a_fast_demo_keeps_its_games(make_hub, speed):
+    """Issue 23: at ``--speed 5`` the next player tapped the train of the player whose
+    tap had just ended their turn within the hub's 0.6 s last-tile window; the hub
+    (rightly) read that player's call, the bots disagreed and dealt a new game every
+    few seconds. The bots now wait out the window there, as a table does."""
+    clock = FakeClock()
+    hub = make_hub(threaded=True, clock=clock)
+    demo = Demo(hub, "consensus", players=4, speed=speed, seed=1, rounds=2, sleep=clock.advance)
+    assert demo.run(games=2) == 2
+    assert demo.disagreements == 0
+    assert [g["finished"] for g in hub.store.list_games()] == [True, True]
+
+
 def test_speed_shortens_the_table_time(make_hub):
     times = []
     for speed in (1.0, 10.0):

@@ -87,13 +87,14 @@ def render(template: str, value: object) -> str:
     ("name", "value", "expected"),
     [
         ("Whose turn", SNAPSHOT, "Bob"),
-        ("Whose turn", {**SNAPSHOT, "turn": None}, ""),
+        ("Whose turn", {**SNAPSHOT, "turn": None}, "None"),  # Home Assistant: unknown
         ("Round", SNAPSHOT, "3"),
         ("Engine", SNAPSHOT, "10"),
         ("Phase", SNAPSHOT, "play"),
-        ("Round", {**SNAPSHOT, "game": None}, ""),
-        ("Leader", {"standings": ["Cy", "Ann"]}, "Cy"),
-        ("Leader", None, ""),
+        ("Round", {**SNAPSHOT, "game": None}, "None"),
+        ("Leader", {"standings": ["Cy", "Ann"], "leader": "Cy"}, "Cy"),
+        ("Leader", {"standings": ["Cy", "Ann"], "leader": None}, "None"),
+        ("Leader", None, "None"),
     ],
 )
 def test_the_sensor_templates_render(name, value, expected):

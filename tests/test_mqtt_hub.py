@@ -101,6 +101,39 @@ def test_state_game_and_slots_are_retained(mqtt_hub, listen):
     assert "standings" in game and "totals" in game
 
 
+def test_home_assistant_sensors_are_unknown_without_a_value(mqtt_hub, listen):
+    """Issue 23: the leader sensor named a player before any round was scored, and a
+    sensor with no value rendered "" (Home Assistant keeps the old value) instead of
+    None (its "unknown"). The hub publishes JSON null; the templates render None."""
+    import jinja2
+
+    from hub.mqtt.discovery import messages
+    from hub.mqtt.settings import MqttSettings
+
+    sensors = messages(MqttSettings(host="h", port=1883, hub_id="t1"), "0")
+    templates = {p["name"]: p["value_template"] for _, p in sensors if p and "value_template" in p}
+
+    def sensor(name: str, payload: object) -> str:
+        return jinja2.Environment().from_string(templates[name]).render(value_json=payload)
+
+    hub = mqtt_hub()
+    topics = listen()
+    topics.wait_for(lambda: f"{ROOT}/game" in topics.latest)
+    assert topics.latest[f"{ROOT}/game"] == b"null"  # no game: JSON null
+    state = topics.wait_for(lambda: topics.json(f"{ROOT}/state"))
+    for name in ("Whose turn", "Round", "Engine", "Phase", "Leader"):
+        payload = topics.json(f"{ROOT}/game") if name == "Leader" else state
+        assert sensor(name, payload) == "None", name
+    game_id, _ = start_game(hub)
+    topics.wait_for(lambda: (topics.json(f"{ROOT}/game") or {}).get("id") == game_id)
+    game = topics.json(f"{ROOT}/game")
+    assert "leader" in game and game["leader"] is None  # nobody leads before a score
+    assert sensor("Leader", game) == "None"
+    hub.games.score_round(game_id, 1, points={"Ann": 10, "Bob": 0, "Cy": 5}, mid_round=True)
+    topics.wait_for(lambda: (topics.json(f"{ROOT}/game") or {}).get("leader") == "Bob")
+    assert sensor("Leader", topics.json(f"{ROOT}/game")) == "Bob"
+
+
 def test_retained_state_is_right_after_a_reconnect(mqtt_hub, listen, mosquitto):
     hub = mqtt_hub()
     start_game(hub)

@@ -77,7 +77,11 @@ def test_on_connect_it_says_online_and_publishes_everything(world):
     assert world.retained("mtrain/h/status") == ["online"]
     assert json.loads(world.retained("mtrain/h/state")[-1])["turn"] == 1
     assert world.retained("mtrain/h/slot/1/public") == ["OFF"]
-    assert json.loads(world.retained("mtrain/h/game")[-1]) == {"id": 4, "standings": ["Ann"]}
+    assert json.loads(world.retained("mtrain/h/game")[-1]) == {
+        "id": 4,
+        "standings": ["Ann"],
+        "leader": None,  # no round scored yet
+    }
     assert json.loads(world.retained("mtrain/h/settings")[-1])["volume"] == 0.8
     assert any(t.startswith("homeassistant/") for t, _, _ in world.link.sent)
     assert world.statuses[-1] == {"enabled": True, "connected": True, "dropped": 0}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -98,9 +99,26 @@ def test_lan_ip_is_an_address_or_none():
     assert address is None or re.fullmatch(r"\d+\.\d+\.\d+\.\d+", address)
 
 
+def test_a_hub_bound_to_loopback_advertises_where_it_listens(tmp_path):
+    """Issue 23: bound to 127.0.0.1 the join code held the LAN address, where the hub
+    does not listen. It holds the address it listens on, and says only this machine
+    can open it."""
+    from tests.http_client import HubProcess
+
+    hub = HubProcess(tmp_path / "state")  # --host 127.0.0.1
+    try:
+        status, answer = hub.get("/api/join")
+        assert status == 200
+        assert answer == {"url": f"http://127.0.0.1:{hub.port}/", "local_only": True}
+        with urllib.request.urlopen(hub.base + "/join.svg", timeout=30) as svg:
+            assert f"http://127.0.0.1:{hub.port}/" in svg.read().decode()
+    finally:
+        hub.stop()
+
+
 def test_join_qr_code_holds_the_address(client):
     answer = client.get("/api/join", headers={"Host": "192.168.1.20:8080"})
-    assert answer.get_json() == {"url": "http://192.168.1.20:8080/"}
+    assert answer.get_json() == {"url": "http://192.168.1.20:8080/", "local_only": False}
     svg = client.get("/join.svg", headers={"Host": "192.168.1.20:8080"})
     assert svg.status_code == 200 and svg.mimetype == "image/svg+xml"
     text = svg.get_data(as_text=True)
@@ -127,6 +145,31 @@ def test_handover_needs_the_right_token(client):
     assert wrong.status_code == 403 and wrong.get_json()["error"].startswith("token: ")
     unknown = client.post("/api/join/handover", json={**good, "game": 999})
     assert unknown.status_code == 403
+
+
+def test_taking_over_moves_the_scorekeeping(client):
+    """Issue 23, item 15: the phone that opens the hand-over link gets a token of its
+    own and the link's stops working, so the phone that handed over is a viewer."""
+    created = client.post("/api/games", json={"players": ["Ann", "Bob"]}).get_json()
+    game, old = created["id"], created["token"]
+    bearer = {"Authorization": f"Bearer {old}"}
+    assert client.get(f"/api/games/{game}/keeper", headers=bearer).get_json() == {"keeper": True}
+    taken = client.post("/api/join/take", json={"game": game, "token": old})
+    assert taken.status_code == 200
+    new = taken.get_json()["token"]
+    assert taken.get_json()["game"] == game and new != old
+    assert f"mtrain_token_{game}={new}" in taken.headers["Set-Cookie"]
+    assert client.get(f"/api/games/{game}/keeper", headers=bearer).get_json() == {"keeper": False}
+    mine = {"Authorization": f"Bearer {new}"}
+    assert client.get(f"/api/games/{game}/keeper", headers=mine).get_json() == {"keeper": True}
+    again = client.post("/api/join/take", json={"game": game, "token": old})
+    assert again.status_code == 403 and "used already" in again.get_json()["error"]
+    refused = client.post(
+        f"/api/games/{game}/rounds/1/scores",
+        json={"points": {"Ann": 1, "Bob": 0}, "mid_round": True},
+        headers=bearer,
+    )
+    assert refused.status_code == 403
 
 
 @pytest.mark.parametrize(

@@ -80,3 +80,30 @@ def test_loopback_host_names_are_never_announced():
     resolver = Resolver({"localhost.local": {LAN}})
     name = qr.LocalName(hostname=lambda: "localhost", resolve=resolver, wait_s=5)
     assert name.get(LAN) is None
+
+
+@pytest.mark.parametrize(
+    ("listen", "host", "url", "local"),
+    [
+        (None, "192.168.1.20:8080", "http://192.168.1.20:8080/", False),
+        ("0.0.0.0", "localhost:9000", "http://192.168.1.20:9000/", False),
+        ("::", None, "http://192.168.1.20:9000/", False),
+        # bound to loopback: only this machine reaches it, whatever the LAN address
+        ("127.0.0.1", "127.0.0.1:9000", "http://127.0.0.1:9000/", True),
+        ("127.0.0.1", "localhost:9000", "http://localhost:9000/", True),
+        ("127.0.0.1", None, "http://127.0.0.1:9000/", True),
+        ("::1", None, "http://[::1]:9000/", True),
+        ("localhost", None, "http://localhost:9000/", True),
+        # bound to one address: that one, never another of the machine's
+        ("10.0.0.5", "localhost:9000", "http://10.0.0.5:9000/", False),
+        ("10.0.0.5", "192.168.1.20:9000", "http://10.0.0.5:9000/", False),
+        ("10.0.0.5", "hub.example.org:9000", "http://hub.example.org:9000/", False),
+    ],
+)
+def test_the_address_given_is_where_the_hub_listens(listen, host, url, local):
+    assert qr.advertised(listen, host, 9000, LAN, None) == (url, local)
+
+
+def test_the_mdns_name_only_for_the_address_it_leads_to():
+    assert qr.advertised(LAN, None, 80, LAN, "mtrain.local") == ("http://mtrain.local/", False)
+    assert qr.advertised("10.0.0.5", None, 80, LAN, "mtrain.local") == ("http://10.0.0.5/", False)

@@ -14,9 +14,9 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from web import qr, rules_api, static_files
-from web.api import hub_service, json_body
+from web.api import hub_service, json_body, request_token, set_token_cookie
 from web.errors import abort
-from web.inputs import MAX_ID
+from web.inputs import ID, MAX_ID
 
 bp = Blueprint("pages", __name__)
 # The new-game form's rule data (/api/rules) and deal helper (/api/deal) come with
@@ -26,11 +26,23 @@ bp.register_blueprint(rules_api.bp)
 NO_STORE = {"Cache-Control": "no-store"}
 
 
-def _url() -> str:
+LISTEN = "HUB_LISTEN"  # app.config: the address the server is bound to (config web.host)
+
+
+def _where() -> tuple[str, bool]:
+    """The address other phones open, and whether only this machine can reach it."""
     port = int(request.environ.get("SERVER_PORT") or 80)
     lan = qr.lan_ip()
     local_name = current_app.extensions.setdefault("mtrain_local_name", qr.LocalName())
-    return qr.hub_url(request.headers.get("Host"), port, lan, local_name.get(lan))
+    listen = current_app.config.get(LISTEN)
+    local = listen is not None and qr.is_loopback(listen)
+    return qr.advertised(
+        listen, request.headers.get("Host"), port, lan, None if local else local_name.get(lan)
+    )
+
+
+def _url() -> str:
+    return _where()[0]
 
 
 @bp.get("/")
@@ -48,8 +60,11 @@ def join_svg() -> Any:
 
 @bp.get("/api/join")
 def join() -> Any:
-    """``{"url": …}``: the address other phones open (the one the QR code holds)."""
-    return jsonify(url=_url()), 200, NO_STORE
+    """``{"url": …, "local_only": bool}``: the address other phones open (the one the
+    QR code holds); ``local_only`` when the hub listens on a loopback address, which no
+    other phone can reach."""
+    url, local_only = _where()
+    return jsonify(url=url, local_only=local_only), 200, NO_STORE
 
 
 def _handover_body() -> tuple[int, str]:
@@ -72,3 +87,30 @@ def handover() -> Any:
     url = f"{_url()}#claim={game}:{token}"
     svg = qr.qr_svg(url, f"Scan to keep the score of game {game}")
     return jsonify(url=url, svg=svg), 200, NO_STORE
+
+
+@bp.post("/api/join/take")
+def take_over() -> Any:
+    """``{"game": id, "token": t}`` (a hand-over link's) → ``{"game", "token"}``: this
+    phone keeps the score now, with a token of its own (also a cookie); ``t`` stops
+    working, so the phone that handed over is a viewer at once. 403 unless ``t`` is
+    the game's (a link used already, or from another game)."""
+    game, token = _handover_body()
+    fresh = hub_service().hand_over(game, token)
+    if fresh is None:
+        abort(403, "That hand-over code was used already, or is not this game's.", "token")
+    response = jsonify(game=game, token=fresh)
+    set_token_cookie(response, game, fresh)
+    return response, 200, NO_STORE
+
+
+@bp.get(f"/api/games/<{ID}:game_id>/keeper")
+def keeper(game_id: int) -> Any:
+    """``{"keeper": bool}``: whether this request's token keeps game ``game_id``'s
+    score (a phone that handed the scorekeeping over learns it here)."""
+    token = request_token(game_id)
+    return (
+        jsonify(keeper=bool(token) and hub_service().check_token(game_id, token or "")),
+        200,
+        NO_STORE,
+    )

@@ -77,6 +77,41 @@ def hub_url(
     return f"http://{name}:{port}/" if port and port != 80 else f"http://{name}/"
 
 
+WILDCARDS = ("", "0.0.0.0", "::", "[::]")
+
+
+def advertised(
+    listen_host: str | None,
+    host_header: str | None,
+    server_port: int,
+    lan_address: str | None,
+    mdns_name: str | None = None,
+) -> tuple[str, bool]:
+    """``(url, local_only)``: the address to give other phones, where the hub listens.
+
+    ``listen_host`` is what the server is bound to (None or a wildcard: every
+    address, so :func:`hub_url` chooses). Bound to a loopback address the hub is
+    reachable from this machine only: the address is that one and ``local_only`` says
+    so (the page tells how to let phones in). Bound to one address, that address
+    (or the mDNS name, when it leads there).
+    """
+    if listen_host is None or listen_host in WILDCARDS:
+        return hub_url(host_header, server_port, lan_address, mdns_name), False
+    if is_loopback(listen_host):
+        match = _HOST.match((host_header or "").strip())
+        port = int(match["port"]) if match and match["port"] else server_port
+        name = match["name"] if match and is_loopback(match["name"]) else listen_host
+        if ":" in name and not name.startswith("["):
+            name = f"[{name}]"
+        return (f"http://{name}:{port}/" if port != 80 else f"http://{name}/"), True
+    mdns = mdns_name if listen_host == lan_address else None
+    match = _HOST.match((host_header or "").strip())
+    used = match["name"] if match else None
+    # The name the phone used leads here; an address other than the bound one cannot.
+    host = host_header if used and not _is_address(used) and not is_loopback(used) else None
+    return hub_url(host, server_port, listen_host, mdns), False
+
+
 def _ipv4_addresses(name: str) -> set[str]:
     """The IPv4 addresses ``name`` resolves to (nss-mdns asks avahi for ``.local``)."""
     try:

@@ -187,6 +187,11 @@ class HubService(Protocol):
     def running_game(self) -> int | None:
         """The id of the game on the table unless it is finished, else None."""
 
+    def hand_over(self, game_id: int, token: str) -> str | None:
+        """A new scorekeeper token for the phone that opened a hand-over link, the
+        link's ``token`` no longer valid; None when ``token`` is not the game's."""
+        ...
+
     def check_token(self, game_id: int, token: str) -> bool:
         """Whether ``token`` is game ``game_id``'s scorekeeper token."""
 

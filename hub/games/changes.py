@@ -214,6 +214,17 @@ class Games:
         """A score edit for ``GET /api/log`` and the ``event`` subscribers (MQTT)."""
         self.broadcaster.publish("event", self.eventlog.append(kind, **fields))
 
+    def hand_over(self, game_id: int, token: str) -> str | None:
+        """The phone that opened a hand-over link takes the scorekeeping: ``token`` (the
+        link's) stops working and the new token is returned (None: not the game's).
+        The game's news goes out, so the phone that handed over learns it at once."""
+        self.writer.flush()
+        fresh = self.store.hand_over(game_id, token)
+        if fresh is not None:
+            self._log("handed-over", game=game_id)
+            self.broadcaster.publish("game", self.store.get_game(game_id))
+        return fresh
+
     def bring_back(self, game_id: int, replaces: int | None = None) -> dict[str, Any]:
         """Put an abandoned game back on the table; ``replaces``, the unfinished game
         there, is abandoned instead. Returns the game; raises the store's errors."""

@@ -340,6 +340,11 @@ class HubWebService:
         """Whether ``token`` is the game's scorekeeper token."""
         return self._parts.store.check_token(game_id, token)
 
+    def hand_over(self, game_id: int, token: str) -> str | None:
+        """The scorekeeping to the phone that opened a hand-over link."""
+        with _refusals():
+            return self._parts.games.hand_over(game_id, token)
+
     def list_games(self) -> list[dict[str, Any]]:
         """Every stored game (after the writes the loop ordered so far)."""
         self._parts.flush()

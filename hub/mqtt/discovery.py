@@ -32,12 +32,14 @@ COMMAND_ENTITIES = (
     ("button", "undo"),
 )
 
+# No value renders None (from the JSON null the hub publishes): Home Assistant's MQTT
+# sensor reads the rendered "None" as unknown, where "" would keep the old value.
 _TURN = (
     "{% set t = value_json.turn %}{% if t %}{% for s in value_json.slots "
-    "if s.slot == t %}{{ s.owner or ('slot ' ~ t) }}{% endfor %}{% endif %}"
+    "if s.slot == t %}{{ s.owner or ('slot ' ~ t) }}{% endfor %}{% else %}{{ None }}{% endif %}"
 )
-_GAME = "{{ value_json.game.%s if value_json.game else '' }}"
-_LEADER = "{{ value_json.standings[0] if value_json and value_json.standings else '' }}"
+_GAME = "{{ value_json.game.%s if value_json.game else None }}"
+_LEADER = "{{ value_json.leader if value_json else None }}"
 
 
 def action_topic(s: MqttSettings, slot: int) -> str:

@@ -58,6 +58,15 @@ class BrokerLink(Protocol):
 LinkFactory = Callable[[LinkHandlers, Will, tuple[str, ...]], BrokerLink]
 
 
+def leader(game: dict[str, Any]) -> str | None:
+    """Who leads ``game``: the first of its standings once a round is scored, else None
+    (published as JSON ``null``: Home Assistant's sensor then shows "unknown", where a
+    name before any score would be a guess)."""
+    scored = any(r.get("finished") for r in game.get("rounds") or [] if isinstance(r, dict))
+    standings = game.get("standings") or []
+    return str(standings[0]) if scored and standings else None
+
+
 def _dumps(payload: object) -> str:
     return json.dumps(payload, separators=(",", ":"))
 
@@ -264,6 +273,8 @@ class MqttPublisher:
             self._game(self._load_game(game_id) if game_id is not None else None)
 
     def _game(self, game: object) -> None:
+        if isinstance(game, dict):
+            game = {**game, "leader": leader(game)}
         self._current["game"] = game
         self._send(f"{self.root}/game", game, retain=True)
 

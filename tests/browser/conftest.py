@@ -94,6 +94,12 @@ class Phone:
         self.page.goto(self.base + path)
         self.page.wait_for_selector("#hub .slot[data-slot='8']", state="attached")
 
+    def token(self, game_id: int) -> str | None:
+        """The scorekeeper token this phone holds for ``game_id`` (a hand-over link
+        gives the phone that opens it a token of its own, and the link's stops working)."""
+        tokens = self.page.evaluate("JSON.parse(localStorage.getItem('mtrain.tokens') || '{}')")
+        return tokens.get(str(game_id))
+
     def shot(self, name: str) -> Path:
         """A 390×844 screenshot under test-artifacts/scorepad/."""
         ARTIFACTS.mkdir(parents=True, exist_ok=True)

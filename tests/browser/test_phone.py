@@ -318,6 +318,8 @@ def test_item_6_and_also_seen_readable_picture_rem_text_focus_motion_toasts(hub,
         "document.getAnimations().filter((a) => a.playState === 'running').length"
     )
     assert running == 0
+    # The ring shows a breathing LED (Ann's turn), drawn steady: no SMIL <animate>.
+    expect(page.locator("#hub .leds [data-effect='breathe']").first).to_be_attached()
     assert page.locator("#hub animate").count() == 0
     # Focus moves to the new view's heading.
     page.click(".tabs a[href='#/scores']")
@@ -372,7 +374,7 @@ def test_item_12_every_view_at_200_percent_zoom_scrolls_only_down(hub, chromium)
         phone = Phone(context, hub.base)
         page = phone.page
         phone.open(f"/#claim={created['id']}:{created['token']}")
-        for view in ("table", "scores", "round", "new", "games", "join"):
+        for view in ("table", "scores", "round", "new", "games", "join", "selftest"):
             page.goto(f"{hub.base}/#/{view}")
             if view != "table":  # the claim left the page on #/table already
                 expect(page.locator(f"#h-{view}")).to_be_focused()
@@ -380,6 +382,10 @@ def test_item_12_every_view_at_200_percent_zoom_scrolls_only_down(hub, chromium)
                 expect(page.locator("#add-player")).to_be_enabled()
             if view == "round":
                 expect(page.locator("#r-save")).to_be_visible()
+            if view == "join":  # the settings too, and the hand-over code
+                expect(page.locator("#settings [type=submit]")).to_be_enabled()
+                page.click("#show-handover")
+                expect(page.locator("#handover-qr svg")).to_be_visible()
             found = page.evaluate(OVERFLOW)
             assert found["scroll"] <= 0 and not found["wide"], (view, found)
         assert not phone.errors, phone.errors

@@ -65,7 +65,8 @@ def create_game_on_the_page(phone) -> None:
         "aria-label", "Slot 6: Dee"
     )
     expect(page.locator("#seat-hub .slot[data-slot='8']")).to_have_attribute(
-        "aria-label", "Slot 8: the Mexican Train"
+        "aria-label",
+        "Slot 8: Mexican Train",  # its visible words, in its name
     )
     page.select_option("#f-first", "0")
     page.check("input[name=double_blank][value='25']")
@@ -297,7 +298,7 @@ def test_handing_over_the_scorekeeping(hub, phones):
     old.page.click("#show-handover")
     expect(old.page.locator("#handover-qr svg")).to_be_visible()
     link = old.page.locator("#handover-url").inner_text()
-    assert link.endswith(f"#claim={game}:{created['token']}")
+    assert link.endswith(f"#claim={game}:{old.token(game)}")  # the phone's own token
     old.shot("join-handover")
 
     new.allowed.append("status of 409")  # round 1 is still in play: the second step
@@ -307,7 +308,15 @@ def test_handing_over_the_scorekeeping(hub, phones):
     expect(new.page.locator("#role")).to_have_text("Scorekeeper")
     assert "claim" not in new.page.url
     tokens = json.loads(new.page.evaluate("localStorage.getItem('mtrain.tokens')"))
-    assert tokens == {str(game): created["token"]}
+    handed = link[link.rindex(":") + 1 :]
+    assert list(tokens) == [str(game)] and tokens[str(game)] != handed  # its own
+    # Handed over means handed over: the old phone is a viewer at once, told by the hub,
+    # and the link's token no longer works.
+    expect(old.page.locator("#role")).to_have_text("Viewer")
+    expect(old.page.locator("#handover")).to_be_hidden()
+    assert json.loads(old.page.evaluate("localStorage.getItem('mtrain.tokens')")) == {}
+    late = call(hub.base, "POST", "/api/join/take", {"game": game, "token": handed})
+    assert late[0] == 403
     new.page.click(".tabs a[href='#/round']")
     for key in ["1", "2", "Next", "0", "Next", "7"]:
         new.page.click(f".pad [data-key='{key}']")
@@ -318,9 +327,10 @@ def test_handing_over_the_scorekeeping(hub, phones):
     expect(new.page.locator(".standings")).to_be_visible()
     assert hub.get(f"/api/games/{game}")[1]["totals"] == {"Ann": 12, "Bob": 0, "Cid": 7}
 
-    old.page.click("#forget")
-    expect(old.page.locator("#role")).to_have_text("Viewer")
-    expect(old.page.locator("#handover")).to_be_hidden()
+    new.page.click(".tabs a[href='#/join']")
+    new.page.click("#forget")
+    expect(new.page.locator("#role")).to_have_text("Viewer")
+    expect(new.page.locator("#handover")).to_be_hidden()
 
     bad = phones()
     bad.allowed.append("status of 403")

@@ -126,14 +126,19 @@ function focusHeading() {
 }
 window.addEventListener("hashchange", () => (location.hash.startsWith("#claim=") ? claim().finally(route) : route().then(focusHeading)));
 
+// This phone handed the scorekeeping over: every part and the view on screen follow.
+on("keeper", () => { if (S.snap) newState(S.snap); route(true); });
+
 // --- claiming the scorekeeper role (#claim=<id>:<token>) ------------------------------
 async function claim() {
   const m = /^#claim=(\d+):(.+)$/.exec(location.hash);
   if (!m) return;
   history.replaceState(null, "", "#/table");
   const id = +m[1], token = decodeURIComponent(m[2]);
-  const r = await api("POST", "/api/join/handover", { game: id, token });
-  if (r.ok) { setToken(id, token); toast(t("app.claimed", { game: id })); }
+  // The link's token is the other phone's: the hub gives this one its own, and the
+  // link's stops working (that phone is a viewer from now on).
+  const r = await api("POST", "/api/join/take", { game: id, token });
+  if (r.ok) { setToken(id, r.data.token); toast(t("app.claimed", { game: id })); }
   else toast(t("app.handover_invalid", { reason: r.data.error }));
   renderHeader(); renderTable();
 }

@@ -5,6 +5,7 @@
 //   on("sound", (sound) => …)  every sound the hub plays
 //   on("view", (name) => …)    every change of view
 //   on("lang", (lang) => …)    a change of the page's language (redraw your words)
+//   on("keeper", (id) => …)    this phone stopped keeping game id's score (handed over)
 import { language, t } from "./i18n.js";
 
 export const $ = (id) => document.getElementById(id);
@@ -18,7 +19,7 @@ export const short = (name, n = 9) => (name.length > n ? name.slice(0, n - 1) + 
 // scores view; view: the route; sim: the virtual hub is on; sheet: its slot, or null.
 export const S = { snap: null, game: null, shown: null, view: "table", sim: false, sheet: null };
 
-const hooks = { state: [], game: [], sound: [], view: [], lang: [] };
+const hooks = { state: [], game: [], sound: [], view: [], lang: [], keeper: [] };
 export function on(kind, fn) { hooks[kind].push(fn); }
 export function emit(kind, data) { for (const fn of hooks[kind]) fn(data); }
 export function newState(snap) { S.snap = snap; emit("state", snap); }

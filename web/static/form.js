@@ -31,3 +31,15 @@ export function clearErrors(form) {
   form.querySelectorAll(".err").forEach((e) => (e.textContent = ""));
   form.querySelectorAll("[aria-invalid]").forEach((e) => { e.removeAttribute("aria-invalid"); e.removeAttribute("aria-describedby"); });
 }
+
+// A field's error goes once the field is changed (its box too, when no other field
+// still points at it): an error never stays on screen after the field is fixed.
+export function clearOnFix(form) {
+  form.addEventListener("input", (e) => {
+    const el = e.target;
+    if (el.getAttribute("aria-invalid") !== "true") return;
+    const box = $(el.getAttribute("aria-describedby"));
+    el.removeAttribute("aria-invalid"); el.removeAttribute("aria-describedby");
+    if (box && !form.querySelector(`[aria-describedby="${box.id}"]`)) box.textContent = "";
+  });
+}

@@ -3,7 +3,7 @@
 import { $, S, api, emit, gameId, keeper, setToken, toast, tokenFor } from "./core.js";
 import { formatNumber, language, names, saved, setLanguage, t } from "./i18n.js";
 import { renderHeader } from "./running.js";
-import { clearErrors, showError } from "./form.js";
+import { clearErrors, clearOnFix, showError } from "./form.js";
 
 export async function open() {
   const qr = $("join-qr");  // again after a failed load (the hub was away)
@@ -11,6 +11,8 @@ export async function open() {
   else if (qr.complete && !qr.naturalWidth) qr.src = `/join.svg?again=${Date.now()}`;
   const r = await api("GET", "/api/join");
   $("join-url").textContent = r.ok ? r.data.url : "";
+  $("join-local").hidden = !(r.ok && r.data.local_only);  // bound to 127.0.0.1: say so
+  $("join-local").textContent = r.ok && r.data.local_only ? t("a11y.join.local_only", { url: r.data.url }) : "";
   $("handover").hidden = !keeper();
   $("handover-qr").replaceChildren(); $("handover-url").textContent = "";
   showLanguage();
@@ -113,6 +115,7 @@ function spokenNames() {
 }
 const percent = (v) => formatNumber(Math.round(v * 100) / 100, { style: "percent" });
 $("s-volume").addEventListener("input", (e) => ($("s-volume-out").textContent = percent(e.target.value)));
+clearOnFix($("settings"));
 $("settings").addEventListener("submit", async (e) => {
   e.preventDefault();
   const form = $("settings");

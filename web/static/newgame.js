@@ -6,7 +6,7 @@ import { $, S, api, esc, gameId, place, setToken, toast } from "./core.js";
 import { patch } from "./patch.js";
 import { hubSvg, slotFromEvent } from "./table.js";
 import { refresh } from "./running.js";
-import { clearErrors, showError } from "./form.js";
+import { clearErrors, clearOnFix, showError } from "./form.js";
 import { formatNumber, t } from "./i18n.js";
 
 // rules: the /api/rules answer; players: [{name, slot}]; mex: the Mexican Train's slot;
@@ -53,7 +53,7 @@ function render() {
 function renderPlayers() {
   const [fewest, most] = profile().players;
   patch($("f-players"), N.players.map((p, i) =>
-    `<li class="hand player-row" data-key="row${i}"><button type="button" class="seat" data-seat="${i}" aria-pressed="${N.picking === i}" aria-label="${esc(t("new.choose_slot", { n: i + 1 }))}">${esc(t("table.slot", { slot: p.slot }))}</button>` +
+    `<li class="hand player-row" data-key="row${i}"><button type="button" class="seat" data-seat="${i}" aria-pressed="${N.picking === i}" aria-label="${esc(`${t("table.slot", { slot: p.slot })}: ${t("new.choose_slot", { n: i + 1 })}`)}">${esc(t("table.slot", { slot: p.slot }))}</button>` +
     `<input data-field="players players.${i}" data-name="${i}" value="${esc(p.name)}" maxlength="24" autocomplete="off" aria-label="${esc(t("new.name_of", { n: i + 1 }))}" placeholder="${esc(t("new.player", { n: i + 1 }))}">` +
     `<button type="button" data-remove="${i}" aria-label="${esc(t("new.remove", { n: i + 1 }))}"${N.players.length <= fewest ? " disabled" : ""}>✕</button></li>`).join(""));
   $("f-players").setAttribute("aria-label", t("count.players", { count: N.players.length }));
@@ -183,6 +183,7 @@ $("f-players").addEventListener("input", (e) => {
   const i = e.target.dataset.name;
   if (i != null) { N.players[+i].name = e.target.value; renderSeats(); renderFirst(); }
 });
+clearOnFix($("new"));
 $("new").addEventListener("change", (e) => {
   if (e.target.name === "rules") render();
   else if (e.target.id === "f-set") showDeal();

@@ -1,7 +1,8 @@
 // The running game: fetched when the snapshot names it (one request at a time), kept
 // in S.game as its news comes (onGame), fetched again with the snapshot (refresh), and
 // named in the header. Shared by app.js and the views, so no view imports app.js.
-import { $, S, api, emit, gameId, keeper, newState, on } from "./core.js";
+import { $, S, api, emit, gameId, keeper, newState, on, setToken, toast } from "./core.js";
+import { t } from "./i18n.js";
 import { renderTable } from "./table.js";
 import { t } from "./i18n.js";
 
@@ -17,7 +18,18 @@ on("state", (snap) => {
   if (id && (!S.game || S.game.id !== id)) loadGame(id);
   renderHeader();
 });
+// A phone that handed the scorekeeping over learns it with the game's next news: its
+// token no longer works, so it forgets it and is a viewer again, on every view.
+async function stillKeeper(id) {
+  const r = await api("GET", `/api/games/${id}/keeper`, undefined, id);
+  if (!r.ok || r.data.keeper || !keeper(id)) return;
+  setToken(id, null);
+  renderHeader();
+  toast(t("a11y.handover.gone"));
+  emit("keeper", id);
+}
 export function onGame(game) {
+  if (keeper(game.id)) stillKeeper(game.id);
   if (S.game && S.game.id === game.id || gameId() === game.id) S.game = game;
   if (S.shown && S.shown.id === game.id) S.shown = game;
   renderHeader();

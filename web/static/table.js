@@ -19,12 +19,12 @@ const fit = (name) => (name.length > 7 ? ' textLength="82" lengthAdjust="spacing
 function slotSvg(s) {
   const [x, y] = slotXY(s.slot);
   const role = s.button ? 'role="button" tabindex="0"' : 'role="img"';
-  const tags = s.tags.slice(0, 2).map((t, i) => `<text class="tag" y="${14 + i * 17}">${esc(t)}</text>`).join("");
+  const tags = s.tags.slice(0, 2).map((t, i) => ` <text class="tag" y="${14 + i * 17}">${esc(t)}</text>`).join("");
   return `<g class="slot ${s.cls.join(" ")}" data-slot="${s.slot}" data-key="slot${s.slot}" transform="translate(${x},${y})" ${role} aria-label="${esc(s.label)}">` +
     '<circle class="ring" r="53"/><circle class="ring2" r="50"/><circle class="disc" r="45"/>' +
-    `<text class="num" y="-29">${s.slot}</text><text class="name" y="-9"${fit(short(s.name, 10))}>${esc(short(s.name, 10))}</text>${tags}` +
+    `<text class="num" y="-29">${s.slot}</text> <text class="name" y="-9"${fit(short(s.name, 10))}>${esc(short(s.name, 10))}</text>${tags}` +
     (s.marker ? '<g class="marker"><rect x="-13" y="35" width="26" height="8" rx="2"/></g>' : "") +
-    (s.badge ? `<g class="badge"><circle cx="34" cy="-34" r="13"/><text x="34" y="-34">${esc(s.badge)}</text></g>` : "") +
+    (s.badge ? ` <g class="badge"><circle cx="34" cy="-34" r="13"/><text x="34" y="-34">${esc(s.badge)}</text></g>` : "") +
     "</g>";
 }
 
@@ -69,11 +69,19 @@ function tableSlot(snap, s, doubles) {
   const sim = S.sim && snap.backend === "sim";
   if (sim) cls.push("tappable");
   if (S.sheet === s.slot) cls.push("selected");
+  const name = mex ? t("table.mexican") : s.owner || t("table.empty");
   const who = mex ? t("table.the_mexican") : s.owner || t("table.empty");
-  const label = said.length ? t("table.slot_label_more", { slot: s.slot, who, more: said.join(t("table.list_sep")) })
+  const badge = open ? String(open.covers_left) : "";
+  let label = said.length ? t("table.slot_label_more", { slot: s.slot, who, more: said.join(t("table.list_sep")) })
     : t("table.slot_label", { slot: s.slot, who });
-  return { slot: s.slot, cls, name: mex ? t("table.mexican") : s.owner || t("table.empty"), tags, label, marker: s.marker,
-    badge: open ? String(open.covers_left) : "", button: sim };
+  // A slot one can press is named by the words it shows first (WCAG's label in name),
+  // then what they stand for.
+  if (sim) {
+    const more = s.owner && !mex && short(name, 10) !== name ? [name, ...said] : said;
+    const shown = [t("table.slot", { slot: s.slot }), short(name, 10), ...tags.slice(0, 2), badge].filter(Boolean).join(" ");
+    label = more.length ? `${shown}: ${more.join(t("table.list_sep"))}` : shown;
+  }
+  return { slot: s.slot, cls, name, tags, label, marker: s.marker, badge, button: sim };
 }
 
 export function renderTable() {
