@@ -4,7 +4,6 @@
 import { $, S, api, emit, gameId, keeper, newState, on, setToken, toast } from "./core.js";
 import { t } from "./i18n.js";
 import { renderTable } from "./table.js";
-import { t } from "./i18n.js";
 
 export async function refresh() {
   const r = await api("GET", "/api/state");
