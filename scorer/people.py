@@ -13,11 +13,15 @@ to its end. A forgotten player's seats keep an anonymous name (:func:`anonymous`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from scorer.names import skeleton
+from scorer import games, queries
+from scorer.games import GameRecord
+from scorer.names import clean, skeleton
 from scorer.rows import Statement, StoreError
+
+Sql = Callable[..., list[Any]]  # runs one statement (text, parameters): its rows
 
 PLAY_KINDS = ("double", "last_tile")
 ANONYMOUS = "Player {n}"  # a forgotten player's seat: "Player 3" (the seat's number)
@@ -28,7 +32,6 @@ SEATS = (
     " AS on_table FROM players p JOIN games g ON g.id = p.game_id WHERE p.person = ?"
 )
 OTHERS = "SELECT name FROM players WHERE game_id = ? AND name <> ?"
-PERSON = "SELECT id, name, skeleton FROM people WHERE id = ?"
 BY_SKELETON = "SELECT id, name FROM people WHERE skeleton = ?"
 FINISHED_UNPLACED = (
     "SELECT DISTINCT g.id FROM games g JOIN players p ON p.game_id = g.id"
@@ -136,8 +139,89 @@ def anonymous(position: int, others: Iterable[str]) -> str:
     return name
 
 
-def check_kind(kind: str) -> str:
-    """A play the table notes: ``double`` or ``last_tile``."""
+def note_play(sql: Sql, game_id: int, round: int, name: str, kind: str) -> None:
+    """Note that ``name`` played a double or called their last tile (``kind``) in a
+    round of a game (the seat must exist: a foreign key)."""
     if kind not in PLAY_KINDS:
         raise StoreError(f"kind: {kind!r} is not one of {', '.join(PLAY_KINDS)}", "kind")
-    return kind
+    load(sql, game_id).round_at(round)
+    sql(
+        "INSERT INTO plays (game_id, round, player, kind) VALUES (?, ?, ?, ?)",
+        (game_id, round, name, kind),
+    )
+
+
+def load(sql: Sql, game_id: int) -> GameRecord:
+    """One game's record (raises :class:`~scorer.rows.GameNotFound`)."""
+    game = sql(queries.GAME, (game_id,))
+    details = (sql(q, (game_id,)) for q in (queries.PLAYERS, queries.ROUNDS, queries.SCORES))
+    return queries.game_record(game_id, game[0] if game else None, *details)
+
+
+def _run(sql: Sql, statements: Iterable[Statement]) -> None:
+    for text, parameters in statements:
+        sql(text, parameters)
+
+
+def person(sql: Sql, person_id: object) -> dict[str, Any]:
+    """A remembered player's ``id``, ``name`` and ``last_seen``; else :class:`PersonNotFound`."""
+    number = person_number(person_id)
+    found = sql("SELECT id, name, seen_at AS last_seen FROM people WHERE id = ?", (number,))
+    if not found:
+        raise PersonNotFound(f"player {number}: no such player")
+    return dict(found[0])
+
+
+def _reseat(sql: Sql, seat: Mapping[str, Any], new: str, to: int | None) -> None:
+    """One seat renamed everywhere; a finished game's winner and places again."""
+    game_id = seat["game_id"]
+    check_no_clash(game_id, new, [r[0] for r in sql(OTHERS, (game_id, seat["name"]))])
+    _run(sql, renamed_seat(game_id, seat["name"], new, to))
+    game = load(sql, game_id)
+    if game.finished_at is not None:
+        game.winner = games.winner_of(game)
+        sql("UPDATE games SET winner = ? WHERE id = ?", (game.winner, game_id))
+        _run(sql, placing(game_id, games.game_view(game)))
+
+
+def _seats(sql: Sql, person_id: int, action: str) -> list[Any]:
+    seats = sql(SEATS, (person(sql, person_id)["id"],))
+    check_free(seats, action)
+    return seats
+
+
+def rename(sql: Sql, person_id: int, name: str) -> None:
+    """Rename a remembered player in every game at once (a name another player has:
+    :class:`PersonBusy`, merge them instead)."""
+    name = clean(name, "name")
+    seats = _seats(sql, person_id, "rename them")
+    taken = sql(BY_SKELETON, (skeleton(name),))
+    if taken and taken[0]["id"] != person_id:
+        raise PersonBusy(
+            f"name: {name!r} is player {taken[0]['id']} ({taken[0]['name']}): merge them instead",
+            "name",
+        )
+    for seat in seats:
+        _reseat(sql, seat, name, person_id)
+    sql("UPDATE people SET name = ?, skeleton = ? WHERE id = ?", (name, skeleton(name), person_id))
+
+
+def merge(sql: Sql, source: int, into: int) -> None:
+    """Player ``source`` (a typo) becomes ``into`` in every game, and is no more."""
+    if source == into:
+        raise StoreError("into: a player cannot be merged into themself", "into")
+    seats = _seats(sql, source, "merge them")
+    _seats(sql, into, "merge them")
+    target = person(sql, into)
+    for seat in seats:
+        _reseat(sql, seat, target["name"], into)
+    sql("DELETE FROM people WHERE id = ?", (source,))
+
+
+def forget(sql: Sql, person_id: int) -> None:
+    """Forget a player: each seat keeps an anonymous name (:func:`anonymous`), and the
+    remembered row goes (the store then scrubs its files)."""
+    for seat in _seats(sql, person_id, "forget them"):
+        others = [r[0] for r in sql(OTHERS, (seat["game_id"], seat["name"]))]
+        _reseat(sql, seat, anonymous(seat["position"], others), None)
+    sql("DELETE FROM people WHERE id = ?", (person_id,))

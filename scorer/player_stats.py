@@ -11,8 +11,13 @@ tie for first has no winner. A round's points are as entered (best is the lowest
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+from scorer.people import person
+
+Sql = Callable[..., list[Any]]  # runs one query (text, parameters): its rows
+COLOURS = 8  # the page's player colours (web/static/app.css), by seat
 
 SEATS_OF = (  # a person's seats in finished games: the FROM and WHERE of most queries
     " FROM players p JOIN games g ON g.id = p.game_id"
@@ -26,7 +31,6 @@ PLAYERS = (  # every remembered player, most recently seen first
     " LEFT JOIN games g ON g.id = p.game_id AND g.finished_at IS NOT NULL"
     " GROUP BY pe.id ORDER BY pe.seen_at DESC, pe.id DESC"
 )
-PERSON = "SELECT id, name, seen_at AS last_seen FROM people WHERE id = ?"
 GAMES = "SELECT count(*) AS games, coalesce(sum(p.won), 0) AS wins" + SEATS_OF
 ROUNDS = (
     "SELECT count(s.points) AS rounds, avg(s.points) AS average, min(s.points) AS best,"
@@ -198,3 +202,30 @@ def players_view(rows: Sequence[Mapping[str, Any]], colours: int) -> list[dict[s
         }
         for r in rows
     ]
+
+
+def players(sql: Sql) -> list[dict[str, Any]]:
+    """Every remembered player, most recently seen first."""
+    return players_view(sql(PLAYERS), COLOURS)
+
+
+def player(sql: Sql, person_id: object) -> dict[str, Any]:
+    """One player's page (:func:`player_view`); :class:`~scorer.people.PersonNotFound`."""
+    found = person(sql, person_id)
+    key = {"person": found["id"]}
+    one = [dict(sql(q, key)[0]) for q in ONE_ROW]
+    return player_view(found, one, sql(MONTHS, key), sql(RECENT, key))
+
+
+def head_to_head(sql: Sql, a: object, b: object) -> dict[str, Any]:
+    """Two players in the games both played (:func:`head_to_head_view`)."""
+    one, other = person(sql, a), person(sql, b)
+    key = {"a": one["id"], "b": other["id"]}
+    return head_to_head_view(one, other, sql(HEAD_TO_HEAD, key)[0], sql(SHARED, key))
+
+
+def season(sql: Sql, since: str | None) -> dict[str, Any]:
+    """The season table since ``since`` (an ISO date; None: every game)."""
+    start = "" if since is None else since
+    count = sql(SEASON_GAMES, (start,))[0][0]
+    return season_view(since, count, sql(SEASON, {"since": start}))

@@ -27,9 +27,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from scorer import games, people, player_stats, queries, rows
+from scorer import games, people, queries, rows
+from scorer.errors import StorageFault as StorageFault
 from scorer.games import KEEP, GameRecord, WentOut
-from scorer.names import clean, skeleton
+from scorer.names import skeleton
+from scorer.roster import Roster
 from scorer.rows import GameNotFound as GameNotFound
 from scorer.rows import StaleEdit as StaleEdit
 from scorer.rows import StoreError as StoreError
@@ -43,11 +45,6 @@ from scorer.tokens import tokens_match
 def utc_now() -> str:
     """The current UTC time as ISO 8601 text: the default ``now`` of :class:`GameStore`."""
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-class StorageFault(Exception):
-    """The disk, not the input, failed a write (read-only, full, damaged): nothing was
-    changed. Not a :class:`StoreError`: an HTTP layer answers 5xx naming the problem."""
 
 
 def _load(conn: sqlite3.Connection, game_id: object) -> GameRecord:
@@ -80,7 +77,7 @@ def _as_store_error(path: str) -> Iterator[None]:
         raise StorageFault(f"{path}: {error}") from error
 
 
-class GameStore:
+class GameStore(Roster):
     """The SQLite game store at ``path`` (created, or migrated, on open).
 
     ``now`` returns ISO 8601 text; it is used only when a write is given no ``at``.
@@ -380,120 +377,18 @@ class GameStore:
 
     # --- players across evenings (scorer.people, scorer.player_stats) ------------------
 
-    def note_play(self, game_id: int, round: int, name: str, kind: str) -> None:
-        """The table saw ``name`` play a double or call their last tile (``kind``)."""
+    def _ask(self, question: Callable[..., Any], *args: Any) -> Any:
+        """``question(sql, *args)`` on one read snapshot (``sql(text, parameters)``
+        returns the rows)."""
+        with self._read() as conn, _as_store_error(self._path):
+            return question(lambda text, values=(): conn.execute(text, values).fetchall(), *args)
+
+    def _change(self, change: Callable[..., Any], *args: Any) -> Any:
+        """``change(sql, *args)`` in one write transaction, foreign keys checked at its
+        end (a seat's name changes in every table that holds it)."""
         with self._write() as conn:
-            _load(conn, game_id).round_at(round)
-            conn.execute(
-                "INSERT INTO plays (game_id, round, player, kind) VALUES (?, ?, ?, ?)",
-                (game_id, round, name, people.check_kind(kind)),
-            )
-
-    def players(self, colours: int = 8) -> list[dict[str, Any]]:
-        """Every remembered player, most recently seen first (``GET /api/players``)."""
-        with self._read() as conn:
-            rows_ = conn.execute(player_stats.PLAYERS).fetchall()
-        return player_stats.players_view(rows_, colours)
-
-    @staticmethod
-    def _person(conn: sqlite3.Connection, person_id: object) -> dict[str, Any]:
-        number = people.person_number(person_id)
-        row = conn.execute(player_stats.PERSON, (number,)).fetchone()
-        if row is None:
-            raise people.PersonNotFound(f"player {number}: no such player")
-        return dict(row)
-
-    def player(self, person_id: int) -> dict[str, Any]:
-        """One player's statistics (:func:`scorer.player_stats.player_view`)."""
-        with self._read() as conn:
-            person = self._person(conn, person_id)
-            key = {"person": person["id"]}
-            one = [dict(conn.execute(q, key).fetchone()) for q in player_stats.ONE_ROW]
-            months = conn.execute(player_stats.MONTHS, key).fetchall()
-            recent = conn.execute(player_stats.RECENT, key).fetchall()
-        return player_stats.player_view(person, one, months, recent)
-
-    def head_to_head(self, a: int, b: int) -> dict[str, Any]:
-        """Players ``a`` and ``b`` in the games both played."""
-        with self._read() as conn:
-            one, other = self._person(conn, a), self._person(conn, b)
-            key = {"a": one["id"], "b": other["id"]}
-            totals = conn.execute(player_stats.HEAD_TO_HEAD, key).fetchone()
-            shared = conn.execute(player_stats.SHARED, key).fetchall()
-        return player_stats.head_to_head_view(one, other, totals, shared)
-
-    def season(self, since: str | None = None) -> dict[str, Any]:
-        """The season table since ``since`` (``YYYY-MM-DD``; None: every game)."""
-        start = "" if since is None else since
-        with self._read() as conn:
-            count = conn.execute(player_stats.SEASON_GAMES, (start,)).fetchone()[0]
-            table = conn.execute(player_stats.SEASON, {"since": start}).fetchall()
-        return player_stats.season_view(since, count, table)
-
-    def _reseat(
-        self, conn: sqlite3.Connection, seat: Mapping[str, Any], new: str, to: int | None
-    ) -> None:
-        """One seat renamed everywhere; a finished game's winner and places again."""
-        game_id = seat["game_id"]
-        others = [r[0] for r in conn.execute(people.OTHERS, (game_id, seat["name"]))]
-        people.check_no_clash(game_id, new, others)
-        _run(conn, people.renamed_seat(game_id, seat["name"], new, to))
-        game = _load(conn, game_id)
-        if game.finished_at is not None:
-            _run(conn, [rows.winner(game_id, games.winner_of(game))])
-            game.winner = games.winner_of(game)
-            _run(conn, people.placing(game_id, games.game_view(game)))
-
-    def _changing(self, conn: sqlite3.Connection, person_id: int, action: str) -> list[Any]:
-        conn.execute("PRAGMA defer_foreign_keys = ON")  # seat names change in every table
-        seats = conn.execute(people.SEATS, (self._person(conn, person_id)["id"],)).fetchall()
-        people.check_free(seats, action)
-        return seats
-
-    def rename_player(self, person_id: int, name: str) -> dict[str, Any]:
-        """Rename a remembered player in every game at once; returns the player."""
-        with self._write() as conn:
-            name = clean(name, "name")
-            seats = self._changing(conn, person_id, "rename them")
-            taken = conn.execute(people.BY_SKELETON, (skeleton(name),)).fetchone()
-            if taken is not None and taken["id"] != person_id:
-                raise people.PersonBusy(
-                    f"name: {name!r} is player {taken['id']} ({taken['name']}): merge them instead",
-                    "name",
-                )
-            for seat in seats:
-                self._reseat(conn, seat, name, person_id)
-            conn.execute(
-                "UPDATE people SET name = ?, skeleton = ? WHERE id = ?",
-                (name, skeleton(name), person_id),
-            )
-        return self.player(person_id)
-
-    def merge_players(self, source: int, into: int) -> dict[str, Any]:
-        """Player ``source`` (a typo) becomes ``into`` in every game; returns ``into``."""
-        if source == into:
-            raise StoreError("into: a player cannot be merged into themself", "into")
-        with self._write() as conn:
-            seats = self._changing(conn, source, "merge them")
-            self._changing(conn, into, "merge them")
-            target = self._person(conn, into)
-            for seat in seats:
-                self._reseat(conn, seat, target["name"], into)
-            conn.execute("DELETE FROM people WHERE id = ?", (source,))
-        return self.player(into)
-
-    def forget_player(self, person_id: int) -> None:
-        """Forget a player: each of their seats keeps an anonymous name (the seat's
-        number), their row goes, and the file is rewritten so the name is nowhere in
-        it (:meth:`scrub`)."""
-        with self._write() as conn:
-            for seat in self._changing(conn, person_id, "forget them"):
-                others = [
-                    r[0] for r in conn.execute(people.OTHERS, (seat["game_id"], seat["name"]))
-                ]
-                self._reseat(conn, seat, people.anonymous(seat["position"], others), None)
-            conn.execute("DELETE FROM people WHERE id = ?", (person_id,))
-        self.scrub()
+            conn.execute("PRAGMA defer_foreign_keys = ON")
+            return change(lambda text, values=(): conn.execute(text, values).fetchall(), *args)
 
     def scrub(self) -> None:
         """Leave no deleted text in the files: checkpoint the WAL into the database and
