@@ -66,7 +66,8 @@ def slot_inputs(
 
 
 def open_settings(config: dict[str, Any], state_dir: Path) -> Settings:
-    """The saved settings, defaulting to ``[sound]`` and ``[leds]``."""
+    """The saved settings, defaulting to ``[sound]`` and ``[leds]`` (the players'
+    privacy: remembered, statistics open to every phone)."""
     return Settings(
         state_dir / "settings.json",
         {
@@ -74,6 +75,8 @@ def open_settings(config: dict[str, Any], state_dir: Path) -> Settings:
             "quiet": config["sound"]["quiet"],
             "turn_chime": True,
             "brightness": config["leds"]["brightness"],
+            "remember_players": True,
+            "hide_stats": False,
         },
     )
 

@@ -29,7 +29,7 @@ PLAYERS = (  # every remembered player, most recently seen first
     " AS seat, count(g.id) AS games, coalesce(sum(g.id IS NOT NULL AND p.won), 0) AS wins"
     " FROM people pe LEFT JOIN players p ON p.person = pe.id"
     " LEFT JOIN games g ON g.id = p.game_id AND g.finished_at IS NOT NULL"
-    " GROUP BY pe.id ORDER BY pe.seen_at DESC, pe.id DESC"
+    " GROUP BY pe.id ORDER BY pe.seen_at DESC, pe.id"
 )
 GAMES = "SELECT count(*) AS games, coalesce(sum(p.won), 0) AS wins" + SEATS_OF
 ROUNDS = (

@@ -41,7 +41,7 @@ def test_a_new_game_remembers_its_players_by_their_skeleton(tmp_path):
     _game(store, ["ANN", "Cy"], "2025-01-02T20:00:00")
     _game(store, ["bob", "Cy"], "2025-01-03T20:00:00")
     listed = store.players()
-    assert [p["name"] for p in listed] == ["Cy", "Bob", "Ann"]  # most recent first
+    assert [p["name"] for p in listed] == ["Bob", "Cy", "Ann"]  # most recent first, by seat
     assert {p["name"]: p["games"] for p in listed} == {"Ann": 2, "Bob": 2, "Cy": 2}
     assert listed[0]["last_seen"] == "2025-01-03T20:00:00"
     store.close()

@@ -17,6 +17,8 @@ def test_defaults_come_from_the_config(make_hub):
         "quiet": "turn-only",
         "turn_chime": True,
         "brightness": 0.6,
+        "remember_players": True,
+        "hide_stats": False,
     }
     assert hub.sound.volume == 0.5 and hub.policy.quiet == "turn-only"
 
@@ -27,7 +29,14 @@ def test_change_is_applied_and_saved(client, live_hub, tmp_path, table_proof):
     assert r.get_json()["volume"] == 0.3 and r.get_json()["sound"]["available"]
     assert live_hub.sound.volume == 0.3 and live_hub.policy.quiet == "mute"
     saved = json.loads((live_hub.state_dir / "settings.json").read_text())
-    assert saved == {"volume": 0.3, "quiet": "mute", "turn_chime": True, "brightness": 0.6}
+    assert saved == {
+        "volume": 0.3,
+        "quiet": "mute",
+        "turn_chime": True,
+        "brightness": 0.6,
+        "remember_players": True,
+        "hide_stats": False,
+    }
     again = Settings(
         live_hub.state_dir / "settings.json", {"volume": 1, "quiet": "off", "turn_chime": True}
     )

@@ -1,6 +1,9 @@
 """Settings a person changes at the table (volume, quiet mode, turn chime, the ring's
-brightness), kept across restarts in ``settings.json`` under the state directory. The
-config file gives the starting values; a change made from a phone wins over them.
+brightness, and the players' privacy: ``remember_players``, whether a new game's
+players are remembered across evenings, and ``hide_stats``, whether the players'
+statistics need the scorekeeper's token or the table's proof to be read), kept
+across restarts in ``settings.json`` under the state directory. The config file
+gives the starting values; a change made from a phone wins over them.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from scorer.store import StorageFault
 
 log = logging.getLogger("hub.runtime.settings")
 
-KEYS = ("volume", "quiet", "turn_chime", "brightness")
+KEYS = ("volume", "quiet", "turn_chime", "brightness", "remember_players", "hide_stats")
 
 
 class SettingsError(FieldError):
