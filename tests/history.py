@@ -50,8 +50,9 @@ class PlayedGame:
         return dict(self.seats)[person]
 
 
-def generate(seed: int, count: int, first_year: int = 2024) -> list[PlayedGame]:
-    """``count`` games, seeded; the last one is unfinished when ``count`` > 3."""
+def generate(seed: int, count: int, first_year: int = 2024, per_day: int = 1) -> list[PlayedGame]:
+    """``count`` games, seeded, ``per_day`` on each of 28 days a month from
+    ``first_year`` on; the last one is unfinished when ``count`` > 3."""
     rng = random.Random(seed)
     names = list(FAMILY)
     played: list[PlayedGame] = []
@@ -60,9 +61,10 @@ def generate(seed: int, count: int, first_year: int = 2024) -> list[PlayedGame]:
         people = rng.sample(names, rng.randint(2, 6))
         seats = [(p, FAMILY[p][0] if p not in seen else rng.choice(FAMILY[p])) for p in people]
         seen.update(people)
-        day = number % 28 + 1
-        month = (number // 28) % 12 + 1
-        year = first_year + number // (28 * 12)
+        evening = number // per_day
+        day = evening % 28 + 1
+        month = (evening // 28) % 12 + 1
+        year = first_year + evening // (28 * 12)
         at = f"{year}-{month:02d}-{day:02d}T20:{number % 60:02d}:00+00:00"
         rounds = [_round(rng, people) for _ in range(rng.randint(1, 4))]
         plays = [

@@ -24,10 +24,15 @@ const VIEWS = {
   games: () => import("./games.js"),
   join: () => import("./join.js"),
   selftest: () => import("./selftest.js"),
+  players: () => import("./players.js"),
+  player: () => import("./player.js"),
+  versus: () => import("./versus.js"),
+  season: () => import("./season.js"),
 };
 // Loaded after the table's first paint; import() of a literal, so the import graph is
 // plain to read (and to test).
-const ADD_ONS = [() => import("./mqtt.js"), () => import("./ring.js"), () => import("./fixes.js")];
+const ADD_ONS = [() => import("./mqtt.js"), () => import("./ring.js"), () => import("./fixes.js"),
+  () => import("./known.js")];
 
 // --- live updates ----------------------------------------------------------------------
 // The stream; or, while the hub refuses it (a 503: it serves all the streams it can),

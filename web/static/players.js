@@ -1,0 +1,35 @@
+// The players view: everyone this hub remembers (most recent first, in their colour),
+// with links to each player's page, to two players head to head, and to the season.
+import { $, api, esc } from "./core.js";
+import { patch } from "./patch.js";
+import { formatDate, formatNumber, t } from "./i18n.js";
+
+export const dot = (p) => `<span class="dot s${p.colour ?? 0}" aria-hidden="true"></span>`;
+export const percent = (rate) => (rate == null ? "–" : formatNumber(Math.round(rate * 100)) + " %");
+
+export async function open() {
+  const r = await api("GET", "/api/players");
+  if (!r.ok) return patch($("v-players"), `<h2>${esc(t("players.title"))}</h2><p class="err">${esc(r.data.error)}</p>`);
+  const people = r.data;
+  let html = `<h2 id="h-players">${esc(t("players.title"))}</h2>`;
+  if (!people.length) return patch($("v-players"), html + `<p class="note">${esc(t("players.none"))}</p>`);
+  html += `<a class="btn wide" href="#/season">${esc(t("players.season.link"))}</a><ul class="games">` + people.map((p) =>
+    `<li data-key="p${p.id}">${dot(p)}<a href="#/player/${p.id}"><strong>${esc(p.name)}</strong></a>` +
+    (p.games == null ? "" : ` · ${esc(t("players.games_wins", { games: formatNumber(p.games), wins: formatNumber(p.wins), count: p.games }))}`) +
+    `<br><small>${esc(t("players.last_seen", { date: formatDate(p.last_seen) }))}</small></li>`).join("") + "</ul>";
+  if (people.length > 1) {
+    const options = people.map((p) => `<option value="${p.id}">${esc(p.name)}</option>`).join("");
+    html += `<h3>${esc(t("players.versus.title"))}</h3><form id="versus-pick" class="pick">` +
+      `<label>${esc(t("players.versus.one"))} <select id="vs-a">${options}</select></label>` +
+      `<label>${esc(t("players.versus.other"))} <select id="vs-b">${options}</select></label>` +
+      `<button type="submit">${esc(t("players.versus.show"))}</button></form>`;
+  }
+  patch($("v-players"), html);
+  if ($("vs-b") && people.length > 1) $("vs-b").value = String(people[1].id);
+}
+
+document.addEventListener("submit", (e) => {
+  if (e.target.id !== "versus-pick") return;
+  e.preventDefault();
+  location.hash = `#/versus/${$("vs-a").value}-${$("vs-b").value}`;
+});
