@@ -1,9 +1,9 @@
 """The store's questions and changes about players across evenings, as a part of
 :class:`scorer.store.GameStore` (its base class): each runs the pure functions of
-:mod:`scorer.player_stats` (statistics by SQL) and :mod:`scorer.people` (rename,
-merge, forget) through the two doors the store opens, a read snapshot
-(:meth:`Roster._ask`) and a write transaction (:meth:`Roster._change`). No connection
-here: the store holds them.
+:mod:`scorer.player_stats` (statistics by SQL), :mod:`scorer.evening` (an evening's
+summary) and :mod:`scorer.people` (rename, merge, forget) through the two doors the
+store opens, a read snapshot (:meth:`Roster._ask`) and a write transaction
+(:meth:`Roster._change`). No connection here: the store holds them.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from scorer import people, player_stats
+from scorer import evening, people, player_stats
 
 
 class Roster:
@@ -48,6 +48,10 @@ class Roster:
     def season(self, since: str | None = None) -> dict[str, Any]:
         """The season table since ``since`` (``YYYY-MM-DD``; None: every game)."""
         return dict(self._ask(player_stats.season, since))
+
+    def evening(self, game: int | None = None) -> dict[str, Any]:
+        """The summary of game ``game``'s evening (None: the latest evening)."""
+        return dict(self._ask(evening.evening, game))
 
     def rename_player(self, person_id: int, name: str) -> dict[str, Any]:
         """Rename a remembered player in every game at once; returns the player."""
