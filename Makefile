@@ -8,8 +8,9 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
 LINTED := hub scorer web firmware_bridge tablesim tests bench tools
-# What the hub itself uses (ALSA headers to build pyalsaaudio, aplay for `null`) ...
-RUNTIME_PACKAGES := alsa-utils libasound2-dev
+# What the hub itself uses (ALSA headers to build pyalsaaudio, aplay for `null`, DejaVu
+# for the evening's picture) ...
+RUNTIME_PACKAGES := alsa-utils libasound2-dev fonts-dejavu-core
 # ... what the rehearsal boots a Debian with: debootstrap, systemd-nspawn and, for the
 # arm64 one, qemu-user-static ...
 REHEARSE_PACKAGES := debootstrap systemd-container qemu-user-static

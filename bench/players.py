@@ -8,8 +8,10 @@ this process over loopback:
 
 - the baseline, today's list of games: ``GET /api/games``;
 - each statistics answer: ``GET /api/players``, ``GET /api/players/<id>`` (the
-  player with the most games), ``GET /api/players/<a>/vs/<b>``, ``GET /api/season``
-  and ``GET /api/season?since=<a year before the last game>``.
+  player with the most games), ``GET /api/players/<a>/vs/<b>``, ``GET /api/season``,
+  ``GET /api/season?since=<a year before the last game>`` and ``GET /api/evening``;
+  then ``GET /api/evening.png`` three times (its first call loads Pillow: its memory
+  is printed on its own line).
 
 First ``--calls`` rounds of the statistics alone (the memory they add is read before
 the list of games has grown the heap), then ``--calls`` rounds of every call in turns,
@@ -157,8 +159,10 @@ def serve_and_time(tmp: Path, calls: int) -> int:
             for path in urls:
                 times[path].append(timed_get(base + path))
         rss["after the statistics"] = status_kb(proc.pid, "VmRSS") / 1024
+        times["/api/evening.png"] = [timed_get(base + "/api/evening.png") for _ in range(3)]
+        rss["after the evening's picture (Pillow)"] = status_kb(proc.pid, "VmRSS") / 1024
         for _ in range(calls):
-            for path in times:  # in turns, so a noisy moment falls on every call alike
+            for path in ["/api/games", *urls]:  # in turns: a noisy moment falls on all alike
                 times[path].append(timed_get(base + path))
         rss["after the games list too"] = status_kb(proc.pid, "VmRSS") / 1024
     finally:
@@ -184,6 +188,7 @@ def stats_urls(base: str) -> list[str]:
         f"/api/players/{a}/vs/{b}",
         "/api/season",
         f"/api/season?since={since}",
+        "/api/evening",
     ]
 
 

@@ -325,6 +325,11 @@ class FakeHubService:
         self._call("season", since)
         return {"since": since, "games": 0, "players": []}
 
+    def evening(self, game: int | None) -> dict[str, Any]:
+        """An evening with no game."""
+        self._call("evening", game)
+        return {"started": None, "ended": None, "games": [], "players": [], "highlights": []}
+
     def rename_player(self, person_id: int, name: str) -> dict[str, Any]:
         """Record the rename; the player as asked."""
         self._call("rename_player", person_id, name)

@@ -4,6 +4,8 @@ the scorekeeper's token (refused without)."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from scorer.setup import check_setup
@@ -117,9 +119,47 @@ def test_hidden_statistics_need_the_proof_and_the_list_keeps_only_names(client, 
     live_hub.apply_settings({"hide_stats": True})
     listed = client.get("/api/players").get_json()
     assert listed and all("games" not in p and "wins" not in p for p in listed)
-    for url in ("/api/players/1", "/api/players/1/vs/2", "/api/season"):
+    for url in ("/api/players/1", "/api/players/1/vs/2", "/api/season", "/api/evening"):
         r = client.get(url)
         assert r.status_code == 401 and "hidden" in r.get_json()["error"]
     client.set_cookie("mtrain_table", live_hub.trust.table_token())
     assert client.get("/api/players/1").status_code == 200
     assert "games" in client.get("/api/players").get_json()[0]
+
+
+def test_the_evening_as_json_csv_and_a_png_made_on_the_hub(client, stored):
+    summary = client.get("/api/evening").get_json()
+    assert summary["games"] and summary["players"]
+    csv_text = client.get("/api/evening/export.csv").get_data(as_text=True)
+    for entry in summary["players"]:
+        assert f"{entry['name']},{entry['games']},{entry['wins']},{entry['points']}" in csv_text
+    assert client.get("/api/evening/export.json").get_json() == summary
+    first = summary["games"][0]["id"]
+    assert client.get(f"/api/evening?game={first}").get_json() == summary
+    png = client.get("/api/evening.png", headers={"Accept-Language": "es-MX"})
+    assert png.status_code == 200 and png.mimetype == "image/png"
+    from PIL import Image
+
+    picture = Image.open(io.BytesIO(png.data))
+    rows = 1 + len(summary["games"]) + 1 + len(summary["players"]) + 1 + len(summary["highlights"])
+    assert picture.size == (720, 64 + 34 * rows + 24)
+
+
+@pytest.mark.parametrize(
+    ("query", "status"), [("?game=x", 400), ("?game=0", 400), ("?day=1", 400), ("?game=999", 404)]
+)
+def test_bad_evenings_are_refused(client, stored, query, status):
+    r = client.get("/api/evening" + query)
+    assert r.status_code == status and r.get_json()["error"]
+
+
+def test_the_pictures_words_are_the_phones_language(client, stored):
+    from web.evening_png import lines
+
+    summary = client.get("/api/evening").get_json()
+    english = [words for _, words in lines(summary, "en")]
+    spanish = [words for _, words in lines(summary, "es")]
+    assert english[0].startswith("Evening of") and spanish[0].startswith("Noche del")
+    assert any(w.startswith("Most wins") for w in english) == any(
+        w.startswith("Más victorias") for w in spanish
+    )

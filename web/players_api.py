@@ -1,6 +1,6 @@
 """The players across evenings (issue 26): the remembered players, one player's
-statistics, two players head to head, the season table; renaming, merging and
-forgetting a player.
+statistics, two players head to head, the season table, an evening's summary (JSON,
+CSV and a PNG drawn on the hub); renaming, merging and forgetting a player.
 
 Reads are open to every phone unless the ``hide_stats`` setting is on: then the
 statistics (a player's page, head to head, the season, the games and wins in the
@@ -16,9 +16,11 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
+from scorer import export
+from web import i18n
 from web.api import TABLE_COOKIE, has_proof, hub_service, json_body, request_token
 from web.errors import abort
-from web.inputs import ID, MAX_ID
+from web.inputs import ID, MAX_ID, BadInput, query_whole
 
 bp = Blueprint("players", __name__, url_prefix="/api")
 
@@ -133,3 +135,48 @@ def forget(person_id: int) -> Response:
     _body(())
     hub_service().forget_player(person_id)
     return jsonify({"forgotten": person_id})
+
+
+def _evening() -> dict[str, Any]:
+    """The evening of the ``game`` query parameter (none: the latest evening)."""
+    _statistics()
+    unknown = sorted(set(request.args) - {"game"})
+    if unknown:
+        abort(400, f"{unknown[0]}: unknown parameter (allowed: game)", unknown[0])
+    game = request.args.get("game")
+    try:
+        number = None if game is None else query_whole(game, "game", 1, MAX_ID)
+    except BadInput as exc:
+        abort(400, str(exc), exc.field)
+    return hub_service().evening(number)
+
+
+def _download(body: str | bytes, name: str, mimetype: str) -> Response:
+    disposition = {"Content-Disposition": f'attachment; filename="{name}"'}
+    return Response(body, mimetype=mimetype, headers=disposition)
+
+
+@bp.get("/evening")
+def evening() -> Response:
+    return jsonify(_evening())
+
+
+@bp.get("/evening/export.csv")
+def evening_csv() -> Response:
+    return _download(export.evening_csv(_evening()), "mtrain-evening.csv", "text/csv")
+
+
+@bp.get("/evening/export.json")
+def evening_json() -> Response:
+    body = export.game_json(_evening())
+    return _download(body, "mtrain-evening.json", "application/json")
+
+
+@bp.get("/evening.png")
+def evening_png() -> Response:
+    """The summary as a picture to share, in the phone's language."""
+    from web.evening_png import render
+
+    summary = _evening()
+    lang = i18n.language(request.headers.get("Accept-Language"))
+    return Response(render(summary, lang), mimetype="image/png")

@@ -213,6 +213,10 @@ class HubService(Protocol):
     def season(self, since: str | None) -> dict[str, Any]:
         """The season table since ``since`` (``YYYY-MM-DD``; None: every game)."""
 
+    def evening(self, game: int | None) -> dict[str, Any]:
+        """The summary of finished game ``game``'s evening (None: the latest); 404 for
+        another game."""
+
     def rename_player(self, person_id: int, name: str) -> dict[str, Any]:
         """Rename a player in every game (409 at the table or clashing); the player."""
 

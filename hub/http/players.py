@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 
 from scorer.people import PersonBusy, PersonNotFound
-from scorer.rows import StoreError
+from scorer.rows import GameNotFound, StoreError
 from web.service import Refused
 
 
@@ -37,6 +37,10 @@ class PlayerReads(Protocol):
         """The season table since a date."""
         ...
 
+    def evening(self, game: int | None = None) -> dict[str, Any]:
+        """An evening's summary."""
+        ...
+
     def rename_player(self, person_id: int, name: str) -> dict[str, Any]:
         """Rename a player everywhere."""
         ...
@@ -55,7 +59,7 @@ def _refused() -> Iterator[None]:
     """The store's refusals as :class:`Refused`: 404 no such player, 409 busy, 400 else."""
     try:
         yield
-    except PersonNotFound as exc:
+    except (PersonNotFound, GameNotFound) as exc:
         raise Refused.because(exc, 404) from exc
     except PersonBusy as exc:
         raise Refused.because(exc, 409) from exc
@@ -89,6 +93,10 @@ class PlayerRequests:
     def season(self, since: str | None) -> dict[str, Any]:
         """The season table since ``since``."""
         return dict(self._players_ask(self._players_store.season, since))
+
+    def evening(self, game: int | None) -> dict[str, Any]:
+        """The summary of a game's evening (404: no such finished game)."""
+        return dict(self._players_ask(self._players_store.evening, game))
 
     def rename_player(self, person_id: int, name: str) -> dict[str, Any]:
         """Rename a player in every game at once."""

@@ -84,3 +84,16 @@ def test_a_new_game_offers_the_remembered_names(phones, evenings):
     expect(chips.first).to_have_text("Ann")  # the newest game's, in seat order
     chips.nth(2).click()
     expect(phone.page.locator("#f-players input[data-name='0']")).to_have_value("Cid")
+
+
+@pytest.mark.parametrize(("locale", "title"), [("en-US", "Evening of"), ("es-MX", "Noche del")])
+def test_the_evening_summary_after_the_last_game(phones, evenings, locale, title):
+    phone = phones(locale=locale)
+    page = phone.page
+    phone.open("/#/scores/2")
+    page.locator("#evening-link a").click()
+    expect(page.locator("#h-evening")).to_contain_text(title)
+    expect(page.locator("#v-evening li[data-key]")).to_have_count(2)
+    picture = page.request.get(phone.base + "/api/evening.png?game=2")
+    assert picture.ok and picture.headers["content-type"] == "image/png"
+    assert picture.body()[:8] == b"\x89PNG\r\n\x1a\n"

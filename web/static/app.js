@@ -28,6 +28,7 @@ const VIEWS = {
   player: () => import("./player.js"),
   versus: () => import("./versus.js"),
   season: () => import("./season.js"),
+  evening: () => import("./evening.js"),
 };
 // Loaded after the table's first paint; import() of a literal, so the import graph is
 // plain to read (and to test).

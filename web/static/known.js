@@ -1,7 +1,8 @@
-// The players this hub remembers, offered at a new game (an add-on): on the new-game
-// view, a row of names (most recent first, each in its colour); a tap puts the name in
-// the first empty name field (newgame.js hears it as typing).
-import { $, S, api, esc, on } from "./core.js";
+// The players' add-on. At a new game, the players this hub remembers: a row of names
+// (most recent first, each in its colour); a tap puts the name in the first empty name
+// field (newgame.js hears it as typing). After a finished game, the scores view links
+// to the evening's summary.
+import { $, S, api, esc, on, place } from "./core.js";
 import { patch } from "./patch.js";
 import { t } from "./i18n.js";
 
@@ -31,5 +32,14 @@ document.addEventListener("click", (e) => {
   empty.value = chip.dataset.known;
   empty.dispatchEvent(new Event("input", { bubbles: true }));
 });
+function summary() {
+  const g = S.view === "scores" ? S.shown || S.game : null;
+  const link = place("v-scores", "evening-link", "p");
+  link.hidden = !(g && g.finished);
+  if (!link.hidden) patch(link, `<a class="btn wide" href="#/evening/${g.id}">${esc(t("players.evening.link"))}</a>`);
+}
+
 on("view", offer);
+on("view", summary);
+new MutationObserver(summary).observe($("scores"), { childList: true });  // scores.js drew a game
 offer();

@@ -13,7 +13,8 @@ export async function open() {
   const people = r.data;
   let html = `<h2 id="h-players">${esc(t("players.title"))}</h2>`;
   if (!people.length) return patch($("v-players"), html + `<p class="note">${esc(t("players.none"))}</p>`);
-  html += `<a class="btn wide" href="#/season">${esc(t("players.season.link"))}</a><ul class="games">` + people.map((p) =>
+  html += `<div class="links"><a class="btn" href="#/evening">${esc(t("players.evening.link"))}</a>` +
+    `<a class="btn" href="#/season">${esc(t("players.season.link"))}</a></div><ul class="games">` + people.map((p) =>
     `<li data-key="p${p.id}">${dot(p)}<a href="#/player/${p.id}"><strong>${esc(p.name)}</strong></a>` +
     (p.games == null ? "" : ` · ${esc(t("players.games_wins", { games: formatNumber(p.games), wins: formatNumber(p.wins), count: p.games }))}`) +
     `<br><small>${esc(t("players.last_seen", { date: formatDate(p.last_seen) }))}</small></li>`).join("") + "</ul>";
