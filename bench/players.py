@@ -10,8 +10,8 @@ this process over loopback:
 - each statistics answer: ``GET /api/players``, ``GET /api/players/<id>`` (the
   player with the most games), ``GET /api/players/<a>/vs/<b>``, ``GET /api/season``,
   ``GET /api/season?since=<a year before the last game>`` and ``GET /api/evening``;
-  then ``GET /api/evening.png`` three times (its first call loads Pillow: its memory
-  is printed on its own line).
+  then ``GET /api/evening.png`` three times (drawn by Pillow in a process of its
+  own: the hub's memory after it is printed on its own line).
 
 First ``--calls`` rounds of the statistics alone (the memory they add is read before
 the list of games has grown the heap), then ``--calls`` rounds of every call in turns,
@@ -20,7 +20,8 @@ median's ratio to the baseline's (goal, issue 26: at most 2x), and the hub's res
 memory (VmRSS) once warmed up (``4 * --calls`` rounds of :data:`WARM_UP`: the state,
 the settings, one game and a round's history, so every worker thread has served and
 read the store), after the statistics and after the games list too (goal: the
-statistics add at most 5 MB).
+statistics add at most 5 MB). The hub runs with ``MALLOC_ARENA_MAX=2``, as the
+systemd unit runs it.
 
     python bench/players.py [--games 10000] [--calls 15]
 """
@@ -139,13 +140,9 @@ def serve_and_time(tmp: Path, calls: int) -> int:
     command = [sys.executable, "-m", "hub.cli", "run", "--config", str(tmp / "hub.toml")]
     command += ["--backend", "sim", "--host", "127.0.0.1", "--port", str(port)]
     command += ["--state-dir", str(tmp / "hub")]
-    proc = subprocess.Popen(
-        command,
-        cwd=ROOT,
-        env=dict(os.environ),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    env = dict(os.environ, MALLOC_ARENA_MAX="2")  # as systemd/mtrain-hub.service runs it
+    quiet = subprocess.DEVNULL
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=quiet, stderr=quiet)
     base = f"http://127.0.0.1:{port}"
     try:
         first_answer(base + "/api/state", time.perf_counter(), proc)
@@ -160,7 +157,7 @@ def serve_and_time(tmp: Path, calls: int) -> int:
                 times[path].append(timed_get(base + path))
         rss["after the statistics"] = status_kb(proc.pid, "VmRSS") / 1024
         times["/api/evening.png"] = [timed_get(base + "/api/evening.png") for _ in range(3)]
-        rss["after the evening's picture (Pillow)"] = status_kb(proc.pid, "VmRSS") / 1024
+        rss["after the evening's picture"] = status_kb(proc.pid, "VmRSS") / 1024
         for _ in range(calls):
             for path in ["/api/games", *urls]:  # in turns: a noisy moment falls on all alike
                 times[path].append(timed_get(base + path))
