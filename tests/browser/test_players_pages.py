@@ -97,3 +97,25 @@ def test_the_evening_summary_after_the_last_game(phones, evenings, locale, title
     picture = page.request.get(phone.base + "/api/evening.png?game=2")
     assert picture.ok and picture.headers["content-type"] == "image/png"
     assert picture.body()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_renaming_needs_the_scorekeeper_and_then_changes_every_game(phones, hub, evenings):
+    phone = phones()
+    phone.allowed.append("401 (UNAUTHORIZED)")  # the refusal this test asks for
+    page = phone.page
+    phone.open(f"/#/player/{evenings['Cid']}")
+    page.fill("#p-name", "Cyd")
+    page.locator("#p-rename button").click()
+    expect(page.locator("#e-player")).to_contain_text("table's proof")
+    assert hub.get(f"/api/players/{evenings['Cid']}")[1]["name"] == "Cid"
+    status, made = hub.post("/api/games", {"players": ["Dee", "Eve"], "rules": "consensus"})
+    assert status == 201
+    page.evaluate(
+        "([id, token]) => localStorage.setItem('mtrain.tokens', JSON.stringify({[id]: token}))",
+        [made["id"], made["token"]],
+    )
+    phone.open(f"/#/player/{evenings['Cid']}")
+    page.fill("#p-name", "Cyd")
+    page.locator("#p-rename button").click()
+    expect(page.locator("#h-player")).to_have_text("Cyd")
+    assert hub.get("/api/games/1")[1]["players"] == ["Ann", "Bob", "Cyd"]

@@ -1,7 +1,8 @@
 // One player's page: games, wins, rounds, the table's own figures (doubles, went out,
 // last tiles), a chart over time (games and wins, month by month, drawn like the
-// scores' chart: SVG, no library) and the newest games.
-import { $, api, esc } from "./core.js";
+// scores' chart: SVG, no library) and the newest games. Then renaming, merging and
+// forgetting the player (the hub asks for the scorekeeper's token or the table's proof).
+import { $, api, esc, gameId, toast } from "./core.js";
 import { patch } from "./patch.js";
 import { formatDate, formatNumber, t } from "./i18n.js";
 import { percent } from "./players.js";
@@ -23,8 +24,40 @@ export async function open(arg) {
   if (p.recent.length) html += `<h3>${esc(t("players.recent"))}</h3><ul class="games">` + p.recent.map((g) =>
     `<li><a href="#/scores/${g.game}">${esc(t("players.recent.game", { game: g.game, date: formatDate(g.finished_at) }))}</a> · ` +
     `${esc(t(g.won ? "players.recent.won" : "players.recent.place", { place: g.place, total: g.total }))}</li>`).join("") + "</ul>";
-  patch($("v-player"), html + `<div class="links"><a class="btn" href="#/players">${esc(t("players.all"))}</a></div>`);
+  patch($("v-player"), html + `<div class="links"><a class="btn" href="#/players">${esc(t("players.all"))}</a></div>` + await changes(p));
 }
+
+let shown = null, sure = false;  // the player on screen; "Forget" was tapped once
+async function changes(p) {
+  shown = p; sure = false;
+  const r = await api("GET", "/api/players");
+  const others = r.ok ? r.data.filter((o) => o.id !== p.id) : [];
+  let html = `<h3>${esc(t("players.change.title"))}</h3><form id="p-rename" class="pick">` +
+    `<label>${esc(t("players.change.name"))} <input id="p-name" maxlength="24" autocomplete="off" value="${esc(p.name)}"></label>` +
+    `<button type="submit">${esc(t("players.change.rename"))}</button></form>`;
+  if (others.length) html += `<form id="p-merge" class="pick"><label>${esc(t("players.change.into"))} <select id="p-into">` +
+    others.map((o) => `<option value="${o.id}">${esc(o.name)}</option>`).join("") + `</select></label>` +
+    `<button type="submit">${esc(t("players.change.merge"))}</button></form>`;
+  return html + `<button type="button" id="p-forget" class="wide">${esc(t("players.change.forget"))}</button><p class="err" id="e-player" role="status"></p>`;
+}
+
+async function change(path, body, done, next) {
+  const r = await api("POST", `/api/players/${shown.id}/${path}`, body, gameId());
+  if (!r.ok) { $("e-player").textContent = r.data.error; return; }
+  toast(t(done, { name: shown.name }));
+  if (location.hash === next) open(String(shown.id));  // the same view: ask again
+  else location.hash = next;
+}
+
+$("main").addEventListener("submit", (e) => {
+  if (e.target.id === "p-rename") { e.preventDefault(); change("rename", { name: $("p-name").value }, "players.change.renamed", `#/player/${shown.id}`); }
+  if (e.target.id === "p-merge") { e.preventDefault(); change("merge", { into: +$("p-into").value }, "players.change.merged", `#/player/${$("p-into").value}`); }
+});
+$("main").addEventListener("click", (e) => {
+  if (!e.target.closest("#p-forget")) return;
+  if (!sure) { sure = true; e.target.textContent = t("players.change.forget_sure", { name: shown.name }); return; }
+  change("forget", {}, "players.change.forgotten", "#/players");
+});
 
 // Games (s0) and wins (s2) added up month by month.
 function monthChart(months) {

@@ -1,6 +1,7 @@
 // The players view: everyone this hub remembers (most recent first, in their colour),
-// with links to each player's page, to two players head to head, and to the season.
-import { $, api, esc } from "./core.js";
+// with links to each player's page, to two players head to head, to the season and the
+// evening; and the privacy switches (remember_players, hide_stats: hub settings).
+import { $, api, esc, gameId, toast } from "./core.js";
 import { patch } from "./patch.js";
 import { formatDate, formatNumber, t } from "./i18n.js";
 
@@ -25,11 +26,28 @@ export async function open() {
       `<label>${esc(t("players.versus.other"))} <select id="vs-b">${options}</select></label>` +
       `<button type="submit">${esc(t("players.versus.show"))}</button></form>`;
   }
-  patch($("v-players"), html);
+  patch($("v-players"), html + await privacy());
   if ($("vs-b") && people.length > 1) $("vs-b").value = String(people[1].id);
 }
 
-document.addEventListener("submit", (e) => {
+async function privacy() {
+  const r = await api("GET", "/api/settings");
+  if (!r.ok) return "";
+  const box = (id, key, on) => `<label class="check"><input type="checkbox" id="${id}"${on ? " checked" : ""}> ${esc(t(key))}</label>`;
+  return `<form id="privacy"><h3>${esc(t("players.privacy.title"))}</h3>` +
+    box("pr-remember", "players.privacy.remember", r.data.remember_players !== false) +
+    box("pr-hide", "players.privacy.hide", !!r.data.hide_stats) +
+    `<button type="submit">${esc(t("players.privacy.save"))}</button><p class="err" id="e-privacy" role="status"></p></form>`;
+}
+
+document.addEventListener("submit", async (e) => {
+  if (e.target.id === "privacy") {
+    e.preventDefault();
+    const body = { remember_players: $("pr-remember").checked, hide_stats: $("pr-hide").checked };
+    const r = await api("POST", "/api/settings", body, gameId());
+    if (r.ok) toast(t("players.privacy.saved")); else $("e-privacy").textContent = r.data.error;
+    return;
+  }
   if (e.target.id !== "versus-pick") return;
   e.preventDefault();
   location.hash = `#/versus/${$("vs-a").value}-${$("vs-b").value}`;
