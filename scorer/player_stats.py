@@ -81,7 +81,10 @@ SHARED = (  # the newest games both played
 SEASON = (  # the season table: most wins first, then win rate, then the better places
     "SELECT pe.id, pe.name, count(*) AS games, sum(p.won) AS wins,"
     " avg(p.place) AS average_place"
-    " FROM players p JOIN games g ON g.id = p.game_id JOIN people pe ON pe.id = p.person"
+    # People first, their seats by players_by_person: grouped as read, in no temp
+    # b-tree (one over every seat cost the hub 4 MB of heap; docs/performance.md).
+    " FROM people pe CROSS JOIN players p ON p.person = pe.id"
+    " CROSS JOIN games g ON g.id = p.game_id"
     " WHERE g.finished_at IS NOT NULL AND g.finished_at >= :since"
     " GROUP BY pe.id ORDER BY wins DESC, 1.0 * wins / count(*) DESC, average_place,"
     " games DESC, pe.name"
