@@ -9,8 +9,8 @@ RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
 LINTED := hub scorer web firmware_bridge tablesim tests bench tools
 # What the hub itself uses (ALSA headers to build pyalsaaudio, aplay for `null`, espeak-ng
-# for the voice) ...
-RUNTIME_PACKAGES := alsa-utils libasound2-dev espeak-ng
+# for the voice, DejaVu for the evening's picture) ...
+RUNTIME_PACKAGES := alsa-utils libasound2-dev espeak-ng fonts-dejavu-core
 # ... what the rehearsal boots a Debian with: debootstrap, systemd-nspawn and, for the
 # arm64 one, qemu-user-static ...
 REHEARSE_PACKAGES := debootstrap systemd-container qemu-user-static

@@ -48,9 +48,9 @@ class Hub:
     ``sound_options`` go to the ALSA player (a fake ``open_device``, ``retry_s``, hooks);
     ``mqtt_link`` builds the broker link (tests pass the fake; default: paho).
 
-    Each part that needs closing is registered on one :class:`ExitStack` as it is
-    opened or started; :meth:`stop` closes them all in reverse, each even when one
-    before it raised. A part that fails to build closes those built before it.
+    Each part that needs closing is registered on one :class:`ExitStack` as it is opened
+    or started; :meth:`stop` closes them all in reverse, each even when one before it
+    raised. A part that fails to build closes those built before it.
     """
 
     def __init__(
@@ -180,7 +180,7 @@ class Hub:
             self.eventlog,
             self.broadcaster,
             self.policy,
-            on_round_ended=self.games.round_ended,
+            on_record=self.games.record,
             on_claim=self.trust.answered,
             voice=self.voice,
             chime_frames=chime_frames,
@@ -218,6 +218,7 @@ class Hub:
         self.sound.set_volume(float(values["volume"]))
         self.policy.set_quiet(values["quiet"])
         self.policy.turn_chime = values["turn_chime"]
+        self.games.remember_players = bool(values["remember_players"])
         self.lights.set_brightness(float(values["brightness"]))
         self.voice.prepare(self.loop.table)  # a new language or spelling: render ahead
         self.broadcaster.publish("settings", dict(values))
@@ -264,9 +265,8 @@ class Hub:
         else:
             log.info("backend: %s", self.backend)
         # The table as the journal left it, read before anything writes a new one.
-        recovered = recover(
-            self.journal_file, self.store, self.loop.table.timings, self.clock.now()
-        )
+        table = self.loop.table
+        recovered = recover(self.journal_file, self.store, table.timings, self.clock.now())
         if self.backups is not None:
             self.backups.start()
             build.on_stop(self._stops, "the backups", self.backups.stop)

@@ -72,7 +72,8 @@ def slot_inputs(
 
 
 def open_settings(config: dict[str, Any], state_dir: Path) -> Settings:
-    """The saved settings, defaulting to ``[sound]`` and ``[leds]``."""
+    """The saved settings, defaulting to ``[sound]`` and ``[leds]`` (the players'
+    privacy: remembered, statistics open to every phone)."""
     return Settings(
         state_dir / "settings.json",
         {
@@ -83,6 +84,8 @@ def open_settings(config: dict[str, Any], state_dir: Path) -> Settings:
             "voice": config["sound"]["voice"],
             "voice_language": config["sound"]["voice_language"],
             "spoken_names": {},
+            "remember_players": True,
+            "hide_stats": False,
         },
     )
 

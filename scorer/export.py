@@ -1,4 +1,5 @@
-"""A game's scores as CSV or JSON: the API's downloads and ``mtrain-hub export``.
+"""A game's scores as CSV or JSON: the API's downloads and ``mtrain-hub export``; and
+an evening's summary (:mod:`scorer.evening`) the same two ways.
 
 The JSON is the game exactly as ``GET /api/games/<id>`` shows it (never its token),
 so it reads back to the same dict. The CSV is a score sheet for a spreadsheet: a
@@ -56,3 +57,24 @@ def render(game: dict[str, Any], fmt: str) -> str:
 def filename(game_id: int, fmt: str) -> str:
     """The download name of a game's export: ``mtrain-game-7.csv``."""
     return f"mtrain-game-{game_id}.{fmt}"
+
+
+EVENING_COLUMNS = ("player", "games", "wins", "points", "zero_rounds", "went_out", "doubles")
+
+
+def evening_csv(summary: dict[str, Any]) -> str:
+    """An evening's table as CSV (a row per player, the summary's numbers), then a blank
+    row and a row per game (``game``, ``finished_at``, ``winner``, each ``name: total``)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(EVENING_COLUMNS)
+    for entry in summary["players"]:
+        writer.writerow([_cell(entry["name"]), *(entry[k] for k in EVENING_COLUMNS[1:])])
+    writer.writerow([])
+    writer.writerow(["game", "finished_at", "winner", "totals"])
+    for game in summary["games"]:
+        totals = "; ".join(f"{p['name']}: {p['total']}" for p in game["players"])
+        writer.writerow(
+            [game["id"], game["finished_at"], _cell(game["winner"] or ""), _cell(totals)]
+        )
+    return out.getvalue()

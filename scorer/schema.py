@@ -11,7 +11,18 @@ Tables: ``games`` (one row per game; ``rounds`` is the planned series length,
 never updated or deleted); from version 2 ``tokens`` (the SHA-256 of every
 scorekeeper token of a game: never the token itself), ``games.abandoned_at`` (another
 game replaced it on the table) and ``games.version`` (bumped by every write).
-Statements may call ``token_hash(text)``, which the store registers.
+From version 3 the players across evenings (docs/storage.md, "Players"): ``people``
+(one row per remembered player: the name as last spelled, its :func:`scorer.names.skeleton`
+unique, when last seen), ``players.person`` (the seat's remembered player, null when the
+hub was not remembering or the player was forgotten), ``players.place`` and
+``players.won`` (a finished game's standings, tie-breaks applied, written when it
+finishes) and ``plays`` (the doubles played and last tiles called, from the table).
+Its migration brings every stored game in: one person per skeleton, named as in its
+first game (as a new game remembers them: a renaming is asked for, never guessed); the
+places of finished games are filled in by the store, in Python, in the same
+transaction (:func:`scorer.people.placing`).
+Statements may call ``token_hash(text)`` and ``name_skeleton(text)``, which the store
+registers.
 """
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -55,5 +66,29 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "UPDATE games SET token = token_hash(token)",
         "ALTER TABLE games ADD COLUMN abandoned_at TEXT",
         "ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 0",
+    ),
+    (
+        """CREATE TABLE people (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL,
+            skeleton TEXT NOT NULL UNIQUE, seen_at TEXT NOT NULL)""",
+        "ALTER TABLE players ADD COLUMN person INTEGER REFERENCES people(id)",
+        "ALTER TABLE players ADD COLUMN place INTEGER",
+        "ALTER TABLE players ADD COLUMN won INTEGER NOT NULL DEFAULT 0",
+        """CREATE TABLE plays (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, game_id INTEGER NOT NULL,
+            round INTEGER NOT NULL, player TEXT NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('double', 'last_tile')),
+            FOREIGN KEY (game_id, player) REFERENCES players(game_id, name))""",
+        "CREATE INDEX players_by_person ON players (person, game_id)",
+        "CREATE INDEX plays_by_player ON plays (game_id, player, kind)",
+        "CREATE INDEX rounds_went_out ON rounds (game_id, went_out)",
+        "CREATE INDEX games_by_finish ON games (finished_at)",
+        "INSERT OR IGNORE INTO people (name, skeleton, seen_at) SELECT p.name,"
+        " name_skeleton(p.name), g.created_at FROM players p JOIN games g ON g.id = p.game_id"
+        " ORDER BY g.id, p.position",
+        "UPDATE players SET person = (SELECT id FROM people"
+        " WHERE skeleton = name_skeleton(players.name))",
+        "UPDATE people SET seen_at = (SELECT max(g.created_at) FROM players p"
+        " JOIN games g ON g.id = p.game_id WHERE p.person = people.id)",
     ),
 )

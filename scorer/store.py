@@ -27,8 +27,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from scorer import games, queries, rows
+from scorer import games, people, queries, rows
+from scorer.errors import StorageFault as StorageFault
 from scorer.games import KEEP, GameRecord, WentOut
+from scorer.names import skeleton
+from scorer.roster import Roster
 from scorer.rows import GameNotFound as GameNotFound
 from scorer.rows import StaleEdit as StaleEdit
 from scorer.rows import StoreError as StoreError
@@ -42,11 +45,6 @@ from scorer.tokens import tokens_match
 def utc_now() -> str:
     """The current UTC time as ISO 8601 text: the default ``now`` of :class:`GameStore`."""
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-class StorageFault(Exception):
-    """The disk, not the input, failed a write (read-only, full, damaged): nothing was
-    changed. Not a :class:`StoreError`: an HTTP layer answers 5xx naming the problem."""
 
 
 def _load(conn: sqlite3.Connection, game_id: object) -> GameRecord:
@@ -79,7 +77,7 @@ def _as_store_error(path: str) -> Iterator[None]:
         raise StorageFault(f"{path}: {error}") from error
 
 
-class GameStore:
+class GameStore(Roster):
     """The SQLite game store at ``path`` (created, or migrated, on open).
 
     ``now`` returns ISO 8601 text; it is used only when a write is given no ``at``.
@@ -106,6 +104,9 @@ class GameStore:
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.create_function("token_hash", 1, hash_token, deterministic=True)
+        conn.create_function("name_skeleton", 1, skeleton, deterministic=True)
+        # A forgotten name is overwritten in the file, not left in a free page.
+        conn.execute("PRAGMA secure_delete = ON")
         return conn
 
     @contextmanager
@@ -151,6 +152,10 @@ class GameStore:
                 for statement in MIGRATIONS[number - 1]:
                     conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {number}")
+            if version < 3:  # schema 3: the finished games' places, by their standings
+                for (game_id,) in conn.execute(people.FINISHED_UNPLACED).fetchall():
+                    view = games.game_view(_load(conn, game_id))
+                    _run(conn, people.placing(game_id, view))
 
     def _stamp(self, at: str | None) -> str:
         stamp = self._now() if at is None else at
@@ -186,12 +191,19 @@ class GameStore:
         return [tuple(r) for r in check] == [("ok",)] and not broken
 
     def create_game(
-        self, setup: GameSetup, *, token: str, at: str | None = None, replaces: int | None = None
+        self,
+        setup: GameSetup,
+        *,
+        token: str,
+        at: str | None = None,
+        replaces: int | None = None,
+        remember: bool = True,
     ) -> int:
         """Store a checked new game (:func:`scorer.setup.check_setup`), start its round 1,
         and return its id. ``token`` (see :func:`new_token`) authorises score edits
         (:meth:`check_token`); only its hash is stored. ``replaces``: the unfinished
         game this one replaces on the table, marked abandoned in the same transaction.
+        ``remember``: the players are remembered across evenings (:mod:`scorer.people`).
         """
         stamp, token = self._stamp(at), rows.token_text(token)
         game_row = rows.new_game(setup, hash_token(token), stamp)
@@ -202,6 +214,8 @@ class GameStore:
             if replaces is not None:
                 writes.append(rows.abandon(replaces, stamp))
             _run(conn, writes + rows.seating(game_id, setup))
+            if remember:
+                _run(conn, people.remember(game_id, setup.players, stamp))
         return game_id
 
     def get_game(self, game_id: int) -> dict[str, Any]:
@@ -328,6 +342,9 @@ class GameStore:
         if game.finished_at is not None:
             game.winner = games.winner_of(game)
             _run(conn, [rows.winner(game_id, game.winner)])
+            view = games.game_view(game)
+            _run(conn, people.placing(game_id, view))
+            return view
         return games.game_view(game)
 
     def set_went_out(self, game_id: int, round: int, name: str) -> dict[str, Any]:
@@ -378,3 +395,26 @@ class GameStore:
             _load(conn, game_id).round_at(round)
             edits = conn.execute(queries.HISTORY, (game_id, round)).fetchall()
         return [dict(r) for r in edits]
+
+    # --- players across evenings (scorer.people, scorer.player_stats) ------------------
+
+    def _ask(self, question: Callable[..., Any], *args: Any) -> Any:
+        """``question(sql, *args)`` on one read snapshot (``sql(text, parameters)``
+        returns the rows)."""
+        with self._read() as conn, _as_store_error(self._path):
+            return question(lambda text, values=(): conn.execute(text, values).fetchall(), *args)
+
+    def _change(self, change: Callable[..., Any], *args: Any) -> Any:
+        """``change(sql, *args)`` in one write transaction, foreign keys checked at its
+        end (a seat's name changes in every table that holds it)."""
+        with self._write() as conn:
+            conn.execute("PRAGMA defer_foreign_keys = ON")
+            return change(lambda text, values=(): conn.execute(text, values).fetchall(), *args)
+
+    def scrub(self) -> None:
+        """Leave no deleted text in the files: checkpoint the WAL into the database and
+        truncate it, rebuild the database (VACUUM), and checkpoint again."""
+        with self._write_lock, _as_store_error(self._path):
+            for statement in ("PRAGMA wal_checkpoint(TRUNCATE)", "VACUUM"):
+                self._writer.execute(statement)
+            self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")

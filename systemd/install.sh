@@ -39,9 +39,10 @@ USER_NAME=mtrain
 GROUP_NAMES=(gpio audio dialout)
 # python3-dev, gcc and libasound2-dev build pyalsaaudio; espeak-ng is the voice;
 # avahi-daemon and libnss-mdns announce and resolve mtrain.local; sqlite3 is for
-# backups (docs/deploy.md).
+# backups (docs/deploy.md); fonts-dejavu-core draws the evening's summary picture
+# (web/evening_png.py).
 PACKAGES=(python3 python3-venv python3-dev gcc libasound2-dev alsa-utils espeak-ng
-          avahi-daemon libnss-mdns sqlite3)
+          avahi-daemon libnss-mdns sqlite3 fonts-dejavu-core)
 # The gpio backend's library: Raspberry Pi OS's package (Bookworm and Trixie: PyPI has no
 # lgpio wheel for Trixie's Python 3.13), seen by the venv through the system's packages.
 # Where apt has none (plain Debian, the rehearsal) pip installs lgpio's wheel instead.

@@ -300,3 +300,63 @@ class FakeHubService:
         if action in ("start", "stop"):
             self.selftest_status["running"] = action == "start"
         return dict(self.selftest_status)
+
+    # --- players across evenings: one remembered player per name ever seated ---------
+
+    def _people(self) -> dict[int, str]:
+        names: list[str] = []
+        for game in self.games.values():
+            names += [n for n in game["players"] if n not in names]
+        return dict(enumerate(names, start=1))
+
+    def _person(self, person_id: int) -> str:
+        name = self._people().get(person_id)
+        if name is None:
+            raise Refused(404, f"player {person_id}: no such player")
+        return name
+
+    def players(self) -> list[dict[str, Any]]:
+        """Every name seated, as a player with no statistics."""
+        self._call("players")
+        return [
+            {"id": i, "name": n, "games": 0, "wins": 0, "last_seen": None, "colour": 0}
+            for i, n in self._people().items()
+        ]
+
+    def player(self, person_id: int) -> dict[str, Any]:
+        """A player's (empty) statistics, or refused 404."""
+        self._call("player", person_id)
+        return {"id": person_id, "name": self._person(person_id), "games": 0, "wins": 0}
+
+    def head_to_head(self, a: int, b: int) -> dict[str, Any]:
+        """Two players who never met."""
+        self._call("head_to_head", a, b)
+        one, other = self._person(a), self._person(b)
+        return {"a": {"id": a, "name": one}, "b": {"id": b, "name": other}, "games": 0}
+
+    def season(self, since: str | None) -> dict[str, Any]:
+        """An empty season."""
+        self._call("season", since)
+        return {"since": since, "games": 0, "players": []}
+
+    def evening(self, game: int | None) -> dict[str, Any]:
+        """An evening with no game."""
+        self._call("evening", game)
+        return {"started": None, "ended": None, "games": [], "players": [], "highlights": []}
+
+    def rename_player(self, person_id: int, name: str) -> dict[str, Any]:
+        """Record the rename; the player as asked."""
+        self._call("rename_player", person_id, name)
+        self._person(person_id)
+        return {"id": person_id, "name": name}
+
+    def merge_players(self, source: int, into: int) -> dict[str, Any]:
+        """Record the merge; the player merged into."""
+        self._call("merge_players", source, into)
+        self._person(source)
+        return self.player(into)
+
+    def forget_player(self, person_id: int) -> None:
+        """Record the forgetting."""
+        self._call("forget_player", person_id)
+        self._person(person_id)

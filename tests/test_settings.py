@@ -20,6 +20,8 @@ def test_defaults_come_from_the_config(make_hub):
         "voice": "off",  # the fixture's; the config's default is "turns"
         "voice_language": "en",
         "spoken_names": {},
+        "remember_players": True,
+        "hide_stats": False,
     }
     assert hub.sound.volume == 0.5 and hub.policy.quiet == "turn-only"
 
@@ -38,6 +40,8 @@ def test_change_is_applied_and_saved(client, live_hub, tmp_path, table_proof):
         "voice": "off",
         "voice_language": "en",
         "spoken_names": {},
+        "remember_players": True,
+        "hide_stats": False,
     }
     again = Settings(
         live_hub.state_dir / "settings.json", {"volume": 1, "quiet": "off", "turn_chime": True}

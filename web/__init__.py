@@ -29,6 +29,7 @@ def create_app(service: HubService, test_config: dict[str, Any] | None = None) -
         games_api,
         guard,
         pages,
+        players_api,
         selftest_api,
         static_files,
         table_api,
@@ -44,6 +45,7 @@ def create_app(service: HubService, test_config: dict[str, Any] | None = None) -
     app.register_blueprint(games_api.bp)
     app.register_blueprint(table_api.bp)
     app.register_blueprint(trust_api.bp)
+    app.register_blueprint(players_api.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(selftest_api.bp)
     static_files.install(app)

@@ -41,6 +41,9 @@ BODY_FIELDS = frozenset(
         "double",
         "public",
         "engine",
+        "name",
+        "into",
+        "since",
     }
 )
 _LEADING_FIELD = re.compile(r"([a-z_]+)(\.[^\s:]+)?: ")
@@ -218,6 +221,32 @@ class HubService(Protocol):
 
     def end_game(self, game_id: int) -> dict[str, Any]:
         """Finish a game early, after its last scored round; the game."""
+
+    def players(self) -> list[dict[str, Any]]:
+        """Every remembered player, most recently seen first: ``id``, ``name``,
+        ``games``, ``wins``, ``last_seen``, ``colour``."""
+
+    def player(self, person_id: int) -> dict[str, Any]:
+        """One player's statistics (refused 404 when there is none)."""
+
+    def head_to_head(self, a: int, b: int) -> dict[str, Any]:
+        """Players ``a`` and ``b`` in the games both played."""
+
+    def season(self, since: str | None) -> dict[str, Any]:
+        """The season table since ``since`` (``YYYY-MM-DD``; None: every game)."""
+
+    def evening(self, game: int | None) -> dict[str, Any]:
+        """The summary of finished game ``game``'s evening (None: the latest); 404 for
+        another game."""
+
+    def rename_player(self, person_id: int, name: str) -> dict[str, Any]:
+        """Rename a player in every game (409 at the table or clashing); the player."""
+
+    def merge_players(self, source: int, into: int) -> dict[str, Any]:
+        """Merge player ``source`` into ``into`` (409 when both sat at one game)."""
+
+    def forget_player(self, person_id: int) -> None:
+        """Forget a player: their games keep an anonymous seat, the name is gone."""
 
     def selftest(self) -> dict[str, Any]:
         """The page's self-test (hub/selftest/session.py): ``running``, the ``step``

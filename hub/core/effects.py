@@ -49,6 +49,18 @@ class RoundReopened:
 
 
 @dataclass(frozen=True)
+class TablePlayed:
+    """A play the players' statistics count, seen on the table: ``kind`` is ``double``
+    (a double played: the chicken) or ``last_tile`` (a last-tile call) by ``player`` in
+    round ``round`` of game ``game_id``. The store notes it (``plays``)."""
+
+    game_id: int
+    round: int
+    player: str
+    kind: str
+
+
+@dataclass(frozen=True)
 class PressRefused:
     """The table refused a press: a tap on someone else's private train, a hold where
     no double may go, a long hold off one's own slot, an engine tap off a seat, the
@@ -69,4 +81,6 @@ class ClaimAnswered:
     granted: bool
 
 
-Effect = PlaySound | LogEntry | RoundEnded | RoundReopened | PressRefused | ClaimAnswered
+Effect = (
+    PlaySound | LogEntry | RoundEnded | RoundReopened | TablePlayed | PressRefused | ClaimAnswered
+)

@@ -7,7 +7,7 @@ say what changed in the game. See ``docs/rules.md`` for the profile decisions.
 
 from __future__ import annotations
 
-from hub.core.effects import Effect, LogEntry, PlaySound, PressRefused, RoundEnded
+from hub.core.effects import Effect, LogEntry, PlaySound, PressRefused, RoundEnded, TablePlayed
 from hub.core.events import CENTRE, Gesture, Held, LongHeld, MarkerPlaced, MarkerRemoved, Tapped
 from hub.core.state import Double, Game, Table, evolve
 from scorer.profiles import PROFILES, Profile
@@ -129,7 +129,12 @@ def called_last_tile(table: Table, slot: int, at: float, log: LogEntry) -> Resul
     assert game is not None
     table = evolve(table, one_tile=table.one_tile | {slot}, last_end=None)
     called = LogEntry("last-tile", at, (("slot", slot), ("player", game.owner(slot))))
-    return table, [log, PlaySound("last_tile"), called]
+    return table, [log, PlaySound("last_tile"), called, _played(game, slot, "last_tile")]
+
+
+def _played(game: Game, slot: int, kind: str) -> TablePlayed:
+    """``slot``'s player made a play the statistics count (see :class:`TablePlayed`)."""
+    return TablePlayed(game.id, game.round, str(game.owner(slot)), kind)
 
 
 def _gesture_log(g: Gesture) -> LogEntry:
@@ -254,7 +259,7 @@ def _hold(table: Table, slot: int, at: float) -> Result:
         legal = _satisfies_elsewhere(table, slot, player)
     if not legal:
         return _nope(table, slot)
-    effects: list[Effect] = [PlaySound("chicken")]
+    effects: list[Effect] = [PlaySound("chicken"), _played(game, player, "double")]
     if not profile.tracks_doubles:
         return table, effects
     if (

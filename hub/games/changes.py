@@ -5,7 +5,10 @@ back a game here: it writes to the store on its own thread, then posts the match
 core event and waits for the loop, never the other way round. What the table itself
 ends (a long hold, a blocked round, an undo that reopens one) comes back as a
 :class:`~hub.core.effects.RoundEnded` / ``RoundReopened`` effect, which
-:meth:`Games.round_ended` records on the store writer thread.
+:meth:`Games.record` records on the store writer thread, as it does a
+:class:`~hub.core.effects.TablePlayed` (a double, a last-tile call) for the players'
+statistics. A new game's players are remembered unless ``remember_players`` is off
+(the privacy setting of that name).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hub.core.effects import RoundEnded, RoundReopened
+from hub.core.effects import RoundEnded, RoundReopened, TablePlayed
 from hub.core.events import (
     DoubleFixed,
     EngineSet,
@@ -77,6 +80,7 @@ class Games:
     ) -> None:
         self.store, self.writer, self.loop, self.clock = store, writer, loop, clock
         self.broadcaster, self.eventlog, self.backups = broadcaster, eventlog, backups
+        self.remember_players = True  # the privacy setting: new games' players remembered
         # Keeps the table in step with the store when score requests race each other.
         self._rounds_lock = threading.Lock()
 
@@ -84,7 +88,9 @@ class Games:
         """Store a new game and start its round 1 on the table; returns (id, token).
         ``replaces``: the unfinished game it replaces, marked abandoned."""
         token = new_token()
-        game_id = self.store.create_game(setup, token=token, replaces=replaces)
+        game_id = self.store.create_game(
+            setup, token=token, replaces=replaces, remember=self.remember_players
+        )
         self.loop.submit(
             GameStarted(
                 game_id=game_id,
@@ -176,7 +182,7 @@ class Games:
                 and table.game.round == round
                 and table.game.phase in PLAYING
             ):
-                # The loop ends the round; its RoundEnded effect records it (round_ended).
+                # The loop ends the round; its RoundEnded effect records it (record).
                 self.loop.submit(RoundBlocked(self.clock.now())).result(5.0)
                 self.writer.flush()
             game = self.store.get_game(game_id)
@@ -300,10 +306,14 @@ class Games:
             self.broadcaster.publish("game", game)
         return game
 
-    def round_ended(self, effect: RoundEnded | RoundReopened) -> None:
-        """The table ended (or an undo reopened) a round (loop thread): record it on
-        the writer thread, never the loop's."""
-        self.writer.submit(lambda: self._record_round_end(effect))
+    def record(self, effect: RoundEnded | RoundReopened | TablePlayed) -> None:
+        """The table ended (or an undo reopened) a round, or saw a play the statistics
+        count (loop thread): record it on the writer thread, never the loop's."""
+        if isinstance(effect, TablePlayed):
+            play = (effect.game_id, effect.round, effect.player, effect.kind)
+            self.writer.submit(lambda: self.store.note_play(*play))
+        else:
+            self.writer.submit(lambda: self._record_round_end(effect))
 
     def _record_round_end(self, effect: RoundEnded | RoundReopened) -> None:
         if isinstance(effect, RoundReopened):

@@ -21,6 +21,7 @@ from hub.core.events import CENTRE, DoubleFixed, PublicFixed, TurnFixed
 from hub.core.state import Table
 from hub.games.changes import Games, RoundInPlay
 from hub.games.trust import TableTrust
+from hub.http.players import PlayerReads, PlayerRequests
 from hub.runtime.eventlog import EventLog
 from hub.runtime.settings import SettingsError, check
 from hub.runtime.timers import Timers
@@ -109,7 +110,7 @@ class SimulatedPins(Protocol):
         """Put a marker on a slot's sensor or take it off."""
 
 
-class StoreReads(Protocol):
+class StoreReads(PlayerReads, Protocol):
     """The store's queries a request answers from (:class:`scorer.store.GameStore`)."""
 
     def check_token(self, game_id: int, token: str) -> bool:
@@ -157,7 +158,7 @@ class WebParts:
     sim: SimulatedPins | None
 
 
-class HubWebService:
+class HubWebService(PlayerRequests):
     """What a request may ask of the hub's ``parts`` (see :class:`web.service.HubService`).
 
     ``sleep`` None (the composition root): real time; a held press is released by a
@@ -174,6 +175,7 @@ class HubWebService:
         timers: Later | None = None,
     ) -> None:
         self._parts = parts
+        self._players_store, self._players_flush = parts.store, parts.flush
         self._loop = parts.loop
         self._sleep = sleep or time.sleep
         self._times_out = sleep is None

@@ -2,8 +2,9 @@
 
 This runs on the loop thread, so every adapter call here must return at once: the
 sound player queues (or writes one period to an idle device), the ring lights queue,
-the broadcaster offers to bounded queues, and a round's end goes to the store writer
-thread (``on_round_ended`` only submits).
+the broadcaster offers to bounded queues, and what the store records of the table (a
+round's end, a play the players' statistics count) goes to the store writer thread
+(``on_record`` only submits).
 """
 
 from __future__ import annotations
@@ -20,12 +21,15 @@ from hub.core.effects import (
     PressRefused,
     RoundEnded,
     RoundReopened,
+    TablePlayed,
 )
 from hub.core.state import Table
 from hub.io.sound import SoundPlayer, SoundPolicy
 from hub.runtime.broadcast import Broadcaster
 from hub.runtime.eventlog import EventLog
 from hub.voice.speaker import Announcer, Spoken, joined
+
+Recorded = RoundEnded | RoundReopened | TablePlayed  # what the store records of the table
 
 log = logging.getLogger("hub.runtime.dispatch")
 
@@ -59,7 +63,7 @@ class EffectDispatcher:
         broadcaster: Broadcaster,
         policy: SoundPolicy,
         *,
-        on_round_ended: Callable[[RoundEnded | RoundReopened], None] | None = None,
+        on_record: Callable[[Recorded], None] | None = None,
         on_claim: Callable[[ClaimAnswered], None] | None = None,
         voice: Announcer | None = None,
         chime_frames: dict[str, int] | None = None,
@@ -69,8 +73,8 @@ class EffectDispatcher:
         self.eventlog = eventlog
         self.broadcaster = broadcaster
         self.policy = policy
-        # A round ended or reopened on the table (to the store writer's thread).
-        self.on_round_ended = on_round_ended
+        # A round ended or reopened on the table, a play noted (to the store writer's thread).
+        self.on_record = on_record
         # A claim's answer (the runtime turns a grant into a token; must return at once).
         self.on_claim = on_claim
         self.voice = voice
@@ -153,7 +157,7 @@ class EffectDispatcher:
             self.broadcaster.publish("event", entry)
         elif isinstance(effect, PressRefused):
             self.leds.refused(effect.slot)  # a flash, whether or not ``nope`` was heard
-        elif isinstance(effect, RoundEnded | RoundReopened) and self.on_round_ended is not None:
-            self.on_round_ended(effect)
+        elif isinstance(effect, Recorded) and self.on_record is not None:
+            self.on_record(effect)
         elif isinstance(effect, ClaimAnswered) and self.on_claim is not None:
             self.on_claim(effect)

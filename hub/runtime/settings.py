@@ -1,7 +1,10 @@
 """Settings a person changes at the table (volume, quiet mode, turn chime, the ring's
-brightness, the voice, its language and the spellings of names for it), kept across
-restarts in ``settings.json`` under the state directory. The config file gives the
-starting values; a change made from a phone wins over them.
+brightness, the voice, its language and the spellings of names for it, and the
+players' privacy: ``remember_players``, whether a new game's players are remembered
+across evenings, and ``hide_stats``, whether the players' statistics need the
+scorekeeper's token or the table's proof to be read), kept across restarts in
+``settings.json`` under the state directory. The config file gives the starting
+values; a change made from a phone wins over them.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ KEYS = (
     "voice",
     "voice_language",
     "spoken_names",
+    "remember_players",
+    "hide_stats",
 )
 MOST_SPELLINGS = 32  # spellings for the voice kept at once (a family's players)
 LONGEST_NAME = 40  # a player's name, as the games take it

@@ -24,11 +24,16 @@ const VIEWS = {
   games: () => import("./games.js"),
   join: () => import("./join.js"),
   selftest: () => import("./selftest.js"),
+  players: () => import("./players.js"),
+  player: () => import("./player.js"),
+  versus: () => import("./versus.js"),
+  season: () => import("./season.js"),
+  evening: () => import("./evening.js"),
 };
 // Loaded after the table's first paint; import() of a literal, so the import graph is
 // plain to read (and to test).
 const ADD_ONS = [() => import("./mqtt.js"), () => import("./ring.js"), () => import("./fixes.js"),
-  () => import("./storage.js")];
+  () => import("./storage.js"), () => import("./known.js")];
 
 // --- live updates ----------------------------------------------------------------------
 // The stream; or, while the hub refuses it (a 503: it serves all the streams it can),

@@ -1,0 +1,111 @@
+"""The players across evenings as the web layer sees them: a part of
+:class:`hub.http.adapter.HubWebService` (its base class), over the store's
+:class:`PlayerReads` (:class:`scorer.roster.Roster`, a part of the game store).
+
+Reads and changes run on the requesting thread, after the store writer has written
+everything the loop ordered (``flush``). A change to a player at the unfinished game
+on the table is refused (409): the table holds their name until it ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol
+
+from scorer.people import PersonBusy, PersonNotFound
+from scorer.rows import GameNotFound, StoreError
+from web.service import Refused
+
+
+class PlayerReads(Protocol):
+    """What the store answers and changes about players (:class:`scorer.roster.Roster`)."""
+
+    def players(self) -> list[dict[str, Any]]:
+        """Every remembered player, most recently seen first."""
+        ...
+
+    def player(self, person_id: int) -> dict[str, Any]:
+        """One player's statistics."""
+        ...
+
+    def head_to_head(self, a: int, b: int) -> dict[str, Any]:
+        """Two players in the games both played."""
+        ...
+
+    def season(self, since: str | None = None) -> dict[str, Any]:
+        """The season table since a date."""
+        ...
+
+    def evening(self, game: int | None = None) -> dict[str, Any]:
+        """An evening's summary."""
+        ...
+
+    def rename_player(self, person_id: int, name: str) -> dict[str, Any]:
+        """Rename a player everywhere."""
+        ...
+
+    def merge_players(self, source: int, into: int) -> dict[str, Any]:
+        """Merge a typo into the right player."""
+        ...
+
+    def forget_player(self, person_id: int) -> None:
+        """Forget a player (their seats stay, anonymous)."""
+        ...
+
+
+@contextmanager
+def _refused() -> Iterator[None]:
+    """The store's refusals as :class:`Refused`: 404 no such player, 409 busy, 400 else."""
+    try:
+        yield
+    except (PersonNotFound, GameNotFound) as exc:
+        raise Refused.because(exc, 404) from exc
+    except PersonBusy as exc:
+        raise Refused.because(exc, 409) from exc
+    except StoreError as exc:
+        raise Refused.because(exc, 400) from exc
+
+
+class PlayerRequests:
+    """The players' calls of :class:`web.service.HubService` (see the module)."""
+
+    _players_store: PlayerReads
+    _players_flush: Callable[[], None]
+
+    def _players_ask(self, question: Callable[..., Any], *args: Any) -> Any:
+        self._players_flush()
+        with _refused():
+            return question(*args)
+
+    def players(self) -> list[dict[str, Any]]:
+        """Every remembered player, most recently seen first."""
+        return list(self._players_ask(self._players_store.players))
+
+    def player(self, person_id: int) -> dict[str, Any]:
+        """One player's statistics (404 when there is none)."""
+        return dict(self._players_ask(self._players_store.player, person_id))
+
+    def head_to_head(self, a: int, b: int) -> dict[str, Any]:
+        """Two players side by side."""
+        return dict(self._players_ask(self._players_store.head_to_head, a, b))
+
+    def season(self, since: str | None) -> dict[str, Any]:
+        """The season table since ``since``."""
+        return dict(self._players_ask(self._players_store.season, since))
+
+    def evening(self, game: int | None) -> dict[str, Any]:
+        """The summary of a game's evening (404: no such finished game)."""
+        return dict(self._players_ask(self._players_store.evening, game))
+
+    def rename_player(self, person_id: int, name: str) -> dict[str, Any]:
+        """Rename a player in every game at once."""
+        return dict(self._players_ask(self._players_store.rename_player, person_id, name))
+
+    def merge_players(self, source: int, into: int) -> dict[str, Any]:
+        """Merge player ``source`` into ``into``."""
+        return dict(self._players_ask(self._players_store.merge_players, source, into))
+
+    def forget_player(self, person_id: int) -> None:
+        """Forget a player; their games keep an anonymous seat."""
+        self._players_ask(self._players_store.forget_player, person_id)

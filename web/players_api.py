@@ -1,0 +1,182 @@
+"""The players across evenings (issue 26): the remembered players, one player's
+statistics, two players head to head, the season table, an evening's summary (JSON,
+CSV and a PNG drawn on the hub); renaming, merging and forgetting a player.
+
+Reads are open to every phone unless the ``hide_stats`` setting is on: then the
+statistics (a player's page, head to head, the season, the games and wins in the
+list) need what a settings change needs, the running game's scorekeeper token or
+the table's proof. Changes always need it. ``docs/api.md`` lists every call.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request
+
+from scorer import export
+from web import i18n
+from web.api import TABLE_COOKIE, has_proof, hub_service, json_body, request_token
+from web.errors import abort
+from web.inputs import ID, MAX_ID, BadInput, query_whole
+
+bp = Blueprint("players", __name__, url_prefix="/api")
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _proof(doing: str) -> None:
+    """401/403 unless this request has the scorekeeper's token or the table's proof."""
+    game_id = hub_service().running_game()
+    if has_proof(game_id):
+        return
+    sent = request_token(game_id) or request.cookies.get(TABLE_COOKIE)
+    who = (
+        f"game {game_id}'s scorekeeper token or the table's proof (claim it at the hub)"
+        if game_id is not None
+        else "the table's proof: claim it at the hub (a press on the slot it lights)"
+    )
+    abort(403 if sent else 401, f"token: {doing} needs {who}", "token")
+
+
+def _hidden() -> bool:
+    """Whether the statistics are hidden from this request (``hide_stats``, no proof)."""
+    if not hub_service().settings().get("hide_stats"):
+        return False
+    return not has_proof(hub_service().running_game())
+
+
+def _statistics() -> None:
+    if _hidden():
+        _proof("reading the players' statistics (hidden from viewers by the settings)")
+
+
+def _body(allowed: tuple[str, ...]) -> dict[str, Any]:
+    body = json_body()
+    unknown = sorted(set(body) - set(allowed))
+    if unknown:
+        abort(
+            400,
+            f"{unknown[0]}: unknown field (allowed: {', '.join(allowed) or 'none'})",
+            unknown[0],
+        )
+    return body
+
+
+def _since() -> str | None:
+    """The ``since`` query parameter, a date ``YYYY-MM-DD``, or None."""
+    unknown = sorted(set(request.args) - {"since"})
+    if unknown:
+        abort(400, f"{unknown[0]}: unknown parameter (allowed: since)", unknown[0])
+    since = request.args.get("since")
+    if since is None:
+        return None
+    try:
+        if not _DATE.fullmatch(since):
+            raise ValueError
+        date.fromisoformat(since)
+    except ValueError:
+        abort(400, f"since: {since!r} is not a date like 2026-01-31", "since")
+    return since
+
+
+@bp.get("/players")
+def players() -> Response:
+    """Every remembered player, most recently seen first (games and wins unless hidden)."""
+    listed = hub_service().players()
+    if _hidden():
+        listed = [{k: v for k, v in p.items() if k not in ("games", "wins")} for p in listed]
+    return jsonify(listed)
+
+
+@bp.get(f"/players/<{ID}:person_id>")
+def player(person_id: int) -> Response:
+    _statistics()
+    return jsonify(hub_service().player(person_id))
+
+
+@bp.get(f"/players/<{ID}:a>/vs/<{ID}:b>")
+def head_to_head(a: int, b: int) -> Response:
+    _statistics()
+    if a == b:
+        abort(400, f"players: head to head needs two players, not player {a} twice", "players")
+    return jsonify(hub_service().head_to_head(a, b))
+
+
+@bp.get("/season")
+def season() -> Response:
+    _statistics()
+    return jsonify(hub_service().season(_since()))
+
+
+@bp.post(f"/players/<{ID}:person_id>/rename")
+def rename(person_id: int) -> Response:
+    _proof("renaming a player")
+    name = _body(("name",)).get("name")
+    if not isinstance(name, str):
+        abort(400, 'name: expected the new name, like {"name": "Ann"}', "name")
+    return jsonify(hub_service().rename_player(person_id, name))
+
+
+@bp.post(f"/players/<{ID}:person_id>/merge")
+def merge(person_id: int) -> Response:
+    _proof("merging players")
+    into = _body(("into",)).get("into")
+    if isinstance(into, bool) or not isinstance(into, int) or not 0 < into <= MAX_ID:
+        abort(400, 'into: expected the id of the player to merge into, like {"into": 3}', "into")
+    return jsonify(hub_service().merge_players(person_id, into))
+
+
+@bp.post(f"/players/<{ID}:person_id>/forget")
+def forget(person_id: int) -> Response:
+    _proof("forgetting a player")
+    _body(())
+    hub_service().forget_player(person_id)
+    return jsonify({"forgotten": person_id})
+
+
+def _evening() -> dict[str, Any]:
+    """The evening of the ``game`` query parameter (none: the latest evening)."""
+    _statistics()
+    unknown = sorted(set(request.args) - {"game"})
+    if unknown:
+        abort(400, f"{unknown[0]}: unknown parameter (allowed: game)", unknown[0])
+    game = request.args.get("game")
+    try:
+        number = None if game is None else query_whole(game, "game", 1, MAX_ID)
+    except BadInput as exc:
+        abort(400, str(exc), exc.field)
+    return hub_service().evening(number)
+
+
+def _download(body: str | bytes, name: str, mimetype: str) -> Response:
+    disposition = {"Content-Disposition": f'attachment; filename="{name}"'}
+    return Response(body, mimetype=mimetype, headers=disposition)
+
+
+@bp.get("/evening")
+def evening() -> Response:
+    return jsonify(_evening())
+
+
+@bp.get("/evening/export.csv")
+def evening_csv() -> Response:
+    return _download(export.evening_csv(_evening()), "mtrain-evening.csv", "text/csv")
+
+
+@bp.get("/evening/export.json")
+def evening_json() -> Response:
+    body = export.game_json(_evening())
+    return _download(body, "mtrain-evening.json", "application/json")
+
+
+@bp.get("/evening.png")
+def evening_png() -> Response:
+    """The summary as a picture to share, in the phone's language."""
+    from web.evening_png import render
+
+    summary = _evening()
+    lang = i18n.language(request.headers.get("Accept-Language"))
+    return Response(render(summary, lang), mimetype="image/png")
