@@ -69,6 +69,11 @@ OPTIONS: dict[str, Option] = {
             "Blanks: every blank half scores 25, the double blank 50",
             requires=(("double_blank", (0, 50)),),
         ),
+        Option(
+            "last_tile_call",
+            (False, True),
+            "Last-tile call: tap the table with one tile left, or draw two if caught",
+        ),
     )
 }
 
@@ -93,7 +98,9 @@ class Profile:
     need not. ``mexican_double_one_cover``: with chickenfoot, a double on the Mexican
     Train needs one cover. ``privatising_double_free``: a double played on one's own
     public train to make it private again needs no cover (Galt's second exception).
-    ``last_tile_reminder``: going out without having called the last tile is reminded.
+    ``last_tile_reminder``: the last-tile call is always in force (with the option
+    ``last_tile_call`` where the profile offers it): going out without having called
+    is noted in the log (see :meth:`last_tile_call`).
     ``engine_chosen``: the engine is the highest double anyone holds, so the table
     names it each round (default: the next lower double).
     """
@@ -139,6 +146,12 @@ class Profile:
         if self.chickenfoot_allowed and options.get("chickenfoot"):
             return 1 if on_mexican and self.mexican_double_one_cover else 3
         return 1
+
+    def last_tile_call(self, options: dict[str, object]) -> bool:
+        """True when the last-tile call is in force: always (``last_tile_reminder``), or
+        when the profile offers it as the ``last_tile_call`` option and it is on."""
+        offered = "last_tile_call" in self.options and bool(options.get("last_tile_call"))
+        return self.last_tile_reminder or offered
 
     @property
     def tracks_doubles(self) -> bool:
@@ -190,11 +203,10 @@ PROFILES: dict[str, Profile] = {
         fail_reminder=True,
         out_waits_first_turns=False,
         double_waits_in_first_turn=False,
-        options=("chickenfoot", "partnerships", "double_blank", "blanks"),
+        options=("chickenfoot", "partnerships", "double_blank", "blanks", "last_tile_call"),
         tiles_each=((2, 4, 15), (5, 6, 12), (7, 8, 11)),
         default_set=((2, 8, 12),),
         privatising_double_free=True,
-        last_tile_reminder=True,
     ),
     "triples": Profile(
         id="triples",

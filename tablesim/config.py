@@ -33,6 +33,7 @@ class GameConfig:
     partnerships: bool = False
     double_blank: int = 0
     blanks: bool = False
+    last_tile_call: bool = False
 
     def __post_init__(self) -> None:
         if self.rules not in PROFILES:
@@ -140,6 +141,8 @@ class GameConfig:
             raise ValueError(f"partnerships: need 4, 6 or 8 players, not {len(self.seats)}")
         if self.blanks and (not self.profile.blanks_allowed or self.double_blank not in (0, 50)):
             raise ValueError(f"blanks: a {self.rules} option? (needs double_blank 0 or 50)")
+        if self.last_tile_call and not self.profile.last_tile_call_allowed:
+            raise ValueError(f"last_tile_call: not an option of the {self.rules} profile")
         if self.double_blank not in DOUBLE_BLANK_VALUES:
             raise ValueError(f"double_blank {self.double_blank}: one of {DOUBLE_BLANK_VALUES}")
 

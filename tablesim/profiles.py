@@ -37,6 +37,7 @@ class OracleProfile:
     last_tile_reminder: bool = False
     engine_chosen: bool = False
     blanks_allowed: bool = False
+    last_tile_call_allowed: bool = False  # the call as an option (consensus)
 
     @property
     def tracks_doubles(self) -> bool:
@@ -97,8 +98,8 @@ PROFILES: dict[str, OracleProfile] = {
         tiles_each=((2, 4, 15), (5, 6, 12), (7, 8, 11)),
         default_set=((2, 8, 12),),
         privatising_double_free=True,
-        last_tile_reminder=True,
         blanks_allowed=True,
+        last_tile_call_allowed=True,
     ),
     "triples": OracleProfile(
         name="triples",

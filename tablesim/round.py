@@ -213,9 +213,17 @@ class Round:
         return [move.tile], move.slot
 
     def _tap_end(self, p: int, slot: int) -> None:
-        """p's turn ended with a tap on ``slot``; holding one tile, p mostly calls it."""
+        """p's turn ended with a tap on ``slot``; holding one tile, p mostly calls it
+        (not on a public train of their own nor one with a double open on it: the next
+        player's quick tap there is a play, so the hub reads none as a call)."""
         self._emit(Tap(slot))
-        if len(self.table.hands[p]) == 1 and not self.over and self.rng.random() < self.calls:
+        private = p not in self.markers and (self.double is None or self.double.slot != p)
+        if (
+            private
+            and len(self.table.hands[p]) == 1
+            and not self.over
+            and self.rng.random() < self.calls
+        ):
             self.one_tile.add(p)
             self._emit(LastTile(p))
 

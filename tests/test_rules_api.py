@@ -133,6 +133,11 @@ def test_rules_have_the_shape_of_the_contract() -> None:
             "label": RULES["options"]["blanks"]["label"],
             "requires": {"double_blank": [0, 50]},
         },
+        "last_tile_call": {
+            "values": [False, True],
+            "default": False,
+            "label": RULES["options"]["last_tile_call"]["label"],
+        },
     }
     assert all(option["label"] for option in RULES["options"].values())
 
@@ -147,7 +152,13 @@ def test_rules_serve_the_deal_tables_within_the_hubs_seats() -> None:
     assert fun["default_set"] == [{"players": [2, 3], "set": 9}, {"players": [4, 8], "set": 12}]
     consensus = next(p for p in RULES["profiles"] if p["id"] == "consensus")
     assert consensus["name"] == "Consensus (Galt, 1994)"
-    assert consensus["options"] == ["chickenfoot", "partnerships", "double_blank", "blanks"]
+    assert consensus["options"] == [
+        "chickenfoot",
+        "partnerships",
+        "double_blank",
+        "blanks",
+        "last_tile_call",
+    ]
     assert consensus["tiles_each"] == [
         {"players": [2, 4], "tiles": 15},
         {"players": [5, 6], "tiles": 12},

@@ -57,6 +57,9 @@ ORACLE_FIELDS: dict[str, Compare] = {
     "last_tile_reminder": lambda sim, real: sim.last_tile_reminder == real.last_tile_reminder,
     "engine_chosen": lambda sim, real: sim.engine_chosen == real.engine_chosen,
     "blanks_allowed": lambda sim, real: sim.blanks_allowed == real.blanks_allowed,
+    "last_tile_call_allowed": lambda sim, real: (
+        sim.last_tile_call_allowed == ("last_tile_call" in real.options)
+    ),
 }
 
 # The real profile's fields and the oracle field each is compared through; None: the
@@ -133,7 +136,7 @@ def test_options() -> None:
 
 
 @pytest.mark.parametrize("rules", list(PROFILES))
-@pytest.mark.parametrize("key", ["chickenfoot", "partnerships", "blanks"])
+@pytest.mark.parametrize("key", ["chickenfoot", "partnerships", "blanks", "last_tile_call"])
 def test_the_oracle_offers_an_option_where_the_profile_does(rules: str, key: str) -> None:
     needs = OPTIONS[key].players
     for players in SEATED:

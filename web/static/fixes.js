@@ -140,7 +140,7 @@ function centre(snap) {
   if (!box) {
     box = place("sim", "centre", "div");
     box.className = "row centre";
-    for (const [ms, label] of [[0, "Centre tap"], [1400, "Centre hold"], [2300, "Centre undo"]]) {
+    for (const [ms, label] of [[0, "Centre tap"], [1400, "Centre hold"], [4300, "Centre undo"]]) {
       const b = el("button", { type: "button", "data-centre": String(ms) }, label);
       b.addEventListener("click", async () => {
         const r = await api("POST", "/api/sim/centre/press", { hold_ms: ms });
