@@ -193,8 +193,13 @@ def expected_sounds(
     having called is noted in the log, not sounded), or an undo's chime."""
     heard: Counter[str] = Counter()
     if isinstance(action, Hold):
+        # In a first-turn string (triples) a second double on one's own train is a
+        # double played, not the first one closed.
         dead = (
-            before is not None and before.double is not None and (before.double.slot == action.slot)
+            before is not None
+            and before.double is not None
+            and before.double.slot == action.slot
+            and before.phase != "first-turn"
         )
         heard["chicken"] = 0 if dead else 1
     elif isinstance(action, LongHold):

@@ -96,6 +96,8 @@ def test_4_consensus_privatising_double(hub):
         g.press(slot)
     g.marker(2, False)
     state = g.press(2, 1100)
+    assert state["double"] is None and state["turn"] == 2  # no cover owed; he may go on
+    state = g.press(2)  # his tile on the double (or nothing more): the turn ends
     assert state["double"] is None and state["turn"] == 3
 
 

@@ -141,8 +141,10 @@ def test_consensus_double_that_makes_ones_train_private_needs_no_cover(make_hub)
     t.sounds()
     t.hold(2)  # ... and plays a double on his own train: it is private again
     assert "chicken" in t.sounds() and "reminder" not in t.sounds()
-    assert t.snap["double"] is None and t.snap["turn"] == 3
+    assert t.snap["double"] is None and t.snap["turn"] == 2  # he may lay a tile on it
     assert t.log("double-free")[-1]["slot"] == 2
+    t.tap(2)  # he does: his turn ends, no "nope"
+    assert t.snap["turn"] == 3 and "nope" not in t.sounds()
     t.hold(3)  # a double on a train that was private: it must be covered
     assert t.snap["double"]["slot"] == 3
 

@@ -14,6 +14,8 @@ from scorer.profiles import PROFILES, Profile
 
 Result = tuple[Table, list[Effect]]
 PLAYING = ("first-turn", "play")
+# The play a table action changed (``hub.core.undo.PLAY`` without the last-tile state).
+RESTORED = ("game", "turn", "doubles", "first_turns_left", "went_out", "out_pending")
 
 
 def profile_of(game: Game) -> Profile:
@@ -89,6 +91,12 @@ def round_over(table: Table, went_out: int | None, at: float) -> Result:
 def on_gesture(table: Table, g: Gesture) -> Result:
     """Apply one classified gesture to the table."""
     log = _gesture_log(g)
+    table, ended = _string_went_on(table, g)
+    if ended:
+        log = LogEntry("string-end", g.at, (("slot", ended[0]), ("double", "waits")))
+        ended_log: list[Effect] = [log, *ended[1]]
+        table, effects = on_gesture(table, g)
+        return table, [*ended_log, *effects]
     if isinstance(g, MarkerPlaced | MarkerRemoved):
         table, effects = _marker(table, g)
         return table, [log, *effects]
@@ -120,6 +128,35 @@ def on_gesture(table: Table, g: Gesture) -> Result:
     if lifted == player and player is not None and table.turn != player:
         effects += _lifted_without_playing(table, player, g)
     return table, [log, *effects]
+
+
+def string_double(table: Table) -> Double | None:
+    """The double the turn owner laid in their first turn's string (``triples``), while
+    that turn lasts: the string may still go on past it."""
+    game, player = table.game, table.turn
+    if game is None or game.phase != "first-turn" or player is None:
+        return None
+    for double in table.doubles:
+        if double.waiting and double.player == player:
+            return double
+    return None
+
+
+def _string_went_on(table: Table, g: Gesture) -> tuple[Table, tuple[int, list[Effect]] | None]:
+    """After a double in a first-turn string (``triples``): a tap on the player's own
+    slot says the string went on past it (their next tile satisfied it: it closes) and
+    ends there; a gesture anywhere else is the next player's, so the string ended on
+    the double: the turn passes first and the double waits for its player's second
+    turn. Returns the table and, when the turn passed, who played and its effects."""
+    double, player = string_double(table), table.turn
+    if double is None or player is None:
+        return table, None
+    if g.slot == player:
+        if isinstance(g, Tapped):
+            table = evolve(table, doubles=tuple(d for d in table.doubles if d is not double))
+        return table, None
+    table, effects = end_turn(table, g.at)
+    return table, (player, effects)
 
 
 def _lifted_without_playing(table: Table, player: int, g: Gesture) -> list[Effect]:
@@ -294,20 +331,25 @@ def _hold(table: Table, slot: int, at: float) -> Result:
         and (profile.privatising_double_free)
     ):
         # Galt's second exception: a double that made one's own public train private
-        # again (the marker came off this turn) needs no cover; it was the turn's play.
+        # again (the marker came off this turn) needs no cover. The turn stays: the
+        # player may still lay a tile on it, or anywhere they may, and any play (a tap
+        # on their own slot when they have none) ends the turn.
         log = LogEntry(
             "double-free",
             at,
             (("slot", slot), ("why", "played to make the train private again: needs no cover")),
         )
-        table, more = end_turn(table, at)
-        return table, [*effects, log, *more]
+        return table, [*effects, log]
     if double is not None:
         table = _covered(table, double, double.covers_left)
     if game.phase == "first-turn" and profile.double_waits_in_first_turn:
+        # A double in the first turn's string: the string may go on (the next tile
+        # satisfies it) or end on it (it waits for the player's second turn). The
+        # turn stays, as under ``aces``; the next gesture says which (see
+        # :func:`_string_went_on`).
+        rest = tuple(d for d in table.doubles if d is not string_double(table))
         waiting = Double(slot, 1, player, waiting=True, player=player)
-        table, more = end_turn(evolve(table, doubles=(*table.doubles, waiting)), at)
-        return table, effects + more
+        return evolve(table, doubles=(*rest, waiting)), effects
     covers = profile.covers(dict(game.options), on_mexican=slot == game.mexican)
     opened = Double(slot, covers, player, player=player)
     return evolve(table, doubles=(opened, *table.doubles)), effects
@@ -375,10 +417,36 @@ def _marker(table: Table, g: MarkerPlaced | MarkerRemoved) -> Result:
     if isinstance(g, MarkerRemoved):
         return _marker_lifted(table, g)
     effects: list[Effect] = [PlaySound("choo")]
-    if game is None or game.phase not in PLAYING or table.turn != g.slot:
+    if game is None or game.phase not in PLAYING:
         return table, effects
+    if table.turn != g.slot:
+        passed = _tap_was_a_pass(table, g.slot)
+        if passed is None:
+            return table, effects
+        why = "marker down: the tap was a pass, not an answer to their own double"
+        table = passed
+        effects.append(LogEntry("pass", g.at, (("slot", g.slot), ("why", why))))
     table, more = end_turn(table, g.at)
     return table, effects + more
+
+
+def _tap_was_a_pass(table: Table, slot: int) -> Table | None:
+    """A doubler who cannot answer their own double puts their marker down (every
+    profile that tracks doubles). When they tapped their own slot first (as a follower
+    passes under ``mexicantrainfun``) and the tap, the table's last action, closed
+    their double on their own train, the marker says the tap was a pass: the table
+    before the tap (the double still open, their turn), which the marker then ends
+    like any failing doubler's. None otherwise."""
+    game = table.game
+    last = table.history[-1] if table.history else None
+    if game is None or last is None or not profile_of(game).tracks_doubles:
+        return None
+    if last.turn != slot or last.what != f"tap slot {slot}" or table.doubles:
+        return None
+    own = [d for d in last.doubles if d.slot == slot and d.player == slot and not d.waiting]
+    if not own or own[0].covers_done != 0:
+        return None
+    return evolve(table, **{f: getattr(last, f) for f in RESTORED})
 
 
 def _marker_lifted(table: Table, g: MarkerRemoved) -> Result:

@@ -159,3 +159,86 @@ def test_a_quick_second_tap_on_a_private_train_is_still_the_call():
     hub.press(1, 0.1)
     hub.tap(1)
     assert hub.table.turn == 2 and hub.table.one_tile == frozenset({1})
+
+
+# 5. triples: a double inside the first turn's string does not end the turn
+
+
+def test_triples_a_double_inside_the_first_string_keeps_the_turn():
+    hub = CoreDriver()
+    hub.start(PLAYERS, rules="triples", first=1, mexican_slot=8)  # Ann starts
+    hub.hold(1)  # a double in her string ...
+    assert hub.table.turn == 1 and "chicken" in hub.sounds()
+    hub.tap(1)  # ... her next tile satisfied it; her string ends there
+    assert hub.table.turn == 2 and hub.table.doubles == ()
+    assert "nope" not in hub.sounds()
+
+
+def test_triples_a_string_ending_on_a_double_waits_for_the_second_turn():
+    hub = CoreDriver()
+    hub.start(PLAYERS, rules="triples", first=1, mexican_slot=8)
+    hub.hold(1)
+    hub.hold(1)  # a second double in the string: the first was satisfied, this one ends it
+    hub.tap(2)  # Bob's string: Ann's turn had ended on her double
+    assert hub.table.turn == 3 and len(hub.table.doubles) == 1
+    assert hub.table.doubles[0].waiting and hub.table.doubles[0].slot == 1
+    assert [dict(e.fields)["slot"] for e in hub.logs("string-end")] == [1]
+    hub.tap(3)
+    hub.tap(4)  # the first turns are done: Ann must satisfy her double now
+    assert hub.table.turn == 1 and not hub.table.doubles[0].waiting
+    hub.tap(1)
+    assert hub.table.doubles == () and hub.table.turn == 2
+
+
+# 6. Galt's exception 2: the player's tile after a privatising double is no "nope"
+
+
+def test_the_tile_after_a_privatising_double_is_the_players_play():
+    hub = started()
+    hub.marker(1, True)  # Ann could not play: public; Bob's turn
+    for slot in (2, 3, 4):
+        hub.tap(slot)
+    hub.marker(1, False)  # Ann lifts her marker ...
+    hub.hold(1)  # ... and lays a double on her train: private again, no cover owed
+    assert hub.table.doubles == () and hub.table.turn == 1
+    hub.effects.clear()
+    hub.tap(1)  # her tile on it
+    assert "nope" not in hub.sounds() and hub.table.turn == 2
+    assert "reminder" not in hub.sounds()
+
+
+def test_after_a_privatising_double_the_player_may_play_elsewhere():
+    hub = started()
+    hub.marker(1, True)
+    for slot in (2, 3, 4):
+        hub.tap(slot)
+    hub.marker(1, False)
+    hub.hold(1)
+    hub.tap(8)  # her next tile on the Mexican Train: no reminder, her train is private
+    assert hub.table.turn == 2 and "reminder" not in hub.sounds() and "nope" not in hub.sounds()
+
+
+# 7. a doubler's pass tap on their own double, then the marker: a pass, not an answer
+
+
+def test_mexicantrainfun_doublers_tap_then_marker_is_a_pass():
+    hub = started("mexicantrainfun")
+    hub.hold(1)  # Ann's double on her own train
+    hub.tap(1)  # she cannot answer: she taps to pass, as followers do ...
+    assert hub.table.doubles == ()  # (read as an answer, until ...)
+    hub.marker(1, True)  # ... and puts her marker down, as the seed asks
+    assert hub.table.turn == 2 and len(hub.table.doubles) == 1
+    double = hub.table.doubles[0]
+    assert double.slot == 1 and double.responsible == 2 and double.covers_left == 1
+    assert [dict(e.fields)["slot"] for e in hub.logs("pass")] == [1]
+    hub.tap(1)  # Bob answers it on Ann's (now public) train
+    assert hub.table.doubles == () and hub.table.turn == 3
+
+
+def test_a_marker_after_an_answer_made_by_the_next_player_is_no_pass():
+    hub = started("mexicantrainfun")
+    hub.hold(1)
+    hub.tap(1)  # Ann answered her double
+    hub.tap(2)  # Bob played: the answer stands
+    hub.marker(1, True)
+    assert hub.table.doubles == () and hub.table.turn == 3 and hub.logs("pass") == []
