@@ -60,6 +60,10 @@ ORACLE_FIELDS: dict[str, Compare] = {
     "last_tile_call_allowed": lambda sim, real: (
         sim.last_tile_call_allowed == ("last_tile_call" in real.options)
     ),
+    "small_set_deals": lambda sim, real: (
+        {s: _by_count(rows) for s, rows in sim.small_set_deals}
+        == {s: _by_count(rows) for s, rows in real.tiles_by_set}
+    ),
 }
 
 # The real profile's fields and the oracle field each is compared through; None: the
@@ -84,6 +88,7 @@ REAL_FIELDS: dict[str, str | None] = {
     "privatising_double_free": "privatising_double_free",
     "last_tile_reminder": "last_tile_reminder",
     "engine_chosen": "engine_chosen",
+    "tiles_by_set": "small_set_deals",
 }
 
 

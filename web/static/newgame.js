@@ -95,13 +95,17 @@ function optionValue(id, o) {
 }
 function showDeal() {
   const p = profile(), n = N.players.length, box = $("deal"), usual = row(p.default_set, n);
-  const set = $("f-set").value ? +$("f-set").value : usual ? usual.set : null, each = row(p.tiles_each, n);
+  const set = $("f-set").value ? +$("f-set").value : usual ? usual.set : null;
+  // The profile's deal for this set where the seed gives one (consensus on double-6, -9).
+  const bySet = set != null && p.tiles_by_set ? p.tiles_by_set[String(set)] : null;
+  const each = row(bySet || p.tiles_each, n);
   const rounds = set == null ? null : p.rounds && p.rounds.default != null ? p.rounds.default : set + 1;
   const left = set == null || !each ? 0 : ((set + 1) * (set + 2)) / 2 - n * each.tiles;
   $("f-rounds").placeholder = rounds ?? "all";
-  if (set != null) $("f-rounds").max = set + 1;
+  if (set != null) $("f-rounds").max = p.rounds && p.rounds.max != null ? p.rounds.max : set + 1;
   box.className = each && left > 0 ? "ok" : "err";
-  box.textContent = !each ? `${p.name}: not for ${n} players (${p.players[0]} to ${p.players[1]})`
+  box.textContent = !each && bySet ? `${p.name}: no deal for ${n} players on a double-${set} set`
+    : !each ? `${p.name}: not for ${n} players (${p.players[0]} to ${p.players[1]})`
     : set == null ? "Choose a set"
     : left <= 0 ? `A double-${set} set is too small to deal ${n} hands of ${each.tiles}`
     : `Deal ${each.tiles} each; ${left} stay in the boneyard (the engine among them). Double-${set} set, up to ${rounds} rounds.`;
