@@ -73,9 +73,11 @@ def check_players(profile: str, players: int) -> int:
     return players
 
 
-def tiles_each(profile: str, players: int) -> int:
-    """How many tiles each player draws under ``profile`` with ``players`` players."""
-    return _lookup(PROFILES[check_profile(profile)].tiles_each, profile, players)
+def tiles_each(profile: str, players: int, set_max: int | None = None) -> int:
+    """How many tiles each player draws under ``profile`` with ``players`` players (on
+    a double-``set_max`` set: ``consensus`` deals fewer on the smaller sets)."""
+    check_players(profile, players)
+    return _lookup(PROFILES[profile].deal_rows(set_max), profile, players)
 
 
 def default_set(profile: str, players: int) -> int:
@@ -92,13 +94,17 @@ def deal(profile: str, players: int, set_max: int | None = None) -> Deal:
     Raises :class:`DealError` for an unknown profile, an unsupported player count,
     or a set too small to deal that many tiles.
     """
-    each = tiles_each(profile, players)
     if set_max is None:
         set_max = default_set(profile, players)
     try:
         size = set_size(check_set_max(set_max))
     except ValueError as error:
         raise DealError(str(error)) from None
+    try:
+        each = tiles_each(profile, players, set_max)
+    except DealError:
+        check_players(profile, players)  # the profile's own limit is named first
+        raise DealError(f"{players} players: no deal for a double-{set_max} set") from None
     # At least the engine must remain outside the hands.
     if players * each > size - 1:
         raise DealError(

@@ -27,6 +27,10 @@ SLOTS: tuple[int, ...] = tuple(range(1, 9))
 # A game seats 2 players up to one a slot, whatever the profile's deal table.
 HUB_PLAYERS: tuple[int, int] = (2, len(SLOTS))
 
+# The most rounds a series may have under a profile whose series is open (``aces``:
+# "whoever has the fewest points at the end of the series"); others play set + 1.
+SERIES_MAX = 99
+
 # What the 0-0 tile may score (the ``double_blank`` option).
 DOUBLE_BLANK_VALUES: tuple[int, ...] = (0, 25, 50)
 
@@ -69,6 +73,11 @@ OPTIONS: dict[str, Option] = {
             "Blanks: every blank half scores 25, the double blank 50",
             requires=(("double_blank", (0, 50)),),
         ),
+        Option(
+            "last_tile_call",
+            (False, True),
+            "Last-tile call: tap the table with one tile left, or draw two if caught",
+        ),
     )
 }
 
@@ -93,9 +102,15 @@ class Profile:
     need not. ``mexican_double_one_cover``: with chickenfoot, a double on the Mexican
     Train needs one cover. ``privatising_double_free``: a double played on one's own
     public train to make it private again needs no cover (Galt's second exception).
-    ``last_tile_reminder``: going out without having called the last tile is reminded.
+    ``last_tile_reminder``: the last-tile call is always in force (with the option
+    ``last_tile_call`` where the profile offers it): going out without having called
+    is noted in the log (see :meth:`last_tile_call`).
     ``engine_chosen``: the engine is the highest double anyone holds, so the table
     names it each round (default: the next lower double).
+    ``tiles_by_set``: the seed's deal for a set other than the default's, where it
+    gives one (set, rows); ``tiles_each`` holds for every other set.
+    ``open_series``: a game may have more rounds than the set has engines (up to
+    :data:`SERIES_MAX`; the table names each engine, so the series goes round again).
     """
 
     id: str
@@ -117,6 +132,16 @@ class Profile:
     privatising_double_free: bool = False
     last_tile_reminder: bool = False
     engine_chosen: bool = False
+    tiles_by_set: tuple[tuple[int, Rows], ...] = ()
+    open_series: bool = False
+
+    def most_rounds(self, set_max: int) -> int:
+        """The most rounds a game on a double-``set_max`` set may have."""
+        return SERIES_MAX if self.open_series else set_max + 1
+
+    def deal_rows(self, set_max: int | None = None) -> Rows:
+        """The deal table (tiles each by player count) for a double-``set_max`` set."""
+        return dict(self.tiles_by_set).get(set_max, self.tiles_each) if set_max else self.tiles_each
 
     @property
     def blanks_allowed(self) -> bool:
@@ -140,6 +165,12 @@ class Profile:
             return 1 if on_mexican and self.mexican_double_one_cover else 3
         return 1
 
+    def last_tile_call(self, options: dict[str, object]) -> bool:
+        """True when the last-tile call is in force: always (``last_tile_reminder``), or
+        when the profile offers it as the ``last_tile_call`` option and it is on."""
+        offered = "last_tile_call" in self.options and bool(options.get("last_tile_call"))
+        return self.last_tile_reminder or offered
+
     @property
     def tracks_doubles(self) -> bool:
         """True when a played double stays open until covered."""
@@ -162,6 +193,7 @@ PROFILES: dict[str, Profile] = {
         default_set=((2, 8, 12),),
         mexican_in_first_turn=False,
         engine_chosen=True,
+        open_series=True,  # "a progression of games … the end of the series"
     ),
     "mexicantrainfun": Profile(
         id="mexicantrainfun",
@@ -190,11 +222,16 @@ PROFILES: dict[str, Profile] = {
         fail_reminder=True,
         out_waits_first_turns=False,
         double_waits_in_first_turn=False,
-        options=("chickenfoot", "partnerships", "double_blank", "blanks"),
+        options=("chickenfoot", "partnerships", "double_blank", "blanks", "last_tile_call"),
         tiles_each=((2, 4, 15), (5, 6, 12), (7, 8, 11)),
         default_set=((2, 8, 12),),
         privatising_double_free=True,
-        last_tile_reminder=True,
+        # The seed's deal table by set (docs/rules.md): Galt's double-12 figures hold
+        # for double-12 and up; the smaller sets deal fewer tiles.
+        tiles_by_set=(
+            (6, ((2, 2, 9), (3, 3, 8), (4, 4, 6))),
+            (9, ((2, 2, 15), (3, 3, 13), (4, 4, 10), (5, 5, 9), (6, 7, 7))),
+        ),
     ),
     "triples": Profile(
         id="triples",
@@ -236,8 +273,12 @@ def _profile_view(profile: Profile) -> dict[str, object]:
         "starter": profile.starter,
         "options": list(profile.options),
         "tiles_each": _rows(profile.tiles_each, "tiles"),
+        "tiles_by_set": {
+            str(set_max): _rows(rows, "tiles") for set_max, rows in profile.tiles_by_set
+        },
         "default_set": _rows(profile.default_set, "set"),
-        "rounds": {"default": None},  # null: set + 1 (13 on double-12)
+        # default null: set + 1 (13 on double-12); max null: set + 1 too
+        "rounds": {"default": None, "max": SERIES_MAX if profile.open_series else None},
     }
 
 

@@ -53,8 +53,12 @@ class GameSetup:
 
     @property
     def engines(self) -> tuple[int, ...]:
-        """Each round's engine, first round first (``set_max`` down, ``rounds`` of them)."""
-        return round_schedule(self.set_max, self.rounds)
+        """Each round's engine, first round first (``set_max`` down, ``rounds`` of them;
+        an open series goes round again from ``set_max`` after the double-blank)."""
+        full = self.set_max + 1
+        if self.rounds <= full:
+            return round_schedule(self.set_max, self.rounds)
+        return tuple(self.set_max - i % full for i in range(self.rounds))
 
 
 def _whole(body: Mapping[str, object], key: str) -> int | None:
@@ -131,12 +135,13 @@ def _set(body: Mapping[str, object], rules: str, count: int) -> int:
     return set_max
 
 
-def _rounds(body: Mapping[str, object], set_max: int) -> int:
+def _rounds(body: Mapping[str, object], set_max: int, rules: str) -> int:
     rounds = _whole(body, "rounds")
     if rounds is None:
         return set_max + 1
-    if not 1 <= rounds <= set_max + 1:
-        raise _refuse("rounds", f"{rounds} is not between 1 and {set_max + 1}")
+    most = PROFILES[rules].most_rounds(set_max)
+    if not 1 <= rounds <= most:
+        raise _refuse("rounds", f"{rounds} is not between 1 and {most}")
     return rounds
 
 
@@ -188,7 +193,8 @@ def check_setup(body: object, default_rules: str = DEFAULT_RULES) -> GameSetup:
     ``default_rules``), ``seats`` (each player's slot 1-8, default 1, 2, …),
     ``mexican_slot`` (a free slot, default the lowest free one; ``null``: none),
     ``first`` (round 1's starting slot), ``set`` (one of :data:`SETS`, default the
-    profile's set for that many players), ``rounds`` (1 to set + 1, default set + 1)
+    profile's set for that many players), ``rounds`` (1 to set + 1, default set + 1;
+    an open series, ``aces``: up to :data:`~scorer.profiles.SERIES_MAX`)
     and ``options`` (the profile's options with their allowed values).
     """
     if not isinstance(body, dict):
@@ -204,6 +210,6 @@ def check_setup(body: object, default_rules: str = DEFAULT_RULES) -> GameSetup:
     if first is not None and first not in seats:
         raise _refuse("first", f"slot {first} has no player")
     set_max = _set(body, rules, len(players))
-    rounds = _rounds(body, set_max)
+    rounds = _rounds(body, set_max, rules)
     options = _options(body, rules, len(players))
     return GameSetup(players, rules, seats, mexican, first, set_max, rounds, options)

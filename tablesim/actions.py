@@ -25,14 +25,14 @@ class Tap:
 
 @dataclass(frozen=True)
 class Hold:
-    """Hold slot ``slot``'s button 1-3 s: a double was played on that train."""
+    """Hold slot ``slot``'s button 1-4 s: a double was played on that train."""
 
     slot: int
 
 
 @dataclass(frozen=True)
 class LongHold:
-    """Hold one's own slot's button 3 s or more: went out."""
+    """Hold one's own slot's button 4 s or more: went out."""
 
     slot: int
 

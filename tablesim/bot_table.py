@@ -204,27 +204,33 @@ def _show(value: object) -> str:
 
 
 def expected_sounds(
-    action: Action, before: Truth | None, mexican: int | None, reminds: bool = False
+    action: Action, before: Truth | None, mexican: int | None, after: Truth | None = None
 ) -> Counter[str]:
     """The checked sounds a gesture makes: a chicken for a double played (none for a
-    dead double closed), a choo for a marker placed, the fanfare for going out (and,
-    where the profile ``reminds``, a reminder for going out without having called the
-    last tile), the ``last_tile`` sound for a call; never a ``nope``, a reminder
-    otherwise, or an undo's chime."""
+    dead double closed), a choo for a marker placed, the fanfare for going out (and
+    once more when the round ends ``after`` the first turns, ``aces``), the
+    ``last_tile`` sound for a call; never a ``nope``, a reminder (going out without
+    having called is noted in the log, not sounded), or an undo's chime."""
     heard: Counter[str] = Counter()
     if isinstance(action, Hold):
+        # In a first-turn string (triples) a second double on one's own train is a
+        # double played, not the first one closed.
         dead = (
-            before is not None and before.double is not None and (before.double.slot == action.slot)
+            before is not None
+            and before.double is not None
+            and before.double.slot == action.slot
+            and before.phase != "first-turn"
         )
         heard["chicken"] = 0 if dead else 1
     elif isinstance(action, LongHold):
         heard["out"] = 1
-        called = before is not None and action.slot in before.one_tile
-        heard["reminder"] = 1 if reminds and not called else 0
     elif isinstance(action, LastTile):
         heard["last_tile"] = 1
     elif isinstance(action, MarkerOn) and action.slot != mexican:
         heard["choo"] = 1
+    ended = after is not None and after.phase == "round-over" and after.went_out is not None
+    if ended and before is not None and before.phase == "first-turn":
+        heard["out"] = 1  # the round ends with the first turns: the fanfare now
     return heard
 
 
@@ -233,11 +239,11 @@ def sound_differences(
     before: Truth | None,
     mexican: int | None,
     played: list[str],
-    reminds: bool = False,
+    after: Truth | None = None,
 ) -> list[str]:
     """How the sounds played during a gesture differ from :func:`expected_sounds`."""
     heard = Counter(name for name in played if name in CHECKED_SOUNDS)
-    want = expected_sounds(action, before, mexican, reminds)
+    want = expected_sounds(action, before, mexican, after)
     return [
         f"sound {name}: expected {want[name]}, hub played {heard[name]}"
         for name in CHECKED_SOUNDS

@@ -8,6 +8,8 @@ from scorer.profiles import SLOTS
 from tablesim.profiles import PROFILES, OracleProfile
 from tablesim.tiles import DOUBLE_BLANK_VALUES, MAX_SET, MIN_SET, set_size
 
+OPEN_SERIES = 99  # the most rounds of a series the table names the engines of (aces)
+
 
 @dataclass(frozen=True)
 class GameConfig:
@@ -33,6 +35,7 @@ class GameConfig:
     partnerships: bool = False
     double_blank: int = 0
     blanks: bool = False
+    last_tile_call: bool = False
 
     def __post_init__(self) -> None:
         if self.rules not in PROFILES:
@@ -45,8 +48,10 @@ class GameConfig:
         _check_set(set_max)
         object.__setattr__(self, "set_max", set_max)
         rounds = self.rounds if self.rounds is not None else set_max + 1
-        if not 1 <= rounds <= set_max + 1:
-            raise ValueError(f"rounds {rounds}: a double-{set_max} game has 1 to {set_max + 1}")
+        # The table names each engine (aces): the series may go round again.
+        most = OPEN_SERIES if self.profile.engine_chosen else set_max + 1
+        if not 1 <= rounds <= most:
+            raise ValueError(f"rounds {rounds}: a double-{set_max} game has 1 to {most}")
         object.__setattr__(self, "rounds", rounds)
         self._check_deal()
         self._check_options()
@@ -66,7 +71,7 @@ class GameConfig:
         """Tiles dealt to each player."""
         if self.tiles_each is not None:
             return self.tiles_each
-        return self.profile.hand_size(len(self.seats))
+        return self.profile.hand_size(len(self.seats), self.set_max)
 
     @property
     def covers(self) -> int:
@@ -140,6 +145,8 @@ class GameConfig:
             raise ValueError(f"partnerships: need 4, 6 or 8 players, not {len(self.seats)}")
         if self.blanks and (not self.profile.blanks_allowed or self.double_blank not in (0, 50)):
             raise ValueError(f"blanks: a {self.rules} option? (needs double_blank 0 or 50)")
+        if self.last_tile_call and not self.profile.last_tile_call_allowed:
+            raise ValueError(f"last_tile_call: not an option of the {self.rules} profile")
         if self.double_blank not in DOUBLE_BLANK_VALUES:
             raise ValueError(f"double_blank {self.double_blank}: one of {DOUBLE_BLANK_VALUES}")
 

@@ -2,7 +2,7 @@
 
 A gesture becomes a list of :class:`Edge` s: wait so long, then drive a slot's
 button (pressed or not) or marker sensor (a marker on it or not). Timings are
-jittered like a person's (taps 80-600 ms, holds 1.2-2.5 s, long holds 3.2-4 s, a
+jittered like a person's (taps 80-600 ms, holds 1.2-3 s, long holds 4.2-5 s, a
 pause before each gesture); some presses and releases bounce (a burst of edges
 within a few milliseconds, as a worn contact does); now and then a marker brushes a
 sensor for less than the hub's 80 ms window, or a placement wobbles. None of that
@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from hub.core.events import CENTRE
+from hub.core.state import Timings
 from scorer.profiles import SLOTS
 from tablesim.actions import Gesture, Hold, LastTile, LongHold, MarkerOff, MarkerOn, Tap
 
@@ -25,11 +25,12 @@ BUTTON = "button"
 MARKER = "marker"
 
 # Where each press must land, whatever the speed: inside the hub's default windows
-# (tap < 1 s, hold 1-3 s, long hold fires at 3 s) with a margin for the jitter.
-TAP_LIMITS = (0.08, 0.9)
-HOLD_LIMITS = (1.2, 2.7)
-LONG_HOLD_LIMITS = (3.2, 6.0)
-CENTRE_HOLD_LIMITS = (1.2, 1.8)  # the centre's long hold (undo) fires at 2.0 s
+# (the core's Timings, their one home: tap < 1 s, hold 1-4 s, long hold fires at 4 s,
+# on the slots and the centre alike) with a margin for the jitter; holds run as long
+# as a person's (to 3.5 s).
+TAP_LIMITS = (0.08, Timings.tap_max - 0.1)
+HOLD_LIMITS = (Timings.tap_max + 0.2, Timings.long_hold - 0.5)
+LONG_HOLD_LIMITS = (Timings.long_hold + 0.2, Timings.long_hold + 2.0)
 # A last-tile call: the second tap follows the first within the hub's 0.6 s, counting
 # the bot table's 0.15 s settle after the first.
 CALL_PAUSE_S = (0.02, 0.1)
@@ -60,8 +61,8 @@ class Pace:
     """
 
     tap: tuple[float, float] = (0.08, 0.6)
-    hold: tuple[float, float] = (1.2, 2.5)
-    long_hold: tuple[float, float] = (3.2, 4.0)
+    hold: tuple[float, float] = (1.2, 3.0)
+    long_hold: tuple[float, float] = (4.2, 5.0)
     pause: tuple[float, float] = (0.6, 1.6)
     bounce: float = 0.25
     flicker: float = 0.05
@@ -104,8 +105,7 @@ class Hand:
         if isinstance(gesture, Tap):
             return self._scaled(self.pace.tap, TAP_LIMITS)
         if isinstance(gesture, Hold):
-            limits = CENTRE_HOLD_LIMITS if gesture.slot == CENTRE else HOLD_LIMITS
-            return self._scaled(self.pace.hold, limits)
+            return self._scaled(self.pace.hold, HOLD_LIMITS)
         return self._scaled(self.pace.long_hold, LONG_HOLD_LIMITS)
 
     def _scaled(

@@ -37,14 +37,19 @@ class OracleProfile:
     last_tile_reminder: bool = False
     engine_chosen: bool = False
     blanks_allowed: bool = False
+    last_tile_call_allowed: bool = False  # the call as an option (consensus)
+    small_set_deals: tuple[tuple[int, Rows], ...] = ()  # (set, rows): fewer tiles each
 
     @property
     def tracks_doubles(self) -> bool:
         """True when a played double stays open until covered (all but ``again``)."""
         return self.after_double != "again"
 
-    def hand_size(self, players: int) -> int:
-        """Tiles each player is dealt with ``players`` players."""
+    def hand_size(self, players: int, set_max: int | None = None) -> int:
+        """Tiles each player is dealt with ``players`` players (on a double-``set_max``)."""
+        for small, rows in self.small_set_deals:
+            if small == set_max:
+                return _lookup(rows, players, f"{self.name} on double-{small}")
         return _lookup(self.tiles_each, players, self.name)
 
     def set_for(self, players: int) -> int:
@@ -97,8 +102,14 @@ PROFILES: dict[str, OracleProfile] = {
         tiles_each=((2, 4, 15), (5, 6, 12), (7, 8, 11)),
         default_set=((2, 8, 12),),
         privatising_double_free=True,
-        last_tile_reminder=True,
         blanks_allowed=True,
+        last_tile_call_allowed=True,
+        # seed 003's table: Glowing Look Games on double-6; Bauguess 2012 (2-4) and
+        # the unattributed row (5-7) on double-9.
+        small_set_deals=(
+            (6, ((2, 2, 9), (3, 3, 8), (4, 4, 6))),
+            (9, ((2, 2, 15), (3, 3, 13), (4, 4, 10), (5, 5, 9), (6, 7, 7))),
+        ),
     ),
     "triples": OracleProfile(
         name="triples",

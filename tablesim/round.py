@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 
 from tablesim import dealer, doubles
 from tablesim.actions import (
@@ -36,6 +37,8 @@ from tablesim.tiles import Tile, hand_points, is_double
 
 FIRST, PLAY, OVER = "first-turn", "play", "round-over"
 CALLS = 0.8  # how often a player remembers to call their last tile
+CHICKEN = 0.5  # how often a double inside a first-turn string gets its hold (chicken)
+TAP_PASS = 0.5  # how often a doubler who cannot answer on their own train taps first
 
 
 class Round:
@@ -65,6 +68,7 @@ class Round:
         self.markers: set[int] = set()
         self.one_tile: set[int] = set()
         self.calls = CALLS
+        self.chicken, self.tap_pass = CHICKEN, TAP_PASS
         self.double: OpenDouble | None = None
         self.phase = FIRST
         self.went_out: int | None = None
@@ -92,6 +96,7 @@ class Round:
         starter.
         """
         made = cls(config, number, random.Random(0), bots)
+        made.chicken = made.tap_pass = 0.0  # the plain gestures; a test may ask for more
         made.engine = made.shown_engine
         made.table = Layout(
             made.engine,
@@ -187,14 +192,35 @@ class Round:
             self._mark(p)
         elif not self.table.hands[p]:
             self._out(p)
-        elif self.profile.after_double == "satisfy" and is_double(placed[-1]):
-            # triples: the turn ends; the player satisfies it on their second turn.
-            self._end_turn(p, True)
-            self.double = doubles.opened(self.table, self.config, p, p, placed[-1][0])
-            self._emit(Hold(p))
+        elif string:
+            self._string_played(p, placed)
         else:
             self._end_turn(p, True)
             self._tap_end(p, slot)
+
+    def _string_played(self, p: int, placed: list[Tile]) -> None:
+        """The gestures of a first-turn string: a hold (chicken) for a double inside
+        it, now and then, the turn staying with p; then the tap that ends the string.
+        ``triples``: a string that ends on a double ends with that double's hold (it
+        waits for p's second turn), and the hub passes the turn when the next player
+        acts."""
+        waits = self.profile.after_double == "satisfy"  # triples: a double ending it waits
+        # (With another player's double waiting, no hold: the hub keeps one double.)
+        chicken = self.chicken if not (waits and self.double is not None) else 0.0
+        for i, tile in enumerate(placed):
+            last = i == len(placed) - 1
+            if is_double(tile) and not (last and waits) and self.rng.random() < chicken:
+                truth = self.truth()
+                if waits:  # the hub keeps it until the string goes on
+                    truth = replace(truth, double=DoubleTruth(p, 1, p))
+                self.steps.append((Hold(p), truth))
+        if waits and is_double(placed[-1]):
+            self.double = doubles.opened(self.table, self.config, p, p, placed[-1][0])
+            self._emit(Hold(p))
+            self._end_turn(p, True)
+            return
+        self._end_turn(p, True)
+        self._tap_end(p, p)
 
     def _first_single(self, p: int) -> tuple[list[Tile], int]:
         """One tile on one's own train (``mexican_in_first_turn``: or, not a double, on
@@ -213,9 +239,17 @@ class Round:
         return [move.tile], move.slot
 
     def _tap_end(self, p: int, slot: int) -> None:
-        """p's turn ended with a tap on ``slot``; holding one tile, p mostly calls it."""
+        """p's turn ended with a tap on ``slot``; holding one tile, p mostly calls it
+        (not on a public train of their own nor one with a double open on it: the next
+        player's quick tap there is a play, so the hub reads none as a call)."""
         self._emit(Tap(slot))
-        if len(self.table.hands[p]) == 1 and not self.over and self.rng.random() < self.calls:
+        private = p not in self.markers and (self.double is None or self.double.slot != p)
+        if (
+            private
+            and len(self.table.hands[p]) == 1
+            and not self.over
+            and self.rng.random() < self.calls
+        ):
             self.one_tile.add(p)
             self._emit(LastTile(p))
 
@@ -287,8 +321,10 @@ class Round:
             self.double = None
         if double and privatised and self.profile.privatising_double_free and d is None:
             # Galt's second exception: it made the train private again; no cover owed.
-            self._end_turn(p, True)
+            # p may still lay a tile (on it or anywhere open to them); with none, p
+            # ends the turn with a tap on their own slot.
             self._emit(Hold(move.slot))
+            self._after_free_double(p)
             return False
         if double:
             if self.profile.tracks_doubles:
@@ -299,6 +335,16 @@ class Round:
         self._tap_end(p, move.slot)
         return False
 
+    def _after_free_double(self, p: int) -> None:
+        """p's play after a double that needed no cover: a tile if p has one (no
+        draw: nothing is owed), else the tap that ends the turn."""
+        moves = self._legal(p)
+        if moves and self._place(p, self.bots[p].choose(moves)):
+            self._turn(p)  # that tile was a double: p goes on as after any double
+        elif not moves:
+            self._end_turn(p, True)
+            self._tap_end(p, p)
+
     def _fail(self, p: int) -> None:
         """No tile to lay after drawing: marker down, or pass with a tap."""
         d, had = self.double, p in self.markers
@@ -308,12 +354,29 @@ class Round:
             if had:
                 self.markers.discard(p)
                 self._emit(MarkerOff(p))
+            elif (
+                d.player == p
+                and (d.covers_left, d.covers_done) == (1, 0)
+                and self.rng.random() < self.tap_pass
+            ):
+                # A tap first, as followers pass: the hub reads it as the answer until
+                # the marker says it was a pass.
+                self._emit_misread_answer(p)
             self._mark(p, progress=self._progress or not had)
         elif not had and doubles.must_mark(self.profile, self.double, p):
             self._mark(p)
         else:
             self._end_turn(p, self._progress)
             self._tap_end(p, p)
+
+    def _emit_misread_answer(self, p: int) -> None:
+        """A tap on p's own slot while p's double is open there: the hub reads it as
+        the answer (the double closed, the next player's turn) until p's marker."""
+        truth = self.truth()
+        shown = replace(
+            truth, turn=self.config.next_seat(p), double=None, one_tile=truth.one_tile - {p}
+        )
+        self.steps.append((Tap(p), shown))
 
     def _mark(self, p: int, progress: bool = True) -> None:
         self.markers.add(p)

@@ -200,9 +200,8 @@ def _act(
         game, problems = None, [*problems, f"hub raised {exc!r}"]
     if len(hub.loop.snapshot["doubles"]) > 1:
         problems.append(f"doubles: the hub has {len(hub.loop.snapshot['doubles'])} open")
-    reminds = config.profile.last_tile_reminder
     if not problems and isinstance(action, GESTURES):
-        problems = sound_differences(action, before, config.mexican_slot, sound.played, reminds)
+        problems = sound_differences(action, before, config.mexican_slot, sound.played, truth)
     if not problems and isinstance(action, EnterScores) and game is not None:
         problems = score_differences(action, game, table.names)
     return problems

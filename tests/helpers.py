@@ -15,6 +15,7 @@ from typing import Any, Literal, TypeVar
 from hub.core import apply, new_table
 from hub.core.effects import LogEntry, PlaySound
 from hub.core.events import ButtonChanged, ClockTicked, GameStarted, MarkerChanged
+from hub.core.state import Timings
 
 T = TypeVar("T")
 POLL_S = 0.005  # how often eventually() asks again
@@ -78,7 +79,7 @@ class CoreDriver:
         return self.press(slot, 1.5)
 
     def long_hold(self, slot):
-        return self.press(slot, 3.5)
+        return self.press(slot, Timings.long_hold + 0.5)
 
     def marker(self, slot, present, settle=0.2):
         self.send(MarkerChanged(slot, present, self.now))

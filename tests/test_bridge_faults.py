@@ -212,7 +212,7 @@ def test_an_exception_in_the_firmware_resets_the_box_and_the_hub_hears_why(hub, 
 def test_the_centre_button_comes_through(hub, mcu):
     start(hub)
     tap(mcu, hub, 1)
-    mcu.press(0, 2200)  # a long hold of the centre: undo
+    mcu.press(0, 4300)  # a long hold of the centre: undo
     until(
         lambda: any(e["kind"] == "long-hold" and e["slot"] == 0 for e in hub.eventlog.recent(100)),
         what="the centre's long hold",

@@ -96,6 +96,8 @@ def test_4_consensus_privatising_double(hub):
         g.press(slot)
     g.marker(2, False)
     state = g.press(2, 1100)
+    assert state["double"] is None and state["turn"] == 2  # no cover owed; he may go on
+    state = g.press(2)  # his tile on the double (or nothing more): the turn ends
     assert state["double"] is None and state["turn"] == 3
 
 
@@ -121,7 +123,7 @@ def test_7_aces_engine(hub):
     assert hub.get("/api/state")[1]["game"]["engine"] == 9
     g.press(1)
     g.press(2)
-    g.press(1, 3150)
+    g.press(1, 4150)
     status, game = g.me("/rounds/1/scores", {"tiles": {"Bob": ["12-12", "1-0"]}})
     assert status == 200, game
     assert game["rounds"][0]["points"]["Bob"] == 25 and game["rounds"][1]["engine"] == 8
@@ -133,7 +135,7 @@ def test_8_consensus_blanks(hub):
     g = Game(hub, players=TWO, options={"blanks": True})
     g.press(1)
     g.press(2)
-    g.press(1, 3150)
+    g.press(1, 4150)
     status, game = g.me("/rounds/1/scores", {"tiles": {"Bob": ["0-0", "7-0"]}})
     assert status == 200 and game["rounds"][0]["points"]["Bob"] == 50 + 32
 
@@ -150,10 +152,10 @@ def test_10_undo_and_fix(hub):
     g = Game(hub, players=TWO)
     g.press(1)
     g.press(2)
-    g.press(1, 3150)
+    g.press(1, 4150)
     assert g.round()["went_out"] == "Ann"
     mark = g.log_mark()
-    state = g.centre(2150)  # the centre's long hold
+    state = g.centre(4150)  # the centre's long hold
     assert state["game"]["phase"] == "play" and state["turn"] == 1
     assert g.round()["went_out"] is None
     status, state = g.me("/undo")
@@ -187,5 +189,5 @@ def test_12_last_tile_call(hub):
     assert "last_tile" in g.sounds_since(mark)
     g.press(2)
     mark = g.log_mark()
-    g.press(1, 3150)
+    g.press(1, 4150)
     assert "reminder" not in g.sounds_since(mark)

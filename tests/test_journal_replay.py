@@ -26,7 +26,7 @@ from scorer.setup import check_setup
 
 PLAYERS = ["Ann", "Bob", "Cid"]
 SEATS = [1, 3, 5]
-TAP, HOLD, LONG = 0.2, 1.5, 3.5
+TAP, HOLD, LONG = 0.2, 1.5, 4.5
 
 
 class Table:
@@ -170,7 +170,7 @@ def test_a_press_or_a_marker_moving_across_the_crash_does_nothing(table):
     table.new_game()
     table.press(1)
     before = table.view()
-    table.press(3, 2.5, release=False)  # Bob holds his slot: long hold due at 3 s
+    table.press(3, 2.5, release=False)  # Bob holds his slot: long hold due at 4 s
     table.marker(5, True, settle=False)  # Cid's marker: still in its flicker window
     table.crash()
 

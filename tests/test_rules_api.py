@@ -31,8 +31,11 @@ def client():
         ("rules=consensus&players=3", {"tiles_each": 15, "boneyard": 46}),  # the seed's example
         (
             "rules=consensus&players=3&set=9",
-            {"set": 9, "default_set": 12, "rounds": 10, "tiles_each": 15, "boneyard": 10},
+            {"set": 9, "default_set": 12, "rounds": 10, "tiles_each": 13, "boneyard": 16},
         ),
+        # Issue 24, item 10: seed 003 deals 10 each to 4 players on double-9, 7 to 6.
+        ("rules=consensus&players=4&set=9", {"tiles_each": 10, "boneyard": 15}),
+        ("rules=consensus&players=6&set=9", {"tiles_each": 7, "boneyard": 13}),
         ("rules=mexicantrainfun&players=3", {"set": 9, "tiles_each": 8, "boneyard": 31}),
         ("rules=aces&players=8", {"set": 12, "tiles_each": 10, "boneyard": 11}),
         ("players=6", {"rules": "consensus", "tiles_each": 12, "boneyard": 19}),
@@ -57,7 +60,8 @@ def test_deal(client, query, answer):
         ("rules=chess&players=4", "rules"),
         ("rules=mexicantrainfun&players=9", "players"),
         ("players=4&set=7", "set"),
-        ("players=4&set=9", "set"),
+        ("players=8&set=9", "set"),
+        ("rules=aces&players=4&set=9", "set"),
         ("players=8&set=6", "set"),
         ("players=4&set=x", "set"),
     ],
@@ -99,15 +103,22 @@ def test_rules_have_the_shape_of_the_contract() -> None:
             "starter",
             "options",
             "tiles_each",
+            "tiles_by_set",
             "default_set",
             "rounds",
         }
         assert profile["players"] == [2, 8]
         assert profile["starter"] in ("rotate", "engine-holder", "engine-left")
-        assert profile["rounds"] == {"default": None}
+        assert profile["rounds"] == {
+            "default": None,
+            "max": 99 if profile["id"] == "aces" else None,
+        }
         assert set(profile["options"]) <= set(RULES["options"])
         for row in profile["tiles_each"]:
             assert set(row) == {"players", "tiles"}
+        for set_max, rows in profile["tiles_by_set"].items():
+            assert int(set_max) in RULES["sets"] and rows
+            assert all(set(row) == {"players", "tiles"} for row in rows)
         for row in profile["default_set"]:
             assert set(row) == {"players", "set"} and row["set"] in RULES["sets"]
     assert RULES["options"] == {
@@ -133,6 +144,11 @@ def test_rules_have_the_shape_of_the_contract() -> None:
             "label": RULES["options"]["blanks"]["label"],
             "requires": {"double_blank": [0, 50]},
         },
+        "last_tile_call": {
+            "values": [False, True],
+            "default": False,
+            "label": RULES["options"]["last_tile_call"]["label"],
+        },
     }
     assert all(option["label"] for option in RULES["options"].values())
 
@@ -147,7 +163,13 @@ def test_rules_serve_the_deal_tables_within_the_hubs_seats() -> None:
     assert fun["default_set"] == [{"players": [2, 3], "set": 9}, {"players": [4, 8], "set": 12}]
     consensus = next(p for p in RULES["profiles"] if p["id"] == "consensus")
     assert consensus["name"] == "Tournament rules (Galt)"
-    assert consensus["options"] == ["chickenfoot", "partnerships", "double_blank", "blanks"]
+    assert consensus["options"] == [
+        "chickenfoot",
+        "partnerships",
+        "double_blank",
+        "blanks",
+        "last_tile_call",
+    ]
     assert consensus["tiles_each"] == [
         {"players": [2, 4], "tiles": 15},
         {"players": [5, 6], "tiles": 12},
@@ -231,7 +253,8 @@ def allowed_by_rules(body: dict[str, Any]) -> bool:
     if "set" in body and body["set"] not in RULES["sets"]:
         return False
     set_max = body.get("set", _row(profile["default_set"], count, "set"))
-    if not 1 <= body.get("rounds", 1) <= set_max + 1:
+    most_rounds = profile["rounds"]["max"] or set_max + 1
+    if not 1 <= body.get("rounds", 1) <= most_rounds:
         return False
     for key, value in body["options"].items():
         spec = RULES["options"].get(key)

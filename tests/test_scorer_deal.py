@@ -82,7 +82,30 @@ def test_unknown_profile_is_refused() -> None:
 
 def test_a_set_too_small_for_the_deal_is_refused() -> None:
     with pytest.raises(DealError, match="2 players × 15 tiles need more than the 28 tiles"):
-        deal("consensus", 2, 6)
+        deal("aces", 2, 6)
+
+
+# Issue 24, item 10: the consensus deal follows the set (seed 003's table).
+@pytest.mark.parametrize(
+    ("players", "set_max", "each"),
+    [(2, 6, 9), (3, 6, 8), (4, 6, 6), (2, 9, 15), (3, 9, 13), (4, 9, 10), (5, 9, 9), (6, 9, 7)],
+)
+def test_the_consensus_deal_follows_the_set(players: int, set_max: int, each: int) -> None:
+    assert deal("consensus", players, set_max) == Deal(each, set_size(set_max) - players * each)
+    assert tiles_each("consensus", players, set_max) == each
+
+
+def test_the_illustrations_six_players_on_double_nine_are_dealt() -> None:
+    # seed 003's Illustration: six trains started around a double-nine engine.
+    assert deal("consensus", 6, 9) == Deal(7, 55 - 42)
+    assert deal("consensus", 6, 12) == Deal(12, 91 - 72)  # Galt's double-12 figure
+
+
+def test_a_consensus_set_the_seed_gives_no_deal_for_is_refused() -> None:
+    with pytest.raises(DealError, match="8 players: no deal for a double-9 set"):
+        deal("consensus", 8, 9)
+    with pytest.raises(DealError, match="5 players: no deal for a double-6 set"):
+        deal("consensus", 5, 6)
 
 
 def test_a_chosen_set_overrides_the_default() -> None:

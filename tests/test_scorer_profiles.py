@@ -38,6 +38,7 @@ def test_option_defaults_are_off() -> None:
         "partnerships": False,
         "double_blank": 0,
         "blanks": False,
+        "last_tile_call": False,
     }
 
 

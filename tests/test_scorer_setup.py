@@ -169,3 +169,15 @@ def test_partnerships_with_four_six_or_eight() -> None:
 def test_first_needs_no_seats_every_game_is_seated() -> None:
     setup = check_setup({"players": PLAYERS, "first": 2, "options": None})
     assert (setup.seats, setup.first, setup.options) == ((1, 2, 3), 2, ())
+
+
+def test_an_aces_series_is_not_capped_at_the_sets_engines() -> None:
+    # Issue 24, item 10: aces plays "a progression of games"; the table names each engine.
+    body = {"players": ["Ann", "Bob"], "rules": "aces", "rounds": 20}
+    setup = check_setup(body)
+    assert setup.rounds == 20
+    assert setup.engines[:14] == (12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 12)
+    with pytest.raises(SetupError, match="rounds: 100 is not between 1 and 99"):
+        check_setup({**body, "rounds": 100})
+    with pytest.raises(SetupError, match="rounds: 14 is not between 1 and 13"):
+        check_setup({**body, "rules": "consensus", "rounds": 14})

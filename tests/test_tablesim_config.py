@@ -79,7 +79,7 @@ def test_mexican_slot_defaults_to_the_lowest_free_slot():
         {"rules": "consensus", "seats": (1, 2), "set_max": 5},
         {"rules": "consensus", "seats": (1, 2), "set_max": 19},
         {"rules": "consensus", "seats": (1, 2), "rounds": 14},
-        {"rules": "consensus", "seats": (1, 2, 3, 4), "set_max": 6},
+        {"rules": "consensus", "seats": (1, 2, 3, 4, 5), "set_max": 6},  # no deal for 5
         {"rules": "aces", "seats": (1, 2), "chickenfoot": True},
         {"rules": "triples", "seats": (1, 2, 3, 4), "partnerships": True},
         {"rules": "consensus", "seats": (1, 2, 3), "partnerships": True},

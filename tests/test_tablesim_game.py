@@ -69,6 +69,18 @@ def check_truth(config, truth):
         assert truth.engine == config.set_max - truth.round + 1
 
 
+def acting(config, action, before):
+    """Whose gesture ``action`` is: the turn owner's, but after a double that may end a
+    first-turn string (triples) the next player's gesture ends that turn first."""
+    d = before.double
+    string_double = (
+        before.phase == "first-turn" and d is not None and d.slot == d.responsible == before.turn
+    )
+    if string_double and action.slot != before.turn:
+        return config.next_seat(before.turn)
+    return before.turn
+
+
 def check_gesture(config, action, before, truth):
     if isinstance(action, EnterScores):
         assert before.phase == "round-over"
@@ -91,13 +103,18 @@ def check_gesture(config, action, before, truth):
     if before.turn is None:  # the engine is placed
         assert isinstance(action, Tap) and action.slot in config.seats
         return
+    turn = acting(config, action, before)
+    if isinstance(action, MarkerOn) and config.next_seat(action.slot) == turn != action.slot:
+        # The doubler's marker after a tap on their own double: the tap was a pass.
+        assert truth.double is not None and truth.double.slot == action.slot
+        turn = action.slot
     if isinstance(action, MarkerOn | LongHold):
-        assert action.slot == before.turn
+        assert action.slot == turn
     if isinstance(action, MarkerOn):
         assert action.slot in truth.public and action.slot not in before.public
     if isinstance(action, Hold) and truth.double is not None:
         assert truth.double.slot == action.slot
-    if isinstance(action, Tap) and action.slot in config.seats and action.slot != before.turn:
+    if isinstance(action, Tap) and action.slot in config.seats and action.slot != turn:
         partner_ok = config.partnerships
         assert (
             action.slot in before.public

@@ -57,6 +57,13 @@ ORACLE_FIELDS: dict[str, Compare] = {
     "last_tile_reminder": lambda sim, real: sim.last_tile_reminder == real.last_tile_reminder,
     "engine_chosen": lambda sim, real: sim.engine_chosen == real.engine_chosen,
     "blanks_allowed": lambda sim, real: sim.blanks_allowed == real.blanks_allowed,
+    "last_tile_call_allowed": lambda sim, real: (
+        sim.last_tile_call_allowed == ("last_tile_call" in real.options)
+    ),
+    "small_set_deals": lambda sim, real: (
+        {s: _by_count(rows) for s, rows in sim.small_set_deals}
+        == {s: _by_count(rows) for s, rows in real.tiles_by_set}
+    ),
 }
 
 # The real profile's fields and the oracle field each is compared through; None: the
@@ -81,6 +88,7 @@ REAL_FIELDS: dict[str, str | None] = {
     "privatising_double_free": "privatising_double_free",
     "last_tile_reminder": "last_tile_reminder",
     "engine_chosen": "engine_chosen",
+    "tiles_by_set": "small_set_deals",
 }
 
 
@@ -133,7 +141,7 @@ def test_options() -> None:
 
 
 @pytest.mark.parametrize("rules", list(PROFILES))
-@pytest.mark.parametrize("key", ["chickenfoot", "partnerships", "blanks"])
+@pytest.mark.parametrize("key", ["chickenfoot", "partnerships", "blanks", "last_tile_call"])
 def test_the_oracle_offers_an_option_where_the_profile_does(rules: str, key: str) -> None:
     needs = OPTIONS[key].players
     for players in SEATED:

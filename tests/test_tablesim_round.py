@@ -91,8 +91,10 @@ def test_triples_first_turn_double_waits_then_satisfied_on_a_public_train():
     steps = play(rnd, turns=5)
     assert actions(steps) == [Hold(1), Tap(2), Tap(3), MarkerOn(1), Tap(4)]
     truths = [t for _, t in steps]
-    # The string 12-5, 5-5 ends on a double: the turn ends, the double waits for P1.
-    assert truths[0].turn == 2 and truths[0].double == DoubleTruth(1, 1, 1)
+    # The string 12-5, 5-5 ends on a double: the double waits for P1; the hub passes
+    # the turn when the next player acts (a string may go on past a double).
+    assert truths[0].turn == 1 and truths[0].double == DoubleTruth(1, 1, 1)
+    assert truths[1].turn == 3 and truths[1].double == DoubleTruth(1, 1, 1)
     assert truths[2].phase == "play" and truths[2].double == DoubleTruth(1, 1, 1)
     # P1's second turn: cannot satisfy, draws 8-1, marks; P2 is responsible.
     assert truths[3].double == DoubleTruth(1, 1, 2)
@@ -332,3 +334,48 @@ def test_a_live_double_is_not_closed():
     )
     steps = play(rnd, turns=3)
     assert actions(steps) == [Tap(1), Tap(2), Hold(1), Tap(1)]
+
+
+# Issue 24, items 5-7: the gestures a person makes that the hub now reads right.
+
+
+def test_a_doubler_taps_to_pass_then_puts_the_marker_down():
+    rnd = scripted(
+        "mexicantrainfun",
+        {1: [(12, 5), (5, 5), (11, 0)], 2: [(12, 6), (6, 0)], 3: [(12, 7), (5, 2), (7, 0)]},
+        boneyard=[(9, 1), (8, 3)],
+    )
+    rnd.tap_pass = 1.0
+    steps = play(rnd, turns=5)
+    assert actions(steps) == FIRST_TURNS_3 + [Hold(1), Tap(1), MarkerOn(1), Tap(2)]
+    truths = [t for _, t in steps]
+    # The hub reads the tap as the answer: the double closed, Bob's turn ...
+    assert truths[4].double is None and truths[4].turn == 2
+    # ... until Ann's marker says it was a pass: the double is Bob's to answer.
+    assert truths[5].double == DoubleTruth(1, 1, 2) and truths[5].public == {1, 4}
+
+
+def test_a_double_inside_a_triples_first_string_gets_its_hold():
+    rnd = scripted(
+        "triples",
+        {1: [(12, 5), (5, 5), (5, 0), (11, 1)], 2: [(12, 6), (6, 0)], 3: [(12, 7), (9, 2)]},
+    )
+    rnd.chicken = 1.0
+    steps = play(rnd, turns=1)
+    assert actions(steps) == [Hold(1), Tap(1)]
+    assert steps[0][1].turn == 1 and steps[0][1].double == DoubleTruth(1, 1, 1)
+    assert steps[1][1].turn == 2 and steps[1][1].double is None
+
+
+def test_after_a_privatising_double_the_player_lays_another_tile():
+    rnd = scripted(
+        "consensus",
+        {1: [(12, 5), (5, 5), (5, 3), (9, 0)], 2: [(12, 6), (4, 1), (6, 2)]},
+        boneyard=[(10, 1)],
+    )
+    play(rnd, turns=2)
+    rnd.markers.add(1)
+    steps = play(rnd, turns=1)
+    assert actions(steps) == [MarkerOff(1), Hold(1), Tap(1)]
+    assert steps[1][1].turn == 1 and steps[1][1].double is None  # no cover owed
+    assert steps[2][1].turn == 2 and steps[2][1].public == {3}

@@ -1,7 +1,8 @@
 """Putting the table right from the scorekeeper's phone, and the centre button on the sim.
 
 - ``POST /api/sim/centre/press`` ``{"hold_ms": N}``: the centre button, like a slot
-  press (sim backend only). A hold of 2 s or more undoes the last table action.
+  press (sim backend only). A hold as long as the centre's long hold (4 s by default,
+  ``[gestures] centre_long_hold_ms``) undoes the last table action.
 - ``POST /api/games/<id>/undo`` ``{}``: undo the last table action (``turn_back``).
 - ``POST /api/games/<id>/fix``: set the table right by hand, one thing per request:
   ``{"turn": slot}``, ``{"double": {"slot": n, "covers_left": k, "responsible": s}}``

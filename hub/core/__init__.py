@@ -62,7 +62,8 @@ def apply(table: Table, event: Event) -> Result:
     effects += more
     if table.game is not None and not isinstance(event, EngineSet):
         table = undo.record(before, table, effects)
-    effects += _derived_effects(before, table, at, chime=not isinstance(event, UndoRequested))
+    undone = any(isinstance(e, PlaySound) and e.name == "turn_back" for e in effects)
+    effects += _derived_effects(before, table, at, chime=not undone)
     if (
         table.buttons is not before.buttons
         or table.markers is not before.markers
@@ -254,8 +255,9 @@ def _derived_effects(before: Table, after: Table, at: float, chime: bool = True)
     """The turn chime, read off the difference between two tables (the ring is drawn
     from the snapshot, by ``hub/io/lights.py``: no LED effects).
 
-    A new game chimes its first turn even where the last game's turn stood; an undo
-    plays its own chime (``turn_back``) instead.
+    A new game chimes its first turn even where the last game's turn stood; an undo,
+    the centre's or the scorekeeper's alike, plays its own chime (``turn_back``) and
+    no ``turn``.
     """
     effects: list[Effect] = []
     new_game = after.game is not None and (before.game is None or before.game.id != after.game.id)

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 CENTRE = 0
 """The centre button's number: posted as ``ButtonChanged(slot=CENTRE, ...)`` like a slot's.
 
-Its long hold (the ``centre_long_hold`` timing, 2.0 s by default) undoes the last table
+Its long hold (the ``centre_long_hold`` timing, 4.0 s by default, as the slots'
+long hold) undoes the last table
 action; its tap and hold stand for the Mexican Train, which with 8 players has no slot.
 """
 

@@ -26,13 +26,19 @@ def evolve(obj: _T, **changes: object) -> _T:
 
 @dataclass(frozen=True)
 class Timings:
-    """Gesture thresholds and debounce windows, in seconds (from the config)."""
+    """Gesture thresholds and debounce windows, in seconds (from the config).
+
+    These defaults are the thresholds' one home: the config's ``[gestures]`` defaults,
+    the simulator's hands (``tablesim/motions.py``) and the tests' drivers read them.
+    The long hold is the same on the slots (went out) and the centre (undo), beyond
+    any hold a person means as a double, so no ordinary hold reaches it by accident.
+    """
 
     tap_max: float = 1.0
-    long_hold: float = 3.0
+    long_hold: float = 4.0  # went out (slots), undo (centre): the same on both
     bounce: float = 0.03
     flicker: float = 0.08
-    centre_long_hold: float = 2.0
+    centre_long_hold: float = 4.0
     last_tile: float = 0.6
     claim_window: float = 30.0  # a press on the lit slot grants a claim this long
 

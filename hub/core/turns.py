@@ -14,6 +14,8 @@ from scorer.profiles import PROFILES, Profile
 
 Result = tuple[Table, list[Effect]]
 PLAYING = ("first-turn", "play")
+# The play a table action changed (``hub.core.undo.PLAY`` without the last-tile state).
+RESTORED = ("game", "turn", "doubles", "first_turns_left", "went_out", "out_pending")
 
 
 def profile_of(game: Game) -> Profile:
@@ -89,6 +91,12 @@ def round_over(table: Table, went_out: int | None, at: float) -> Result:
 def on_gesture(table: Table, g: Gesture) -> Result:
     """Apply one classified gesture to the table."""
     log = _gesture_log(g)
+    table, ended = _string_went_on(table, g)
+    if ended:
+        log = LogEntry("string-end", g.at, (("slot", ended[0]), ("double", "waits")))
+        ended_log: list[Effect] = [log, *ended[1]]
+        table, effects = on_gesture(table, g)
+        return table, [*ended_log, *effects]
     if isinstance(g, MarkerPlaced | MarkerRemoved):
         table, effects = _marker(table, g)
         return table, [log, *effects]
@@ -103,7 +111,7 @@ def on_gesture(table: Table, g: Gesture) -> Result:
             if isinstance(g, Tapped)
             else (Held(game.mexican, g.held_s, g.at) if isinstance(g, Held) else g)
         )
-    player = table.turn
+    player, lifted = table.turn, table.lifted
     if player is None:
         table, effects = _engine_placed(table, g)
     elif isinstance(g, Tapped):
@@ -112,15 +120,74 @@ def on_gesture(table: Table, g: Gesture) -> Result:
             table = evolve(table, last_end=(player, g.at))
     elif isinstance(g, Held):
         table, effects = _hold(table, g.slot, g.at)
+        if g.slot == player and table.turn == player and table.lifted == player:
+            lifted = None  # a double on one's own train: it was played on; may go private
+            table = evolve(table, lifted=None)
     else:
         table, effects = _long_hold(table, g.slot, g.at)
+    if lifted == player and player is not None and table.turn != player:
+        effects += _lifted_without_playing(table, player, g)
     return table, [log, *effects]
 
 
+def string_double(table: Table) -> Double | None:
+    """The double the turn owner laid in their first turn's string (``triples``), while
+    that turn lasts: the string may still go on past it."""
+    game, player = table.game, table.turn
+    if game is None or game.phase != "first-turn" or player is None:
+        return None
+    for double in table.doubles:
+        if double.waiting and double.player == player:
+            return double
+    return None
+
+
+def _string_went_on(table: Table, g: Gesture) -> tuple[Table, tuple[int, list[Effect]] | None]:
+    """After a double in a first-turn string (``triples``): a tap on the player's own
+    slot says the string went on past it (their next tile satisfied it: it closes) and
+    ends there; a gesture anywhere else is the next player's, so the string ended on
+    the double: the turn passes first and the double waits for its player's second
+    turn. Returns the table and, when the turn passed, who played and its effects."""
+    double, player = string_double(table), table.turn
+    if double is None or player is None:
+        return table, None
+    if g.slot == player:
+        if isinstance(g, Tapped):
+            table = evolve(table, doubles=tuple(d for d in table.doubles if d is not double))
+        return table, None
+    table, effects = end_turn(table, g.at)
+    return table, (player, effects)
+
+
+def _lifted_without_playing(table: Table, player: int, g: Gesture) -> list[Effect]:
+    """The turn owner lifted their marker and ended the turn without playing on their
+    own train: every seed makes a train private only by its owner's play on it."""
+    if g.slot == player or table.public(player) or table.game is None:
+        return []
+    if table.game.phase not in PLAYING:
+        return []
+    why = "lifted their marker without playing on their train: put it back"
+    return [PlaySound("reminder"), LogEntry("reminder", g.at, (("slot", player), ("why", why)))]
+
+
 def _is_last_tile_call(table: Table, g: Tapped) -> bool:
-    """A second tap on one's own slot right after the tap that ended one's turn."""
+    """A second tap on one's own slot right after the tap that ended one's turn, unless
+    the turn owner may play on that train now: then it is their play (a call is never
+    taken for a play, nor a play lost to a call)."""
     last = table.last_end
-    return last is not None and last[0] == g.slot and g.at - last[1] <= table.timings.last_tile
+    if last is None or last[0] != g.slot or g.at - last[1] > table.timings.last_tile:
+        return False
+    return table.turn is None or not _accepts_tap(table, g.slot)
+
+
+def _accepts_tap(table: Table, slot: int) -> bool:
+    """True when a tap on ``slot`` is a play (or a cover) for the turn owner."""
+    player = table.turn
+    assert player is not None
+    double = active_double(table)
+    if double is None:
+        return _may_play(table, slot, player)
+    return slot in (double.slot, player) or _satisfies_elsewhere(table, slot, player)
 
 
 def called_last_tile(table: Table, slot: int, at: float, log: LogEntry) -> Result:
@@ -269,20 +336,25 @@ def _hold(table: Table, slot: int, at: float) -> Result:
         and (profile.privatising_double_free)
     ):
         # Galt's second exception: a double that made one's own public train private
-        # again (the marker came off this turn) needs no cover; it was the turn's play.
+        # again (the marker came off this turn) needs no cover. The turn stays: the
+        # player may still lay a tile on it, or anywhere they may, and any play (a tap
+        # on their own slot when they have none) ends the turn.
         log = LogEntry(
             "double-free",
             at,
             (("slot", slot), ("why", "played to make the train private again: needs no cover")),
         )
-        table, more = end_turn(table, at)
-        return table, [*effects, log, *more]
+        return table, [*effects, log]
     if double is not None:
         table = _covered(table, double, double.covers_left)
     if game.phase == "first-turn" and profile.double_waits_in_first_turn:
+        # A double in the first turn's string: the string may go on (the next tile
+        # satisfies it) or end on it (it waits for the player's second turn). The
+        # turn stays, as under ``aces``; the next gesture says which (see
+        # :func:`_string_went_on`).
+        rest = tuple(d for d in table.doubles if d is not string_double(table))
         waiting = Double(slot, 1, player, waiting=True, player=player)
-        table, more = end_turn(evolve(table, doubles=(*table.doubles, waiting)), at)
-        return table, effects + more
+        return evolve(table, doubles=(*rest, waiting)), effects
     covers = profile.covers(dict(game.options), on_mexican=slot == game.mexican)
     opened = Double(slot, covers, player, player=player)
     return evolve(table, doubles=(opened, *table.doubles)), effects
@@ -293,7 +365,7 @@ def _dismissed(table: Table, double: Double, at: float) -> Result:
     log = LogEntry(
         "double-dead", at, (("slot", double.slot), ("why", "last of its number: needs no cover"))
     )
-    return table, [log]
+    return table, [PlaySound("turn"), log]  # the player plays on: their turn again
 
 
 def _long_hold(table: Table, slot: int, at: float) -> Result:
@@ -303,21 +375,40 @@ def _long_hold(table: Table, slot: int, at: float) -> Result:
     if slot != player:
         return _nope(table, slot)
     effects: list[Effect] = [PlaySound("out")]
-    if profile_of(game).last_tile_reminder and player not in table.one_tile:
-        effects.append(PlaySound("reminder"))
-        effects.append(
-            LogEntry(
-                "reminder",
-                at,
-                (("slot", player), ("why", "went out without calling the last tile")),
-            )
-        )
+    if _uncalled(table, game, player):
+        # Noted, not sounded: the seeds' penalty (draw two) applies only before the
+        # next player draws, so a reminder now, as the round ends, comes too late.
+        why = "went out without calling the last tile"
+        effects.append(LogEntry("uncalled", at, (("slot", player), ("why", why))))
     if game.phase == "first-turn" and profile_of(game).out_waits_first_turns:
         first_out = player if table.out_pending is None else table.out_pending
         table, more = end_turn(evolve(table, out_pending=first_out), at)
-        return table, effects + more
+        return table, effects + [e for e in more if e != PlaySound("out")]
     table, more = round_over(table, player, at)
     return table, effects + more
+
+
+def _uncalled(table: Table, game: Game, player: int) -> bool:
+    """True when ``player`` goes out having held a single tile without calling it, as
+    far as the hub can tell: the call is in force (``mexicantrainfun``; ``consensus``
+    with the ``last_tile_call`` option), it was not made, and the player did not lay a
+    double this turn (a double and its cover went out together: never a single tile)."""
+    if not profile_of(game).last_tile_call(dict(game.options)) or player in table.one_tile:
+        return False
+    return not any(
+        d.player == player and _opened_this_turn(table, d, player) for d in table.doubles
+    )
+
+
+def _opened_this_turn(table: Table, double: Double, player: int) -> bool:
+    """True when ``double`` was laid in ``player``'s current turn (the round's history
+    reaches a moment of this turn without it)."""
+    for moment in reversed(table.history):
+        if moment.turn != player:
+            return False
+        if not any(d.slot == double.slot and d.player == player for d in moment.doubles):
+            return True
+    return False
 
 
 def _marker(table: Table, g: MarkerPlaced | MarkerRemoved) -> Result:
@@ -331,10 +422,36 @@ def _marker(table: Table, g: MarkerPlaced | MarkerRemoved) -> Result:
     if isinstance(g, MarkerRemoved):
         return _marker_lifted(table, g)
     effects: list[Effect] = [PlaySound("choo")]
-    if game is None or game.phase not in PLAYING or table.turn != g.slot:
+    if game is None or game.phase not in PLAYING:
         return table, effects
+    if table.turn != g.slot:
+        passed = _tap_was_a_pass(table, g.slot)
+        if passed is None:
+            return table, effects
+        why = "marker down: the tap was a pass, not an answer to their own double"
+        table = passed
+        effects.append(LogEntry("pass", g.at, (("slot", g.slot), ("why", why))))
     table, more = end_turn(table, g.at)
     return table, effects + more
+
+
+def _tap_was_a_pass(table: Table, slot: int) -> Table | None:
+    """A doubler who cannot answer their own double puts their marker down (every
+    profile that tracks doubles). When they tapped their own slot first (as a follower
+    passes under ``mexicantrainfun``) and the tap, the table's last action, closed
+    their double on their own train, the marker says the tap was a pass: the table
+    before the tap (the double still open, their turn), which the marker then ends
+    like any failing doubler's. None otherwise."""
+    game = table.game
+    last = table.history[-1] if table.history else None
+    if game is None or last is None or not profile_of(game).tracks_doubles:
+        return None
+    if last.turn != slot or last.what != f"tap slot {slot}" or table.doubles:
+        return None
+    own = [d for d in last.doubles if d.slot == slot and d.player == slot and not d.waiting]
+    if not own or own[0].covers_done != 0:
+        return None
+    return evolve(table, **{f: getattr(last, f) for f in RESTORED})
 
 
 def _marker_lifted(table: Table, g: MarkerRemoved) -> Result:
@@ -343,13 +460,20 @@ def _marker_lifted(table: Table, g: MarkerRemoved) -> Result:
         return table, []
     if turn == g.slot:
         return evolve(table, lifted=g.slot), []
-    if game.owner(g.slot) is None:
+    if game.owner(g.slot) is None or _just_played_own(table, g.slot):
         return table, []
     why = "only the marker's owner makes a train private, in their own turn"
     return table, [
         PlaySound("reminder"),
         LogEntry("reminder", g.at, (("slot", g.slot), ("why", why))),
     ]
+
+
+def _just_played_own(table: Table, slot: int) -> bool:
+    """True when the table's last action was ``slot``'s owner playing on their own
+    train, which ended their turn: lifting their marker now is the natural next move."""
+    last = table.history[-1] if table.history else None
+    return last is not None and last.turn == slot and last.what == f"tap slot {slot}"
 
 
 def end_turn(table: Table, at: float) -> Result:
@@ -371,7 +495,8 @@ def end_turn(table: Table, at: float) -> Result:
         lifted=None,
     )
     if game.phase == "play" and table.out_pending is not None:
-        return round_over(table, table.out_pending, at)
+        table, effects = round_over(table, table.out_pending, at)
+        return table, [PlaySound("out"), *effects]  # the round ends now: the fanfare
     return table, []
 
 

@@ -33,13 +33,14 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "default_rules": DEFAULT_RULES,
     },
     "web": {"host": "0.0.0.0", "port": 8080, "threads": 16, "streams": 500, "hosts": []},
+    # The gesture thresholds' one home is the core's Timings: these are its defaults.
     "gestures": {
-        "tap_max_ms": 1000,
-        "long_hold_ms": 3000,
-        "bounce_ms": 30,
-        "flicker_ms": 80,
-        "centre_long_hold_ms": 2000,
-        "last_tile_ms": 600,
+        "tap_max_ms": round(Timings.tap_max * 1000),
+        "long_hold_ms": round(Timings.long_hold * 1000),
+        "bounce_ms": round(Timings.bounce * 1000),
+        "flicker_ms": round(Timings.flicker * 1000),
+        "centre_long_hold_ms": round(Timings.centre_long_hold * 1000),
+        "last_tile_ms": round(Timings.last_tile * 1000),
     },
     "pins": {
         "buttons": DEFAULT_BUTTON_PINS,

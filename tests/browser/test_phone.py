@@ -149,7 +149,7 @@ def test_item_14_the_end_of_a_game_is_plain_on_the_table(hub, phones):
     assert size >= 24  # readable at arm's length
     for slot in (2, 3):
         hub.post(f"/api/sim/slots/{slot}/press", {"hold_ms": 50})
-    hub.post("/api/sim/slots/1/press", {"hold_ms": 3200})  # Ann goes out
+    hub.post("/api/sim/slots/1/press", {"hold_ms": 4300})  # Ann goes out
     expect(page.locator("#status")).to_contain_text("Ann went out")
     expect(page.locator("#one-tile")).to_be_hidden()
     status, _ = hub.post(
@@ -223,7 +223,7 @@ def test_item_5_and_acceptance_3_a_round_in_nine_taps_without_scrolling(hub, pho
     _, created = hub.post("/api/games", {"players": ["Ann", "Bob", "Cid", "Dee"], "first": 1})
     for slot in (1, 2, 3):
         hub.post(f"/api/sim/slots/{slot}/press", {"hold_ms": 50})
-    hub.post("/api/sim/slots/4/press", {"hold_ms": 3200})  # Dee goes out
+    hub.post("/api/sim/slots/4/press", {"hold_ms": 4300})  # Dee goes out
     phone = phones()
     page = phone.page
     phone.open(f"/#claim={created['id']}:{created['token']}")

@@ -44,7 +44,7 @@ def press(phone, slot: int, action: str) -> None:
     buttons = {
         "tap": "[data-press='0']",
         "hold": "[data-press='1500']",
-        "out": "[data-press='3200']",
+        "out": "[data-press='4300']",
         "marker": "#sheet-marker",
     }
     page.click(f"#sheet {buttons[action]}")

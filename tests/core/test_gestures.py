@@ -45,14 +45,15 @@ def test_hold_and_long_hold_thresholds():
     hub.press(1, 0.99)
     hub.press(1, 1.0)
     hub.press(1, 2.99)
-    assert gestures(hub) == ["tap", "hold", "hold"]
+    hub.press(1, 3.99)  # an ordinary hold never reaches the long hold (4 s)
+    assert gestures(hub) == ["tap", "hold", "hold", "hold"]
 
 
 def test_long_hold_fires_while_held_and_release_is_consumed():
     hub = CoreDriver()
     hub.send(ButtonChanged(1, True, hub.now))
     assert next_deadline(hub.table) is not None
-    hub.advance(2.9)
+    hub.advance(3.9)
     assert gestures(hub) == []
     hub.advance(0.2)
     assert gestures(hub) == ["long-hold"]

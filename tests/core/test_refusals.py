@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from hub.core.effects import PlaySound, PressRefused
 from hub.core.events import CENTRE, UndoRequested
+from hub.core.state import Timings
 from tests.helpers import CoreDriver
 
 PLAYERS = ["Ann", "Bob", "Cid"]
@@ -73,7 +74,8 @@ def test_the_centre_standing_for_the_mexican_train_is_refused_as_that_train():
 
 def test_the_centres_undo_with_nothing_to_undo_but_not_a_phones():
     hub = playing()
-    effects = hub.press(CENTRE, 2.5)  # the centre's long hold: undo, at the round's start
+    # The centre's long hold: undo, at the round's start.
+    effects = hub.press(CENTRE, Timings.centre_long_hold + 0.5)
     assert refused(effects) == [CENTRE] and nopes(effects) == 1
     effects = hub.send(UndoRequested(hub.now, "scorekeeper"))
     assert refused(effects) == [] and nopes(effects) == 1  # no press to flash

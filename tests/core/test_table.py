@@ -116,9 +116,10 @@ def test_triples_first_turn_double_waits_for_second_turn():
     hub = CoreDriver()
     hub.start(PLAYERS[:3], rules="triples", set_max=12, mexican_slot=8, first=1)
     hub.tap(1)
-    hub.hold(2)  # player 2's first-turn string ends on a double
-    assert hub.table.turn == 3 and hub.table.doubles[0].waiting
-    hub.tap(3)
+    hub.hold(2)  # a double in player 2's first-turn string: the string may go on
+    assert hub.table.turn == 2 and hub.table.doubles[0].waiting
+    hub.tap(3)  # player 3 starts: player 2's string ended on the double, which waits
+    assert hub.table.turn == 1 and hub.table.doubles[0].waiting
     hub.tap(1)  # player 1's second turn: not bound by player 2's double
     assert hub.table.turn == 2 and not hub.table.doubles[0].waiting
     hub.tap(8)

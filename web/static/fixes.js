@@ -142,7 +142,7 @@ function centre(snap) {
   if (!box) {
     box = place("sim", "centre", "div");
     box.className = "row centre";
-    for (const [ms, label] of [[0, "fixes.centre_tap"], [1400, "fixes.centre_hold"], [2300, "fixes.centre_undo"]]) {
+    for (const [ms, label] of [[0, "fixes.centre_tap"], [1400, "fixes.centre_hold"], [4300, "fixes.centre_undo"]]) {
       const b = el("button", { type: "button", "data-centre": String(ms), "data-i18n": label }, t(label));
       b.addEventListener("click", async () => {
         const r = await api("POST", "/api/sim/centre/press", { hold_ms: ms });

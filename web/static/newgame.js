@@ -103,13 +103,17 @@ function optionValue(id, o) {
 }
 function showDeal() {
   const p = profile(), n = N.players.length, box = $("deal"), usual = row(p.default_set, n);
-  const set = $("f-set").value ? +$("f-set").value : usual ? usual.set : null, each = row(p.tiles_each, n);
+  const set = $("f-set").value ? +$("f-set").value : usual ? usual.set : null;
+  // The profile's deal for this set where the seed gives one (consensus on double-6, -9).
+  const bySet = set != null && p.tiles_by_set ? p.tiles_by_set[String(set)] : null;
+  const each = row(bySet || p.tiles_each, n);
   const rounds = set == null ? null : p.rounds && p.rounds.default != null ? p.rounds.default : set + 1;
   const left = set == null || !each ? 0 : ((set + 1) * (set + 2)) / 2 - n * each.tiles;
   $("f-rounds").placeholder = rounds ?? t("new.rounds_all");
-  if (set != null) $("f-rounds").max = set + 1;
+  if (set != null) $("f-rounds").max = p.rounds && p.rounds.max != null ? p.rounds.max : set + 1;
   box.className = each && left > 0 ? "ok" : "err";
-  box.textContent = !each ? t("new.deal_not_for", { rules: ruleName(p), count: n, fewest: p.players[0], most: p.players[1] })
+  box.textContent = !each && bySet ? t("new.deal_none_on_set", { rules: ruleName(p), count: n, set })
+    : !each ? t("new.deal_not_for", { rules: ruleName(p), count: n, fewest: p.players[0], most: p.players[1] })
     : set == null ? t("new.deal_choose_set")
     : left <= 0 ? t("new.deal_too_small", { set, count: n, tiles: each.tiles })
     : t("new.deal", { tiles: each.tiles, left, set, rounds });
