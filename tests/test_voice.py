@@ -20,7 +20,7 @@ from hub.runtime.dispatch import EffectDispatcher
 from hub.runtime.eventlog import EventLog
 from hub.voice import engine
 from hub.voice.phrases import VOICE_MODES, Phrase, check_mode, choose, every_phrase
-from hub.voice.speaker import Cache, Announcer, joined
+from hub.voice.speaker import Announcer, Cache, joined
 from scorer.setup import check_setup
 from tests.conftest import need
 from tests.helpers import until
