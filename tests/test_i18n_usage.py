@@ -134,3 +134,20 @@ def test_the_reminders_the_page_words_are_the_hubs_own() -> None:
     core = (ROOT / "hub" / "core" / "turns.py").read_text(encoding="utf-8")
     for reason in reasons:
         assert f'"{reason}"' in core, reason
+
+
+def test_the_self_tests_words_are_the_hubs_own_in_english() -> None:
+    """selftest.js says each step by its kind and slot from the catalog; in English
+    that is word for word what the hub's walkthrough says (and the terminal shows)."""
+    from hub.runtime.config import load
+    from hub.selftest.walkthrough import Wiring, plan
+
+    kinds = {"marker-on": "marker_on", "marker-off": "marker_off"}
+    steps = plan(Wiring("gpio", load(None)["pins"], "default"))
+    assert {step.kind for step in steps} == {"button", "marker-on", "marker-off", "light", "sound"}
+    for step in steps:
+        centre = step.kind == "button" and step.slot == 0
+        name = "centre" if centre else kinds.get(step.kind, step.kind)
+        params = {"slot": step.slot, "sound": step.sound}
+        assert i18n.text("en", f"selftest.part.{name}", **params) == step.part, step
+        assert i18n.text("en", f"selftest.prompt.{name}", **params) == step.prompt, step

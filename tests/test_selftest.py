@@ -162,6 +162,9 @@ def test_the_walkthrough_ignores_edges_it_did_not_ask_for():
     status = walk.status()
     assert status["step"]["part"] == "centre button" and status["steps"] == len(steps)
     assert status["results"][1] == {
+        "kind": "button",
+        "slot": 2,
+        "sound": "",
         "part": "slot 2 button",
         "pin": "BCM 17 (header pin 11)",
         "passed": False,

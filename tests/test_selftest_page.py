@@ -45,6 +45,7 @@ def test_a_person_at_the_hub_passes_every_part_from_the_page(live_hub, client, t
     assert now["step"] == {
         "kind": "button",
         "slot": 1,
+        "sound": "",
         "part": "slot 1 button",
         "pin": "BCM 4 (header pin 7)",
         "number": 1,
@@ -67,6 +68,9 @@ def test_a_person_at_the_hub_passes_every_part_from_the_page(live_hub, client, t
     assert now["done"] and now["passed"]
     assert len(now["results"]) == 8 + 1 + 16 + 8 + len(SOUND_NAMES)
     assert now["results"][8] == {
+        "kind": "button",
+        "slot": 0,
+        "sound": "",
         "part": "centre button",
         "pin": "BCM 10 (header pin 19)",
         "passed": True,
@@ -92,6 +96,9 @@ def test_skip_and_stop_keep_what_was_done(live_hub, client, table_proof):
     now = act(client, "skip").get_json()
     assert now["results"] == [
         {
+            "kind": "button",
+            "slot": 1,
+            "sound": "",
             "part": "slot 1 button",
             "pin": "BCM 4 (header pin 7)",
             "passed": False,

@@ -360,6 +360,7 @@ class Walkthrough:
                 else {
                     "kind": step.kind,
                     "slot": step.slot,
+                    "sound": step.sound,
                     "part": step.part,
                     "pin": step.pin,
                     "prompt": step.prompt,
@@ -370,7 +371,15 @@ class Walkthrough:
                 "done": step is None,
                 "passed": self.passed(),
                 "results": [
-                    {"part": r.step.part, "pin": r.step.pin, "passed": r.passed, "detail": r.detail}
+                    {
+                        "kind": r.step.kind,
+                        "slot": r.step.slot,
+                        "sound": r.step.sound,
+                        "part": r.step.part,
+                        "pin": r.step.pin,
+                        "passed": r.passed,
+                        "detail": r.detail,
+                    }
                     for r in self.results
                 ],
             }

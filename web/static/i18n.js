@@ -44,9 +44,16 @@ export async function names() {
 export async function setLanguage(choice) {
   if (choice === "" || choice === null) localStorage.removeItem(STORE);
   else if (choice !== undefined && LANGUAGES.includes(choice)) localStorage.setItem(STORE, choice);
-  // Only the language in use is fetched: every catalog has every key (a test).
-  const name = chosen();
-  words = await fetchCatalog(name);
+  // Only the language in use is fetched: every catalog has every key (a test). One
+  // the hub cannot give falls back to English.
+  let name = chosen();
+  try {
+    words = await fetchCatalog(name);
+  } catch (err) {
+    if (name === DEFAULT) throw err;
+    name = DEFAULT;
+    words = await fetchCatalog(name);
+  }
   current = name;
   document.documentElement.lang = name;
   return name;

@@ -6,6 +6,8 @@ import { onGame } from "./running.js";
 import { formatNumber, t } from "./i18n.js";
 
 let sure = false;  // "End the game" was tapped once: the next tap ends it
+// A number as the page's language writes it; nothing for a missing one.
+const num = (n) => (typeof n === "number" ? formatNumber(n) : "");
 
 export async function open(arg) {
   let id = arg ? +arg : gameId();
@@ -46,12 +48,12 @@ function render() {
   if (!g || S.view !== "scores") return;
   const why = whyNotes(g.places || [], (g.rounds || []).some((r) => r.finished));
   const rows = (g.places || []).map((p) =>
-    `<tr><td class="rank">${p.tied ? "=" : ""}${p.rank}</td><td>${esc(p.name)}${why[p.name] ? `<span class="why">${esc(why[p.name])}</span>` : ""}</td><td>${p.total}</td></tr>`).join("");
+    `<tr><td class="rank">${p.tied ? "=" : ""}${p.rank}</td><td>${esc(p.name)}${why[p.name] ? `<span class="why">${esc(why[p.name])}</span>` : ""}</td><td>${num(p.total)}</td></tr>`).join("");
   const about = { game: g.id, rules: t(`rules.${g.rules}.name`), set: g.set, round: g.round, rounds: g.round_count };
   let html = `<p class="note">${esc(t(g.finished ? "scores.about_finished" : "scores.about", about))}</p>`;
   if (g.finished) html += `<p class="winner">${esc(g.winner ? t("scores.winner", { name: g.winner }) : t("scores.tied_first", { names: (g.winners || []).join(", ") }))}</p>`;
   if (g.teams) html += `<h3>${esc(t("scores.teams"))}</h3><table aria-label="${esc(t("scores.team_standings"))}"><tbody>` + (g.team_standings || []).map((team) =>
-    `<tr><td>${esc(team)}</td><td>${own(g.team_totals, team)}</td></tr>`).join("") + `</tbody></table><h3>${esc(t("scores.players"))}</h3>`;
+    `<tr><td>${esc(team)}</td><td>${num(own(g.team_totals, team))}</td></tr>`).join("") + `</tbody></table><h3>${esc(t("scores.players"))}</h3>`;
   html += `<table class="standings" aria-label="${esc(t("scores.standings"))}"><thead><tr><th>#</th><th>${esc(t("scores.player"))}</th><th>${esc(t("scores.total"))}</th></tr></thead><tbody>${rows}</tbody></table>` +
     `<p class="note">${esc(t("scores.how_to_win"))}</p>`;
   html += `<h3>${esc(t("scores.chart"))}</h3>${chartSvg(g)}<h3>${esc(t("scores.grid"))}</h3>${gridTable(g)}` +
@@ -67,10 +69,10 @@ function gridTable(g) {
   const body = g.rounds.map((r) => {
     const label = keeper(g.id) && r.finished ? `<a href="#/round/${r.round}" aria-label="${esc(t("scores.correct", { round: r.round }))}">${r.round}</a>` : r.round;
     const cells = g.players.map((n) => !r.finished ? "<td>·</td>" : r.went_out === n
-      ? `<td class="out" title="${esc(t("scores.went_out"))}">${own(r.points, n) ?? 0}★</td>` : `<td>${own(r.points, n) ?? ""}</td>`).join("");
+      ? `<td class="out" title="${esc(t("scores.went_out"))}">${num(own(r.points, n) ?? 0)}★</td>` : `<td>${num(own(r.points, n))}</td>`).join("");
     return `<tr><th scope="row">${label} <small>(${esc(t(r.blocked ? "scores.engine_blocked" : "scores.engine", { engine: r.engine }))})</small></th>${cells}</tr>`;
   }).join("");
-  const foot = g.players.map((n) => `<td>${own(g.totals, n) ?? 0}</td>`).join("");
+  const foot = g.players.map((n) => `<td>${num(own(g.totals, n) ?? 0)}</td>`).join("");
   return `<div class="scroll"><table class="grid-table" aria-label="${esc(t("scores.grid_label"))}"><thead><tr><th>${esc(t("round.heading"))}</th>${head}</tr></thead>` +
     `<tbody>${body}</tbody><tfoot><tr><td>${esc(t("scores.total"))}</td>${foot}</tr></tfoot></table></div>`;
 }
@@ -86,7 +88,7 @@ function chartSvg(g) {
   const step = [5, 10, 20, 25, 50, 100, 200, 250, 500].find((s) => max / s <= 5) || 1000;
   const top = Math.ceil(max / step) * step;
   const x = (i) => L + (i * (W - L - Rt)) / rounds.length, y = (v) => T + (H - T - B) * (1 - v / top);
-  let out = `<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(t("scores.chart_label", { totals: g.players.map((n) => `${n} ${own(g.totals, n)}`).join(", ") }))}">`;
+  let out = `<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(t("scores.chart_label", { totals: g.players.map((n) => `${n} ${num(own(g.totals, n))}`).join(", ") }))}">`;
   for (let v = 0; v <= top; v += step) out += `<line class="axis" x1="${L}" x2="${W - Rt}" y1="${y(v)}" y2="${y(v)}"/><text x="${L - 4}" y="${y(v) + 4}" text-anchor="end">${formatNumber(v)}</text>`;
   rounds.forEach((r, i) => { out += `<text x="${x(i + 1)}" y="${H - 8}" text-anchor="middle">${r.round}</text>`; });
   const ends = series.map((s, i) => ({ i, y: y(s[s.length - 1]) })).sort((a, b) => a.y - b.y);
@@ -97,7 +99,7 @@ function chartSvg(g) {
   });
   for (const e of ends) {
     const n = g.players[e.i];
-    out += `<text class="s${e.i % 8}" x="${W - Rt + 4}" y="${e.y + 4}">${esc(short(n, 7))} ${own(g.totals, n)}</text>`;
+    out += `<text class="s${e.i % 8}" x="${W - Rt + 4}" y="${e.y + 4}">${esc(short(n, 7))} ${num(own(g.totals, n))}</text>`;
   }
   return out + "</svg>";
 }

@@ -9,6 +9,16 @@ import { t } from "./i18n.js";
 
 let root = null, timer = null;
 
+// A step's part and what to do, in the page's language, from its kind and slot (the
+// hub's own English "part" and "prompt" are the same words: tests/test_i18n_usage.py).
+const PARTS = { button: "selftest.part.button", "marker-on": "selftest.part.marker_on",
+  "marker-off": "selftest.part.marker_off", light: "selftest.part.light", sound: "selftest.part.sound" };
+const PROMPTS = { button: "selftest.prompt.button", "marker-on": "selftest.prompt.marker_on",
+  "marker-off": "selftest.prompt.marker_off", light: "selftest.prompt.light", sound: "selftest.prompt.sound" };
+const centre = (s) => s.kind === "button" && s.slot === 0;
+const partOf = (s) => (centre(s) ? t("selftest.part.centre") : PARTS[s.kind] ? t(PARTS[s.kind], s) : s.part);
+const promptOf = (s) => (centre(s) ? t("selftest.prompt.centre") : PROMPTS[s.kind] ? t(PROMPTS[s.kind], s) : s.prompt);
+
 export function open(arg, section) {
   root = section;
   if (!root.dataset.built) build();
@@ -60,7 +70,7 @@ function show(test) {
     b.hidden = a === "start" ? running : !running || ((a === "yes" || a === "no") && !(step && step.answer));
   }
   root.querySelector("#st-step").textContent = running && step
-    ? t("selftest.step", { number: step.number, steps: test.steps, part: step.part, pin: step.pin, prompt: step.prompt })
+    ? t("selftest.step", { number: step.number, steps: test.steps, part: partOf(step), pin: step.pin, prompt: promptOf(step) })
     : test.done ? t(test.passed ? "selftest.passed" : "selftest.failed")
     : test.results.length ? t("selftest.stopped") : "";
   root.querySelector("#st-stuck").innerHTML = (test.stuck || []).map((s) => `<li data-slot="${s.slot}">${esc(
@@ -68,7 +78,7 @@ function show(test) {
       { slot: s.slot, pin: s.pin }))}</li>`).join("");
   root.querySelector("#st-lights").hidden = test.lights !== false || !(running || test.done);
   root.querySelector("#st-lights").textContent = t("selftest.no_ring");
-  const rows = test.results.map((r) => `<tr data-passed="${r.passed}"><td>${esc(r.part)}</td><td>${esc(r.pin)}</td>`
+  const rows = test.results.map((r) => `<tr data-passed="${r.passed}"><td>${esc(partOf(r))}</td><td>${esc(r.pin)}</td>`
     + `<td>${esc(t(r.passed ? "selftest.pass" : "selftest.fail"))}</td><td>${esc(r.detail)}</td></tr>`).join("");
   root.querySelector("#st-results").innerHTML = test.results.length
     ? `<thead><tr><th>${esc(t("selftest.part"))}</th><th>${esc(t("selftest.pin"))}</th><th>${esc(t("selftest.result"))}</th><th>${esc(t("selftest.detail"))}</th></tr></thead><tbody>${rows}</tbody>` : "";
