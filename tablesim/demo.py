@@ -53,6 +53,10 @@ COUNT_TILES_S = 6.0  # a round is over: hands are counted before the scores go i
 BLOCKED_S = 3.0  # everyone looks round before agreeing nobody can play
 NEXT_GAME_S = 15.0  # the winner is cheered, the tiles are shuffled
 LATE_S = 0.05  # behind the table's rhythm by more than this: catch up no further
+# Gaps shorter than this (a bounce burst's, 0.2-2 ms) are not slept: a real sleep that
+# short overshoots by a thread switch or more on a busy machine, and a burst spread past
+# the hub's 30 ms bounce window reads as two presses (a double turn, a false "uno").
+BURST_S = 0.005
 
 
 class Demo:
@@ -166,7 +170,7 @@ class Demo:
         due = self._due + seconds
         if due < now - LATE_S:  # far behind (scores were entered): start afresh
             due = now + seconds
-        if due > now:
+        if due > now and seconds >= BURST_S:
             self.sleep(due - now)
         self._due = due
 
