@@ -30,6 +30,7 @@ from typing import Any
 from scorer import games, people, queries, rows
 from scorer.errors import StorageFault as StorageFault
 from scorer.games import KEEP, GameRecord, WentOut
+from scorer.keepers import Keepers
 from scorer.names import skeleton
 from scorer.roster import Roster
 from scorer.rows import GameNotFound as GameNotFound
@@ -77,7 +78,7 @@ def _as_store_error(path: str) -> Iterator[None]:
         raise StorageFault(f"{path}: {error}") from error
 
 
-class GameStore(Roster):
+class GameStore(Roster, Keepers):
     """The SQLite game store at ``path`` (created, or migrated, on open).
 
     ``now`` returns ISO 8601 text; it is used only when a write is given no ``at``.
@@ -255,27 +256,6 @@ class GameStore(Roster):
         with self._write() as conn:
             _load(conn, game_id)
             _run(conn, [rows.kept_token(game_id, hash_token(token), stamp)])
-
-    def hand_over(self, game_id: int, token: str, at: str | None = None) -> str | None:
-        """Move the scorekeeping from the phone holding ``token`` to another: that token
-        stops being one of the game's and a new one (returned) takes its place; None,
-        and no change, when ``token`` is not the game's. Raises :class:`GameNotFound`."""
-        stamp, given = self._stamp(at), rows.token_text(token)
-        with self._write() as conn:
-            _load(conn, game_id)
-            hashes = [r["hash"] for r in conn.execute(queries.TOKEN_HASHES, (game_id,))]
-            matched = [h for h in hashes if tokens_match(h, given)]
-            if not matched:
-                return None
-            fresh = new_token()
-            _run(
-                conn,
-                [
-                    rows.dropped_token(game_id, matched[0]),
-                    rows.kept_token(game_id, hash_token(fresh), stamp),
-                ],
-            )
-            return fresh
 
     def bring_back(
         self, game_id: int, replaces: int | None = None, at: str | None = None

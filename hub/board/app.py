@@ -57,7 +57,7 @@ def create_board_app(
     past ``most_streams`` at once (None: no limit) a stream is refused with a 503 and
     the page fetches ``/api/board`` every :data:`BUSY_RETRY_S` instead, so open pages
     never take every web thread and a page load always gets one."""
-    from flask import Flask, abort, jsonify, send_from_directory
+    from flask import Flask, jsonify
 
     app = Flask(__name__, static_folder="static", static_url_path="/static")
     places = Places(most_streams)
@@ -67,20 +67,7 @@ def create_board_app(
         response.headers.update(HEADERS)
         return response
 
-    @app.get("/")
-    def page() -> Response:
-        response = send_from_directory(app.static_folder or "static", "board.html")
-        response.headers["Cache-Control"] = "no-cache"
-        return response
-
-    @app.get("/i18n/<lang>.json")
-    def catalog(lang: str) -> Response:
-        """The scorepad's words in ``lang`` (web/static/i18n/), which the page says by."""
-        if lang not in LANGUAGES:
-            abort(404)
-        response = send_from_directory(CATALOGS, f"{lang}.json")
-        response.headers["Cache-Control"] = "no-cache"
-        return response
+    _add_pages(app)
 
     @app.get("/api/board")
     def board_json() -> Response:
@@ -107,6 +94,26 @@ def create_board_app(
         return response
 
     return app
+
+
+def _add_pages(app: Flask) -> None:
+    """The board's page and the catalogs it says its words by."""
+    from flask import abort, send_from_directory
+
+    @app.get("/")
+    def page() -> Response:
+        response = send_from_directory(app.static_folder or "static", "board.html")
+        response.headers["Cache-Control"] = "no-cache"
+        return response
+
+    @app.get("/i18n/<lang>.json")
+    def catalog(lang: str) -> Response:
+        """The scorepad's words in ``lang`` (web/static/i18n/), which the page says by."""
+        if lang not in LANGUAGES:
+            abort(404)
+        response = send_from_directory(CATALOGS, f"{lang}.json")
+        response.headers["Cache-Control"] = "no-cache"
+        return response
 
 
 def _stream(board: BoardSource, stopping: Any) -> Iterator[bytes]:

@@ -85,15 +85,12 @@ class WebLoop(Protocol):
     @property
     def table(self) -> Table:
         """The table now (immutable)."""
-        ...
 
     def settled(self, timeout: float = 5.0) -> dict[str, Any]:
         """The snapshot once everything queued so far is applied and journaled."""
-        ...
 
     def settled_later(self) -> Future[dict[str, Any]]:
         """As :meth:`settled`, waited for by no thread."""
-        ...
 
 
 class SimulatedPins(Protocol):
@@ -115,15 +112,12 @@ class StoreReads(PlayerReads, Protocol):
 
     def check_token(self, game_id: int, token: str) -> bool:
         """Whether ``token`` is the game's scorekeeper token."""
-        ...
 
     def list_games(self) -> list[dict[str, Any]]:
         """Every stored game, newest first."""
-        ...
 
     def round_history(self, game_id: int, number: int) -> list[dict[str, Any]]:
         """The edits of one round's scores."""
-        ...
 
 
 class Later(Protocol):
@@ -131,7 +125,6 @@ class Later(Protocol):
 
     def call_later(self, delay_s: float, fn: Callable[[], None]) -> Any:
         """Run ``fn()`` in ``delay_s`` seconds; returns a handle with ``cancel()``."""
-        ...
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,7 @@ def create_game_on_the_page(phone) -> None:
     )
     expect(page.locator("#seat-hub .slot[data-slot='8']")).to_have_attribute(
         "aria-label",
-        "Slot 8: Mexican Train",  # its visible words, in its name
+        "Slot 8: the Mexican Train",  # its visible words, in its name
     )
     page.select_option("#f-first", "0")
     page.check("input[name=double_blank][value='25']")

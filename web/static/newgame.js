@@ -104,7 +104,8 @@ function optionValue(id, o) {
 function showDeal() {
   const p = profile(), n = N.players.length, box = $("deal"), usual = row(p.default_set, n);
   const set = $("f-set").value ? +$("f-set").value : usual ? usual.set : null;
-  // The profile's deal for this set where the seed gives one (consensus on double-6, -9).
+  // The profile's deal for this set where the seed gives one (the tournament rules on
+  // double-6 and -9).
   const bySet = set != null && p.tiles_by_set ? p.tiles_by_set[String(set)] : null;
   const each = row(bySet || p.tiles_each, n);
   const rounds = set == null ? null : p.rounds && p.rounds.default != null ? p.rounds.default : set + 1;
