@@ -286,8 +286,11 @@ def test_a_command_flood_costs_bounded_threads_and_log_lines(caplog):
         def __init__(self):
             self.presses = 0
 
-        def button(self, slot, pressed):
+        def button(self, slot, pressed, at=None):
             self.presses += pressed
+
+        def now(self):
+            return 0.0
 
         def marker(self, slot, present):
             pass
