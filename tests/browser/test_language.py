@@ -89,7 +89,7 @@ def english_left(text: str) -> list[str]:
 def test_the_english_check_finds_english(phones) -> None:
     """The check itself: English words are found, Spanish and names pass."""
     assert english_left("Guardar la ronda 2 · Ann, Bob") == []
-    assert english_left("Save round 2") == ["round.save: Save round {round}"]
+    assert "round.save: Save round {round}" in english_left("Save round 2")
     assert "nav.scores: Scores" in english_left("Mesa\nScores\nRonda")
 
 
