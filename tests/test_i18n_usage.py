@@ -143,11 +143,13 @@ def test_the_self_tests_words_are_the_hubs_own_in_english() -> None:
     from hub.selftest.walkthrough import Wiring, plan
 
     kinds = {"marker-on": "marker_on", "marker-off": "marker_off"}
-    steps = plan(Wiring("gpio", load(None)["pins"], "default"))
+    steps = plan(Wiring("gpio", load(None)["pins"], "default"), voice=True)
     assert {step.kind for step in steps} == {"button", "marker-on", "marker-off", "light", "sound"}
+    assert steps[-1].sound == "say"  # the voice's step: words of its own
     for step in steps:
         centre = step.kind == "button" and step.slot == 0
         name = "centre" if centre else kinds.get(step.kind, step.kind)
+        name = "voice" if step.sound == "say" else name
         params = {"slot": step.slot, "sound": step.sound}
         assert i18n.text("en", f"selftest.part.{name}", **params) == step.part, step
         assert i18n.text("en", f"selftest.prompt.{name}", **params) == step.prompt, step

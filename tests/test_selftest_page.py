@@ -249,6 +249,9 @@ def test_a_stuck_button_and_a_marker_left_on_are_named_at_the_start(live_hub, ta
     # Step 3 failed at once, naming why: no 20 s wait for a press that cannot come.
     now = wait_step(client, 4)
     assert now["results"][2] == {
+        "kind": "button",
+        "slot": 3,
+        "sound": "",
         "part": "slot 3 button",
         "pin": "BCM 27 (header pin 13)",
         "passed": False,

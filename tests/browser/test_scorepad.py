@@ -62,11 +62,11 @@ def create_game_on_the_page(phone) -> None:
     page.click("#seat-mex")
     page.click("#seat-hub .slot[data-slot='8']")
     expect(page.locator("#seat-hub .slot[data-slot='6']")).to_have_attribute(
-        "aria-label", "Slot 6: Dee"
+        "aria-label", "slot 6 Dee"
     )
     expect(page.locator("#seat-hub .slot[data-slot='8']")).to_have_attribute(
         "aria-label",
-        "Slot 8: the Mexican Train",  # its visible words, in its name
+        "slot 8 Mexican train",  # its visible words, in its name
     )
     page.select_option("#f-first", "0")
     page.check("input[name=double_blank][value='25']")

@@ -127,8 +127,9 @@ function renderSeats() {
     const cls = [p ? "player" : n === N.mex ? "mexican" : "empty", "tappable"];
     if ((p && N.picking === i) || (n === N.mex && N.picking === "mex")) cls.push("turn");
     const name = p ? p.name || t("new.player", { n: i + 1 }) : n === N.mex ? t("table.mexican") : t("new.free");
-    slots.push({ slot: n, cls, name, tags: p ? [] : n === N.mex ? [t("table.tag.train")] : [], button: true,
-      label: t("table.slot_label", { slot: n, who: p ? name : n === N.mex ? t("table.the_mexican") : t("new.free") }) });
+    const tags = p ? [] : n === N.mex ? [t("table.tag.train")] : [];
+    // Named by the words it shows, in their order (WCAG's label in name), in any language.
+    slots.push({ slot: n, cls, name, tags, button: true, label: [t("table.slot", { slot: n }), name, ...tags].join(" ") });
   }
   patch($("seat-hub"), hubSvg(slots, `<text class="center-note">${esc(t("new.centre_1"))}</text><text class="center-note" y="18">${esc(t("new.centre_2"))}</text>`));
   $("mex-slot").textContent = N.mex ? t("table.slot", { slot: N.mex }) : t("new.mex_none");

@@ -16,8 +16,11 @@ const PARTS = { button: "selftest.part.button", "marker-on": "selftest.part.mark
 const PROMPTS = { button: "selftest.prompt.button", "marker-on": "selftest.prompt.marker_on",
   "marker-off": "selftest.prompt.marker_off", light: "selftest.prompt.light", sound: "selftest.prompt.sound" };
 const centre = (s) => s.kind === "button" && s.slot === 0;
-const partOf = (s) => (centre(s) ? t("selftest.part.centre") : PARTS[s.kind] ? t(PARTS[s.kind], s) : s.part);
-const promptOf = (s) => (centre(s) ? t("selftest.prompt.centre") : PROMPTS[s.kind] ? t(PROMPTS[s.kind], s) : s.prompt);
+const voice = (s) => s.kind === "sound" && s.sound === "say";  // the voice's sentence
+const partOf = (s) => (centre(s) ? t("selftest.part.centre") : voice(s) ? t("selftest.part.voice")
+  : PARTS[s.kind] ? t(PARTS[s.kind], s) : s.part);
+const promptOf = (s) => (centre(s) ? t("selftest.prompt.centre") : voice(s) ? t("selftest.prompt.voice")
+  : PROMPTS[s.kind] ? t(PROMPTS[s.kind], s) : s.prompt);
 
 export function open(arg, section) {
   root = section;
