@@ -12,7 +12,8 @@ holds against this data, field by field).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 # (fewest players, most players, value): tiles each, or the default set's max pips.
 Rows = tuple[tuple[int, int, int], ...]
@@ -42,6 +43,8 @@ class Option:
     ``players``: the player counts it needs, or ``None`` for any. ``requires``: when
     the option is not at its default, the values other options must have (``blanks``
     scores the double blank 50, so ``double_blank`` may only be 0, its default, or 50).
+    ``overrides``: a variant of the rules, switched on: the profile fields it changes
+    (:meth:`Profile.played`).
     """
 
     id: str
@@ -49,6 +52,7 @@ class Option:
     label: str
     players: tuple[int, ...] | None = None
     requires: tuple[tuple[str, tuple[bool | int, ...]], ...] = ()
+    overrides: tuple[tuple[str, object], ...] = ()
 
     @property
     def default(self) -> bool | int:
@@ -77,6 +81,32 @@ OPTIONS: dict[str, Option] = {
             "last_tile_call",
             (False, True),
             "Last-tile call: tap the table with one tile left, or draw two if caught",
+        ),
+        # The consensus seed's variations the hub can follow (docs/rules.md).
+        Option(
+            "fast_game",
+            (False, True),
+            "Fast game: first, everyone builds their own train as far as they can",
+            overrides=(
+                ("first_turn", "string"),
+                ("public_in_first_turn", False),
+                ("mexican_in_first_turn", False),
+                ("double_waits_in_first_turn", True),
+            ),
+        ),
+        Option(
+            "cover_optional",
+            (False, True),
+            "Cover optional: a double obliges nobody",
+            requires=(("chickenfoot", (False,)), ("any_train_cover", (False,))),
+            overrides=(("after_double", "again"),),
+        ),
+        Option(
+            "any_train_cover",
+            (False, True),
+            "Any-train cover: a double may be covered on any public train",
+            requires=(("chickenfoot", (False,)),),
+            overrides=(("after_double", "satisfy"),),
         ),
     )
 }
@@ -138,6 +168,17 @@ class Profile:
     def most_rounds(self, set_max: int) -> int:
         """The most rounds a game on a double-``set_max`` set may have."""
         return SERIES_MAX if self.open_series else set_max + 1
+
+    def played(self, options: Mapping[str, object]) -> Profile:
+        """The profile as a game with these options plays it: each variant switched
+        on (an option with ``overrides`` that this profile offers) changes its fields."""
+        changes = {
+            key: value
+            for name in self.options
+            if options.get(name) and OPTIONS[name].overrides
+            for key, value in OPTIONS[name].overrides
+        }
+        return replace(self, **changes) if changes else self  # type: ignore[arg-type]
 
     def deal_rows(self, set_max: int | None = None) -> Rows:
         """The deal table (tiles each by player count) for a double-``set_max`` set."""
@@ -222,7 +263,16 @@ PROFILES: dict[str, Profile] = {
         fail_reminder=True,
         out_waits_first_turns=False,
         double_waits_in_first_turn=False,
-        options=("chickenfoot", "partnerships", "double_blank", "blanks", "last_tile_call"),
+        options=(
+            "chickenfoot",
+            "partnerships",
+            "double_blank",
+            "blanks",
+            "last_tile_call",
+            "fast_game",
+            "cover_optional",
+            "any_train_cover",
+        ),
         tiles_each=((2, 4, 15), (5, 6, 12), (7, 8, 11)),
         default_set=((2, 8, 12),),
         privatising_double_free=True,

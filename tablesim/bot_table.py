@@ -56,6 +56,8 @@ def setup_body(config: GameConfig, names: dict[int, str]) -> dict[str, Any]:
         "partnerships": config.partnerships,
         "double_blank": config.double_blank,
         "blanks": config.blanks,
+        "last_tile_call": config.last_tile_call,
+        **{name: True for name in config.variants},
     }
     body = {
         "players": [names[s] for s in config.seats],

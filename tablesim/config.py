@@ -36,6 +36,7 @@ class GameConfig:
     double_blank: int = 0
     blanks: bool = False
     last_tile_call: bool = False
+    variants: tuple[str, ...] = ()  # the consensus variations switched on (fast_game, …)
 
     def __post_init__(self) -> None:
         if self.rules not in PROFILES:
@@ -63,8 +64,8 @@ class GameConfig:
 
     @property
     def profile(self) -> OracleProfile:
-        """The rule profile played."""
-        return PROFILES[self.rules]
+        """The rule profile played, with the game's variations."""
+        return PROFILES[self.rules].with_variants(self.variants)
 
     @property
     def hand_size(self) -> int:
@@ -147,6 +148,10 @@ class GameConfig:
             raise ValueError(f"blanks: a {self.rules} option? (needs double_blank 0 or 50)")
         if self.last_tile_call and not self.profile.last_tile_call_allowed:
             raise ValueError(f"last_tile_call: not an option of the {self.rules} profile")
+        if self.chickenfoot and set(self.variants) & {"cover_optional", "any_train_cover"}:
+            raise ValueError("chickenfoot: not with cover_optional or any_train_cover")
+        if {"cover_optional", "any_train_cover"} <= set(self.variants):
+            raise ValueError("cover_optional: not with any_train_cover")
         if self.double_blank not in DOUBLE_BLANK_VALUES:
             raise ValueError(f"double_blank {self.double_blank}: one of {DOUBLE_BLANK_VALUES}")
 

@@ -7,7 +7,8 @@ purpose: the simulator is the independent "truth" the hub is checked against.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 # (fewest players, most players, value)
 Rows = tuple[tuple[int, int, int], ...]
@@ -39,6 +40,17 @@ class OracleProfile:
     blanks_allowed: bool = False
     last_tile_call_allowed: bool = False  # the call as an option (consensus)
     small_set_deals: tuple[tuple[int, Rows], ...] = ()  # (set, rows): fewer tiles each
+    string_double_waits: bool = False  # a first-turn string ending on a double: it waits
+    variants: tuple[str, ...] = ()  # the consensus seed's variations a game may switch on
+
+    def with_variants(self, switched: tuple[str, ...]) -> OracleProfile:
+        """The profile as played with these variations (:data:`VARIANTS`) switched on."""
+        played = self
+        for name in switched:
+            if name not in self.variants:
+                raise ValueError(f"{name}: not a variation of the {self.name} profile")
+            played = replace(played, **VARIANTS[name])
+        return played
 
     @property
     def tracks_doubles(self) -> bool:
@@ -63,6 +75,20 @@ def _lookup(rows: Rows, players: int, name: str) -> int:
             return value
     raise ValueError(f"{players} players: the {name} profile is for 2 to 8 players")
 
+
+# The consensus seed's "Variations" as the simulator plays them: a fast game builds
+# everyone's own train first (a string, own train only; a string ending on a double
+# leaves it for the player's second turn); "cover optional" obliges nobody (like aces);
+# "any train to cover" lets a cover go on any public train (like triples).
+VARIANTS: dict[str, dict[str, Any]] = {
+    "fast_game": {
+        "first_turn": "string",
+        "mexican_in_first_turn": False,
+        "string_double_waits": True,
+    },
+    "cover_optional": {"after_double": "again"},
+    "any_train_cover": {"after_double": "satisfy"},
+}
 
 PROFILES: dict[str, OracleProfile] = {
     "aces": OracleProfile(
@@ -106,6 +132,7 @@ PROFILES: dict[str, OracleProfile] = {
         last_tile_call_allowed=True,
         # seed 003's table: Glowing Look Games on double-6; Bauguess 2012 (2-4) and
         # the unattributed row (5-7) on double-9.
+        variants=("fast_game", "cover_optional", "any_train_cover"),
         small_set_deals=(
             (6, ((2, 2, 9), (3, 3, 8), (4, 4, 6))),
             (9, ((2, 2, 15), (3, 3, 13), (4, 4, 10), (5, 5, 9), (6, 7, 7))),
@@ -113,6 +140,7 @@ PROFILES: dict[str, OracleProfile] = {
     ),
     "triples": OracleProfile(
         name="triples",
+        string_double_waits=True,
         starter="engine-holder",
         first_turn="string",
         after_double="satisfy",

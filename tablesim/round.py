@@ -204,7 +204,7 @@ class Round:
         ``triples``: a string that ends on a double ends with that double's hold (it
         waits for p's second turn), and the hub passes the turn when the next player
         acts."""
-        waits = self.profile.after_double == "satisfy"  # triples: a double ending it waits
+        waits = self.profile.string_double_waits  # triples: a double ending it waits
         # (With another player's double waiting, no hold: the hub keeps one double.)
         chicken = self.chicken if not (waits and self.double is not None) else 0.0
         for i, tile in enumerate(placed):

@@ -56,6 +56,7 @@ from tablesim.bot_table import (
 from tablesim.hubs import fast_dir, quiet_hub
 from tablesim.hubs import new_hub as new_hub
 from tablesim.motions import Pace
+from tablesim.profiles import VARIANTS
 from tablesim.slips import mistake
 from tablesim.soak_plans import BOTS, MISTAKES, Plan, Spec
 
@@ -110,6 +111,7 @@ class Report:
             [" chickenfoot"] * s.chickenfoot
             + [" partnerships"] * s.partnerships
             + [" blanks"] * s.blanks
+            + [f" {name}" for name in s.variants]
         )
         rounds = f", {s.rounds} rounds each" if s.rounds else ""
         rate = self.actions / self.seconds if self.seconds else 0.0
@@ -312,6 +314,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="consensus: every blank half scores 25 (the double blank 50)",
     )
     parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        choices=sorted(VARIANTS),
+        help="consensus: a variation switched on (fast_game, cover_optional, any_train_cover)",
+    )
+    parser.add_argument(
         "--mistakes",
         type=float,
         default=MISTAKES,
@@ -338,6 +347,7 @@ def spec_of(args: argparse.Namespace) -> Spec:
         args.bots,
         args.blanks,
         args.mistakes,
+        tuple(args.variant),
     )
 
 

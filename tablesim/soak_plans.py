@@ -35,6 +35,7 @@ class Plan:
     bots: str = "mixed"
     blanks: bool = False
     mistakes: float = MISTAKES
+    variants: tuple[str, ...] = ()
 
     def game(self) -> tuple[GameConfig, dict[int, Bot], Hand]:
         """The simulator's set-up, one bot per seat, and the hand that plays them."""
@@ -54,6 +55,7 @@ class Plan:
             partnerships=self.partnerships,
             double_blank=rng.choice((0, 50) if self.blanks else (0, 25, 50)),
             blanks=self.blanks,
+            variants=self.variants,
         )
         bots = {s: _bot(self.bots, rng) for s in seats}
         return config, bots, Hand(random.Random(rng.getrandbits(64)))
@@ -85,6 +87,7 @@ class Spec:
     bots: str = "mixed"
     blanks: bool = False
     mistakes: float = MISTAKES
+    variants: tuple[str, ...] = ()  # the consensus variations switched on
 
     def plans(self) -> Iterator[Plan]:
         """Each game's plan, from the run's seed (the first one's seed may be given)."""
@@ -108,6 +111,7 @@ class Spec:
                 self.bots,
                 self.blanks,
                 self.mistakes,
+                self.variants,
             )
 
     def replay(self, plan: Plan) -> str:
@@ -123,6 +127,7 @@ class Spec:
         words += [f"--rounds {self.rounds}"] if self.rounds is not None else []
         words += ["--chickenfoot"] * self.chickenfoot + ["--partnerships"] * self.partnerships
         words += ["--blanks"] * self.blanks
+        words += [f"--variant {name}" for name in self.variants]
         words += [f"--mistakes {self.mistakes}"] if self.mistakes != MISTAKES else []
         words += [f"--bots {self.bots}"] if self.bots != "mixed" else []
         return " ".join(words)

@@ -149,6 +149,24 @@ def test_rules_have_the_shape_of_the_contract() -> None:
             "default": False,
             "label": RULES["options"]["last_tile_call"]["label"],
         },
+        # Issue 24, item 10: the consensus variations as switches.
+        "fast_game": {
+            "values": [False, True],
+            "default": False,
+            "label": RULES["options"]["fast_game"]["label"],
+        },
+        "cover_optional": {
+            "values": [False, True],
+            "default": False,
+            "label": RULES["options"]["cover_optional"]["label"],
+            "requires": {"chickenfoot": [False], "any_train_cover": [False]},
+        },
+        "any_train_cover": {
+            "values": [False, True],
+            "default": False,
+            "label": RULES["options"]["any_train_cover"]["label"],
+            "requires": {"chickenfoot": [False]},
+        },
     }
     assert all(option["label"] for option in RULES["options"].values())
 
@@ -169,6 +187,9 @@ def test_rules_serve_the_deal_tables_within_the_hubs_seats() -> None:
         "double_blank",
         "blanks",
         "last_tile_call",
+        "fast_game",
+        "cover_optional",
+        "any_train_cover",
     ]
     assert consensus["tiles_each"] == [
         {"players": [2, 4], "tiles": 15},

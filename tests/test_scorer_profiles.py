@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from scorer.profiles import HUB_PLAYERS, OPTIONS, PROFILE_IDS, PROFILES, SETS, Rows
+from scorer.profiles import HUB_PLAYERS, OPTIONS, PROFILE_IDS, PROFILES, SETS, Profile, Rows
 
 
 def _covered(rows: Rows) -> list[int]:
@@ -39,6 +41,9 @@ def test_option_defaults_are_off() -> None:
         "double_blank": 0,
         "blanks": False,
         "last_tile_call": False,
+        "fast_game": False,
+        "cover_optional": False,
+        "any_train_cover": False,
     }
 
 
@@ -55,3 +60,18 @@ def test_blanks_and_the_one_answer_on_the_mexican_train() -> None:
     assert mtf.covers({"chickenfoot": True}, on_mexican=True) == 1
     assert mtf.covers({"chickenfoot": True}) == 3
     assert PROFILES["consensus"].covers({"chickenfoot": True}, on_mexican=True) == 3
+
+
+def test_each_variation_changes_real_fields_of_the_profiles_that_offer_it() -> None:
+    # Issue 24, item 10: the consensus variations are switches with one home.
+    fields = {f.name for f in dataclasses.fields(Profile)}
+    for option in OPTIONS.values():
+        assert {key for key, _ in option.overrides} <= fields, option.id
+    consensus = PROFILES["consensus"]
+    assert consensus.played({"cover_optional": True}).after_double == "again"
+    assert consensus.played({"any_train_cover": True}).after_double == "satisfy"
+    fast = consensus.played({"fast_game": True})
+    assert (fast.first_turn, fast.mexican_in_first_turn) == ("string", False)
+    assert fast.double_waits_in_first_turn
+    assert consensus.played({}) is consensus
+    assert PROFILES["aces"].played({"cover_optional": True}) is PROFILES["aces"]  # not offered

@@ -29,6 +29,12 @@ def _by_count(rows: Rows) -> dict[int, int]:
 
 Compare = Callable[[oracle.OracleProfile, Profile], bool]
 
+
+def _variants(real: Profile) -> set[str]:
+    """The variations (options that change how the table plays) a profile offers."""
+    return {name for name in real.options if OPTIONS[name].overrides}
+
+
 # Each oracle field, and how it must agree with the real profile.
 ORACLE_FIELDS: dict[str, Compare] = {
     "name": lambda sim, real: sim.name == real.id,
@@ -64,6 +70,10 @@ ORACLE_FIELDS: dict[str, Compare] = {
         {s: _by_count(rows) for s, rows in sim.small_set_deals}
         == {s: _by_count(rows) for s, rows in real.tiles_by_set}
     ),
+    "string_double_waits": lambda sim, real: (
+        sim.string_double_waits == real.double_waits_in_first_turn
+    ),
+    "variants": lambda sim, real: set(sim.variants) == _variants(real),
 }
 
 # The real profile's fields and the oracle field each is compared through; None: the
@@ -77,7 +87,7 @@ REAL_FIELDS: dict[str, str | None] = {
     "after_double": "after_double",
     "fail_reminder": None,  # a reminder sound, not a rule of play
     "out_waits_first_turns": "out_waits_first_turns",
-    "double_waits_in_first_turn": None,  # the hub's bookkeeping of triples' first turn
+    "double_waits_in_first_turn": "string_double_waits",
     "options": "chickenfoot_allowed",  # and partnerships_allowed, blanks_allowed
     "tiles_each": "tiles_each",
     "default_set": "default_set",
@@ -89,6 +99,7 @@ REAL_FIELDS: dict[str, str | None] = {
     "last_tile_reminder": "last_tile_reminder",
     "engine_chosen": "engine_chosen",
     "tiles_by_set": "small_set_deals",
+    "open_series": "engine_chosen",  # the table names each engine: the series may go on
 }
 
 
@@ -134,9 +145,13 @@ def test_options() -> None:
     # The oracle's game options are GameConfig's fields after the set-up ones.
     setup = {"rules", "seats", "seed", "mexican_slot", "first", "set_max", "rounds", "tiles_each"}
     sim_options = [f.name for f in dataclasses.fields(GameConfig) if f.name not in setup]
-    assert sim_options == list(OPTIONS)
+    # The variations (options that change how the table plays) are one field, variants.
+    variations = [key for key, option in OPTIONS.items() if option.overrides]
+    assert sim_options == [key for key in OPTIONS if key not in variations] + ["variants"]
+    assert set(variations) == set(oracle.VARIANTS)
     for key, option in OPTIONS.items():
-        assert GameConfig.__dataclass_fields__[key].default == option.default
+        if key not in variations:
+            assert GameConfig.__dataclass_fields__[key].default == option.default
     assert oracle_tiles.DOUBLE_BLANK_VALUES == OPTIONS["double_blank"].values
 
 
@@ -153,6 +168,16 @@ def test_the_oracle_offers_an_option_where_the_profile_does(rules: str, key: str
                 GameConfig.for_players(rules, players, **{key: True})
 
 
+@pytest.mark.parametrize("rules", list(PROFILES))
+@pytest.mark.parametrize("key", sorted(oracle.VARIANTS))
+def test_the_oracle_offers_a_variation_where_the_profile_does(rules: str, key: str) -> None:
+    if key in PROFILES[rules].options:
+        assert GameConfig.for_players(rules, 4, variants=(key,)).profile != oracle.PROFILES[rules]
+    else:
+        with pytest.raises(ValueError, match=key):
+            GameConfig.for_players(rules, 4, variants=(key,))
+
+
 def test_double_blank_values() -> None:
     for value in range(-1, 60):
         if value in OPTIONS["double_blank"].values:
@@ -166,13 +191,29 @@ def test_the_oracles_sets_span_the_real_ones() -> None:
     assert (oracle_tiles.MIN_SET, oracle_tiles.MAX_SET) == (SETS[0], SETS[-1])
 
 
+def _as_config(game: dict[str, object]) -> dict[str, object]:
+    """Options as GameConfig's fields: the variations switched on go in ``variants``."""
+    fields = {k: v for k, v in game.items() if k not in oracle.VARIANTS}
+    return {**fields, "variants": tuple(k for k, v in game.items() if k in oracle.VARIANTS and v)}
+
+
 def test_what_an_option_requires_of_the_others() -> None:
     for key, option in OPTIONS.items():
         for other, allowed in option.requires:
             for value in OPTIONS[other].values:
-                game = {key: option.values[-1], other: value}
+                game = _as_config({key: option.values[-1], other: value})
                 if value in allowed:
                     GameConfig.for_players("consensus", 4, **game)
                 else:
                     with pytest.raises(ValueError):
                         GameConfig.for_players("consensus", 4, **game)
+
+
+def test_the_oracles_variations_play_as_the_real_ones() -> None:
+    # Issue 24, item 10: each consensus variation changes the same rules on both sides.
+    same = {"string_double_waits": "double_waits_in_first_turn"}
+    for name, changes in oracle.VARIANTS.items():
+        real = dict(OPTIONS[name].overrides)
+        for field, value in changes.items():
+            assert real[same.get(field, field)] == value, (name, field)
+        assert {same.get(f, f) for f in changes} <= set(real), name

@@ -19,8 +19,8 @@ RESTORED = ("game", "turn", "doubles", "first_turns_left", "went_out", "out_pend
 
 
 def profile_of(game: Game) -> Profile:
-    """The rule profile the game is played under."""
-    return PROFILES[game.rules]
+    """The rule profile the game is played under, with its variants switched on."""
+    return PROFILES[game.rules].played(dict(game.options))
 
 
 def start_round(table: Table, game: Game, at: float) -> Result:

@@ -56,7 +56,10 @@ def record(before: Table, after: Table, effects: list[Effect]) -> Table:
         if a is not b and a != b:
             break
     else:
-        return after
+        # A double on one's own train after lifting the marker (Galt's second
+        # exception) changes only ``lifted``, the turn staying: a table action too.
+        if not (was["lifted"] is not None and now["lifted"] is None):
+            return after
     moment = object.__new__(Moment)
     moment.__dict__.update({f: was[f] for f in PLAY}, what=_what(effects))
     history = before.history

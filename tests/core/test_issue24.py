@@ -242,3 +242,57 @@ def test_a_marker_after_an_answer_made_by_the_next_player_is_no_pass():
     hub.tap(2)  # Bob played: the answer stands
     hub.marker(1, True)
     assert hub.table.doubles == () and hub.table.turn == 3 and hub.logs("pass") == []
+
+
+# 10. the consensus variations as switches: each changes what the hub reads
+
+
+def test_fast_game_first_turns_are_strings_on_ones_own_train():
+    hub = CoreDriver()
+    hub.start(PLAYERS, rules="consensus", first=1, mexican_slot=8)
+    hub.tap(8)  # plain consensus: the Mexican Train is open in the first turn
+    assert hub.table.turn == 2
+    fast = CoreDriver()
+    fast.start(PLAYERS, rules="consensus", first=1, mexican_slot=8, options=(("fast_game", True),))
+    fast.tap(8)
+    assert fast.table.turn == 1 and "nope" in fast.sounds()
+    fast.hold(1)  # a double inside Ann's string: she goes on
+    assert fast.table.turn == 1
+    fast.tap(1)
+    assert fast.table.turn == 2 and fast.table.doubles == ()
+
+
+def test_cover_optional_a_double_obliges_nobody():
+    hub = started("consensus", options=(("cover_optional", True),))
+    hub.hold(1)
+    assert hub.table.doubles == () and hub.table.turn == 1 and "chicken" in hub.sounds()
+    hub.tap(3)  # Ann plays on; not bound to cover: Cid's private train is still refused
+    assert "nope" in hub.sounds()
+    hub.tap(8)
+    assert hub.table.turn == 2
+
+
+def test_any_train_cover_lets_a_public_train_satisfy_the_double():
+    plain = started("consensus")
+    plain.hold(1)
+    plain.tap(8)  # a tile on the Mexican Train while Ann's double is open: refused
+    assert "nope" in plain.sounds() and plain.table.turn == 1
+    hub = started("consensus", options=(("any_train_cover", True),))
+    hub.hold(1)
+    hub.tap(8)  # the cover on the Mexican Train
+    assert hub.table.doubles == () and hub.table.turn == 2 and "nope" not in hub.sounds()
+
+
+def test_a_privatising_double_is_a_table_action_undo_takes_back():
+    hub = started()
+    hub.marker(1, True)
+    for slot in (2, 3, 4):
+        hub.tap(slot)
+    hub.marker(1, False)
+    depth = len(hub.table.history)
+    hub.hold(1)  # the privatising double: the turn stays, nothing is owed
+    assert len(hub.table.history) == depth + 1
+    hub.send(UndoRequested(hub.now, "scorekeeper"))
+    assert hub.table.lifted == 1  # a hold again is the privatising double again
+    hub.hold(1)
+    assert hub.table.doubles == () and hub.table.turn == 1
