@@ -124,14 +124,18 @@ def test_the_scan_finds_a_missing_key(tmp_path: Path) -> None:
 
 
 def test_the_reminders_the_page_words_are_the_hubs_own() -> None:
-    """fixes.js says each reminder of hub/core/turns.py as a whole sentence, matched by
-    the hub's exact words: a reworded reason would fall back to the general words."""
+    """fixes.js says each reminder of the turn rules (hub/core/turns.py, reading.py) as a
+    whole sentence, matched by the hub's exact words: a reworded reason would fall back
+    to the general words."""
     page = (STATIC / "fixes.js").read_text(encoding="utf-8")
     block = re.search(r"const REMINDERS = \{(.*?)\};", page, re.S)
     assert block is not None
     reasons = re.findall(r'"([^"]+)": "fixes\.', block.group(1))
     assert len(reasons) == 4, reasons
-    core = (ROOT / "hub" / "core" / "turns.py").read_text(encoding="utf-8")
+    core = "".join(
+        (ROOT / "hub" / "core" / name).read_text(encoding="utf-8")
+        for name in ("turns.py", "reading.py")
+    )
     for reason in reasons:
         assert f'"{reason}"' in core, reason
 

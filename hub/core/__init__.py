@@ -7,7 +7,7 @@ and the table rules applied; the loop thread is the only caller.
 
 from __future__ import annotations
 
-from hub.core import claim, gestures, turns, undo
+from hub.core import claim, gestures, reading, turns, undo
 from hub.core.effects import Effect, LogEntry, PlaySound
 from hub.core.events import (
     CENTRE,
@@ -103,7 +103,7 @@ def _apply(table: Table, event: Event) -> Result:
     if isinstance(event, RoundBlocked | PlayerWentOut):
         out = event.slot if isinstance(event, PlayerWentOut) else None
         game = table.game
-        if game is None or game.phase not in turns.PLAYING or out not in (None, *game.seats):
+        if game is None or game.phase not in reading.PLAYING or out not in (None, *game.seats):
             return table, []
         return turns.round_over(table, out, event.at)
     if isinstance(event, GameEnded):
@@ -290,7 +290,7 @@ def snapshot(table: Table, backend: str) -> dict[str, object]:
             "engine": game.engine,
             "phase": game.phase,
             "set": game.set_max,
-            "engine_named": turns.profile_of(game).engine_chosen,
+            "engine_named": reading.profile_of(game).engine_chosen,
             "players": list(game.players),
             "seats": list(game.seats),
             "mexican_slot": game.mexican_slot,

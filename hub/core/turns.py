@@ -7,20 +7,32 @@ say what changed in the game. See ``docs/rules.md`` for the profile decisions.
 
 from __future__ import annotations
 
-from hub.core.effects import Effect, LogEntry, PlaySound, PressRefused, RoundEnded, TablePlayed
-from hub.core.events import CENTRE, Gesture, Held, LongHeld, MarkerPlaced, MarkerRemoved, Tapped
+from hub.core.effects import Effect, LogEntry, PlaySound, RoundEnded
+from hub.core.events import CENTRE, Gesture, Held, MarkerPlaced, MarkerRemoved, Tapped
+from hub.core.reading import (
+    PLAYING,
+    active_double,
+    called_last_tile,
+    covered,
+    dismissed,
+    engine_placed,
+    gesture_log,
+    is_last_tile_call,
+    lifted_without_playing,
+    marker_lifted,
+    may_play,
+    nope,
+    pass_double,
+    played,
+    profile_of,
+    satisfies_elsewhere,
+    string_double,
+    tap_was_a_pass,
+    uncalled,
+)
 from hub.core.state import Double, Game, Table, evolve
-from scorer.profiles import PROFILES, Profile
 
 Result = tuple[Table, list[Effect]]
-PLAYING = ("first-turn", "play")
-# The play a table action changed (``hub.core.undo.PLAY`` without the last-tile state).
-RESTORED = ("game", "turn", "doubles", "first_turns_left", "went_out", "out_pending")
-
-
-def profile_of(game: Game) -> Profile:
-    """The rule profile the game is played under, with its variants switched on."""
-    return PROFILES[game.rules].played(dict(game.options))
 
 
 def start_round(table: Table, game: Game, at: float) -> Result:
@@ -90,7 +102,7 @@ def round_over(table: Table, went_out: int | None, at: float) -> Result:
 
 def on_gesture(table: Table, g: Gesture) -> Result:
     """Apply one classified gesture to the table."""
-    log = _gesture_log(g)
+    log = gesture_log(g)
     table, ended = _string_went_on(table, g)
     if ended:
         log = LogEntry("string-end", g.at, (("slot", ended[0]), ("double", "waits")))
@@ -103,7 +115,7 @@ def on_gesture(table: Table, g: Gesture) -> Result:
     game = table.game
     if game is None or game.phase not in PLAYING:
         return table, [log]
-    if isinstance(g, Tapped) and _is_last_tile_call(table, g):
+    if isinstance(g, Tapped) and is_last_tile_call(table, g):
         return called_last_tile(table, g.slot, g.at, log)
     if g.slot == CENTRE:  # the centre stands for the Mexican Train
         g = (
@@ -113,7 +125,7 @@ def on_gesture(table: Table, g: Gesture) -> Result:
         )
     player, lifted = table.turn, table.lifted
     if player is None:
-        table, effects = _engine_placed(table, g)
+        table, effects = engine_placed(table, g)
     elif isinstance(g, Tapped):
         table, effects = _tap(table, g.slot, g.at)
         if table.turn != player:
@@ -126,20 +138,8 @@ def on_gesture(table: Table, g: Gesture) -> Result:
     else:
         table, effects = _long_hold(table, g.slot, g.at)
     if lifted == player and player is not None and table.turn != player:
-        effects += _lifted_without_playing(table, player, g)
+        effects += lifted_without_playing(table, player, g)
     return table, [log, *effects]
-
-
-def string_double(table: Table) -> Double | None:
-    """The double the turn owner laid in their first turn's string (``triples``), while
-    that turn lasts: the string may still go on past it."""
-    game, player = table.game, table.turn
-    if game is None or game.phase != "first-turn" or player is None:
-        return None
-    for double in table.doubles:
-        if double.waiting and double.player == player:
-            return double
-    return None
 
 
 def _string_went_on(table: Table, g: Gesture) -> tuple[Table, tuple[int, list[Effect]] | None]:
@@ -159,123 +159,19 @@ def _string_went_on(table: Table, g: Gesture) -> tuple[Table, tuple[int, list[Ef
     return table, (player, effects)
 
 
-def _lifted_without_playing(table: Table, player: int, g: Gesture) -> list[Effect]:
-    """The turn owner lifted their marker and ended the turn without playing on their
-    own train: every seed makes a train private only by its owner's play on it."""
-    if g.slot == player or table.public(player) or table.game is None:
-        return []
-    if table.game.phase not in PLAYING:
-        return []
-    why = "lifted their marker without playing on their train: put it back"
-    return [PlaySound("reminder"), LogEntry("reminder", g.at, (("slot", player), ("why", why)))]
-
-
-def _is_last_tile_call(table: Table, g: Tapped) -> bool:
-    """A second tap on one's own slot right after the tap that ended one's turn, unless
-    the turn owner may play on that train now: then it is their play (a call is never
-    taken for a play, nor a play lost to a call)."""
-    last = table.last_end
-    if last is None or last[0] != g.slot or g.at - last[1] > table.timings.last_tile:
-        return False
-    return table.turn is None or not _accepts_tap(table, g.slot)
-
-
-def _accepts_tap(table: Table, slot: int) -> bool:
-    """True when a tap on ``slot`` is a play (or a cover) for the turn owner."""
-    player = table.turn
-    assert player is not None
-    double = active_double(table)
-    if double is None:
-        return _may_play(table, slot, player)
-    return slot in (double.slot, player) or _satisfies_elsewhere(table, slot, player)
-
-
-def called_last_tile(table: Table, slot: int, at: float, log: LogEntry) -> Result:
-    """``slot``'s player announced their last tile ("uno"; the table is tapped)."""
-    game = table.game
-    assert game is not None
-    table = evolve(table, one_tile=table.one_tile | {slot}, last_end=None)
-    called = LogEntry("last-tile", at, (("slot", slot), ("player", game.owner(slot))))
-    return table, [log, PlaySound("last_tile"), called, _played(game, slot, "last_tile")]
-
-
-def _played(game: Game, slot: int, kind: str) -> TablePlayed:
-    """``slot``'s player made a play the statistics count (see :class:`TablePlayed`)."""
-    return TablePlayed(game.id, game.round, str(game.owner(slot)), kind)
-
-
-def _gesture_log(g: Gesture) -> LogEntry:
-    if isinstance(g, Tapped):
-        return LogEntry("tap", g.at, (("slot", g.slot),))
-    if isinstance(g, Held):
-        return LogEntry("hold", g.at, (("slot", g.slot), ("held_s", round(g.held_s, 3))))
-    if isinstance(g, LongHeld):
-        return LogEntry("long-hold", g.at, (("slot", g.slot),))
-    present = isinstance(g, MarkerPlaced)
-    return LogEntry("marker", g.at, (("slot", g.slot), ("present", present)))
-
-
-def _nope(table: Table, slot: int) -> Result:
-    """A refused press on ``slot``: the table stays as it is."""
-    return table, [PlaySound("nope"), PressRefused(slot)]
-
-
-def _engine_placed(table: Table, g: Gesture) -> Result:
-    """Round start, turn unknown: a tap on one's own slot says who placed the engine."""
-    game = table.game
-    assert game is not None
-    if not isinstance(g, Tapped) or g.slot not in game.seats:
-        return _nope(table, g.slot)
-    starter = g.slot
-    if profile_of(game).starter == "engine-left":
-        starter = game.next_seat(g.slot)
-    log = LogEntry("engine", g.at, (("slot", g.slot), ("player", game.owner(g.slot))))
-    return evolve(table, turn=starter), [log]
-
-
-def active_double(table: Table) -> Double | None:
-    """The double that must be covered now, if any (waiting ones do not bind yet)."""
-    for double in table.doubles:
-        if not double.waiting:
-            return double
-    return None
-
-
-def _may_play(table: Table, slot: int, player: int) -> bool:
-    """True when ``player`` may play a tile on train ``slot`` with no double pending."""
-    game = table.game
-    assert game is not None
-    if slot == player or slot == game.partner(player):
-        return True
-    if game.phase == "first-turn":
-        profile = profile_of(game)
-        if slot == game.mexican:
-            return profile.mexican_in_first_turn
-        if not profile.public_in_first_turn:
-            return False
-    return table.public(slot)
-
-
-def _satisfies_elsewhere(table: Table, slot: int, player: int) -> bool:
-    """``satisfy`` profiles: a tile on another public train (or the Mexican) satisfies."""
-    game = table.game
-    assert game is not None
-    return profile_of(game).after_double == "satisfy" and slot != player and table.public(slot)
-
-
 def _tap(table: Table, slot: int, at: float) -> Result:
     player = table.turn
     assert player is not None
     double = active_double(table)
     if double is None:
-        return end_turn(table, at) if _may_play(table, slot, player) else _nope(table, slot)
+        return end_turn(table, at) if may_play(table, slot, player) else nope(table, slot)
     if slot == double.slot:
-        return end_turn(_covered(table, double, 1), at)
-    if _satisfies_elsewhere(table, slot, player):
-        return end_turn(_covered(table, double, double.covers_left), at)
+        return end_turn(covered(table, double, 1), at)
+    if satisfies_elsewhere(table, slot, player):
+        return end_turn(covered(table, double, double.covers_left), at)
     if slot == player:
         return _failed_to_cover(table, double, at)
-    return _nope(table, slot)
+    return nope(table, slot)
 
 
 def _failed_to_cover(table: Table, double: Double, at: float) -> Result:
@@ -298,15 +194,6 @@ def _failed_to_cover(table: Table, double: Double, at: float) -> Result:
     return table, effects + more
 
 
-def _covered(table: Table, double: Double, covers: int) -> Table:
-    left = double.covers_left - covers
-    rest = tuple(d for d in table.doubles if d is not double)
-    if left <= 0:
-        return evolve(table, doubles=rest)
-    done = evolve(double, covers_left=left, covers_done=double.covers_done + covers)
-    return evolve(table, doubles=(done, *rest))
-
-
 def _hold(table: Table, slot: int, at: float) -> Result:
     """A double was played on train ``slot``: chicken, and the double opens.
 
@@ -319,22 +206,17 @@ def _hold(table: Table, slot: int, at: float) -> Result:
     profile = profile_of(game)
     double = active_double(table)
     if double is not None and slot == double.slot:
-        return _dismissed(table, double, at)
+        return dismissed(table, double, at)
     if double is None:
-        legal = _may_play(table, slot, player)
+        legal = may_play(table, slot, player)
     else:
-        legal = _satisfies_elsewhere(table, slot, player)
+        legal = satisfies_elsewhere(table, slot, player)
     if not legal:
-        return _nope(table, slot)
-    effects: list[Effect] = [PlaySound("chicken"), _played(game, player, "double")]
+        return nope(table, slot)
+    effects: list[Effect] = [PlaySound("chicken"), played(game, player, "double")]
     if not profile.tracks_doubles:
         return table, effects
-    if (
-        double is None
-        and slot == player
-        and table.lifted == player
-        and (profile.privatising_double_free)
-    ):
+    if double is None and slot == player == table.lifted and profile.privatising_double_free:
         # Galt's second exception: a double that made one's own public train private
         # again (the marker came off this turn) needs no cover. The turn stays: the
         # player may still lay a tile on it, or anywhere they may, and any play (a tap
@@ -346,7 +228,7 @@ def _hold(table: Table, slot: int, at: float) -> Result:
         )
         return table, [*effects, log]
     if double is not None:
-        table = _covered(table, double, double.covers_left)
+        table = covered(table, double, double.covers_left)
     if game.phase == "first-turn" and profile.double_waits_in_first_turn:
         # A double in the first turn's string: the string may go on (the next tile
         # satisfies it) or end on it (it waits for the player's second turn). The
@@ -360,22 +242,14 @@ def _hold(table: Table, slot: int, at: float) -> Result:
     return evolve(table, doubles=(opened, *table.doubles)), effects
 
 
-def _dismissed(table: Table, double: Double, at: float) -> Result:
-    table = evolve(table, doubles=tuple(d for d in table.doubles if d is not double))
-    log = LogEntry(
-        "double-dead", at, (("slot", double.slot), ("why", "last of its number: needs no cover"))
-    )
-    return table, [PlaySound("turn"), log]  # the player plays on: their turn again
-
-
 def _long_hold(table: Table, slot: int, at: float) -> Result:
     """The turn owner went out: fanfare, and the round ends (``aces``: after first turns)."""
     game, player = table.game, table.turn
     assert game is not None and player is not None
     if slot != player:
-        return _nope(table, slot)
+        return nope(table, slot)
     effects: list[Effect] = [PlaySound("out")]
-    if _uncalled(table, game, player):
+    if uncalled(table, game, player):
         # Noted, not sounded: the seeds' penalty (draw two) applies only before the
         # next player draws, so a reminder now, as the round ends, comes too late.
         why = "went out without calling the last tile"
@@ -388,29 +262,6 @@ def _long_hold(table: Table, slot: int, at: float) -> Result:
     return table, effects + more
 
 
-def _uncalled(table: Table, game: Game, player: int) -> bool:
-    """True when ``player`` goes out having held a single tile without calling it, as
-    far as the hub can tell: the call is in force (``mexicantrainfun``; ``consensus``
-    with the ``last_tile_call`` option), it was not made, and the player did not lay a
-    double this turn (a double and its cover went out together: never a single tile)."""
-    if not profile_of(game).last_tile_call(dict(game.options)) or player in table.one_tile:
-        return False
-    return not any(
-        d.player == player and _opened_this_turn(table, d, player) for d in table.doubles
-    )
-
-
-def _opened_this_turn(table: Table, double: Double, player: int) -> bool:
-    """True when ``double`` was laid in ``player``'s current turn (the round's history
-    reaches a moment of this turn without it)."""
-    for moment in reversed(table.history):
-        if moment.turn != player:
-            return False
-        if not any(d.slot == double.slot and d.player == player for d in moment.doubles):
-            return True
-    return False
-
-
 def _marker(table: Table, g: MarkerPlaced | MarkerRemoved) -> Result:
     """Public state follows the sensor; the turn owner marking their own train ends the
     turn. Only a train's owner takes its marker off: anyone else's lifting is reminded."""
@@ -420,12 +271,12 @@ def _marker(table: Table, g: MarkerPlaced | MarkerRemoved) -> Result:
     if g.slot in table.by_hand:  # the sensor is the truth again
         table = evolve(table, by_hand=table.by_hand - {g.slot})
     if isinstance(g, MarkerRemoved):
-        return _marker_lifted(table, g)
+        return marker_lifted(table, g)
     effects: list[Effect] = [PlaySound("choo")]
     if game is None or game.phase not in PLAYING:
         return table, effects
     if table.turn != g.slot:
-        passed = _tap_was_a_pass(table, g.slot)
+        passed = tap_was_a_pass(table, g.slot)
         if passed is None:
             return table, effects
         why = "marker down: the tap was a pass, not an answer to their own double"
@@ -433,47 +284,6 @@ def _marker(table: Table, g: MarkerPlaced | MarkerRemoved) -> Result:
         effects.append(LogEntry("pass", g.at, (("slot", g.slot), ("why", why))))
     table, more = end_turn(table, g.at)
     return table, effects + more
-
-
-def _tap_was_a_pass(table: Table, slot: int) -> Table | None:
-    """A doubler who cannot answer their own double puts their marker down (every
-    profile that tracks doubles). When they tapped their own slot first (as a follower
-    passes under ``mexicantrainfun``) and the tap, the table's last action, closed
-    their double on their own train, the marker says the tap was a pass: the table
-    before the tap (the double still open, their turn), which the marker then ends
-    like any failing doubler's. None otherwise."""
-    game = table.game
-    last = table.history[-1] if table.history else None
-    if game is None or last is None or not profile_of(game).tracks_doubles:
-        return None
-    if last.turn != slot or last.what != f"tap slot {slot}" or table.doubles:
-        return None
-    own = [d for d in last.doubles if d.slot == slot and d.player == slot and not d.waiting]
-    if not own or own[0].covers_done != 0:
-        return None
-    return evolve(table, **{f: getattr(last, f) for f in RESTORED})
-
-
-def _marker_lifted(table: Table, g: MarkerRemoved) -> Result:
-    game, turn = table.game, table.turn
-    if game is None or game.phase not in PLAYING or turn is None:
-        return table, []
-    if turn == g.slot:
-        return evolve(table, lifted=g.slot), []
-    if game.owner(g.slot) is None or _just_played_own(table, g.slot):
-        return table, []
-    why = "only the marker's owner makes a train private, in their own turn"
-    return table, [
-        PlaySound("reminder"),
-        LogEntry("reminder", g.at, (("slot", g.slot), ("why", why))),
-    ]
-
-
-def _just_played_own(table: Table, slot: int) -> bool:
-    """True when the table's last action was ``slot``'s owner playing on their own
-    train, which ended their turn: lifting their marker now is the natural next move."""
-    last = table.history[-1] if table.history else None
-    return last is not None and last.turn == slot and last.what == f"tap slot {slot}"
 
 
 def end_turn(table: Table, at: float) -> Result:
@@ -484,7 +294,7 @@ def end_turn(table: Table, at: float) -> Result:
     left = table.first_turns_left - 1 if game.phase == "first-turn" else table.first_turns_left
     if game.phase == "first-turn" and left <= 0:
         game = evolve(game, phase="play")
-    doubles = tuple(_pass_double(d, nxt, game.phase) for d in table.doubles)
+    doubles = tuple(pass_double(d, nxt, game.phase) for d in table.doubles)
     table = evolve(
         table,
         game=game,
@@ -498,11 +308,3 @@ def end_turn(table: Table, at: float) -> Result:
         table, effects = round_over(table, table.out_pending, at)
         return table, [PlaySound("out"), *effects]  # the round ends now: the fanfare
     return table, []
-
-
-def _pass_double(double: Double, nxt: int, phase: str) -> Double:
-    if double.waiting:
-        if phase == "play" and double.responsible == nxt:
-            return evolve(double, waiting=False)
-        return double
-    return evolve(double, responsible=nxt)

@@ -30,7 +30,7 @@ from hub.core.events import (
     TurnFixed,
     UndoRequested,
 )
-from hub.core.turns import PLAYING
+from hub.core.reading import PLAYING
 from hub.core.undo import fix_error
 from hub.games import follow
 from hub.persist.storage import BackupService
