@@ -126,7 +126,10 @@ class SerialLink:
             self._wake.notify()
         port = self._port
         if port is not None:
-            port.cancel_read()
+            try:  # wakes a reader blocked in read()
+                port.cancel_read()
+            except OSError:  # the reader closed the port meanwhile (a reconnect): awake
+                pass
         for thread in self._threads:
             thread.join(5)
         self._threads.clear()

@@ -114,8 +114,11 @@ async function send(path, body, done) {
   if (!g) return;
   const r = await api("POST", `/api/games/${g.id}${path}`, body, g.id);
   toast(r.ok ? done : t("fixes.not_done", { reason: r.data.error }));
+  logAgain = r.ok;  // and once more with the table it made (its log line may come after)
   renderLog();
 }
+let logAgain = false;
+on("state", () => { if (logAgain) { logAgain = false; renderLog(); } });
 
 async function renderLog() {
   const list = $("fix-log");
