@@ -151,6 +151,16 @@ def note_play(sql: Sql, game_id: int, round: int, name: str, kind: str) -> None:
     )
 
 
+def forget_play(sql: Sql, game_id: int, round: int, name: str, kind: str) -> None:
+    """Forget the newest note that ``name`` made a play of ``kind`` in a round (an undo
+    took it back); none: nothing changes."""
+    sql(
+        "DELETE FROM plays WHERE rowid = (SELECT max(rowid) FROM plays"
+        " WHERE game_id = ? AND round = ? AND player = ? AND kind = ?)",
+        (game_id, round, name, kind),
+    )
+
+
 def load(sql: Sql, game_id: int) -> GameRecord:
     """One game's record (raises :class:`~scorer.rows.GameNotFound`)."""
     game = sql(queries.GAME, (game_id,))

@@ -33,6 +33,10 @@ class Roster:
         """The table saw ``name`` play a double or call their last tile (``kind``)."""
         self._change(people.note_play, game_id, round, name, kind)
 
+    def forget_play(self, game_id: int, round: int, name: str, kind: str) -> None:
+        """An undo took back such a play: one note of it goes (the newest)."""
+        self._change(people.forget_play, game_id, round, name, kind)
+
     def players(self) -> list[dict[str, Any]]:
         """Every remembered player, most recently seen first (``GET /api/players``)."""
         return list(self._ask(player_stats.players))

@@ -39,3 +39,25 @@ def test_with_remembering_off_a_new_game_adds_no_player(make_hub):
     hub.apply_settings({"remember_players": True})
     hub.games.new_game(check_setup({"players": ["Cy", "Dee"], "rules": "consensus"}), replaces=1)
     assert [p["name"] for p in hub.store.players()] == ["Cy", "Dee"]
+
+
+def test_an_undone_double_or_last_tile_call_counts_for_nobody(make_hub):
+    hub = make_hub()
+    t, game_id = start(hub, "consensus")
+    first_turns(t)
+    t.hold(1)  # Ann's double ...
+    hub.games.undo()  # ... was a mistake: taken back
+    t.hold(1)  # she plays it again ...
+    t.tap(1)  # ... and covers it
+    t.tap(2, settle=0.05)
+    t.tap(2)  # Bob calls his last tile ...
+    assert "last_tile" in t.sounds()
+    hub.games.undo()  # ... and it is undone (the call was the last action)
+    hub.writer.flush()
+    points = {name: 0 if name == "Bob" else 10 for name in PLAYERS}
+    hub.games.score_round(game_id, 1, points=points, went_out="Bob", mid_round=True)
+    hub.games.end_game(game_id)
+    hub.writer.flush()
+    ann, bob = hub.store.player(_person(hub, "Ann")), hub.store.player(_person(hub, "Bob"))
+    assert ann["doubles"] == 1  # noted twice, once taken back
+    assert (bob["doubles"], bob["last_tiles"]) == (0, 0)

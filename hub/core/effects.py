@@ -52,12 +52,14 @@ class RoundReopened:
 class TablePlayed:
     """A play the players' statistics count, seen on the table: ``kind`` is ``double``
     (a double played: the chicken) or ``last_tile`` (a last-tile call) by ``player`` in
-    round ``round`` of game ``game_id``. The store notes it (``plays``)."""
+    round ``round`` of game ``game_id``. The store notes it (``plays``); ``undone``: an
+    undo took that play back, and the store forgets one such note."""
 
     game_id: int
     round: int
     player: str
     kind: str
+    undone: bool = False
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from hub.core.events import CENTRE
 from scorer.profiles import SLOTS
@@ -211,3 +211,4 @@ class Moment:
     last_end: tuple[int, float] | None
     lifted: int | None
     what: str = ""
+    plays: tuple[Any, ...] = ()  # the action's TablePlayed effects: an undo takes them back

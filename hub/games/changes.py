@@ -311,7 +311,8 @@ class Games:
         count (loop thread): record it on the writer thread, never the loop's."""
         if isinstance(effect, TablePlayed):
             play = (effect.game_id, effect.round, effect.player, effect.kind)
-            self.writer.submit(lambda: self.store.note_play(*play))
+            note = self.store.forget_play if effect.undone else self.store.note_play
+            self.writer.submit(lambda: note(*play))
         else:
             self.writer.submit(lambda: self._record_round_end(effect))
 
