@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from hub.core.events import CENTRE
 from scorer.profiles import SLOTS
@@ -211,4 +211,6 @@ class Moment:
     last_end: tuple[int, float] | None
     lifted: int | None
     what: str = ""
-    plays: tuple[Any, ...] = ()  # the action's TablePlayed effects: an undo takes them back
+    # The action's plays the statistics count (TablePlayed's game, round, player and
+    # kind): an undo takes them back.
+    plays: tuple[tuple[int, int, str, str], ...] = ()

@@ -11,8 +11,6 @@ when its marker is missing) are table actions too, so a wrong fix can be undone.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from hub.core.effects import (
     Effect,
     LogEntry,
@@ -70,7 +68,9 @@ def record(before: Table, after: Table, effects: list[Effect]) -> Table:
         if not (was["lifted"] is not None and now["lifted"] is None):
             return after
     moment = object.__new__(Moment)
-    plays = tuple(e for e in effects if isinstance(e, TablePlayed))
+    plays = tuple(
+        (e.game_id, e.round, e.player, e.kind) for e in effects if isinstance(e, TablePlayed)
+    )
     moment.__dict__.update({f: was[f] for f in PLAY}, what=_what(effects), plays=plays)
     history = before.history
     kept = (*history, moment) if len(history) < HISTORY else (*history[1 - HISTORY :], moment)
@@ -112,7 +112,7 @@ def undo(table: Table, at: float, by: str, pressed: int | None = None) -> Result
     effects: list[Effect] = [
         PlaySound("turn_back"),
         LogEntry("undo", at, (("by", by), ("undid", moment.what))),
-        *(replace(play, undone=True) for play in moment.plays),  # the statistics too
+        *(TablePlayed(*play, undone=True) for play in moment.plays),  # the statistics too
     ]
     if (
         game.phase == "round-over"

@@ -8,6 +8,7 @@ import threading
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.helpers import eventually
 
@@ -54,6 +55,9 @@ def test_a_person_walks_through_the_hub_box_from_the_phone(chromium, tmp_path):
 
 def claim_at_the_hub(hub, mcu, page) -> None:
     """The join view's claim: the hub lights a slot, the person holds it there."""
+    # The view's module is loaded on its first visit: its buttons work once it has
+    # filled in the hub's address (a click before that would do nothing).
+    expect(page.locator("#join-url")).not_to_be_empty()
     page.locator("#claim").click()
 
     def lit() -> int | None:
