@@ -43,3 +43,4 @@ on("view", offer);
 on("view", summary);
 new MutationObserver(summary).observe($("scores"), { childList: true });  // scores.js drew a game
 offer();
+summary();  // a scores view drawn before this add-on loaded gets its link too
