@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from hub.io.sound import QUIET_MODES
 from hub.persist.journal import PROBLEMS
 from scorer.profiles import OPTIONS, PROFILES
 from web import i18n
@@ -40,6 +41,7 @@ MARKED = re.compile(r'data-i18n(?:-[a-z-]+)?="([^"]+)"')
 FAMILIES = {
     "`rules.${": [f"rules.{pid}.{part}" for pid in PROFILES for part in ("name", "about")],
     "`option.${": [f"option.{oid}" for oid in OPTIONS],
+    "`settings.quiet_mode.${": [f"settings.quiet_mode.{mode}" for mode in QUIET_MODES],
     "`errors.storage.${": [f"errors.storage.{p}" for p in {*PROBLEMS.values(), "error"}],
 }
 

@@ -212,3 +212,25 @@ def test_the_settings_check_names_the_field(client, body, field, table_proof):
 def test_a_whole_bad_settings_body_names_no_field(client, table_proof):
     r = client.post("/api/settings", json={})
     assert r.status_code == 400 and "field" not in r.get_json()
+
+
+def test_the_settings_menus_offer_what_the_check_accepts(client, table_proof):
+    """GET /api/settings serves each menu's values (the page builds its menus from
+    them): the same as the hub's own lists, each accepted by POST, nothing else."""
+    from hub.io.sound import QUIET_MODES
+    from hub.voice.engine import VOICES
+    from hub.voice.phrases import VOICE_MODES
+
+    choices = client.get("/api/settings").get_json()["choices"]
+    assert choices == {
+        "quiet": list(QUIET_MODES),
+        "voice": list(VOICE_MODES),
+        "voice_language": list(VOICES),
+    }
+    for field, values in choices.items():
+        for value in values:
+            r = client.post("/api/settings", json={field: value})
+            assert r.status_code == 200, (field, value, r.get_json())
+            assert r.get_json()[field] == value and r.get_json()["choices"] == choices
+        r = client.post("/api/settings", json={field: "loud"})
+        assert r.status_code == 400 and r.get_json()["field"] == field

@@ -17,7 +17,7 @@ from typing import Any
 
 from hub.io.sound import QUIET_MODES, check_quiet_mode, check_volume
 from hub.voice.engine import VOICES
-from hub.voice.phrases import check_mode
+from hub.voice.phrases import VOICE_MODES, check_mode
 from scorer.errors import FieldError
 from scorer.store import StorageFault
 
@@ -34,6 +34,13 @@ KEYS = (
     "remember_players",
     "hide_stats",
 )
+# The values a setting with a fixed set of them may take, in the page's order (the
+# page builds its menus from these, served as ``choices`` by GET /api/settings).
+CHOICES: dict[str, tuple[str, ...]] = {
+    "quiet": QUIET_MODES,
+    "voice": VOICE_MODES,
+    "voice_language": tuple(VOICES),
+}
 MOST_SPELLINGS = 32  # spellings for the voice kept at once (a family's players)
 LONGEST_NAME = 40  # a player's name, as the games take it
 LONGEST_SPELLING = 60

@@ -349,6 +349,14 @@ def test_settings_panel_follows_the_hub(hub, phones):
         return
     expect(phone.page.locator("#settings")).to_be_visible()
     expect(phone.page.locator("#s-quiet")).to_have_value(settings["quiet"])
+    # Each menu offers what the hub allows (its `choices`), each value in words.
+    for field in ("quiet", "voice", "voice_language"):
+        options = phone.page.locator(f"#s-{field} option")
+        expect(options).to_have_count(len(settings["choices"][field]))
+        assert options.evaluate_all("os => os.map(o => o.value)") == settings["choices"][field]
+    expect(phone.page.locator("#s-quiet option")).to_have_text(
+        ["off: every sound", "turn chime only", "mute"]
+    )
     # No game: the table's proof is needed, so the form says so before any Save.
     expect(phone.page.locator("#s-quiet")).to_be_disabled()
     expect(phone.page.locator("#settings [type=submit]")).to_be_disabled()

@@ -72,6 +72,11 @@ async function loadSettings() {
   const g = S.snap && S.snap.game, may = (g ? keeper(g.id) : false) || Date.now() < trustedUntil;
   for (const el of form.elements) el.disabled = !may;
   $("s-who").textContent = may ? "" : t("settings.who");
+  // Each menu offers what the hub allows (GET /api/settings, `choices`), in words.
+  const choices = r.data.choices || {};
+  menu($("s-quiet"), choices.quiet, (v) => t(`settings.quiet_mode.${v}`));
+  menu($("s-voice"), choices.voice, (v) => t(`settings.voice.${v}`));
+  menu($("s-voice_language"), choices.voice_language, (v) => t(`settings.voice.lang_${v}`));
   $("s-volume").value = r.data.volume; $("s-volume-out").textContent = percent(r.data.volume);
   $("s-quiet").value = r.data.quiet; $("s-turn_chime").checked = !!r.data.turn_chime;
   showVoice(r.data, may);
@@ -81,14 +86,19 @@ async function loadSettings() {
   const off = sound && sound.available === false;
   $("s-sound").textContent = off ? t("settings.no_sound") : "";
 }
+function menu(select, values, words) {
+  select.replaceChildren(...(values || []).map((value) => {
+    const option = document.createElement("option");
+    option.value = value; option.textContent = words(value);
+    return option;
+  }));
+}
 // The voice: what it says, its language, and how it says this game's names (a
 // spelling for a name the engine gets wrong; empty: the name as written).
 let spellings = {};
 function showVoice(data, may) {
   $("s-voice-label").textContent = t("settings.voice.label");
-  for (const o of $("s-voice").options) o.textContent = t(`settings.voice.${o.value}`);
   $("s-voice_language-label").textContent = t("settings.voice.language");
-  for (const o of $("s-voice_language").options) o.textContent = t(`settings.voice.lang_${o.value}`);
   $("s-voice").value = data.voice; $("s-voice_language").value = data.voice_language;
   spellings = { ...(data.spoken_names || {}) };
   const names = ((S.snap && S.snap.slots) || []).map((s) => s.owner).filter((o) => o && o !== "mexican");
