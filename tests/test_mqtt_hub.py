@@ -191,6 +191,8 @@ def test_commands_from_the_broker(mqtt_hub, listen):
             for p in listener.on(f"{ROOT}/event")
         )
     )
+    # The event may reach the broker before the loop swaps in its snapshot: settle it.
+    hub.loop.drain()
     turn = hub.loop.snapshot["turn"]
     assert turn != 1
     listener.link.publish(f"{ROOT}/cmd/undo", "PRESS")

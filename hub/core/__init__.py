@@ -278,8 +278,16 @@ def snapshot(table: Table, backend: str) -> dict[str, object]:
     """The hub snapshot served at ``GET /api/state`` (see DESIGN.md)."""
     game = table.game
     double = table.doubles[0] if table.doubles else None
+    timings = table.timings
     return {
         "backend": backend,
+        # How long the hub's hands are read (the config's [gestures]): the page's
+        # virtual hub holds its buttons by these, and says them in its help.
+        "gestures": {
+            "tap_max_ms": round(timings.tap_max * 1000),
+            "long_hold_ms": round(timings.long_hold * 1000),
+            "centre_long_hold_ms": round(timings.centre_long_hold * 1000),
+        },
         "game": None
         if game is None
         else {

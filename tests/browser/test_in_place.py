@@ -52,11 +52,11 @@ def test_the_virtual_hub_is_a_dialog(hub, phones):
     page.keyboard.press("Enter")
     expect(sheet).to_be_visible()
     assert focused(page) == ""  # the first button of the dialog ...
-    assert page.evaluate("document.activeElement.dataset.press") == "0"
+    assert page.evaluate("document.activeElement.dataset.press") == "tap"
     expect(page.locator("#sheet-title")).to_have_text("Slot 1 · Ann")
     page.keyboard.press("Enter")  # ... taps: Bob's turn
     expect(page.locator("#hub")).to_have_attribute("data-turn", "2")
-    expect(page.locator("#sheet [data-press='0']")).to_be_focused()
+    expect(page.locator("#sheet [data-press='tap']")).to_be_focused()
     page.keyboard.press("Escape")
     expect(sheet).to_be_hidden()
     assert focused(page) == "slot 1"  # back where it was opened from

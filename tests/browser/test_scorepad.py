@@ -42,9 +42,9 @@ def press(phone, slot: int, action: str) -> None:
         page.check("#sim-on")
     page.click(f"#hub .slot[data-slot='{slot}']")
     buttons = {
-        "tap": "[data-press='0']",
-        "hold": "[data-press='1500']",
-        "out": "[data-press='4300']",
+        "tap": "[data-press='tap']",
+        "hold": "[data-press='hold']",
+        "out": "[data-press='long']",
         "marker": "#sheet-marker",
     }
     page.click(f"#sheet {buttons[action]}")
@@ -392,3 +392,32 @@ def test_the_guard_sees_every_request(hub, phones):
     assert blank.evaluate(script) == "stopped" and phone.foreign == ["http://192.0.2.1/x"]
     blank.close()
     phone.foreign.clear()
+
+
+def test_the_virtual_hub_holds_by_the_hubs_own_thresholds(tmp_path, phones):
+    """A hub configured with slower hands (taps up to 2 s, out from 6 s): the virtual
+    hub's "hold" is still a double and its "long hold" still goes out (fixed lengths
+    of 1.5 and 4.3 s would be a tap and a double here)."""
+    (tmp_path / "slow").mkdir()
+    slow = HubProcess.configured(
+        tmp_path / "slow", "[gestures]\ntap_max_ms = 2000\nlong_hold_ms = 6000\n"
+    )
+    try:
+        status, snap = slow.get("/api/state")
+        assert snap["gestures"]["tap_max_ms"] == 2000
+        assert snap["gestures"]["long_hold_ms"] == 6000
+        slow.post(
+            "/api/games",
+            {"players": ["Ann", "Bob", "Cid"], "first": 1, "rules": "consensus", "rounds": 1},
+        )
+        phone = phones(slow.base)
+        phone.open("/#/table")
+        press(phone, 1, "hold")  # Ann's first turn: a double on her train
+        assert call(slow.base, "GET", "/api/state")[1]["double"]["slot"] == 1
+        press(phone, 1, "tap")  # she covers it
+        expect(phone.page.locator("#status strong")).to_have_text("Bob's turn")
+        phone.page.click("#sheet-close")
+        press(phone, 2, "out")  # Bob goes out: the round is over
+        assert call(slow.base, "GET", "/api/state")[1]["game"]["phase"] == "round-over"
+    finally:
+        slow.stop(signal.SIGKILL)

@@ -181,8 +181,15 @@ sheet.addEventListener("click", (e) => {
   if (b.id === "sheet-marker") {
     const s = S.snap.slots.find((x) => x.slot === S.sheet);
     simAct("marker", { present: !s.marker }, b);
-  } else simAct("press", { hold_ms: +b.dataset.press }, b);
+  } else simAct("press", { hold_ms: holdMs(b.dataset.press, S.snap.gestures) }, b);
 });
+// How long the virtual hand holds, from the hub's own thresholds (the snapshot's
+// `gestures`): a double's hold sits well inside the hold band, the long hold past it.
+export function holdMs(kind, g) {
+  if (kind === "tap") return 0;
+  if (kind === "long") return g.long_hold_ms + 300;
+  return Math.min(g.tap_max_ms + 500, Math.round((g.tap_max_ms + g.long_hold_ms) / 2));
+}
 
 on("state", renderTable);
 on("view", (view) => { if (view !== "table") closeSheet(); });
