@@ -8,7 +8,6 @@ import contextlib
 import http.client
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +17,7 @@ from typing import Any
 
 from bench import budget_table as table
 from bench import cgroups
+from tests.ports import os_port
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = Path(__file__).resolve().with_name("pi_budget.py")  # its --hub and --box
@@ -30,13 +30,6 @@ JOIN = (
     'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 97; shift; n=$((n-1)); done;'
     ' exec "$@"'
 )
-
-
-def free_port() -> int:
-    """A free TCP port on 127.0.0.1."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def request(port: int, method: str, path: str, body: object = None) -> bytes:
@@ -133,7 +126,7 @@ class HubRun:
         in the groups whose ``cgroup.procs`` files ``join`` names, and wait for its
         first answer."""
         assert self.box is not None
-        self.port = free_port()
+        self.port = os_port()
         command = [
             *("/bin/sh", "-c", JOIN, "sh", str(len(join)), *join),
             *hub,

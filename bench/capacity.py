@@ -45,15 +45,10 @@ sys.path.insert(0, str(ROOT))
 
 from bench.benchstats import percentile  # noqa: E402
 from hub.http.server import raise_file_limit  # noqa: E402
+from tests.ports import os_port  # noqa: E402
 
 HOST = "127.0.0.1"
 ERRORS: list[str] = []  # requests of the measuring clients that failed
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
 
 
 def rss_mb(pid: int) -> float:
@@ -346,7 +341,7 @@ def get(conn: http.client.HTTPConnection, path: str) -> bytes:
 
 
 def start_hub(state_dir: str, streams: int) -> tuple[subprocess.Popen[bytes], int]:
-    port = free_port()
+    port = os_port()
     config = Path(state_dir) / "hub.toml"
     config.write_text(f"[web]\nstreams = {streams}\n")
     args = [

@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -46,6 +45,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.ports import os_port  # noqa: E402
 
 BARE = """
 import sys
@@ -66,14 +68,6 @@ IMPORTS = {
 }
 CONFIG = '[sound]\ndevice = "null"\n'
 ENV = dict(os.environ)
-
-
-def free_port() -> int:
-    """A free TCP port on 127.0.0.1."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def status_kb(pid: int, key: str) -> int:
@@ -187,7 +181,7 @@ def run_once(settle: float, state: Path, presses: int = 0) -> dict[str, dict[str
     """One start of each process, the hub first."""
     config = state / "hub.toml"
     config.write_text(CONFIG)
-    port = free_port()
+    port = os_port()
     hub = measure(
         [
             sys.executable,
@@ -210,7 +204,7 @@ def run_once(settle: float, state: Path, presses: int = 0) -> dict[str, dict[str
         hub_warm_up,
         presses,
     )
-    port = free_port()
+    port = os_port()
     bare = measure([sys.executable, "-c", BARE, str(port)], port, settle, bare_warm_up)
     hub["import_s"], bare["import_s"] = import_time("hub"), import_time("bare")
     return {"hub": hub, "bare": bare}

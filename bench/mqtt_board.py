@@ -26,7 +26,8 @@ from hub.io.mqtt import LinkHandlers, Will  # noqa: E402
 from hub.mqtt.build import paho_links  # noqa: E402
 from hub.mqtt.publisher import LinkFactory, MqttPublisher  # noqa: E402
 from hub.mqtt.settings import MqttSettings  # noqa: E402
-from tests.mqtt_helpers import Listener, free_port  # noqa: E402
+from tests.mqtt_helpers import Listener  # noqa: E402
+from tests.ports import os_port  # noqa: E402
 
 # The 1-hub windows run this many times as long as the 100-hub ones: 1 hub makes a
 # hundredth of the updates, and a p99 of under 200 samples is one stray stall.
@@ -220,7 +221,7 @@ def board_latencies(
     all, ``ONE_HUB_SHARE`` times as long for 1 hub, which has a hundredth of the
     samples). The
     hubs live in ``workers`` processes, as real hubs are apart from each other."""
-    port = free_port()
+    port = os_port()
     log = open(os.path.join(tmp, "board.log"), "ab")
     board = subprocess.Popen(
         [

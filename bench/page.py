@@ -43,6 +43,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 from bench.benchstats import percentile  # noqa: E402
 from tests.http_client import HubProcess  # noqa: E402
+from tests.ports import os_port  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -72,12 +73,6 @@ PRESS_JS = """async (slot) => {
   await posted;
   return ms;
 }"""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # The first contentful paint of this load, from the page itself.
@@ -316,7 +311,7 @@ def main() -> None:
     parser.add_argument("--loads", type=int, default=9, help="first loads (and floors) timed")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
-        hub = HubProcess(free_port(), Path(tmp) / "state")
+        hub = HubProcess(os_port(), Path(tmp) / "state")
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             hub.post("/api/games", {"players": PLAYERS, "first": 1})

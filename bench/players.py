@@ -43,11 +43,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.benchstats import percentile  # noqa: E402
-from bench.footprint import CONFIG, first_answer, free_port, status_kb  # noqa: E402
+from bench.footprint import CONFIG, first_answer, status_kb  # noqa: E402
 from scorer.names import skeleton  # noqa: E402
 from scorer.schema import MIGRATIONS  # noqa: E402
 from scorer.store import GameStore, hash_token  # noqa: E402
 from tests import history  # noqa: E402
+from tests.ports import os_port  # noqa: E402
 
 
 def schema_2_history(path: Path, games: list[history.PlayedGame]) -> None:
@@ -136,7 +137,7 @@ def main() -> int:
 
 def serve_and_time(tmp: Path, calls: int) -> int:
     """Run the hub on ``tmp``'s state and print the table."""
-    port = free_port()
+    port = os_port()
     command = [sys.executable, "-m", "hub.cli", "run", "--config", str(tmp / "hub.toml")]
     command += ["--backend", "sim", "--host", "127.0.0.1", "--port", str(port)]
     command += ["--state-dir", str(tmp / "hub")]

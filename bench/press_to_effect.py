@@ -23,7 +23,6 @@ import argparse
 import gc
 import itertools
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -42,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 from bench.benchstats import floor_handoffs, percentile, stamping_hub  # noqa: E402
 from hub import core  # noqa: E402
 from scorer.setup import check_setup  # noqa: E402
+from tests.ports import os_port  # noqa: E402
 
 
 def hub_presses(
@@ -134,15 +134,9 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def idle_cpu(seconds: float, state_dir: str) -> tuple[float, float]:
     """CPU % of one core: the hub subprocess idle, and a sleeping Python beside it."""
-    port = free_port()
+    port = os_port()
     hub = subprocess.Popen(
         [
             sys.executable,
