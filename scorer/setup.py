@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from scorer.deal import DealError, deal, default_set
+from scorer.deal import default_set
 from scorer.errors import FieldError
 from scorer.names import BadName, clash_message, clean, first_clash
 from scorer.profiles import DEFAULT_RULES, HUB_PLAYERS, OPTIONS, PROFILES, SETS, SLOTS
@@ -132,12 +132,6 @@ def _set(body: Mapping[str, object], rules: str, count: int) -> int:
         return default_set(rules, count)
     if set_max not in SETS:
         raise _refuse("set", f"{set_max} is not a domino set ({', '.join(map(str, SETS))})")
-    try:
-        deal(rules, count, set_max)
-    except DealError:
-        # No deal of the profile fits (the seed's table has no row for it, or the hands
-        # would hold more tiles than the set has): refused before a game is made.
-        raise _refuse("set", f"a double-{set_max} set is too small for {count} players") from None
     return set_max
 
 

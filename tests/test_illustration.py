@@ -39,9 +39,7 @@ class Table:
 
 
 def play_to_turn_15(hub, rules, options=None):
-    body = {"players": PLAYERS, "rules": rules, "first": 1, "mexican_slot": 8}
-    if rules == "consensus":  # the Illustration's set (seed 003); the others deal 6 on 12
-        body["set"] = 9
+    body = {"players": PLAYERS, "rules": rules, "set": 9, "first": 1, "mexican_slot": 8}
     if options:
         body["options"] = options
     hub.games.new_game(check_setup(body))

@@ -49,12 +49,6 @@ def refused(response, status: int) -> dict[str, str]:
         ),
         ({"players": ["Ann", "Bob"], "seats": [1, 1]}, "seats", "error.seats_twice", {}),
         (
-            {"players": ["Ann", "Bob", "Cid", "Dee"], "rules": "aces", "set": 9},
-            "set",
-            "error.set_too_small",
-            {"set": 9, "players": 4},
-        ),
-        (
             {"players": ["Ann", "x" * 40]},
             "players",
             "error.name_too_long",

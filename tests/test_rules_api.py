@@ -228,24 +228,14 @@ def _allowed_values(spec: dict[str, Any], offered: bool, count: int) -> list[Any
     return values
 
 
-def _deals(profile: dict[str, Any], count: int, set_max: int) -> bool:
-    """Whether the page shows a deal for ``count`` players on a double-``set_max`` set
-    (newgame.js, ``showDeal``): the seed's rows for that set or the profile's, and at
-    least one tile (the engine) left out of the hands."""
-    rows = profile["tiles_by_set"].get(str(set_max)) or profile["tiles_each"]
-    row = next((r for r in rows if r["players"][0] <= count <= r["players"][1]), None)
-    return row is not None and (set_max + 1) * (set_max + 2) // 2 - count * row["tiles"] > 0
-
-
 @st.composite
 def page_choices(draw: st.DrawFn) -> dict[str, Any]:
     """A new-game body made only of choices ``GET /api/rules`` offers."""
     profile = draw(st.sampled_from(RULES["profiles"]))
     count = draw(st.integers(*profile["players"]))
     body: dict[str, Any] = {"players": [f"P{n}" for n in range(count)], "rules": profile["id"]}
-    if draw(st.booleans()):  # a set the page shows a deal for (it says "too small" else)
-        dealt = [s for s in RULES["sets"] if _deals(profile, count, s)]
-        body["set"] = draw(st.sampled_from(dealt))
+    if draw(st.booleans()):
+        body["set"] = draw(st.sampled_from(RULES["sets"]))
     set_max = body.get("set", _row(profile["default_set"], count, "set"))
     if draw(st.booleans()):
         body["rounds"] = draw(st.integers(1, set_max + 1))
@@ -284,8 +274,6 @@ def allowed_by_rules(body: dict[str, Any]) -> bool:
     if "set" in body and body["set"] not in RULES["sets"]:
         return False
     set_max = body.get("set", _row(profile["default_set"], count, "set"))
-    if not _deals(profile, count, set_max):
-        return False
     most_rounds = profile["rounds"]["max"] or set_max + 1
     if not 1 <= body.get("rounds", 1) <= most_rounds:
         return False

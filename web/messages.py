@@ -80,10 +80,6 @@ MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"first: slot (?P<slot>\d+) has no player", "error.first_empty"),
         (r"set: (?P<value>.+) is not a domino set .*", "error.not_a_set"),
         (
-            r"set: a double-(?P<set>\d+) set is too small for (?P<players>\d+) players",
-            "error.set_too_small",
-        ),
-        (
             r"(?P<name>.+)'s points (?P<value>\d+): more than any hand can hold this round "
             r"\((?P<most>\d+)\)",
             "error.points_too_many",
