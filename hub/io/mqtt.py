@@ -24,6 +24,10 @@ from paho.mqtt.properties import Properties
 
 log = logging.getLogger("hub.mqtt")
 
+# The MQTT 5 properties of every JSON message, made once (paho only reads them).
+_JSON_PROPERTIES = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
+_JSON_PROPERTIES.ContentType = "application/json"
+
 # CONNACK codes that mean "this broker does not speak that protocol version": 1 in
 # MQTT 3.1.1, 0x84 (Unsupported Protocol Version) in MQTT 5.
 _BAD_PROTOCOL = (1, 0x84)
@@ -210,10 +214,7 @@ class PahoLink:
         client = self._client
         if client is None or not self.connected:
             return False
-        properties = None
-        if json and self.protocol == "5":
-            properties = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
-            properties.ContentType = "application/json"
+        properties = _JSON_PROPERTIES if json and self.protocol == "5" else None
         info = client.publish(topic, payload, qos=qos, retain=retain, properties=properties)
         return info.rc == MQTTErrorCode.MQTT_ERR_SUCCESS
 
