@@ -339,3 +339,25 @@ def test_a_lead_of_silence_comes_before_the_samples_and_keeps_their_copy():
     mixer.start(SAY, sentence, lead_frames=1)
     assert mixer.voices[0].kept is mixer._kept[id(sentence)]
     assert periods(mixer) == [[0, 500, 1000, 1500], [0] * 4]
+
+
+def test_a_voice_waiting_out_its_lead_is_not_summed_with_the_chime_before_it():
+    mixer = Mixer(N)
+    mixer.start("choo", pcm(*[100] * 8))
+    mixer.start(SAY, pcm(*[7] * 4), lead_frames=8)  # after the chime: played alone too
+    summed = []
+    mix = mixer._mix
+    mixer._mix = lambda voices, n, volume: summed.append(len(voices)) or mix(voices, n, volume)
+    assert periods(mixer) == [[100] * 4, [100] * 4, [7] * 4, [0] * 4]
+    assert summed == []
+    mixer.start(SAY, pcm(*[7] * 4), lead_frames=4)
+    mixer.start("choo", pcm(*[100] * 4))  # outranks it: the waiting sentence is cut
+    assert periods(mixer) == [[100] * 4, [0] * 4]
+    mixer.start(SAY, pcm(*[7] * 4), lead_frames=10)
+    mixer.start("nope", pcm(*[1] * 2))
+    assert periods(mixer) == [[1, 1, 0, 0], [0] * 4, [0, 0, 7, 7], [7, 7, 0, 0], [0] * 4]
+    assert summed == []
+    mixer.start(SAY, pcm(*[7] * 4), lead_frames=2)
+    mixer.start("nope", pcm(*[1] * 4))  # both sound in the first period: summed
+    assert periods(mixer) == [[1, 1, 8, 8], [7, 7, 0, 0], [0] * 4]
+    assert summed == [2]

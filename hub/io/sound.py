@@ -350,12 +350,22 @@ class Mixer:
             return bytes(n * FRAME_BYTES) if due else None
         self._tail_due = True
         volume = self.volume  # read once: another thread may change it
-        only = self.voices[0]
-        if len(self.voices) == 1 and not only.cut:
-            chunk = self._scaled_chunk(only, n, volume)
+        # A voice whose lead of silence lasts the whole period adds nothing to it: a
+        # chime and the sentence that waits for it are each played alone, not summed.
+        sounding = []
+        for voice in self.voices:
+            if voice.pos > -n:
+                sounding.append(voice)
+            else:
+                voice.pos += n
+        if not sounding:  # every voice is waiting out its lead
+            self._drop_finished()
+            return bytes(n * FRAME_BYTES)
+        if len(sounding) == 1 and not sounding[0].cut:
+            chunk = self._scaled_chunk(sounding[0], n, volume)
             self._drop_finished()
             return chunk.tobytes() + bytes((n - len(chunk)) * FRAME_BYTES)
-        return self._mix(n, volume)
+        return self._mix(sounding, n, volume)
 
     def _scaled_chunk(self, voice: Voice, n: int, volume: float) -> array.array[int]:
         """The voice's next ``n`` samples at ``volume`` (fewer at its end): its lead of
@@ -379,12 +389,12 @@ class Mixer:
                 return kept.scaled[start:]
         return chunk if volume == 1.0 else _scaled(chunk, volume)
 
-    def _mix(self, n: int, volume: float) -> bytes:
-        """Sum every voice into one period at ``volume``, clamped to 16 bits. The sums
+    def _mix(self, voices: list[Voice], n: int, volume: float) -> bytes:
+        """Sum ``voices`` into one period at ``volume``, clamped to 16 bits. The sums
         run in C (``map``); a sample is clamped one by one only when a period overflows."""
         total: list[float] = []
         fading = False
-        for voice in self.voices:
+        for voice in voices:
             part: Iterable[float] = self._scaled_chunk(voice, n, volume)
             if voice.cut:
                 part, fading = map(mul, part, self._fade), True
