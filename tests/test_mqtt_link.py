@@ -68,3 +68,64 @@ def test_a_broker_without_mqtt_5_gets_3_1_1(refusal):
     finally:
         link.stop(timeout=2)
         broker.close()
+
+
+def test_messages_from_other_threads_go_out_in_order_each_once(mosquitto):
+    from tests.helpers import until
+    from tests.mqtt_helpers import Listener
+
+    listener = Listener(mosquitto.port, ("burst/#",))
+    listener.wait_connected()
+    up = threading.Event()
+    link = PahoLink(Broker("127.0.0.1", mosquitto.port), "burst", LinkHandlers(connected=up.set))
+    try:
+        assert not link.publish("burst/early", "x")  # not connected yet: nothing queued
+        link.start()
+        assert up.wait(10)
+
+        def burst(name: str, qos: int) -> None:
+            for i in range(200):
+                assert link.publish(f"burst/{name}", str(i), qos=qos)
+
+        bursts = (("a", 1), ("b", 0))  # in order within a QoS (paho's queue, as before)
+        threads = [threading.Thread(target=burst, args=args) for args in bursts]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        listener.wait_for(lambda: len(listener.on("burst/a")) + len(listener.on("burst/b")) == 400)
+        for name in ("a", "b"):
+            assert listener.on(f"burst/{name}") == [str(i).encode() for i in range(200)]
+        until(lambda: not link._outgoing, "the queue emptied")
+    finally:
+        link.stop()
+        listener.close()
+    assert not link.publish("burst/late", "x")  # stopped: nothing queued
+
+
+def test_a_new_connection_does_not_send_again_what_the_last_had_in_flight(mosquitto):
+    from tests.mqtt_helpers import Listener
+
+    up = threading.Event()
+    link = PahoLink(
+        Broker("127.0.0.1", mosquitto.port), "fresh", LinkHandlers(connected=up.set), backoff=1
+    )
+    link.start()
+    try:
+        assert up.wait(10)
+        mosquitto.kill()
+        for i in range(5):  # some may be queued before the link sees the broker gone
+            link.publish("fresh/old", str(i), retain=True)
+        up.clear()
+        mosquitto.start()  # an empty broker
+        assert up.wait(15)
+        listener = Listener(mosquitto.port, ("fresh/#",))
+        try:
+            listener.wait_connected()
+            assert link.publish("fresh/new", "now", retain=True)
+            listener.wait_for(lambda: listener.on("fresh/new"))
+            assert listener.on("fresh/old") == []  # not replayed to the new broker
+        finally:
+            listener.close()
+    finally:
+        link.stop()
