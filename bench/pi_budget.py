@@ -80,9 +80,27 @@ def hub_child(fd: int, argv: list[str]) -> int:
         made(self, *args, **kwargs)  # type: ignore[arg-type]
 
     alsa_player.AlsaPlayer.__init__ = hooked  # type: ignore[method-assign]
+    if os.environ.get("PI_BUDGET_THREAD_NAMES"):
+        _name_os_threads()
     from hub.cli.main import main as mtrain_hub
 
     return mtrain_hub(argv)
+
+
+def _name_os_threads() -> None:
+    """``--threads``: each Python thread gives its name to the OS thread (``comm``), so
+    the bench can read each thread's CPU from ``/proc`` by name."""
+    import ctypes
+    import threading
+
+    libc = ctypes.CDLL(None)
+    bootstrap = threading.Thread._bootstrap_inner  # type: ignore[attr-defined]
+
+    def named(self: threading.Thread) -> None:
+        libc.prctl(15, self.name.encode()[:15], 0, 0, 0)  # PR_SET_NAME
+        bootstrap(self)
+
+    threading.Thread._bootstrap_inner = named  # type: ignore[attr-defined]
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--hub"]:  # before any other import
@@ -124,9 +142,26 @@ def idle_cpu(runs: list[HubRun]) -> None:
         run.figures["idle_pct"] = (run.group.cpu_ns() - cpu) / 1e9 / wall * 100
 
 
+def thread_cpu(pid: int) -> dict[str, float]:
+    """CPU seconds of ``pid``'s threads so far, summed by thread name (``comm``)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    seconds: dict[str, float] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            stat = (task / "stat").read_text()
+        except OSError:
+            continue  # ended meanwhile
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2 :].split()
+        used = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+        seconds[name] = seconds.get(name, 0.0) + used
+    return seconds
+
+
 def play_both(runs: list[HubRun], seconds: float) -> None:
     """Both tables at once (the second 50 ms after the first); CPU read around them."""
     stop = threading.Event()
+    threads_before = [thread_cpu(run.proc.pid) for run in runs if run.proc]
     before = [(run.group.cpu_ns(), run.group.throttling(), time.monotonic()) for run in runs]
 
     def drive(run: HubRun, delay: float) -> None:
@@ -154,6 +189,12 @@ def play_both(runs: list[HubRun], seconds: float) -> None:
         f["cpu_ns"], f["wall_s"] = run.group.cpu_ns() - cpu, time.monotonic() - started
         f["periods"] = now["nr_periods"] - throttled["nr_periods"]
         f["throttled"] = now["nr_throttled"] - throttled["nr_throttled"]
+    for run, was in zip(runs, threads_before, strict=True):
+        assert run.proc is not None
+        now_by_name = thread_cpu(run.proc.pid)
+        run.figures["threads"] = {
+            name: used - was.get(name, 0.0) for name, used in now_by_name.items()
+        }
 
 
 def read_figures(run: HubRun, mqtt_messages: int, probe_ms: int) -> None:
@@ -259,6 +300,43 @@ def report(runs: list[HubRun], args: argparse.Namespace, loads: list[str]) -> No
     goals = sum(check is not None for _, _, check in ROWS.values())
     print()
     print(f"goals on the budget: {met} of {goals} met")
+    if args.threads:
+        print_threads(runs)
+
+
+def print_topics(rig: Rig, runs: list[HubRun]) -> None:
+    """``--threads``: the MQTT messages the subscriber heard per gesture, by topic."""
+    for run in runs:
+        assert run.played is not None
+        prefix, counts = f"mtrain/{run.label}/", dict[str, int]()
+        for topic, _, _ in rig.listener.messages:
+            if topic.startswith(prefix):
+                parts = topic[len(prefix) :].split("/")
+                kind = f"{parts[0]}/{parts[-1]}" if len(parts) > 1 else parts[0]
+                counts[kind] = counts.get(kind, 0) + 1
+        gestures = max(len(run.played.gestures), 1)
+        shown = ", ".join(f"{k} {n / gestures:.2f}" for k, n in sorted(counts.items()))
+        print(f"{run.label}: MQTT messages per gesture: {shown}")
+
+
+def print_threads(runs: list[HubRun]) -> None:
+    """``--threads``: each thread's CPU per gesture while the table played."""
+    print()
+    print("CPU per gesture by thread (ms; /proc ticks of 10 ms, names set by --hub):")
+    names = sorted(
+        {name for run in runs for name in run.figures["threads"]},
+        key=lambda name: -runs[-1].figures["threads"].get(name, 0.0),
+    )
+    print(f"| {'thread':16} | " + " | ".join(f"{run.label:>8}" for run in runs) + " |")
+    print(f"|{'-' * 18}|" + "|".join("-" * 9 + ":" for _ in runs) + "|")
+    for name in [*names, "all"]:
+        cells = []
+        for run in runs:
+            assert run.played is not None
+            threads = run.figures["threads"]
+            used = sum(threads.values()) if name == "all" else threads.get(name, 0.0)
+            cells.append(f"{used / max(len(run.played.gestures), 1) * 1000:8.2f}")
+        print(f"| {name:16} | " + " | ".join(cells) + " |")
 
 
 @dataclass
@@ -282,6 +360,8 @@ def set_up(stack: contextlib.ExitStack, args: argparse.Namespace) -> tuple[Rig, 
 
     work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pi-budget-")))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if args.threads:
+        env["PI_BUDGET_THREAD_NAMES"] = "1"
     env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
     rig = Rig(work, env)
     rig.broker = Mosquitto(work / "mosquitto")
@@ -325,6 +405,8 @@ def run_all(args: argparse.Namespace) -> tuple[list[str], list[str]]:
         for run in runs:
             read_figures(run, rig.messages(run.label), args.probe_ms)
         report(runs, args, loads)
+        if args.threads:
+            print_topics(rig, runs)
     return groups, started
 
 
@@ -337,6 +419,9 @@ def main() -> int:
     )
     parser.add_argument(
         "--probe-ms", type=int, default=10, help="watchdog pings every N ms (10; 0: none)"
+    )
+    parser.add_argument(
+        "--threads", action="store_true", help="also print each thread's CPU per gesture"
     )
     parser.add_argument("--box", help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -91,6 +91,7 @@ class RecordingLink:
     connected: bool = False
     protocol: str = "5"
     sent: list[tuple[str, str | bytes, bool]] = field(default_factory=list)
+    qos: dict[str, int] = field(default_factory=dict)  # each topic's last QoS
     farewell: Will | None = None
 
     def start(self) -> None:
@@ -109,6 +110,7 @@ class RecordingLink:
         if not self.connected:
             return False
         self.sent.append((topic, payload, retain))
+        self.qos[topic] = qos
         return True
 
     def connect(self) -> None:

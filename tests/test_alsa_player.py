@@ -454,3 +454,15 @@ def test_an_idle_device_gets_the_first_period_from_the_caller(make_player, devic
     gate.set()
     assert player.wait_idle()
     assert ("chicken", "sound-writer") in starts
+
+
+def test_speech_starts_after_its_lead_of_silence_on_the_device(make_player, device):
+    player = make_player()
+    assert player.wait_idle()
+    before = len(device.writes)
+    sentence = array.array("h", [1234] * PERIOD)
+    player.say(sentence, lead_frames=PERIOD + 3)
+    assert player.wait_idle()
+    written = array.array("h", b"".join(device.writes[before:]))
+    assert list(written[: PERIOD + 3]) == [0] * (PERIOD + 3)
+    assert list(written[PERIOD + 3 : 2 * PERIOD + 3]) == [1234] * PERIOD

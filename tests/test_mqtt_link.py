@@ -68,3 +68,19 @@ def test_a_broker_without_mqtt_5_gets_3_1_1(refusal):
     finally:
         link.stop(timeout=2)
         broker.close()
+
+
+def test_each_message_goes_out_at_once_nagle_off(mosquitto):
+    """A QoS 0 message gets no PUBACK, so the broker's TCP acknowledgement of it waits
+    (delayed ACK): with Nagle on, the next message would wait behind it."""
+    up = threading.Event()
+    link = PahoLink(Broker("127.0.0.1", mosquitto.port), "nodelay", LinkHandlers(connected=up.set))
+    link.start()
+    try:
+        assert up.wait(10)
+        assert link._client is not None
+        sock = link._client.socket()
+        assert sock is not None
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+    finally:
+        link.stop()

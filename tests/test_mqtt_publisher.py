@@ -128,6 +128,19 @@ def test_gestures_go_to_the_action_topics(world):
     assert not any(retain for t, _, retain in world.link.sent if t.endswith("/event"))
 
 
+def test_each_topic_has_its_qos_what_is_resent_or_a_copy_at_0(world):
+    world.link.connect()
+    world.publisher.pump()
+    world.publisher.offer("event", {"kind": "tap", "slot": 2})
+    world.publisher.offer("state", snapshot(turn=2, public={3}))
+    world.publisher.pump()
+    qos = world.link.qos
+    for topic in ("status", "state", "game", "settings", "event"):
+        assert qos[f"mtrain/h/{topic}"] == 1, topic
+    assert qos["mtrain/h/slot/3/public"] == 0  # re-sent whole after every reconnect
+    assert qos["mtrain/h/slot/2/action"] == 0  # a copy of the event, sent at QoS 1
+
+
 def test_home_assistant_online_resends_discovery(world):
     world.link.connect()
     world.publisher.pump()

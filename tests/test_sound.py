@@ -7,9 +7,11 @@ from datetime import datetime, time
 
 import pytest
 
+from hub.io import sound
 from hub.io.sound import (
     FRAME_BYTES,
     MAX_VOICES,
+    SAY,
     SOUND_NAMES,
     SOUND_PRIORITY,
     DisabledPlayer,
@@ -207,10 +209,36 @@ def test_a_sound_cut_short_keeps_what_it_played_and_the_next_play_goes_on_from_t
     periods_take(mixer, 1)
     mixer.start("out", out)  # outranks turn: cut, it fades under out
     periods(mixer)
-    assert list(mixer._kept["turn"].scaled) == [50, 50, 51, 52, 52, 52, 53, 54]
+    assert list(mixer._kept[id(turn)].scaled) == [50, 50, 51, 52, 52, 52, 53, 54]
     mixer.start("turn", turn)
     assert periods(mixer) == [[50, 50, 51, 52], [52, 52, 53, 54], [54, 54, 55, 56], [0] * 4]
-    assert len(mixer._kept["turn"].scaled) == len(turn)
+    assert len(mixer._kept[id(turn)].scaled) == len(turn)
+
+
+def test_each_sentence_said_keeps_its_own_copy_though_all_play_as_say():
+    mixer = Mixer(N, volume=0.5)
+    bob, ann = pcm(*[1000] * 4), pcm(*[3000] * 4)
+    for _ in range(2):
+        for sentence in (bob, ann):
+            mixer.start(SAY, sentence)
+            periods(mixer)
+    assert {len(kept.scaled) for kept in mixer._kept.values()} == {4}
+    assert [kept.loaded for kept in mixer._kept.values()] == [bob, ann]
+    mixer.start(SAY, bob)
+    assert mixer.voices[0].kept is mixer._kept[id(bob)]
+    assert periods(mixer)[0] == [500] * 4
+
+
+def test_the_kept_copies_are_bounded_the_least_recently_played_let_go_first(monkeypatch):
+    monkeypatch.setattr(sound, "KEPT_FRAMES", 8)
+    mixer = Mixer(N, volume=0.5)
+    first, second, third = (pcm(*[1000 * i] * 4) for i in (1, 2, 3))
+    for samples in (first, second, first, third):
+        mixer.start(SAY, samples)
+        periods(mixer)
+    assert [kept.loaded for kept in mixer._kept.values()] == [first, third]
+    mixer.start(SAY, second)  # let go: scaled again, right
+    assert periods(mixer)[0] == [1000] * 4
 
 
 def test_a_kept_copy_is_not_used_at_another_volume():
@@ -301,3 +329,35 @@ def test_clear_drops_everything_at_once():
 
 def periods_take(mixer: Mixer, count: int) -> list[list[int]]:
     return [list(array.array("h", mixer.next_period())) for _ in range(count)]
+
+
+def test_a_lead_of_silence_comes_before_the_samples_and_keeps_their_copy():
+    mixer = Mixer(N, volume=0.5)
+    sentence = pcm(1000, 2000, 3000)
+    mixer.start(SAY, sentence, lead_frames=6)
+    assert periods(mixer) == [[0, 0, 0, 0], [0, 0, 500, 1000], [1500, 0, 0, 0], [0] * 4]
+    mixer.start(SAY, sentence, lead_frames=1)
+    assert mixer.voices[0].kept is mixer._kept[id(sentence)]
+    assert periods(mixer) == [[0, 500, 1000, 1500], [0] * 4]
+
+
+def test_a_voice_waiting_out_its_lead_is_not_summed_with_the_chime_before_it():
+    mixer = Mixer(N)
+    mixer.start("choo", pcm(*[100] * 8))
+    mixer.start(SAY, pcm(*[7] * 4), lead_frames=8)  # after the chime: played alone too
+    summed = []
+    mix = mixer._mix
+    mixer._mix = lambda voices, n, volume: summed.append(len(voices)) or mix(voices, n, volume)
+    assert periods(mixer) == [[100] * 4, [100] * 4, [7] * 4, [0] * 4]
+    assert summed == []
+    mixer.start(SAY, pcm(*[7] * 4), lead_frames=4)
+    mixer.start("choo", pcm(*[100] * 4))  # outranks it: the waiting sentence is cut
+    assert periods(mixer) == [[100] * 4, [0] * 4]
+    mixer.start(SAY, pcm(*[7] * 4), lead_frames=10)
+    mixer.start("nope", pcm(*[1] * 2))
+    assert periods(mixer) == [[1, 1, 0, 0], [0] * 4, [0, 0, 7, 7], [7, 7, 0, 0], [0] * 4]
+    assert summed == []
+    mixer.start(SAY, pcm(*[7] * 4), lead_frames=2)
+    mixer.start("nope", pcm(*[1] * 4))  # both sound in the first period: summed
+    assert periods(mixer) == [[1, 1, 8, 8], [7, 7, 0, 0], [0] * 4]
+    assert summed == [2]

@@ -14,7 +14,7 @@ from hub.http.server import make_server
 from hub.runtime.broadcast import Broadcaster
 from tests.fake_service import FakeHubService
 from web import create_app
-from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, RETRY_MS, event
+from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, RETRY_MS, compact, event, news_event
 
 START = b"retry: 2000\n\n"
 QUIET = b": keepalive\n\n"
@@ -26,6 +26,25 @@ def test_the_wire_bytes():
     )
     assert (RETRY, RETRY_MS) == (START, 2000)
     assert (KEEPALIVE, KEEPALIVE_S) == (QUIET, 15.0)
+
+
+def test_the_news_json_is_written_once_for_every_consumer(monkeypatch):
+    state = {"turn": 1, "slots": [1, None], "name": "Zoë"}
+    assert news_event("state", state) == event("state", state)
+    calls = []
+    dumps = compact.__globals__["json"].dumps
+    monkeypatch.setattr(
+        compact.__globals__["json"], "dumps", lambda *a, **k: calls.append(1) or dumps(*a, **k)
+    )
+    fresh = {**state}
+    text = compact(fresh)
+    assert compact(fresh) is text and news_event("state", fresh) == event("state", fresh)
+    assert len(calls) == 2  # compact once, event() (not cached) once
+    later = {**state, "turn": 2}  # a new snapshot: its own JSON
+    assert compact(later) == '{"turn":2,"slots":[1,null],"name":"Zo\\u00eb"}'
+    for n in range(20):  # the kept texts are bounded
+        compact({"n": n})
+    assert len(compact.__globals__["_recent"]) <= 8
 
 
 def test_the_live_stream_thread_writes_them(monkeypatch):

@@ -27,6 +27,34 @@ def event(kind: str, payload: object) -> bytes:
     return f"event: {kind}\ndata: {data}\n\n".encode()
 
 
+def news_event(kind: str, payload: object) -> bytes:
+    """:func:`event` of the hub's news, whose JSON :func:`compact` writes once for
+    every consumer (only for payloads never changed once published)."""
+    return f"event: {kind}\ndata: {compact(payload)}\n\n".encode()
+
+
+_RECENT = 8  # payloads whose JSON is kept: the news of one press, for every consumer
+_recent: dict[int, tuple[object, str]] = {}
+_recent_lock = threading.Lock()
+
+
+def compact(payload: object) -> str:
+    """``payload`` as compact JSON, written once however many consumers send it: the
+    phones' streams and MQTT are handed the very same objects (the hub's snapshot, its
+    log entries), which are never changed once published, so the text of the last
+    few is kept by their identity (each kept with its payload: the id stays its own)."""
+    with _recent_lock:
+        kept = _recent.get(id(payload))
+    if kept is not None and kept[0] is payload:
+        return kept[1]
+    text = json.dumps(payload, separators=(",", ":"))
+    with _recent_lock:
+        _recent[id(payload)] = (payload, text)
+        while len(_recent) > _RECENT:
+            del _recent[next(iter(_recent))]
+    return text
+
+
 class Places:
     """At most ``most`` live streams at once (None: no limit), from any thread: the
     hub's live streams and the board's pages both count theirs here."""

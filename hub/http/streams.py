@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from typing import Any
 
-from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, Places, event
+from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, Places, news_event
 
 log = logging.getLogger("hub.http.streams")
 
@@ -202,7 +202,7 @@ class LiveStreams:
             self._start_answer(*item)
 
     def _format(self, kind: str, payload: object) -> bytes:
-        chunk = event(kind, payload)
+        chunk = news_event(kind, payload)
         if kind == "state":
             self._last_state = (payload, chunk)
         return chunk
@@ -211,7 +211,9 @@ class LiveStreams:
         snapshot = self._snapshot()
         cached = self._last_state
         state = (
-            cached[1] if cached is not None and cached[0] is snapshot else event("state", snapshot)
+            cached[1]
+            if cached is not None and cached[0] is snapshot
+            else news_event("state", snapshot)
         )
         peer = self._add(sock, kinds)
         if peer is None:

@@ -78,8 +78,9 @@ class AlsaPlayer:
         self._on_sound_start = on_sound_start
         self._on_status_change = on_status_change
         self._sounds, self._bad = self._load(sounds, sounds_dir)
-        # (name, samples): samples for speech (``say``), None for a sound by name
-        self._requests: deque[tuple[str, array.array[int] | None]] = deque(maxlen=64)
+        # (name, samples, lead): samples (and frames of silence first) for speech
+        # (``say``), None (and 0) for a sound by name
+        self._requests: deque[tuple[str, array.array[int] | None, int]] = deque(maxlen=64)
         self._wake = threading.Event()
         self._changed = threading.Condition()
         self._device_lock = threading.Lock()  # the mixer and the device: one user at a time
@@ -112,30 +113,31 @@ class AlsaPlayer:
         or queue it for the writer thread; return at once either way."""
         self._request(name, None)
 
-    def say(self, samples: array.array[int]) -> None:
-        """Start speech ``samples`` as sound ``say``, exactly as :meth:`play` starts a
-        sound: the first period from here when the device is idle."""
-        self._request(SAY, samples)
+    def say(self, samples: array.array[int], lead_frames: int = 0) -> None:
+        """Start speech ``samples`` (after ``lead_frames`` of silence) as sound ``say``,
+        exactly as :meth:`play` starts a sound: the first period from here when the
+        device is idle."""
+        self._request(SAY, samples, lead_frames)
 
-    def _request(self, name: str, samples: array.array[int] | None) -> None:
+    def _request(self, name: str, samples: array.array[int] | None, lead: int = 0) -> None:
         if self._idle and self._pcm is not None and self._device_lock.acquire(blocking=False):
             try:
                 if self._idle and self._pcm is not None and not self._requests:
-                    self._write_first_period(name, samples)
+                    self._write_first_period(name, samples, lead)
                     return
             finally:
                 self._device_lock.release()
-        self._requests.append((name, samples))
+        self._requests.append((name, samples, lead))
         self._wake.set()
 
-    def _write_first_period(self, name: str, samples: array.array[int] | None) -> None:
+    def _write_first_period(self, name: str, samples: array.array[int] | None, lead: int) -> None:
         """On the caller's thread, device lock held, writer parked: start ``name`` and
         write its first period (the drained device takes it without blocking); the
         writer wakes to write the rest."""
         with self._changed:
             self._idle = False  # busy from now on: wait_idle() waits for the rest
         try:
-            self._start(name, samples)
+            self._start(name, samples, lead)
             self._write_period()
         except Exception as exc:  # as on the writer thread: a bug costs the sound only
             log.exception("sound writer failed")
@@ -223,7 +225,7 @@ class AlsaPlayer:
             self._lose_device(f"writing to it failed: {_describe(exc)}")
         return True
 
-    def _start(self, name: str, given: array.array[int] | None = None) -> None:
+    def _start(self, name: str, given: array.array[int] | None = None, lead: int = 0) -> None:
         samples = self._sounds.get(name) if given is None else given
         if samples is None:
             if name not in self._warned:
@@ -231,7 +233,7 @@ class AlsaPlayer:
                 why = self._bad.get(name, "no such sound")
                 log.warning("cannot play sound %r: %s", name, why)
             return
-        self._mixer.start(name, samples)
+        self._mixer.start(name, samples, lead)
         self._started.append(name)
 
     def _announce_started(self) -> None:

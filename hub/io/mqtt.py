@@ -11,6 +11,7 @@ of everything above it without a broker, is ``tests/doubles.py``'s ``RecordingLi
 from __future__ import annotations
 
 import logging
+import socket
 import ssl
 import threading
 from collections.abc import Callable
@@ -23,6 +24,21 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 log = logging.getLogger("hub.mqtt")
+
+# The MQTT 5 properties of every JSON message, made once (paho only reads them).
+_JSON_PROPERTIES = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
+_JSON_PROPERTIES.ContentType = "application/json"
+
+
+def _no_delay(_client: paho.Client, _userdata: Any, sock: Any) -> None:
+    """Each message goes out at once (TCP_NODELAY; paho leaves Nagle on): a message at
+    QoS 0 gets no PUBACK, so the broker's TCP acknowledgement of it is delayed (up to
+    40 ms) and Nagle would hold the next message behind it."""
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    except (OSError, AttributeError):  # not a TCP socket (a test's stand-in)
+        pass
+
 
 # CONNACK codes that mean "this broker does not speak that protocol version": 1 in
 # MQTT 3.1.1, 0x84 (Unsupported Protocol Version) in MQTT 5.
@@ -148,6 +164,7 @@ class PahoLink:
         if self.will is not None:
             client.will_set(self.will.topic, self.will.payload, qos=1, retain=self.will.retain)
         client.on_connect = self._on_connect
+        client.on_socket_open = _no_delay
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
         return client
@@ -210,10 +227,7 @@ class PahoLink:
         client = self._client
         if client is None or not self.connected:
             return False
-        properties = None
-        if json and self.protocol == "5":
-            properties = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
-            properties.ContentType = "application/json"
+        properties = _JSON_PROPERTIES if json and self.protocol == "5" else None
         info = client.publish(topic, payload, qos=qos, retain=retain, properties=properties)
         return info.rc == MQTTErrorCode.MQTT_ERR_SUCCESS
 

@@ -41,6 +41,7 @@ SOUND_PRIORITY = {
 }
 
 MAX_VOICES = 4  # sounds mixed at once; more would only be noise
+KEPT_FRAMES = 30 * 22050  # scaled copies the mixer keeps: 30 s of sound (1.3 MB) at most
 FRAME_BYTES = 2  # 16-bit mono PCM
 QUIET_MODES = ("off", "turn-only", "mute")  # from loudest to quietest
 SAY = "say"  # the name speech plays under (its PCM comes with it: SoundPlayer.say)
@@ -54,9 +55,10 @@ class SoundPlayer(Protocol):
     def play(self, name: str) -> None:
         """Start playing sound ``name``; return at once."""
 
-    def say(self, samples: array.array[int]) -> None:
-        """Start playing speech ``samples`` (22050 Hz 16-bit mono) as sound ``say``,
-        cutting an earlier sentence still playing; return at once."""
+    def say(self, samples: array.array[int], lead_frames: int = 0) -> None:
+        """Start playing speech ``samples`` (22050 Hz 16-bit mono) as sound ``say``
+        after ``lead_frames`` of silence, cutting an earlier sentence still playing;
+        return at once."""
 
     def status(self) -> dict[str, Any]:
         """``{"available": bool, "reason": str | None}`` for the snapshot."""
@@ -116,7 +118,7 @@ class RecordingPlayer:
     """A sound player that remembers what it was asked to play (the fake for tests).
 
     ``played`` records every request: what reached the player after the policy;
-    ``spoken`` the speech handed to :meth:`say` (its PCM).
+    ``spoken`` the speech handed to :meth:`say` (its PCM, after its lead of silence).
     """
 
     played: list[str] = field(default_factory=list)
@@ -130,9 +132,10 @@ class RecordingPlayer:
         for listener in self.listeners:
             listener(name)
 
-    def say(self, samples: array.array[int]) -> None:
-        """Record the speech and tell any listener (as sound ``say``)."""
-        self.spoken.append(samples)
+    def say(self, samples: array.array[int], lead_frames: int = 0) -> None:
+        """Record the speech as heard (its lead of silence first) and tell any
+        listener (as sound ``say``)."""
+        self.spoken.append(array.array("h", bytes(2 * lead_frames)) + samples)
         for listener in self.listeners:
             listener(SAY)
 
@@ -162,7 +165,7 @@ class DisabledPlayer:
         """Play nothing; remember the name among the last few."""
         self.recent.append(name)
 
-    def say(self, samples: array.array[int]) -> None:
+    def say(self, samples: array.array[int], lead_frames: int = 0) -> None:
         """Say nothing; remember that speech was asked for."""
         self.recent.append(SAY)
 
@@ -270,7 +273,7 @@ class Voice:
     name: str
     samples: array.array[int]
     priority: int
-    pos: int = 0
+    pos: int = 0  # below 0: that many frames of silence before the samples
     cut: bool = False  # cut short: fades to silence over the next period, then ends
     kept: Kept | None = None
 
@@ -286,7 +289,11 @@ class Mixer:
     The volume scales every sample. What a sound has played at a volume is kept scaled
     (a copy per sound, made as it played: no extra work), so its next plays at that
     volume take slices of the copy: scaling every sample in Python had cost more CPU
-    than the rest of a press together (docs/performance.md, "The Pi budget").
+    than the rest of a press together (docs/performance.md, "The Pi budget"). The
+    copies are kept by the samples' identity, not by name: every sentence the voice
+    says (all played as ``say``, each the same array from the voice's cache every
+    time) keeps its own, up to :data:`KEPT_FRAMES` frames in all (the least recently
+    played are let go first).
     Overlapping voices are summed a period at a time with ``map``.
     """
 
@@ -296,29 +303,38 @@ class Mixer:
         self.voices: list[Voice] = []
         self._tail_due = False
         self._fade = [(period_frames - i) / period_frames for i in range(period_frames)]
-        self._kept: dict[str, Kept] = {}
+        # id(samples) -> its scaled copy (which holds the samples: the id stays theirs)
+        self._kept: dict[int, Kept] = {}
 
-    def start(self, name: str, samples: array.array[int]) -> None:
-        """Add sound ``name`` to the mix, cutting what it outranks."""
+    def start(self, name: str, samples: array.array[int], lead_frames: int = 0) -> None:
+        """Add sound ``name`` to the mix, cutting what it outranks; its samples start
+        after ``lead_frames`` of silence (no copy made: a sentence keeps its scaled copy)."""
         priority = SOUND_PRIORITY.get(name, 0)
         live = [voice for voice in self.voices if not voice.cut]
         top = max((voice.priority for voice in live), default=-1)
         for voice in live:
             if priority > top or voice.name == name:
                 voice.cut = True
-        self.voices.append(Voice(name, samples, priority, kept=self._keep(name, samples)))
+        kept = self._keep(samples)
+        self.voices.append(Voice(name, samples, priority, -lead_frames, kept=kept))
         while len(self.voices) > MAX_VOICES:
             # Cut voices go first, then the lowest priority, oldest first.
             self.voices.remove(min(self.voices, key=lambda v: (not v.cut, v.priority)))
 
-    def _keep(self, name: str, samples: array.array[int]) -> Kept | None:
-        """The sound's copy at the volume now (a new one after a change), or None at 1."""
+    def _keep(self, samples: array.array[int]) -> Kept | None:
+        """The samples' copy at the volume now (a new one after a change), or None at 1."""
         volume = self.volume
         if volume == 1.0:
             return None
-        kept = self._kept.get(name)
+        key = id(samples)
+        kept = self._kept.pop(key, None)  # put back last: the most recently played
         if kept is None or kept.volume != volume or kept.loaded is not samples:
-            kept = self._kept[name] = Kept(volume, samples)
+            kept = Kept(volume, samples)
+        self._kept[key] = kept
+        held = sum(len(k.loaded) for k in self._kept.values())
+        while held > KEPT_FRAMES and len(self._kept) > 1:
+            oldest = next(iter(self._kept))
+            held -= len(self._kept.pop(oldest).loaded)
         return kept
 
     def clear(self) -> None:
@@ -334,16 +350,32 @@ class Mixer:
             return bytes(n * FRAME_BYTES) if due else None
         self._tail_due = True
         volume = self.volume  # read once: another thread may change it
-        only = self.voices[0]
-        if len(self.voices) == 1 and not only.cut:
-            chunk = self._scaled_chunk(only, n, volume)
+        # A voice whose lead of silence lasts the whole period adds nothing to it: a
+        # chime and the sentence that waits for it are each played alone, not summed.
+        sounding = []
+        for voice in self.voices:
+            if voice.pos > -n:
+                sounding.append(voice)
+            else:
+                voice.pos += n
+        if not sounding:  # every voice is waiting out its lead
+            self._drop_finished()
+            return bytes(n * FRAME_BYTES)
+        if len(sounding) == 1 and not sounding[0].cut:
+            chunk = self._scaled_chunk(sounding[0], n, volume)
             self._drop_finished()
             return chunk.tobytes() + bytes((n - len(chunk)) * FRAME_BYTES)
-        return self._mix(n, volume)
+        return self._mix(sounding, n, volume)
 
     def _scaled_chunk(self, voice: Voice, n: int, volume: float) -> array.array[int]:
-        """The voice's next ``n`` samples at ``volume`` (fewer at its end): from its kept
-        copy where that reaches, else scaled here (and kept, where the copy ends)."""
+        """The voice's next ``n`` samples at ``volume`` (fewer at its end): its lead of
+        silence first, then from its kept copy where that reaches, else scaled here
+        (and kept, where the copy ends)."""
+        if voice.pos < 0:
+            quiet = min(-voice.pos, n)
+            voice.pos += quiet
+            silence = array.array("h", bytes(2 * quiet))
+            return silence if quiet == n else silence + self._scaled_chunk(voice, n - quiet, volume)
         start = voice.pos
         chunk = voice.samples[start : start + n]
         voice.pos += n
@@ -357,12 +389,12 @@ class Mixer:
                 return kept.scaled[start:]
         return chunk if volume == 1.0 else _scaled(chunk, volume)
 
-    def _mix(self, n: int, volume: float) -> bytes:
-        """Sum every voice into one period at ``volume``, clamped to 16 bits. The sums
+    def _mix(self, voices: list[Voice], n: int, volume: float) -> bytes:
+        """Sum ``voices`` into one period at ``volume``, clamped to 16 bits. The sums
         run in C (``map``); a sample is clamped one by one only when a period overflows."""
         total: list[float] = []
         fading = False
-        for voice in self.voices:
+        for voice in voices:
             part: Iterable[float] = self._scaled_chunk(voice, n, volume)
             if voice.cut:
                 part, fading = map(mul, part, self._fade), True

@@ -23,6 +23,7 @@ from hub.mqtt import discovery
 from hub.mqtt.commands import CommandError, HubCommands, QuietLog, Rate, SeenIds, parse
 from hub.mqtt.outbox import Outbox
 from hub.mqtt.settings import MqttSettings
+from web.sse import compact
 
 log = logging.getLogger("hub.mqtt")
 
@@ -69,6 +70,14 @@ def leader(game: dict[str, Any]) -> str | None:
 
 def _dumps(payload: object) -> str:
     return json.dumps(payload, separators=(",", ":"))
+
+
+# QoS by topic (docs/mqtt.md, "Quality of service"): 1 for what a reader must not
+# miss or must acknowledge (status, state, game, every event; the board reads state
+# and game at QoS 1 and needs its PUBACKs); 0 for the rest, which is either re-sent
+# whole after every reconnect (the retained slot/<n>/public) or a second copy of an
+# event sent at QoS 1 (a gesture's action).
+QOS_0 = ("/public", "/action")
 
 
 class MqttPublisher:
@@ -211,8 +220,9 @@ class MqttPublisher:
 
     def _send(self, topic: str, payload: object, retain: bool = False) -> bool:
         is_json = not isinstance(payload, str)
-        text = _dumps(payload) if is_json else payload
-        sent = self.link.publish(topic, text, retain=retain, json=is_json)  # type: ignore[arg-type]
+        text = compact(payload) if is_json else payload
+        qos = 0 if topic.endswith(QOS_0) else 1
+        sent = self.link.publish(topic, text, retain=retain, qos=qos, json=is_json)  # type: ignore[arg-type]
         self.published += sent
         return sent
 

@@ -129,7 +129,7 @@ class EffectDispatcher:
         ready = [s.samples for s, ok in pairs if ok and s.samples is not None]
         if ready:
             lead = max((self.chime_frames.get(name, 0) for name in chimes), default=0)
-            self.sound.say(joined(ready, lead))
+            self.sound.say(joined(ready), lead)
         for s, ok in pairs:
             late = ok and s.samples is None
             if late:

@@ -259,7 +259,10 @@ class Announcer:
 
 
 def joined(parts: Sequence[array.array[int]], lead_frames: int = 0) -> array.array[int]:
-    """One utterance: ``lead_frames`` of silence, then the parts with a short gap."""
+    """One utterance: ``lead_frames`` of silence, then the parts with a short gap.
+    (The dispatcher hands the player its lead apart, :meth:`SoundPlayer.say`: a
+    sentence alone then stays the very array the voice's cache holds, whose copy at
+    the volume the player keeps.)"""
     if len(parts) == 1 and not lead_frames:
         return parts[0]  # the usual case, on the press's path: no copy
     out = array.array("h", bytes(2 * lead_frames))
