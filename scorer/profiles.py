@@ -302,7 +302,7 @@ PROFILES: dict[str, Profile] = {
 
 PROFILE_IDS: tuple[str, ...] = tuple(PROFILES)
 
-DEFAULT_RULES = "consensus"
+DEFAULT_RULES = "aces"
 
 
 def _rows(rows: Rows, key: str) -> list[dict[str, object]]:

@@ -40,7 +40,12 @@ def refused(response, status: int) -> dict[str, str]:
     ("body", "field", "key", "params"),
     [
         ({"players": ["Ann", "ann"]}, "players", "error.same_name", {"one": "Ann", "other": "ann"}),
-        ({"rounds": 40}, "rounds", "error.rounds_range", {"value": 40, "low": 1, "high": 13}),
+        (
+            {"rules": "consensus", "rounds": 40},
+            "rounds",
+            "error.rounds_range",
+            {"value": 40, "low": 1, "high": 13},
+        ),
         (
             {"players": ["Ann"]},
             "players",
