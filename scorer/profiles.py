@@ -302,6 +302,8 @@ PROFILES: dict[str, Profile] = {
 
 PROFILE_IDS: tuple[str, ...] = tuple(PROFILES)
 
+# What a new game plays when it names no rules, and what the page recommends: the rules
+# most families play (docs/rules.md, "The default rules"); the config may name others.
 DEFAULT_RULES = "aces"
 
 

@@ -5,7 +5,7 @@
 // newest game's scorekeeper; the start reads every input's level first (a stuck one is
 // named at once) and leaves the lights out when no hub box drives a ring.
 import { S, api, esc } from "./core.js";
-import { t } from "./i18n.js";
+import { formatNumber, t } from "./i18n.js";
 
 let root = null, timer = null;
 
@@ -21,6 +21,15 @@ const partOf = (s) => (centre(s) ? t("selftest.part.centre") : voice(s) ? t("sel
   : PARTS[s.kind] ? t(PARTS[s.kind], s) : s.part);
 const promptOf = (s) => (centre(s) ? t("selftest.prompt.centre") : voice(s) ? t("selftest.prompt.voice")
   : PROMPTS[s.kind] ? t(PROMPTS[s.kind], s) : s.prompt);
+
+// How a step went, from its outcome (hub/selftest/walkthrough.py, OUTCOMES), with the
+// other inputs that answered instead; the hub's English detail where it names none.
+const strayOf = (s) => t(s.input === "sensor" ? "selftest.stray.sensor" : s.slot === 0 ? "selftest.stray.centre" : "selftest.stray.button", s);
+function detailOf(r) {
+  if (!r.outcome) return r.detail;
+  const said = t(`selftest.outcome.${r.outcome}`, { seconds: r.seconds == null ? "" : formatNumber(r.seconds) });
+  return r.strays && r.strays.length ? t("selftest.instead", { detail: said, strays: r.strays.map(strayOf).join(", ") }) : said;
+}
 
 export function open(arg, section) {
   root = section;
@@ -82,7 +91,7 @@ function show(test) {
   root.querySelector("#st-lights").hidden = test.lights !== false || !(running || test.done);
   root.querySelector("#st-lights").textContent = t("selftest.no_ring");
   const rows = test.results.map((r) => `<tr data-passed="${r.passed}"><td>${esc(partOf(r))}</td><td>${esc(r.pin)}</td>`
-    + `<td>${esc(t(r.passed ? "selftest.pass" : "selftest.fail"))}</td><td>${esc(r.detail)}</td></tr>`).join("");
+    + `<td>${esc(t(r.passed ? "selftest.pass" : "selftest.fail"))}</td><td>${esc(detailOf(r))}</td></tr>`).join("");
   root.querySelector("#st-results").innerHTML = test.results.length
     ? `<thead><tr><th>${esc(t("selftest.part"))}</th><th>${esc(t("selftest.pin"))}</th><th>${esc(t("selftest.result"))}</th><th>${esc(t("selftest.detail"))}</th></tr></thead><tbody>${rows}</tbody>` : "";
 }
