@@ -136,7 +136,7 @@ const BY = { centre: "fixes.by_centre", scorekeeper: "fixes.by_scorekeeper", mqt
 const UNDID = { tap: "fixes.undid_tap", hold: "fixes.undid_hold", "long-hold": "fixes.undid_long_hold", fix: "fixes.undid_fix", "round-over": "fixes.undid_round_over" };
 function undid(what) {
   const kind = what.split(" ")[0], slot = (/\bslot (\d+)/.exec(what) || [])[1];
-  const where = slot === "0" ? t("fixes.centre") : t("table.slot", { slot });
+  const where = slot === "0" ? t("fixes.centre") : t("fixes.where_slot", { slot });
   if (kind === "marker") return t(/\bpresent True\b/.test(what) ? "fixes.undid_marker_on" : "fixes.undid_marker_off", { where });
   return t(UNDID[kind] || "fixes.undid_action", { where });
 }
