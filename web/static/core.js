@@ -13,6 +13,11 @@ export const $ = (id) => document.getElementById(id);
 // "__proto__" is a name like any other, never something every object has.
 export const own = (o, k) => (o != null && Object.hasOwn(o, k) ? o[k] : undefined);
 export const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+// Who did it, as the hub's log and a round's history name them ("scorekeeper", "centre",
+// "mqtt", "journal", "tablesim"), in the page's words; any other name as it is.
+const BY = { centre: "fixes.by_centre", scorekeeper: "fixes.by_scorekeeper", mqtt: "fixes.by_mqtt",
+  journal: "fixes.by_journal", tablesim: "fixes.by_tablesim" };
+export const byWords = (by) => (Object.hasOwn(BY, by) ? t(BY[by]) : by);
 export const short = (name, n = 9) => (name.length > n ? name.slice(0, n - 1) + "…" : name);
 
 // snap: /api/state; game: the running game (/api/games/<id>); shown: the game on the

@@ -3,7 +3,7 @@
 // right by hand (whose turn, the open double and who covers it, a train's public flag
 // when its marker is missing); the last undos and fixes from /api/log; and, on the sim
 // backend's virtual hub, the centre button (tap, hold, long hold = undo).
-import { $, S, api, keeper, on, place, toast } from "./core.js";
+import { $, S, api, byWords, keeper, on, place, toast } from "./core.js";
 import { formatDate, t } from "./i18n.js";
 
 const PLAYING = ["first-turn", "play"];
@@ -129,10 +129,8 @@ async function renderLog() {
   list.replaceChildren(...lines.map((e) => el("li", { class: "fix-line" }, describe(e))));
 }
 
-// Who asked (the log's ``by``) and what an undo took back (its ``undid``: the action's
-// log entry in a few words, hub/core/undo.py: "tap slot 3", "marker slot 2 present
-// True"), in the page's words.
-const BY = { centre: "fixes.by_centre", scorekeeper: "fixes.by_scorekeeper", mqtt: "fixes.by_mqtt", journal: "fixes.by_journal" };
+// What an undo took back (its ``undid``: the action's log entry in a few words,
+// hub/core/undo.py: "tap slot 3", "marker slot 2 present True"), in the page's words.
 const UNDID = { tap: "fixes.undid_tap", hold: "fixes.undid_hold", "long-hold": "fixes.undid_long_hold", fix: "fixes.undid_fix", "round-over": "fixes.undid_round_over" };
 function undid(what) {
   const kind = what.split(" ")[0], slot = (/\bslot (\d+)/.exec(what) || [])[1];
@@ -142,7 +140,7 @@ function undid(what) {
 }
 
 function describe(e) {
-  const when = formatDate(e.at, { timeStyle: "medium" }), by = BY[e.by] ? t(BY[e.by]) : e.by;
+  const when = formatDate(e.at, { timeStyle: "medium" }), by = byWords(e.by);
   if (e.kind === "undo") return e.undid ? t("fixes.log_undo", { when, by, what: undid(e.undid) }) : t("fixes.log_undo_nothing", { when, by });
   const what = e.what === "turn" ? t("fixes.log_turn", { slot: e.slot })
     : e.what === "public" ? t(e.public ? "fixes.log_public" : "fixes.log_private", { slot: e.slot })
