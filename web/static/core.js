@@ -60,8 +60,16 @@ export async function api(method, path, body, id) {
   let data = null;
   try { data = await res.json(); } catch { data = null; }
   if (!res.ok && !(data && data.error)) data = { error: t("error.status", { status: res.status }) };
-  if (!res.ok) { data.detail = data.error; data.error = data.message || plain(data.error, data.field); }
+  if (!res.ok) { data.detail = data.error; data.error = data.message || unsaid(res, data); }
   return { ok: res.ok, status: res.status, data };
+}
+// An answer the hub could not word for people (the server's early gate refuses a claim
+// flood with its 429 before Flask, so before the request's language is read): a 429
+// says when to ask again; otherwise the hub's English, or general words in another
+// language.
+function unsaid(res, data) {
+  if (res.status === 429) return t("error.wait", { count: Math.max(1, +res.headers.get("Retry-After") || 1) });
+  return language() === "en" ? plain(data.error, data.field) : t("error.status", { status: res.status });
 }
 
 // A message for people: without the request field it starts with ("players: …",
