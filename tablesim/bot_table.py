@@ -77,11 +77,10 @@ class BotTable:
     """Does tablesim's actions at ``hub``.
 
     ``wait(seconds)`` passes the time between edges: the soak advances a fake clock,
-    the demo sleeps. It returns the time on the hub's clock the edge is due, and the
-    edge is stamped so, as a real button's or sensor's edge is stamped when it happens:
-    a thread that runs late on a busy machine (measured: up to 350 ms) neither spreads
-    a bounce burst past the hub's 30 ms bounce window into a second press nor leaves a
-    marker's 80 ms window open past the gesture's settling time. With
+    the demo sleeps. It returns the time on the hub's clock the edge is due, and a
+    button edge is stamped so, as a real button's edge is stamped when it happens: a
+    thread that runs late on a busy machine (measured: up to 165 ms) does not spread a
+    bounce burst past the hub's 30 ms bounce window into a second press. With
     ``drain_each_edge`` each edge goes through the loop before the next (the soak
     drains the loop inline); else the loop's thread keeps up and the table only waits
     for it at the end of a gesture.
@@ -150,7 +149,7 @@ class BotTable:
             if edge.part == BUTTON:
                 sim.button(edge.slot, edge.level, due)
             else:
-                sim.marker(edge.slot, edge.level, due)
+                sim.marker(edge.slot, edge.level)
             if self.drain_each_edge:
                 loop.drain()
             self.edges += 1

@@ -274,15 +274,9 @@ class SimPins:
             raise ValueError("these simulated pins were given no clock")
         return self.clock.now()
 
-    def marker(self, slot: int, present: bool, at: float | None = None) -> None:
-        """Put a marker on (drive low) or take it off the sensor of ``slot``; ``at``: the
-        time the edge is stamped (default: now)."""
-        pin = self._markers[slot - 1]
-        if at is None or self.clock is None:
-            _drive(pin, low=present)
-        else:
-            with self.clock.as_of(at):
-                _drive(pin, low=present)
+    def marker(self, slot: int, present: bool) -> None:
+        """Put a marker on (drive low) or take it off the sensor of ``slot``."""
+        _drive(self._markers[slot - 1], low=present)
 
     def marker_present(self, slot: int) -> bool:
         """What the simulated sensor of ``slot`` reads."""
