@@ -168,7 +168,9 @@ class HubRun:
         """A game of 8, the phones listening, the box and the broker connected, and the
         voice done rendering the game's sentences ahead."""
         assert self.stamps is not None and self.pings is not None
-        request(self.port, "POST", "/api/games", {"players": PLAYERS, "first": 1})
+        request(
+            self.port, "POST", "/api/games", {"players": PLAYERS, "rules": "consensus", "first": 1}
+        )
         self.phones = [table.Phone(self.port) for _ in range(PHONES)]
         for phone in self.phones:
             self.listener.add(phone.sock, phone.take)

@@ -423,7 +423,7 @@ def run(hub: subprocess.Popen[bytes], port: int, args: argparse.Namespace, files
     conn.request(
         "POST",
         "/api/games",
-        json.dumps({"players": ["Ann", "Bob"], "first": 1}),
+        json.dumps({"players": ["Ann", "Bob"], "rules": "consensus", "first": 1}),
         {"Content-Type": "application/json"},
     )
     assert conn.getresponse().status == 201

@@ -148,7 +148,7 @@ def hub_warm_up(base: str) -> list[object]:
         base + "/api/games",
         method="POST",
         headers={"Content-Type": "application/json"},
-        data=json.dumps({"players": ["Ann", "Bob", "Cid"]}).encode(),
+        data=json.dumps({"players": ["Ann", "Bob", "Cid"], "rules": "consensus"}).encode(),
     )
     urllib.request.urlopen(request, timeout=5).read()
     urllib.request.urlopen(base + "/api/games/1", timeout=5).read()

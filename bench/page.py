@@ -314,7 +314,7 @@ def main() -> None:
         hub = HubProcess(os_port(), Path(tmp) / "state")
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
-            hub.post("/api/games", {"players": PLAYERS, "first": 1})
+            hub.post("/api/games", {"players": PLAYERS, "rules": "consensus", "first": 1})
             load = loads(browser, hub.base, args.loads)
             runs = latencies(browser, hub, args.presses, args.clients)
         finally:

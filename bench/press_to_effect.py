@@ -168,7 +168,7 @@ def idle_cpu(seconds: float, state_dir: str) -> tuple[float, float]:
         request = urllib.request.Request(
             base + "/api/games",
             method="POST",
-            data=b'{"players": ["Ann", "Bob", "Cid"]}',
+            data=b'{"players": ["Ann", "Bob", "Cid"], "rules": "consensus"}',
             headers={"Content-Type": "application/json"},
         )
         urllib.request.urlopen(request, timeout=5).read()

@@ -302,7 +302,9 @@ PROFILES: dict[str, Profile] = {
 
 PROFILE_IDS: tuple[str, ...] = tuple(PROFILES)
 
-DEFAULT_RULES = "consensus"
+# What a new game plays when it names no rules, and what the page recommends: the rules
+# most families play (docs/rules.md, "The default rules"); the config may name others.
+DEFAULT_RULES = "aces"
 
 
 def _rows(rows: Rows, key: str) -> list[dict[str, object]]:

@@ -77,14 +77,21 @@ class BotTable:
     """Does tablesim's actions at ``hub``.
 
     ``wait(seconds)`` passes the time between edges: the soak advances a fake clock,
-    the demo sleeps. With ``drain_each_edge`` each edge goes through the loop before
-    the next (the soak drains the loop inline); else the loop's thread keeps up and
-    the table only waits for it at the end of a gesture, so a bounce burst keeps its
-    few milliseconds.
+    the demo sleeps. It returns the time on the hub's clock the edge is due, and a
+    button edge is stamped so, as a real button's edge is stamped when it happens: a
+    thread that runs late on a busy machine (measured: up to 165 ms) does not spread a
+    bounce burst past the hub's 30 ms bounce window into a second press. With
+    ``drain_each_edge`` each edge goes through the loop before the next (the soak
+    drains the loop inline); else the loop's thread keeps up and the table only waits
+    for it at the end of a gesture.
     """
 
     def __init__(
-        self, hub: Hub, hand: Hand, wait: Callable[[float], object], drain_each_edge: bool = True
+        self,
+        hub: Hub,
+        hand: Hand,
+        wait: Callable[[float], float | None],
+        drain_each_edge: bool = True,
     ) -> None:
         if hub.sim is None:
             raise ValueError("bots play on the sim backend (its pins are simulated)")
@@ -138,9 +145,9 @@ class BotTable:
         ):
             gesture = type(gesture)(CENTRE)  # the centre stands for the Mexican Train
         for edge in self.hand.edges(gesture):
-            self.wait(edge.wait_s)
+            due = self.wait(edge.wait_s)
             if edge.part == BUTTON:
-                sim.button(edge.slot, edge.level)
+                sim.button(edge.slot, edge.level, due)
             else:
                 sim.marker(edge.slot, edge.level)
             if self.drain_each_edge:

@@ -163,16 +163,19 @@ class Demo:
     def _pause(self, seconds: float) -> None:
         self.sleep(seconds / self.speed)
 
-    def wait(self, seconds: float) -> None:
-        """Wait until ``seconds`` after the previous edge was due, not after it was done:
-        the sleeps' overshoot does not add up, so a bounce burst stays a few ms long."""
+    def wait(self, seconds: float) -> float:
+        """Wait until ``seconds`` after the previous edge was due, not after it was done,
+        and return that time (the bot table stamps a button edge with it): the sleeps'
+        overshoot does not add up, and a bounce burst stays a few ms long however late
+        this thread runs."""
         now = self.hub.clock.now()
         due = self._due + seconds
-        if due < now - LATE_S:  # far behind (scores were entered): start afresh
+        if due < now - LATE_S and seconds >= BURST_S:  # far behind: start afresh
             due = now + seconds
         if due > now and seconds >= BURST_S:
             self.sleep(due - now)
         self._due = due
+        return due
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -20,6 +20,7 @@ def test_no_file_gives_the_defaults():
     config = load(None)
     assert config["web"]["port"] == 8080 and config["hub"]["backend"] == "auto"
     assert timings(config).flicker == 0.08
+    assert config["hub"]["default_rules"] == "aces"  # the standard rules, recommended
 
 
 def test_file_overrides_defaults_and_flags_override_file(tmp_path):

@@ -23,14 +23,17 @@ def hub(tmp_path_factory):
 
 
 class Game:
-    """One game at the hub subprocess: presses, markers and the scorekeeper's calls."""
+    """One game at the hub subprocess: presses, markers and the scorekeeper's calls
+    (under the tournament rules, ``consensus``, unless ``rules`` names others)."""
 
     last_token: str | None = None
 
     def __init__(self, hub, players=FOUR, **body):
         self.hub = hub
         status, made = hub.post(
-            "/api/games", {"players": players, "first": 1, **body}, token=Game.last_token
+            "/api/games",
+            {"players": players, "rules": "consensus", "first": 1, **body},
+            token=Game.last_token,
         )
         assert status == 201, made
         self.id, self.token = made["id"], made["token"]

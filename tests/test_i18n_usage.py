@@ -20,6 +20,7 @@ import pytest
 
 from hub.io.sound import QUIET_MODES
 from hub.persist.journal import PROBLEMS
+from hub.selftest.walkthrough import OUTCOMES
 from scorer.profiles import OPTIONS, PROFILES
 from web import i18n
 
@@ -43,6 +44,7 @@ FAMILIES = {
     "`option.${": [f"option.{oid}" for oid in OPTIONS],
     "`settings.quiet_mode.${": [f"settings.quiet_mode.{mode}" for mode in QUIET_MODES],
     "`errors.storage.${": [f"errors.storage.{p}" for p in {*PROBLEMS.values(), "error"}],
+    "`selftest.outcome.${": [f"selftest.outcome.{outcome}" for outcome in OUTCOMES],
 }
 
 
@@ -133,13 +135,23 @@ def test_the_reminders_the_page_words_are_the_hubs_own() -> None:
     block = re.search(r"const REMINDERS = \{(.*?)\};", page, re.S)
     assert block is not None
     reasons = re.findall(r'"([^"]+)": "fixes\.', block.group(1))
-    assert len(reasons) == 4, reasons
+    assert len(reasons) == 5, reasons
     core = "".join(
         (ROOT / "hub" / "core" / name).read_text(encoding="utf-8")
         for name in ("turns.py", "reading.py")
     )
     for reason in reasons:
         assert f'"{reason}"' in core, reason
+    # And the other way: every reason a function of the core gives with a reminder has
+    # its sentence (a Spanish page never shows the hub's English reason).
+    given = {
+        reason
+        for function in re.split(r"\ndef ", core)
+        if 'LogEntry("reminder"' in function
+        for reason in re.findall(r'"([a-z][^"]{15,})"', function)
+    }
+    assert len(given) >= 4, given
+    assert given <= set(reasons), given - set(reasons)
 
 
 def test_the_self_tests_words_are_the_hubs_own_in_english() -> None:

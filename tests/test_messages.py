@@ -40,7 +40,12 @@ def refused(response, status: int) -> dict[str, str]:
     ("body", "field", "key", "params"),
     [
         ({"players": ["Ann", "ann"]}, "players", "error.same_name", {"one": "Ann", "other": "ann"}),
-        ({"rounds": 40}, "rounds", "error.rounds_range", {"value": 40, "low": 1, "high": 13}),
+        (
+            {"rules": "consensus", "rounds": 40},
+            "rounds",
+            "error.rounds_range",
+            {"value": 40, "low": 1, "high": 13},
+        ),
         (
             {"players": ["Ann"]},
             "players",
@@ -148,3 +153,24 @@ def test_every_pattern_fills_its_words_in_every_language() -> None:
             words = i18n.text(lang, key, **groups)
             assert "{" not in words, (lang, key, words)
             assert set(i18n.placeholders(i18n.catalog(lang)[key])) <= set(groups), key
+
+
+def test_a_table_fix_the_hub_refused_is_said_in_spanish() -> None:
+    """Every reason hub/core/undo.py gives for a refused fix has its words (the page's
+    fix panel shows them in its language)."""
+    import re
+    from pathlib import Path
+
+    from web.messages import words_for
+
+    source = (Path(__file__).resolve().parents[1] / "hub" / "core" / "undo.py").read_text()
+    body = source.split("def fix_error", 1)[1].split("\ndef ", 1)[0]
+    reasons = re.findall(r'f?"([a-z][^"]+)"', body)  # each reason (not the docstring)
+    assert len(reasons) >= 8, reasons
+    general = i18n.text("es", "error.refused")
+    for reason in reasons:
+        said = reason.replace("{fix.slot}", "3").replace("{fix.covers_left}", "5")
+        said = said.replace("{fix.responsible}", "4")
+        spanish = words_for("es", 409, said)
+        assert spanish != general and "slot" not in spanish, (reason, spanish)
+    assert words_for("es", 409, "no double is open") == "No hay ninguna mula abierta."

@@ -44,9 +44,9 @@ def start(tmp_path, config):
 
 
 def new_game(hub):
-    status, answer = hub.post(
-        "/api/games", {"players": PLAYERS, "seats": SEATS, "mexican_slot": 8, "first": 4, "set": 9}
-    )
+    """A game under the tournament rules (a player may go out in their first turn)."""
+    body = {"players": PLAYERS, "rules": "consensus", "seats": SEATS, "mexican_slot": 8}
+    status, answer = hub.post("/api/games", body | {"first": 4, "set": 9})
     assert status == 201
     return answer["id"], answer["token"]
 

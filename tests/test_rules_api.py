@@ -38,7 +38,7 @@ def client():
         ("rules=consensus&players=6&set=9", {"tiles_each": 7, "boneyard": 13}),
         ("rules=mexicantrainfun&players=3", {"set": 9, "tiles_each": 8, "boneyard": 31}),
         ("rules=aces&players=8", {"set": 12, "tiles_each": 10, "boneyard": 11}),
-        ("players=6", {"rules": "consensus", "tiles_each": 12, "boneyard": 19}),
+        ("players=6", {"rules": "aces", "tiles_each": 12, "boneyard": 19}),  # the default
     ],
 )
 def test_deal(client, query, answer):
@@ -87,7 +87,7 @@ RULES = served_rules()
 
 def test_rules_have_the_shape_of_the_contract() -> None:
     assert set(RULES) == {"default_rules", "sets", "profiles", "options"}
-    assert RULES["default_rules"] == "consensus"
+    assert RULES["default_rules"] == "aces"  # the standard rules, recommended
     assert RULES["sets"] == [6, 9, 12, 15, 18]
     assert [p["id"] for p in RULES["profiles"]] == [
         "aces",

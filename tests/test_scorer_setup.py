@@ -12,8 +12,9 @@ PLAYERS = ["Ann", "Bo", "Cy"]
 
 
 def refusal(body: dict[str, Any]) -> SetupError:
+    """The refusal of ``body`` under the tournament rules (the profile with every option)."""
     with pytest.raises(SetupError) as caught:
-        check_setup({"players": PLAYERS} | body)
+        check_setup({"players": PLAYERS, "rules": "consensus"} | body)
     return caught.value
 
 
@@ -22,8 +23,9 @@ def test_the_defaults_are_filled_in() -> None:
     assert setup == GameSetup(("Ann", "Bo"), "mexicantrainfun", (1, 2), 3, None, 9, 10, ())
     assert setup.engines == tuple(range(9, -1, -1))
     setup = check_setup({"players": PLAYERS, "seats": [1, 3, 5], "first": 3, "rounds": 3})
+    # No rules named: the hub's default, the family's standard rules.
     assert (setup.rules, setup.mexican_slot, setup.set_max, setup.engines) == (
-        "consensus",
+        "aces",
         2,
         12,
         (12, 11, 10),
@@ -149,7 +151,11 @@ def test_a_body_that_is_not_an_object(body: object) -> None:
 
 
 def test_blanks_score_the_double_blank_50() -> None:
-    body = {"players": PLAYERS, "options": {"blanks": True, "double_blank": 25}}
+    body = {
+        "players": PLAYERS,
+        "rules": "consensus",
+        "options": {"blanks": True, "double_blank": 25},
+    }
     with pytest.raises(SetupError) as caught:
         check_setup(body)
     assert caught.value.field == "options.blanks"
@@ -162,7 +168,8 @@ def test_blanks_score_the_double_blank_50() -> None:
 
 def test_partnerships_with_four_six_or_eight() -> None:
     for count in (4, 6, 8):
-        body = {"players": [f"P{n}" for n in range(count)], "options": {"partnerships": True}}
+        players = [f"P{n}" for n in range(count)]
+        body = {"players": players, "rules": "consensus", "options": {"partnerships": True}}
         assert check_setup(body).options == (("partnerships", True),)
 
 

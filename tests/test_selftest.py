@@ -169,6 +169,9 @@ def test_the_walkthrough_ignores_edges_it_did_not_ask_for():
         "pin": "BCM 17 (header pin 11)",
         "passed": False,
         "detail": "skipped",
+        "outcome": "skipped",
+        "seconds": None,
+        "strays": [],
     }
 
 
@@ -257,3 +260,70 @@ def test_without_a_pico_the_lights_are_not_asked_about(tmp_path, mock_factory, c
     assert not any("lights" in prompt for prompt in person.prompts)
     assert not any(line.startswith("slot 1 lights") for line in out.splitlines())
     assert out.splitlines()[-1] == f"{8 + 1 + 16 + len(SOUND_NAMES) + 1} passed, 0 failed"
+
+
+def _said_in_english(result) -> str:
+    """A result as the page words it (selftest.js), from the English catalog."""
+    from web import i18n
+
+    seconds = "" if result.seconds is None else f"{result.seconds:g}"
+    said = i18n.text("en", f"selftest.outcome.{result.outcome}", seconds=seconds)
+    if not result.strays:
+        return said
+    keys = {"button": "selftest.stray.button", "sensor": "selftest.stray.sensor"}
+    strays = ", ".join(
+        i18n.text("en", "selftest.stray.centre" if slot == 0 else keys[kind], slot=slot)
+        for kind, slot in result.strays
+    )
+    return i18n.text("en", "selftest.instead", detail=said, strays=strays)
+
+
+def test_every_outcome_has_the_pages_words_and_they_are_the_hubs_in_english():
+    """Issue 23: the page says how each step went from the catalog (a Spanish page
+    shows no English detail); in English the words are the terminal's, word for word."""
+    from hub.selftest.walkthrough import OUTCOMES
+
+    wiring = Wiring("gpio", load(None)["pins"], "default")
+    steps = plan(wiring, slots=2, sounds=("choo",))
+    walk = Walkthrough(steps, lambda slot: None, lambda name: None)
+    walk.feed(ButtonChanged(1, True, 0.0))
+    walk.feed(ButtonChanged(1, False, 0.1))  # slot 1: pressed
+    walk.feed(ButtonChanged(1, True, 0.2))  # slot 2 asked: others answer instead
+    walk.feed(ButtonChanged(0, True, 0.3))
+    walk.feed(MarkerChanged(2, True, 0.4))
+    walk.timeout(20)
+    walk.skip()  # the centre
+    walk.feed(MarkerChanged(1, True, 1.0))  # seen
+    walk.timeout(20)  # marker 1 off: still reads
+    walk.timeout(20)  # marker 2 on: none
+    walk.feed(MarkerChanged(2, False, 2.0))  # gone
+    walk.answer(True)  # light 1
+    walk.answer(False)  # light 2
+    walk.answer(False)  # the sound
+    stuck = Walkthrough(
+        plan(wiring, slots=1, centre=False, sounds=("choo",)),
+        lambda slot: None,
+        lambda name: None,
+        stuck=[("button", 1), ("marker", 1)],
+    )
+    stuck.timeout(20)  # the light: no answer
+    results = [*walk.results, *stuck.results]
+    assert [r.outcome for r in walk.results] == [
+        "pressed",
+        "timeout_button",
+        "skipped",
+        "seen",
+        "timeout_marker_off",
+        "timeout_marker_on",
+        "gone",
+        "confirmed",
+        "not_seen",
+        "not_heard",
+    ]
+    assert walk.results[1].strays == (("button", 1), ("button", 0), ("sensor", 2))
+    assert {r.outcome for r in results} == set(OUTCOMES)
+    for result in results:
+        assert _said_in_english(result) == result.detail, result
+    status = walk.status()["results"][1]
+    assert (status["outcome"], status["seconds"]) == ("timeout_button", 20)
+    assert status["strays"][2] == {"input": "sensor", "slot": 2}

@@ -75,6 +75,9 @@ def test_a_person_at_the_hub_passes_every_part_from_the_page(live_hub, client, t
         "pin": "BCM 10 (header pin 19)",
         "passed": True,
         "detail": "pressed and released",
+        "outcome": "pressed",
+        "seconds": None,
+        "strays": [],
     }
     assert lit_seen == [[3 * n, 3 * n + 1, 3 * n + 2] for n in range(8)]
     assert live_hub.sound.played[-len(SOUND_NAMES) :] == list(SOUND_NAMES)
@@ -103,6 +106,9 @@ def test_skip_and_stop_keep_what_was_done(live_hub, client, table_proof):
             "pin": "BCM 4 (header pin 7)",
             "passed": False,
             "detail": "skipped",
+            "outcome": "skipped",
+            "seconds": None,
+            "strays": [],
         }
     ]
     assert act(client, "yes").status_code == 409  # a button step wants the hub, not an answer
@@ -256,6 +262,9 @@ def test_a_stuck_button_and_a_marker_left_on_are_named_at_the_start(live_hub, ta
         "pin": "BCM 27 (header pin 13)",
         "passed": False,
         "detail": "reads pressed since the start, before any press: stuck, or shorted to ground",
+        "outcome": "stuck_button",
+        "seconds": None,
+        "strays": [],
     }
     assert now["step"]["part"] == "slot 4 button"
 

@@ -59,7 +59,8 @@ def test_a_round_ended_on_the_table_is_written_off_the_loop_thread(make_hub):
     )[1]
     from scorer.setup import check_setup
 
-    hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "first": 1}))
+    # consensus: going out in one's first turn ends the round (aces waits for every first)
+    hub.games.new_game(check_setup({"players": ["Ann", "Bob"], "rules": "consensus", "first": 1}))
     hub.sim.button(1, True)
     hold = hub.loop.table.timings.long_hold + 0.05
     threading.Event().wait(hold)  # a real long hold on the real clock

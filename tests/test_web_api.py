@@ -43,6 +43,17 @@ def test_create_game_and_play_through_the_sim(client):
     assert all(e["at"].endswith("+00:00") for e in log)
 
 
+def test_a_game_that_names_no_rules_plays_the_standard_rules(client):
+    """The hub's default (and the page's recommended) profile is ``aces``, the rules
+    most families play."""
+    assert client.get("/api/rules").get_json()["default_rules"] == "aces"
+    r = client.post("/api/games", json={"players": PLAYERS})
+    assert r.status_code == 201
+    game = client.get(f"/api/games/{r.get_json()['id']}").get_json()
+    assert game["rules"] == "aces"
+    assert client.get("/api/state").get_json()["game"]["rules"] == "aces"
+
+
 def test_log_limit(client):
     client.post("/api/sim/slots/1/press", json={})
     client.post("/api/sim/slots/2/press", json={})

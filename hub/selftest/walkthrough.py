@@ -46,11 +46,17 @@ class Step:
 
 @dataclass(frozen=True)
 class Result:
-    """How a step went: ``passed`` and what was seen (or not)."""
+    """How a step went: ``passed`` and what was seen (or not), in English (``detail``,
+    for the terminal) and as the page words it in any language: ``outcome`` (one of
+    :data:`OUTCOMES`), ``seconds`` (a timeout's) and ``strays``, the other inputs that
+    answered instead (``("button" | "sensor", slot)``)."""
 
     step: Step
     passed: bool
     detail: str
+    outcome: str = ""
+    seconds: float | None = None
+    strays: tuple[tuple[str, int], ...] = ()
 
 
 class Wiring:
@@ -190,6 +196,30 @@ def _slot_name(slot: int) -> str:
     return "the centre" if slot == CENTRE else f"slot {slot}"
 
 
+# How a step can end, as the page words it (``selftest.outcome.<outcome>`` in the
+# catalogs): its input seen, an answer, a timeout, skipped, or stuck from the start.
+OUTCOMES = (
+    "pressed",
+    "seen",
+    "gone",
+    "confirmed",
+    "not_seen",
+    "not_heard",
+    "timeout_button",
+    "timeout_marker_on",
+    "timeout_marker_off",
+    "timeout_answer",
+    "skipped",
+    "stuck_button",
+    "stuck_marker_on",
+    "stuck_marker_off",
+)
+TIMEOUTS = {
+    "button": "timeout_button",
+    "marker-on": "timeout_marker_on",
+    "marker-off": "timeout_marker_off",
+}
+
 # What a step's input reads when it was active before the test began and never moved.
 STUCK = {
     "button": "reads pressed since the start, before any press: stuck, or shorted to ground",
@@ -230,9 +260,11 @@ class Walkthrough:
         self._stuck = set(stuck)
         self._pressed = False
         self._strays: list[str] = []
+        self._stray_inputs: list[tuple[str, int]] = []
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
-        self._begin()
+        with self._lock:  # a first step stuck from the start finishes (and notifies) here
+            self._begin()
 
     # --- where we are -----------------------------------------------------------------
 
@@ -274,30 +306,30 @@ class Walkthrough:
             if event.pressed:
                 self._pressed = True
             elif self._pressed:
-                self._finish(True, "pressed and released")
+                self._finish(True, "pressed and released", "pressed")
         elif event.pressed:
-            self._stray(f"{_slot_name(event.slot)}'s button answered")
+            self._stray("button", event.slot, f"{_slot_name(event.slot)}'s button answered")
 
     def _marker(self, step: Step, event: MarkerChanged) -> None:
         wanted = step.kind == "marker-on"
         if step.kind.startswith("marker") and event.slot == step.slot:
             if event.present == wanted:
-                self._finish(True, "seen" if wanted else "gone")
+                self._finish(True, "seen" if wanted else "gone", "seen" if wanted else "gone")
         elif event.present:
-            self._stray(f"slot {event.slot}'s sensor answered")
+            self._stray("sensor", event.slot, f"slot {event.slot}'s sensor answered")
 
-    def _stray(self, what: str) -> None:
+    def _stray(self, kind: str, slot: int, what: str) -> None:
         if what not in self._strays:
             self._strays.append(what)
+            self._stray_inputs.append((kind, slot))
 
     def answer(self, ok: bool) -> None:
         """The person's answer to a light or sound step."""
         with self._lock:
             step = self.current()
             if step is not None and step.needs_answer:
-                self._finish(
-                    ok, "confirmed" if ok else "not seen" if step.kind == "light" else "not heard"
-                )
+                said = "confirmed" if ok else "not seen" if step.kind == "light" else "not heard"
+                self._finish(ok, said, said.replace(" ", "_"))
 
     def timeout(self, seconds: float) -> None:
         """Nothing came within ``seconds``: the current step fails, saying what did."""
@@ -310,24 +342,29 @@ class Walkthrough:
                 "marker-on": "no marker",
                 "marker-off": "the marker still reads",
             }.get(step.kind, "no answer")
-            self._finish(False, f"{what} within {seconds:g} s")
+            outcome = TIMEOUTS.get(step.kind, "timeout_answer")
+            self._finish(False, f"{what} within {seconds:g} s", outcome, seconds)
 
     def skip(self) -> None:
         """The person gives up on the current step: it fails as skipped."""
         with self._lock:
             if self.current() is not None:
-                self._finish(False, "skipped")
+                self._finish(False, "skipped", "skipped")
 
-    def _finish(self, passed: bool, detail: str) -> None:
+    def _finish(
+        self, passed: bool, detail: str, outcome: str, seconds: float | None = None
+    ) -> None:
         step = self.current()
         assert step is not None
         if step.kind == "light":
             self._light(None)
-        if not passed and self._strays:
+        strays = tuple(self._stray_inputs) if not passed else ()
+        if strays:
             detail += "; instead " + ", ".join(self._strays) + " (wires swapped?)"
-        self.results.append(Result(step, passed, detail))
+        self.results.append(Result(step, passed, detail, outcome, seconds, strays))
         self._pressed = False
         self._strays = []
+        self._stray_inputs = []
         self._begin()
         self._changed.notify_all()
 
@@ -336,7 +373,7 @@ class Walkthrough:
         if step is None:
             return
         if input_of(step) in self._stuck:
-            self._finish(False, STUCK[step.kind])
+            self._finish(False, STUCK[step.kind], "stuck_" + step.kind.replace("-", "_"))
             return
         if step.kind == "light":
             self._light(step.slot)
@@ -379,6 +416,9 @@ class Walkthrough:
                         "pin": r.step.pin,
                         "passed": r.passed,
                         "detail": r.detail,
+                        "outcome": r.outcome,
+                        "seconds": r.seconds,
+                        "strays": [{"input": kind, "slot": slot} for kind, slot in r.strays],
                     }
                     for r in self.results
                 ],

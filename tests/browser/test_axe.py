@@ -79,7 +79,9 @@ def _ready(page, view: str) -> None:
 def _game(hub) -> dict:
     """Four players, round 1 scored, round 2 in play with a double open and a public
     train: every part of every view has something to show."""
-    _, created = hub.post("/api/games", {"players": PLAYERS, "first": 1})
+    # The tournament rules: a double stays open until covered.
+    body = {"players": PLAYERS, "rules": "consensus", "first": 1}
+    _, created = hub.post("/api/games", body)
     hub.post(
         f"/api/games/{created['id']}/rounds/1/scores",
         {"points": {"Ann": 0, "Bob": 5, "Cid": 9, "Dee": 12}, "mid_round": True},

@@ -68,6 +68,9 @@ def create_on_the_form(phone) -> None:
     for i, name in enumerate(["Ann", "Bob", "", "Dee"]):
         page.fill(f"input[data-name='{i}']", name)
     page.fill("#f-rounds", "2")
+    # This table plays the tournament rules (the Mexican Train open from the first
+    # turn, doubles covered): the presses below follow them.
+    page.check("#f-rules input[value='consensus']")
     page.click("#new [type=submit]")  # Cid's name is missing
     error = page.locator("#new .err:not(:empty)").first
     expect(error).to_be_visible()
@@ -245,14 +248,20 @@ def play_round_two_and_finish(hub, mum, kid, game_id: int) -> None:
         expect(phone.page.locator("#title")).to_contain_text("the game is over")
         expect(phone.page.locator("#one-tile")).to_be_hidden()
     shot(mum, "the-end")
-    # Item 12: at 200 % zoom (half the width) nothing runs off sideways.
+    # Item 12: at 200 % zoom (half the width) nothing runs off sideways, in English
+    # and in Spanish (longer words), the game over on every view.
     page.set_viewport_size({"width": 195, "height": 422})
-    for view in ("table", "scores", "join"):
-        page.goto(f"{hub.base}/#/{view}")
-        expect(page.locator(f"#h-{view}")).to_be_attached()
-        page.wait_for_timeout(0)
-        scroll = page.evaluate("document.documentElement.scrollWidth - innerWidth")
-        assert scroll <= 0, (view, scroll)
+    for lang in ("en", "es"):
+        page.evaluate(f"import('/static/i18n.js').then(m => m.setLanguage('{lang}'))")
+        expect(page.locator("html")).to_have_attribute("lang", lang)
+        for view in ("table", "scores", "join"):
+            page.goto(f"{hub.base}/#/{view}")
+            expect(page.locator(f"#h-{view}")).to_be_attached()
+            page.wait_for_timeout(0)
+            scroll = page.evaluate("document.documentElement.scrollWidth - innerWidth")
+            assert scroll <= 0, (lang, view, scroll)
+    page.evaluate("import('/static/i18n.js').then(m => m.setLanguage(''))")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
     page.set_viewport_size({"width": 390, "height": 844})
 
     # History and downloads: the games list, the round's changes, CSV and JSON.

@@ -21,7 +21,9 @@ def roomy_hub(tmp_path):
 
 def test_undo_fix_one_tile_and_the_centre(chromium, roomy_hub):
     hub = roomy_hub
-    _, game = hub.post("/api/games", {"players": ["Ann", "Bob", "Cid"], "first": 1})
+    # The tournament rules: the Mexican Train (the centre) is open in the first turn.
+    body = {"players": ["Ann", "Bob", "Cid"], "rules": "consensus", "first": 1}
+    _, game = hub.post("/api/games", body)
     context = chromium.new_context(viewport=PHONE)
     try:
         phone = Phone(context, hub.base)

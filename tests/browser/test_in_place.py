@@ -4,6 +4,8 @@ reload fetches nothing unchanged."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -112,6 +114,7 @@ def test_field_errors_are_tied_to_their_input(hub, phones):
     for i, name in enumerate(["Ann", "Bob", "Cid"]):
         page.fill(f"input[data-name='{i}']", name)
     page.click("button[data-remove='3']")
+    page.check("#f-rules input[value='consensus']")  # 13 rounds at most (aces: 99)
     page.fill("#f-rounds", "40")
     page.click("#new [type=submit]")
     error = page.locator("#e-rounds")
@@ -206,3 +209,25 @@ def test_the_new_game_form_follows_the_hubs_rules(hub, phones):
     page.click("#add-player")  # 5 players: partnerships need 4, 6 or 8
     expect(page.locator("#f-partnerships")).to_be_disabled()
     expect(page.locator("#deal")).to_contain_text("Deal 12 each")
+
+
+def test_the_standard_rules_come_first_chosen_and_recommended(hub, phones):
+    """Issue 23: "Standard rules (recommended)": the family's rules are the hub's
+    default, preselected and marked, and a game started from the form plays them."""
+    phone = phones()
+    page = phone.page
+    phone.open("/#/new")
+    first = page.locator("#f-rules label").first
+    expect(first).to_have_text("Standard rules")
+    expect(first.locator("input")).to_have_value("aces")
+    expect(first.locator("input")).to_be_checked()
+    expect(page.locator("#about-aces")).to_have_text(re.compile(r"^Recommended\. The rules"))
+    recommended = page.locator(".rule-about", has_text="Recommended")
+    expect(recommended).to_have_count(1)  # only the standard rules
+    expect(page.locator("#about-consensus")).not_to_contain_text("Recommended")
+    for i, name in enumerate(["Ann", "Bob", "Cid", "Dee"]):
+        page.fill(f"input[data-name='{i}']", name)
+    page.click("#new [type=submit]")
+    expect(page).to_have_url(re.compile(r"#/table$"))
+    _, state = hub.get("/api/state")
+    assert state["game"]["rules"] == "aces"

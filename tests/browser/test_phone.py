@@ -126,6 +126,7 @@ def test_item_7_messages_have_no_field_names(hub, phones):
     page.fill("#f-rounds", "2.5")
     page.click("#new [type=submit]")
     expect(page.locator("#e-rounds")).to_have_text("2.5 is not a whole number of rounds.")
+    page.check("#f-rules input[value='consensus']")  # 13 rounds at most (aces: 99)
     page.fill("#f-rounds", "40")
     page.click("#new [type=submit]")  # the hub's own message, without "rounds: "
     expect(page.locator("#e-rounds")).to_have_text("40 is not between 1 and 13")
@@ -364,16 +365,19 @@ OVERFLOW = """() => {
 }"""
 
 
-def test_item_12_every_view_at_200_percent_zoom_scrolls_only_down(hub, chromium):
-    """200 % zoom on a 390 px phone is a 195 px wide page: nothing runs off sideways."""
+@pytest.mark.parametrize("locale", ["en-US", "es-MX"])
+def test_item_12_every_view_at_200_percent_zoom_scrolls_only_down(hub, chromium, locale):
+    """200 % zoom on a 390 px phone is a 195 px wide page: nothing runs off sideways,
+    in English and in Spanish (whose words are longer)."""
     from tests.browser.conftest import Phone
 
     _, created = hub.post("/api/games", {"players": ["Ann", "Bob", "Cid", "Dee"], "first": 1})
-    context = chromium.new_context(viewport={"width": 195, "height": 422})
+    context = chromium.new_context(viewport={"width": 195, "height": 422}, locale=locale)
     try:
         phone = Phone(context, hub.base)
         page = phone.page
         phone.open(f"/#claim={created['id']}:{created['token']}")
+        expect(page.locator("html")).to_have_attribute("lang", locale[:2])
         for view in ("table", "scores", "round", "new", "games", "join", "selftest"):
             page.goto(f"{hub.base}/#/{view}")
             if view != "table":  # the claim left the page on #/table already

@@ -55,6 +55,7 @@ def create_game_on_the_page(phone) -> None:
     """Four players; Dee seated on slot 6 and the Mexican Train on 8 from the picture."""
     page = phone.page
     phone.open("/#/new")
+    page.check("#f-rules input[value='consensus']")  # the tournament rules: doubles covered
     for i, name in enumerate(PLAYERS):
         page.fill(f"input[data-name='{i}']", name)
     page.click("button[data-seat='3']")  # Dee ...
@@ -208,6 +209,7 @@ def test_bad_input_gets_a_message_next_to_the_field(hub, phones):
     page.click("#new [type=submit]")
     expect(page.locator("#e-players")).to_contain_text("Player 2 has no name")
     page.fill("input[data-name='1']", "Bob")
+    page.check("#f-rules input[value='consensus']")  # 13 rounds at most (aces: 99)
     page.fill("#f-rounds", "40")
     page.click("#new [type=submit]")
     expect(page.locator("#e-rounds")).to_have_text("40 is not between 1 and 13")

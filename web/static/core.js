@@ -13,6 +13,11 @@ export const $ = (id) => document.getElementById(id);
 // "__proto__" is a name like any other, never something every object has.
 export const own = (o, k) => (o != null && Object.hasOwn(o, k) ? o[k] : undefined);
 export const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+// Who did it, as the hub's log and a round's history name them ("scorekeeper", "centre",
+// "mqtt", "journal", "tablesim"), in the page's words; any other name as it is.
+const BY = { centre: "fixes.by_centre", scorekeeper: "fixes.by_scorekeeper", mqtt: "fixes.by_mqtt",
+  journal: "fixes.by_journal", tablesim: "fixes.by_tablesim" };
+export const byWords = (by) => (Object.hasOwn(BY, by) ? t(BY[by]) : by);
 export const short = (name, n = 9) => (name.length > n ? name.slice(0, n - 1) + "…" : name);
 
 // snap: /api/state; game: the running game (/api/games/<id>); shown: the game on the
@@ -55,8 +60,16 @@ export async function api(method, path, body, id) {
   let data = null;
   try { data = await res.json(); } catch { data = null; }
   if (!res.ok && !(data && data.error)) data = { error: t("error.status", { status: res.status }) };
-  if (!res.ok) { data.detail = data.error; data.error = data.message || plain(data.error, data.field); }
+  if (!res.ok) { data.detail = data.error; data.error = data.message || unsaid(res, data); }
   return { ok: res.ok, status: res.status, data };
+}
+// An answer the hub could not word for people (the server's early gate refuses a claim
+// flood with its 429 before Flask, so before the request's language is read): a 429
+// says when to ask again; otherwise the hub's English, or general words in another
+// language.
+function unsaid(res, data) {
+  if (res.status === 429) return t("error.wait", { count: Math.max(1, +res.headers.get("Retry-After") || 1) });
+  return language() === "en" ? plain(data.error, data.field) : t("error.status", { status: res.status });
 }
 
 // A message for people: without the request field it starts with ("players: …",

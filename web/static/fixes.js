@@ -3,7 +3,7 @@
 // right by hand (whose turn, the open double and who covers it, a train's public flag
 // when its marker is missing); the last undos and fixes from /api/log; and, on the sim
 // backend's virtual hub, the centre button (tap, hold, long hold = undo).
-import { $, S, api, keeper, on, place, toast } from "./core.js";
+import { $, S, api, byWords, keeper, on, place, toast } from "./core.js";
 import { formatDate, t } from "./i18n.js";
 
 const PLAYING = ["first-turn", "play"];
@@ -129,9 +129,19 @@ async function renderLog() {
   list.replaceChildren(...lines.map((e) => el("li", { class: "fix-line" }, describe(e))));
 }
 
+// What an undo took back (its ``undid``: the action's log entry in a few words,
+// hub/core/undo.py: "tap slot 3", "marker slot 2 present True"), in the page's words.
+const UNDID = { tap: "fixes.undid_tap", hold: "fixes.undid_hold", "long-hold": "fixes.undid_long_hold", fix: "fixes.undid_fix", "round-over": "fixes.undid_round_over" };
+function undid(what) {
+  const kind = what.split(" ")[0], slot = (/\bslot (\d+)/.exec(what) || [])[1];
+  const where = slot === "0" ? t("fixes.centre") : t("fixes.where_slot", { slot });
+  if (kind === "marker") return t(/\bpresent True\b/.test(what) ? "fixes.undid_marker_on" : "fixes.undid_marker_off", { where });
+  return t(UNDID[kind] || "fixes.undid_action", { where });
+}
+
 function describe(e) {
-  const when = formatDate(e.at, { timeStyle: "medium" }), by = e.by;
-  if (e.kind === "undo") return e.undid ? t("fixes.log_undo", { when, by, what: e.undid }) : t("fixes.log_undo_nothing", { when, by });
+  const when = formatDate(e.at, { timeStyle: "medium" }), by = byWords(e.by);
+  if (e.kind === "undo") return e.undid ? t("fixes.log_undo", { when, by, what: undid(e.undid) }) : t("fixes.log_undo_nothing", { when, by });
   const what = e.what === "turn" ? t("fixes.log_turn", { slot: e.slot })
     : e.what === "public" ? t(e.public ? "fixes.log_public" : "fixes.log_private", { slot: e.slot })
       : e.slot === null ? t("fixes.log_double_closed")
@@ -183,6 +193,7 @@ const REMINDERS = {
   "could not answer their own double: marker down": "fixes.remind_own_double",
   "went out without calling the last tile": "fixes.remind_last_tile",
   "only the marker's owner makes a train private, in their own turn": "fixes.remind_private",
+  "lifted their marker without playing on their train: put it back": "fixes.remind_lifted",
 };
 async function remind() {  // say why: the reminder's reason is in the log
   const r = await api("GET", "/api/log?limit=20");

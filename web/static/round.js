@@ -2,7 +2,7 @@
 // left in each hand, correcting an earlier round, marking a blocked round, and the
 // round's change history. The form is patched in place: a tap on a tile or a key keeps
 // focus where it is, and the history is fetched only when the round or its scores change.
-import { $, S, api, esc, gameId, keeper, on, own, short, toast } from "./core.js";
+import { $, S, api, byWords, esc, gameId, keeper, on, own, short, toast } from "./core.js";
 import { patch } from "./patch.js";
 import { onGame } from "./running.js";
 import { formatDate, t } from "./i18n.js";
@@ -127,7 +127,7 @@ async function loadHistory(g) {
   const r = await api("GET", `/api/games/${g.id}/rounds/${R.round}/history`);
   if (historyFor !== want) return;
   if (!r.ok) return patch($("r-history"), "");
-  patch($("r-history"), r.data.map((e) => `<li>${esc(e.player)}: ${e.old == null ? "" : `${e.old} → `}${e.new} <small>(${esc(e.by)}, ${esc(e.at ? formatDate(e.at, { timeStyle: "short" }) : "")})</small></li>`).join("") ||
+  patch($("r-history"), r.data.map((e) => `<li>${esc(e.player)}: ${e.old == null ? "" : `${e.old} → `}${e.new} <small>(${esc(byWords(e.by))}, ${esc(e.at ? formatDate(e.at, { timeStyle: "short" }) : "")})</small></li>`).join("") ||
     `<li>${esc(t("round.no_scores"))}</li>`);
 }
 

@@ -5,7 +5,7 @@
 // newest game's scorekeeper; the start reads every input's level first (a stuck one is
 // named at once) and leaves the lights out when no hub box drives a ring.
 import { S, api, esc } from "./core.js";
-import { t } from "./i18n.js";
+import { formatNumber, t } from "./i18n.js";
 
 let root = null, timer = null;
 
@@ -21,6 +21,24 @@ const partOf = (s) => (centre(s) ? t("selftest.part.centre") : voice(s) ? t("sel
   : PARTS[s.kind] ? t(PARTS[s.kind], s) : s.part);
 const promptOf = (s) => (centre(s) ? t("selftest.prompt.centre") : voice(s) ? t("selftest.prompt.voice")
   : PROMPTS[s.kind] ? t(PROMPTS[s.kind], s) : s.prompt);
+
+// Where a part is wired (hub/selftest/walkthrough.py, Wiring: "BCM 4 (header pin 7)",
+// "Pico GP2 (pin 4)", "pixels 1-3, …", "ALSA device 'default'") in the page's words;
+// the names of pins and chips stay as printed on the boards.
+const pinOf = (pin) => String(pin)
+  .replace(/\(header pin (\d+)\)/, (_, n) => `(${t("selftest.wiring.header_pin", { n })})`)
+  .replace(/\(pin (\d+)\)/, (_, n) => `(${t("selftest.wiring.pico_pin", { n })})`)
+  .replace(/^pixels (\d+)-(\d+)/, (_, from, to) => t("selftest.wiring.pixels", { from, to }))
+  .replace(/^ALSA device (.*)$/, (_, name) => t("selftest.wiring.alsa", { name }));
+
+// How a step went, from its outcome (hub/selftest/walkthrough.py, OUTCOMES), with the
+// other inputs that answered instead; the hub's English detail where it names none.
+const strayOf = (s) => t(s.input === "sensor" ? "selftest.stray.sensor" : s.slot === 0 ? "selftest.stray.centre" : "selftest.stray.button", s);
+function detailOf(r) {
+  if (!r.outcome) return r.detail;
+  const said = t(`selftest.outcome.${r.outcome}`, { seconds: r.seconds == null ? "" : formatNumber(r.seconds) });
+  return r.strays && r.strays.length ? t("selftest.instead", { detail: said, strays: r.strays.map(strayOf).join(", ") }) : said;
+}
 
 export function open(arg, section) {
   root = section;
@@ -73,16 +91,16 @@ function show(test) {
     b.hidden = a === "start" ? running : !running || ((a === "yes" || a === "no") && !(step && step.answer));
   }
   root.querySelector("#st-step").textContent = running && step
-    ? t("selftest.step", { number: step.number, steps: test.steps, part: partOf(step), pin: step.pin, prompt: promptOf(step) })
+    ? t("selftest.step", { number: step.number, steps: test.steps, part: partOf(step), pin: pinOf(step.pin), prompt: promptOf(step) })
     : test.done ? t(test.passed ? "selftest.passed" : "selftest.failed")
     : test.results.length ? t("selftest.stopped") : "";
   root.querySelector("#st-stuck").innerHTML = (test.stuck || []).map((s) => `<li data-slot="${s.slot}">${esc(
     t(s.kind === "button" ? (s.slot === 0 ? "selftest.stuck.centre" : "selftest.stuck.button") : "selftest.stuck.marker",
-      { slot: s.slot, pin: s.pin }))}</li>`).join("");
+      { slot: s.slot, pin: pinOf(s.pin) }))}</li>`).join("");
   root.querySelector("#st-lights").hidden = test.lights !== false || !(running || test.done);
   root.querySelector("#st-lights").textContent = t("selftest.no_ring");
-  const rows = test.results.map((r) => `<tr data-passed="${r.passed}"><td>${esc(partOf(r))}</td><td>${esc(r.pin)}</td>`
-    + `<td>${esc(t(r.passed ? "selftest.pass" : "selftest.fail"))}</td><td>${esc(r.detail)}</td></tr>`).join("");
+  const rows = test.results.map((r) => `<tr data-passed="${r.passed}"><td>${esc(partOf(r))}</td><td>${esc(pinOf(r.pin))}</td>`
+    + `<td>${esc(t(r.passed ? "selftest.pass" : "selftest.fail"))}</td><td>${esc(detailOf(r))}</td></tr>`).join("");
   root.querySelector("#st-results").innerHTML = test.results.length
     ? `<thead><tr><th>${esc(t("selftest.part"))}</th><th>${esc(t("selftest.pin"))}</th><th>${esc(t("selftest.result"))}</th><th>${esc(t("selftest.detail"))}</th></tr></thead><tbody>${rows}</tbody>` : "";
 }
