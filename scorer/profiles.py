@@ -141,6 +141,8 @@ class Profile:
     gives one (set, rows); ``tiles_each`` holds for every other set.
     ``open_series``: a game may have more rounds than the set has engines (up to
     :data:`SERIES_MAX`; the table names each engine, so the series goes round again).
+    ``mexican_train``: the game has a Mexican Train (``triples``' seed has none: no
+    Mexican slot, and the centre never stands for one).
     """
 
     id: str
@@ -164,6 +166,7 @@ class Profile:
     engine_chosen: bool = False
     tiles_by_set: tuple[tuple[int, Rows], ...] = ()
     open_series: bool = False
+    mexican_train: bool = True
 
     def most_rounds(self, set_max: int) -> int:
         """The most rounds a game on a double-``set_max`` set may have."""
@@ -297,6 +300,7 @@ PROFILES: dict[str, Profile] = {
         tiles_each=((2, 4, 15), (5, 6, 12), (7, 8, 11)),
         default_set=((2, 8, 12),),
         mexican_in_first_turn=False,
+        mexican_train=False,  # seed 004 names only "public trains": no Mexican Train
     ),
 }
 
@@ -321,6 +325,7 @@ def _profile_view(profile: Profile) -> dict[str, object]:
         "name": profile.name,
         "players": list(profile.players),
         "starter": profile.starter,
+        "mexican_train": profile.mexican_train,
         "options": list(profile.options),
         "tiles_each": _rows(profile.tiles_each, "tiles"),
         "tiles_by_set": {

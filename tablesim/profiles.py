@@ -42,6 +42,7 @@ class OracleProfile:
     small_set_deals: tuple[tuple[int, Rows], ...] = ()  # (set, rows): fewer tiles each
     string_double_waits: bool = False  # a first-turn string ending on a double: it waits
     variants: tuple[str, ...] = ()  # the consensus seed's variations a game may switch on
+    has_mexican: bool = True  # triples (seed 004) names only "public trains": none
 
     def with_variants(self, switched: tuple[str, ...]) -> OracleProfile:
         """The profile as played with these variations (:data:`VARIANTS`) switched on."""
@@ -141,6 +142,7 @@ PROFILES: dict[str, OracleProfile] = {
     "triples": OracleProfile(
         name="triples",
         string_double_waits=True,
+        has_mexican=False,
         starter="engine-holder",
         first_turn="string",
         after_double="satisfy",

@@ -101,6 +101,7 @@ def test_rules_have_the_shape_of_the_contract() -> None:
             "name",
             "players",
             "starter",
+            "mexican_train",
             "options",
             "tiles_each",
             "tiles_by_set",
@@ -108,6 +109,7 @@ def test_rules_have_the_shape_of_the_contract() -> None:
             "rounds",
         }
         assert profile["players"] == [2, 8]
+        assert profile["mexican_train"] is (profile["id"] != "triples")
         assert profile["starter"] in ("rotate", "engine-holder", "engine-left")
         assert profile["rounds"] == {
             "default": None,

@@ -74,6 +74,7 @@ ORACLE_FIELDS: dict[str, Compare] = {
         sim.string_double_waits == real.double_waits_in_first_turn
     ),
     "variants": lambda sim, real: set(sim.variants) == _variants(real),
+    "has_mexican": lambda sim, real: sim.has_mexican == real.mexican_train,
 }
 
 # The real profile's fields and the oracle field each is compared through; None: the
@@ -100,6 +101,7 @@ REAL_FIELDS: dict[str, str | None] = {
     "engine_chosen": "engine_chosen",
     "tiles_by_set": "small_set_deals",
     "open_series": "engine_chosen",  # the table names each engine: the series may go on
+    "mexican_train": "has_mexican",
 }
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from hub.core.events import CENTRE
-from scorer.profiles import SLOTS
+from scorer.profiles import PROFILES, SLOTS
 
 _T = TypeVar("_T")
 
@@ -120,8 +120,11 @@ class Game:
         return self.set_max - (self.round - 1)
 
     @property
-    def mexican(self) -> int:
-        """Where the Mexican Train is: its slot, or the centre when it has none."""
+    def mexican(self) -> int | None:
+        """Where the Mexican Train is: its slot, or the centre when it has none; None
+        when the game has no Mexican Train (``triples``)."""
+        if not PROFILES[self.rules].mexican_train:
+            return None
         return CENTRE if self.mexican_slot is None else self.mexican_slot
 
     def option(self, name: str, default: object = None) -> object:

@@ -118,10 +118,14 @@ def on_gesture(table: Table, g: Gesture) -> Result:
     if isinstance(g, Tapped) and is_last_tile_call(table, g):
         return called_last_tile(table, g.slot, g.at, log)
     if g.slot == CENTRE:  # the centre stands for the Mexican Train
+        mexican = game.mexican
+        if mexican is None:  # none in this game: a tap or hold there means nothing
+            table, effects = nope(table, CENTRE)
+            return table, [log, *effects]
         g = (
-            Tapped(game.mexican, g.at)
+            Tapped(mexican, g.at)
             if isinstance(g, Tapped)
-            else (Held(game.mexican, g.held_s, g.at) if isinstance(g, Held) else g)
+            else (Held(mexican, g.held_s, g.at) if isinstance(g, Held) else g)
         )
     player, lifted = table.turn, table.lifted
     if player is None:
