@@ -164,6 +164,12 @@ class GameConfig:
             raise ValueError("chickenfoot: not with cover_optional or any_train_cover")
         if {"cover_optional", "any_train_cover"} <= set(self.variants):
             raise ValueError("cover_optional: not with any_train_cover")
+        for variant in ("continuous_draw", "doubled_doubles"):
+            others = {"cover_optional", "any_train_cover"} | (
+                {"continuous_draw"} if variant == "doubled_doubles" else set()
+            )
+            if variant in self.variants and (self.chickenfoot or set(self.variants) & others):
+                raise ValueError(f"{variant}: not with chickenfoot, {', '.join(sorted(others))}")
         if self.double_blank not in DOUBLE_BLANK_VALUES:
             raise ValueError(f"double_blank {self.double_blank}: one of {DOUBLE_BLANK_VALUES}")
 

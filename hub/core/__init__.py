@@ -326,4 +326,5 @@ def _double_json(double: Double) -> dict[str, object]:
         "covers_left": double.covers_left,
         "responsible": double.responsible,
         "waiting": double.waiting,
+        "queued": double.queued,
     }

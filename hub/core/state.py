@@ -83,7 +83,11 @@ class Double:
     """An open double on train ``slot``: ``covers_left`` to go, ``responsible`` must cover.
 
     ``waiting`` marks a double that ended a first turn under a profile where its
-    player satisfies it on their second turn (``triples``).
+    player satisfies it on their second turn (``triples``). ``queued`` marks a double
+    laid after another in the same turn (option ``doubled_doubles``): it waits behind
+    the ones before it and binds nobody until they are covered. ``went_round``: the
+    responsibility has left its player (option ``continuous_draw``: when it comes back,
+    they draw until they can cover).
     """
 
     slot: int
@@ -92,6 +96,8 @@ class Double:
     covers_done: int = 0
     waiting: bool = False
     player: int | None = None  # who played it (None: set by hand)
+    queued: bool = False
+    went_round: bool = False
 
 
 @dataclass(frozen=True)
