@@ -277,3 +277,16 @@ def test_the_voice_and_the_ring_read_the_double_being_covered() -> None:
     snap = snapshot(hub.table, "sim")
     ring = render(snap, 24)
     assert any(p[3] == BREATHE for p in ring)
+
+
+def test_a_double_set_by_hand_replaces_the_whole_queue() -> None:
+    from hub.core.events import DoubleFixed
+
+    hub = started(DOUBLED)
+    hub.hold(1)
+    hub.hold(8)
+    hub.send(DoubleFixed(8, hub.now, covers_left=1, responsible=2))
+    assert [(d.slot, d.responsible, d.queued) for d in hub.table.doubles] == [(8, 2, False)]
+    assert hub.table.turn == 2
+    hub.send(UndoRequested(hub.now, "scorekeeper"))  # the fix is a table action
+    assert [(d.slot, d.queued) for d in hub.table.doubles] == [(1, False), (8, True)]
