@@ -239,8 +239,10 @@ def tap_was_a_pass(table: Table, slot: int) -> Table | None:
     if last.turn != slot or last.what != f"tap slot {slot}" or table.doubles:
         return None
     own = [d for d in last.doubles if d.slot == slot and d.player == slot and not d.waiting]
-    if not own or own[0].covers_done != 0 or own[0].went_round:
-        return None  # (a double that went round is covered by its player: continuous draw)
+    if not own or own[0].covers_done != 0:
+        return None
+    if own[0].went_round and profile_of(game).continuous_draw:
+        return None  # it came back uncovered: its player draws until they cover it
     return evolve(table, **{f: getattr(last, f) for f in RESTORED})
 
 

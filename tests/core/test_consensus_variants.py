@@ -290,3 +290,24 @@ def test_a_double_set_by_hand_replaces_the_whole_queue() -> None:
     assert hub.table.turn == 2
     hub.send(UndoRequested(hub.now, "scorekeeper"))  # the fix is a table action
     assert [(d.slot, d.queued) for d in hub.table.doubles] == [(1, False), (8, True)]
+
+
+@pytest.mark.parametrize("options", [(), DOUBLED, CONTINUOUS])
+def test_a_doublers_tap_then_marker_on_a_double_that_went_round(options) -> None:
+    # Found by the doubled_doubles soak: the double came back to its player, on their
+    # own train; they tap (read as the cover), then put their marker down.
+    hub = started(options, PLAYERS[:2])
+    hub.hold(1)  # Ann's double on her own train
+    hub.marker(1, True)  # she cannot cover: marker down
+    hub.marker(2, True)  # Bob neither: back to Ann
+    hub.marker(1, False)  # she lifts her marker ...
+    hub.tap(1)  # ... taps her own slot: the hub reads it as the cover ...
+    assert hub.table.doubles == () and hub.table.turn == 2
+    hub.marker(1, True)  # ... and puts the marker down
+    if options == CONTINUOUS:
+        # She had to draw until she could cover: the tap was the cover.
+        assert hub.table.doubles == () and hub.table.turn == 2
+    else:
+        # The marker says the tap was a pass: the double is open, Bob's to cover.
+        assert [(d.slot, d.responsible) for d in hub.table.doubles] == [(1, 2)]
+        assert hub.table.turn == 2 and hub.logs("pass")
