@@ -157,7 +157,8 @@ SOAK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SOAK_RUNS := aces mexicantrainfun consensus triples "mexicantrainfun --chickenfoot" \
 	"consensus --chickenfoot" "consensus --partnerships" "consensus --blanks" \
 	"consensus --variant fast_game" \
-	"consensus --variant cover_optional" "consensus --variant any_train_cover"
+	"consensus --variant cover_optional" "consensus --variant any_train_cover" \
+	"consensus --variant continuous_draw" "consensus --variant doubled_doubles"
 
 soak: $(TEST_STAMP)
 	@status=0; for run in $(SOAK_RUNS); do \

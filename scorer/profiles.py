@@ -108,6 +108,29 @@ OPTIONS: dict[str, Option] = {
             requires=(("chickenfoot", (False,)),),
             overrides=(("after_double", "satisfy"),),
         ),
+        Option(
+            "continuous_draw",
+            (False, True),
+            "Continuous draw: when nobody could cover a double, its player draws until they can",
+            requires=(
+                ("chickenfoot", (False,)),
+                ("cover_optional", (False,)),
+                ("any_train_cover", (False,)),
+            ),
+            overrides=(("continuous_draw", True),),
+        ),
+        Option(
+            "doubled_doubles",
+            (False, True),
+            "Doubled doubles: several doubles in one turn, covered in order, one a turn",
+            requires=(
+                ("chickenfoot", (False,)),
+                ("cover_optional", (False,)),
+                ("any_train_cover", (False,)),
+                ("continuous_draw", (False,)),
+            ),
+            overrides=(("doubled_doubles", True),),
+        ),
     )
 }
 
@@ -141,6 +164,13 @@ class Profile:
     gives one (set, rows); ``tiles_each`` holds for every other set.
     ``open_series``: a game may have more rounds than the set has engines (up to
     :data:`SERIES_MAX`; the table names each engine, so the series goes round again).
+    ``mexican_train``: the game has a Mexican Train (``triples``' seed has none: no
+    Mexican slot, and the centre never stands for one).
+    ``continuous_draw``: when a double has gone round the table uncovered, its player
+    draws until they can cover it: the hub accepts no failure from them (option
+    ``continuous_draw``). ``doubled_doubles``: the doubler may lay more doubles in the
+    same turn before covering the first; they wait in order, each covered by the
+    player whose turn follows the last one's cover (option ``doubled_doubles``).
     """
 
     id: str
@@ -164,6 +194,9 @@ class Profile:
     engine_chosen: bool = False
     tiles_by_set: tuple[tuple[int, Rows], ...] = ()
     open_series: bool = False
+    mexican_train: bool = True
+    continuous_draw: bool = False
+    doubled_doubles: bool = False
 
     def most_rounds(self, set_max: int) -> int:
         """The most rounds a game on a double-``set_max`` set may have."""
@@ -272,6 +305,8 @@ PROFILES: dict[str, Profile] = {
             "fast_game",
             "cover_optional",
             "any_train_cover",
+            "continuous_draw",
+            "doubled_doubles",
         ),
         tiles_each=((2, 4, 15), (5, 6, 12), (7, 8, 11)),
         default_set=((2, 8, 12),),
@@ -297,6 +332,7 @@ PROFILES: dict[str, Profile] = {
         tiles_each=((2, 4, 15), (5, 6, 12), (7, 8, 11)),
         default_set=((2, 8, 12),),
         mexican_in_first_turn=False,
+        mexican_train=False,  # seed 004 names only "public trains": no Mexican Train
     ),
 }
 
@@ -323,6 +359,7 @@ def _profile_view(profile: Profile) -> dict[str, object]:
         "name": profile.name,
         "players": list(profile.players),
         "starter": profile.starter,
+        "mexican_train": profile.mexican_train,
         "options": list(profile.options),
         "tiles_each": _rows(profile.tiles_each, "tiles"),
         "tiles_by_set": {

@@ -112,7 +112,11 @@ def _seats(body: Mapping[str, object], count: int) -> tuple[int, ...]:
     return tuple(seats)
 
 
-def _mexican(body: Mapping[str, object], seats: tuple[int, ...]) -> int | None:
+def _mexican(body: Mapping[str, object], seats: tuple[int, ...], rules: str) -> int | None:
+    if not PROFILES[rules].mexican_train:
+        if body.get("mexican_slot") is not None:
+            raise _refuse("mexican_slot", f"the {rules} rules have no Mexican Train")
+        return None
     if "mexican_slot" in body and body["mexican_slot"] is None:
         return None  # asked for: no slot (the centre button stands for the train)
     slot = _whole(body, "mexican_slot")
@@ -191,7 +195,8 @@ def check_setup(body: object, default_rules: str = DEFAULT_RULES) -> GameSetup:
     characters, Unicode-normalised, no invisible or control characters, no two alike
     (:mod:`scorer.names`), not "Mexican"), ``rules`` (a profile id, default
     ``default_rules``), ``seats`` (each player's slot 1-8, default 1, 2, …),
-    ``mexican_slot`` (a free slot, default the lowest free one; ``null``: none),
+    ``mexican_slot`` (a free slot, default the lowest free one; ``null``: none; a
+    profile without a Mexican Train, ``triples``: only ``null`` or left out),
     ``first`` (round 1's starting slot), ``set`` (one of :data:`SETS`, default the
     profile's set for that many players), ``rounds`` (1 to set + 1, default set + 1;
     an open series, ``aces``: up to :data:`~scorer.profiles.SERIES_MAX`)
@@ -205,7 +210,7 @@ def check_setup(body: object, default_rules: str = DEFAULT_RULES) -> GameSetup:
     players = _players(body)
     rules = _rules(body, default_rules)
     seats = _seats(body, len(players))
-    mexican = _mexican(body, seats)
+    mexican = _mexican(body, seats, rules)
     first = _whole(body, "first")
     if first is not None and first not in seats:
         raise _refuse("first", f"slot {first} has no player")

@@ -141,3 +141,4 @@ class Truth:
     engine: int
     went_out: int | None
     one_tile: frozenset[int] = frozenset()
+    queued: tuple[DoubleTruth, ...] = ()  # doubled doubles: the ones waiting, in order

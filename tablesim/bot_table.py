@@ -194,6 +194,11 @@ class BotTable:
             engine=game["engine"],
             went_out=slot_of.get(snap["went_out"]) if snap["went_out"] else None,
             one_tile=frozenset(snap.get("one_tile", ())),
+            queued=tuple(
+                DoubleTruth(q["slot"], q["covers_left"], q["responsible"])
+                for q in snap["doubles"]
+                if q.get("queued")
+            ),
         )
 
 

@@ -80,9 +80,18 @@ class GameConfig:
         return 3 if self.chickenfoot else 1
 
     @property
-    def mexican(self) -> int:
-        """Where the Mexican Train is: its slot, or the hub's centre (0) with none free."""
+    def mexican(self) -> int | None:
+        """Where the Mexican Train is: its slot, or the hub's centre (0) with none free;
+        None when the profile has no Mexican Train (``triples``)."""
+        if not self.profile.has_mexican:
+            return None
         return 0 if self.mexican_slot is None else self.mexican_slot
+
+    @property
+    def mexican_trains(self) -> list[int]:
+        """The Mexican Train's slot as a list (empty when the game has none)."""
+        mexican = self.mexican
+        return [] if mexican is None else [mexican]
 
     def covers_on(self, slot: int) -> int:
         """Covers a double on train ``slot`` needs (mexicantrainfun: 1 on the Mexican)."""
@@ -111,14 +120,17 @@ class GameConfig:
         if partner is not None:
             slots.append(partner)
         slots += [s for s in sorted(public) if s not in slots]
-        slots.append(self.mexican)
-        return slots
+        return slots + self.mexican_trains
 
     def public_others(self, p: int, public: set[int]) -> list[int]:
         """Trains a ``satisfy`` double may be satisfied on: public, and not ``p``'s own."""
-        return [*(s for s in sorted(public) if s != p), self.mexican]
+        return [*(s for s in sorted(public) if s != p), *self.mexican_trains]
 
     def _mexican(self, seats: tuple[int, ...]) -> int | None:
+        if not self.profile.has_mexican:
+            if self.mexican_slot is not None:
+                raise ValueError(f"mexican_slot: the {self.rules} profile has no Mexican Train")
+            return None
         free = [s for s in SLOTS if s not in seats]
         if self.mexican_slot is None:
             return free[0] if free else None
@@ -152,6 +164,12 @@ class GameConfig:
             raise ValueError("chickenfoot: not with cover_optional or any_train_cover")
         if {"cover_optional", "any_train_cover"} <= set(self.variants):
             raise ValueError("cover_optional: not with any_train_cover")
+        for variant in ("continuous_draw", "doubled_doubles"):
+            others = {"cover_optional", "any_train_cover"} | (
+                {"continuous_draw"} if variant == "doubled_doubles" else set()
+            )
+            if variant in self.variants and (self.chickenfoot or set(self.variants) & others):
+                raise ValueError(f"{variant}: not with chickenfoot, {', '.join(sorted(others))}")
         if self.double_blank not in DOUBLE_BLANK_VALUES:
             raise ValueError(f"double_blank {self.double_blank}: one of {DOUBLE_BLANK_VALUES}")
 

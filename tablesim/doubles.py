@@ -13,6 +13,7 @@ from __future__ import annotations
 from tablesim.config import GameConfig
 from tablesim.profiles import OracleProfile
 from tablesim.table import Layout, Move, OpenDouble
+from tablesim.tiles import is_double
 
 
 def opened(table: Layout, config: GameConfig, player: int, slot: int, value: int) -> OpenDouble:
@@ -29,12 +30,38 @@ def legal_moves(
     ``satisfy``, also a tile on another ``public`` train); else a tile on every train
     open to ``p``, doubles left out while a double waits."""
     if double is not None and double.responsible == p:
-        moves = table.cover_moves(p, double)
+        moves = []
+        if may_queue(config, double, p):  # doubled doubles: more doubles before the cover
+            more = table.moves_on(p, config.open_trains(p, public))
+            moves += [m for m in more if is_double(m.tile)]
+        moves += table.cover_moves(p, double)
         if config.profile.after_double == "satisfy":
             moves += table.moves_on(p, config.public_others(p, public))
         return moves
     # A double waiting for its player's second turn (triples): no second double.
     return table.moves_on(p, config.open_trains(p, public), doubles=double is None)
+
+
+def may_queue(config: GameConfig, double: OpenDouble, p: int) -> bool:
+    """Doubled doubles: ``p`` laid ``double`` this turn and has not covered it, so may
+    lay further doubles, which wait behind it."""
+    return (
+        config.profile.doubled_doubles
+        and double.player == p
+        and not double.went_round
+        and double.covers_done == 0
+    )
+
+
+def keeps_drawing(config: GameConfig, double: OpenDouble | None, p: int) -> bool:
+    """Continuous draw: ``double`` went round uncovered and is its player ``p``'s again:
+    they draw until they can cover it."""
+    return (
+        config.profile.continuous_draw
+        and double is not None
+        and double.went_round
+        and double.responsible == double.player == p
+    )
 
 
 def answered(table: Layout, double: OpenDouble, move: Move) -> bool:

@@ -113,7 +113,7 @@ class FirstTurns:
         def legal() -> list[Move]:
             moves = self.table.moves_on(p, [p])
             if self.profile.mexican_in_first_turn:
-                moves += self.table.moves_on(p, [self.config.mexican], doubles=False)
+                moves += self.table.moves_on(p, self.config.mexican_trains, doubles=False)
             return moves
 
         move = self._pick(p, legal)

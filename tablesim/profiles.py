@@ -42,6 +42,9 @@ class OracleProfile:
     small_set_deals: tuple[tuple[int, Rows], ...] = ()  # (set, rows): fewer tiles each
     string_double_waits: bool = False  # a first-turn string ending on a double: it waits
     variants: tuple[str, ...] = ()  # the consensus seed's variations a game may switch on
+    has_mexican: bool = True  # triples (seed 004) names only "public trains": none
+    continuous_draw: bool = False  # a double back with its player: they draw till it fits
+    doubled_doubles: bool = False  # more doubles in the doubler's turn, covered in order
 
     def with_variants(self, switched: tuple[str, ...]) -> OracleProfile:
         """The profile as played with these variations (:data:`VARIANTS`) switched on."""
@@ -79,7 +82,10 @@ def _lookup(rows: Rows, players: int, name: str) -> int:
 # The consensus seed's "Variations" as the simulator plays them: a fast game builds
 # everyone's own train first (a string, own train only; a string ending on a double
 # leaves it for the player's second turn); "cover optional" obliges nobody (like aces);
-# "any train to cover" lets a cover go on any public train (like triples).
+# "any train to cover" lets a cover go on any public train (like triples); "continuous
+# draw": a double that went round uncovered is covered by its player, who draws until
+# they can; "doubled doubles": the doubler may lay more doubles before covering the
+# first, and the doubles are covered in order, one a turn.
 VARIANTS: dict[str, dict[str, Any]] = {
     "fast_game": {
         "first_turn": "string",
@@ -88,6 +94,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     },
     "cover_optional": {"after_double": "again"},
     "any_train_cover": {"after_double": "satisfy"},
+    "continuous_draw": {"continuous_draw": True},
+    "doubled_doubles": {"doubled_doubles": True},
 }
 
 PROFILES: dict[str, OracleProfile] = {
@@ -132,7 +140,13 @@ PROFILES: dict[str, OracleProfile] = {
         last_tile_call_allowed=True,
         # seed 003's table: Glowing Look Games on double-6; Bauguess 2012 (2-4) and
         # the unattributed row (5-7) on double-9.
-        variants=("fast_game", "cover_optional", "any_train_cover"),
+        variants=(
+            "fast_game",
+            "cover_optional",
+            "any_train_cover",
+            "continuous_draw",
+            "doubled_doubles",
+        ),
         small_set_deals=(
             (6, ((2, 2, 9), (3, 3, 8), (4, 4, 6))),
             (9, ((2, 2, 15), (3, 3, 13), (4, 4, 10), (5, 5, 9), (6, 7, 7))),
@@ -141,6 +155,7 @@ PROFILES: dict[str, OracleProfile] = {
     "triples": OracleProfile(
         name="triples",
         string_double_waits=True,
+        has_mexican=False,
         starter="engine-holder",
         first_turn="string",
         after_double="satisfy",

@@ -70,6 +70,7 @@ class Round(FirstTurns):
         self.calls = CALLS
         self.chicken, self.tap_pass = CHICKEN, TAP_PASS
         self.double: OpenDouble | None = None
+        self.queue: list[OpenDouble] = []  # doubled doubles: the ones waiting, in order
         self.phase = FIRST
         self.went_out: int | None = None
         self.blocked = False
@@ -136,6 +137,7 @@ class Round(FirstTurns):
             public.add(self.config.mexican_slot)
         d = self.double
         double = None if d is None else DoubleTruth(d.slot, d.covers_left, d.responsible)
+        queued = tuple(DoubleTruth(q.slot, q.covers_left, q.responsible) for q in self.queue)
         went_out = self.went_out if self.phase == OVER else None
         return Truth(
             self.turn,
@@ -146,6 +148,7 @@ class Round(FirstTurns):
             self.shown_engine,
             went_out,
             frozenset(self.one_tile),
+            queued,
         )
 
     def drain(self) -> Iterator[tuple[Action, Truth]]:
@@ -172,12 +175,14 @@ class Round(FirstTurns):
     def _pick(self, player: int, legal: Callable[[], list[Move]]) -> Move | None:
         """The bot's choice among the legal moves, drawing once if there are none."""
         moves = legal()
-        if not moves:
+        while not moves:
             drawn = self.table.draw(player)
             if drawn is None:
                 return None
             self._progress = True
             moves = [m for m in legal() if m.tile == drawn]
+            if not doubles.keeps_drawing(self.config, self.double, player):
+                break  # one draw; continuous draw: until the double can be covered
         return self.bots[player].choose(moves) if moves else None
 
     def _turn(self, p: int) -> None:
@@ -199,7 +204,7 @@ class Round(FirstTurns):
         d = self.double
         if d is None or not doubles.dead(self.table, d, p):
             return False
-        self.double = None
+        self.double = self._next_double(p)
         self._progress = True
         self._emit(Hold(d.slot))
         return True
@@ -223,8 +228,14 @@ class Round(FirstTurns):
         if privatised:
             self.markers.discard(p)
             self._emit(MarkerOff(p))
+        if double and d is not None and not move.covers and self.profile.doubled_doubles:
+            # Doubled doubles: it waits behind the open one; p goes on (covers the first).
+            self.table.take_end(move.slot, move.tile[0])
+            self.queue.append(OpenDouble(move.slot, move.tile[0], 1, p, p))
+            self._emit(Hold(move.slot))
+            return True
         if d is not None and d.responsible == p and doubles.answered(self.table, d, move):
-            self.double = None
+            self.double = self._next_double(p)
         if double and privatised and self.profile.privatising_double_free and d is None:
             # Galt's second exception: it made the train private again; no cover owed.
             # p may still lay a tile (on it or anywhere open to them); with none, p
@@ -240,6 +251,15 @@ class Round(FirstTurns):
         self._end_turn(p, True)
         self._tap_end(p, move.slot)
         return False
+
+    def _next_double(self, p: int) -> OpenDouble | None:
+        """The open double was closed: the first waiting one (doubled doubles) is to be
+        covered now, by ``p`` until their turn ends (then by the next player)."""
+        if not self.queue:
+            return None
+        nxt = self.queue.pop(0)
+        nxt.responsible = p
+        return nxt
 
     def _after_free_double(self, p: int) -> None:
         """p's play after a double that needed no cover: a tile if p has one (no
@@ -263,6 +283,7 @@ class Round(FirstTurns):
             elif (
                 d.player == p
                 and (d.covers_left, d.covers_done) == (1, 0)
+                and not self.queue  # the hub reads the tap as the cover, the next double due
                 and self.rng.random() < self.tap_pass
             ):
                 # A tap first, as followers pass: the hub reads it as the answer until
@@ -296,6 +317,7 @@ class Round(FirstTurns):
         self.idle = 0 if progress or not bound else self.idle + 1
         if self.phase == PLAY and d is not None and d.responsible == p:
             d.responsible = self.config.next_seat(p)
+            d.went_round = d.went_round or d.responsible != d.player
         self.one_tile.discard(p)
         if self.phase == FIRST:
             self.first_left -= 1
@@ -327,6 +349,7 @@ class Round(FirstTurns):
     def _close(self) -> None:
         self.turn = None
         self.double = None
+        self.queue = []
 
     def clear_markers(self) -> None:
         """Everyone takes their marker back before the scores go in."""

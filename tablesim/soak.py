@@ -200,8 +200,9 @@ def _act(
         problems += differences(truth, table.observed())
     except Exception as exc:  # the hub refused what the table did: a finding too
         game, problems = None, [*problems, f"hub raised {exc!r}"]
-    if len(hub.loop.snapshot["doubles"]) > 1:
-        problems.append(f"doubles: the hub has {len(hub.loop.snapshot['doubles'])} open")
+    bound = [d for d in hub.loop.snapshot["doubles"] if not d.get("queued")]
+    if len(bound) > 1:  # (doubled doubles: the queued ones wait, in the truth's queued)
+        problems.append(f"doubles: the hub has {len(bound)} open")
     if not problems and isinstance(action, GESTURES):
         problems = sound_differences(action, before, config.mexican_slot, sound.played, truth)
     if not problems and isinstance(action, EnterScores) and game is not None:
@@ -318,7 +319,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         choices=sorted(VARIANTS),
-        help="consensus: a variation switched on (fast_game, cover_optional, any_train_cover)",
+        help="consensus: a variation switched on (" + ", ".join(sorted(VARIANTS)) + ")",
     )
     parser.add_argument(
         "--mistakes",

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from scorer.profiles import SLOTS
 from tablesim import Bot, FirstLegal, GameConfig, LargestPips, RandomLegal
 from tablesim.motions import Hand
+from tablesim.profiles import PROFILES
 
 BOTS = ("mixed", "first", "largest", "random")
 MISTAKES = 0.03  # the share of gestures a wrong press comes before
@@ -43,6 +44,8 @@ class Plan:
         seats = tuple(sorted(rng.sample(SLOTS, self.players)))
         free = [s for s in SLOTS if s not in seats]
         mexican = rng.choice(free) if free else None
+        if not PROFILES[self.rules].has_mexican:
+            mexican = None  # drawn all the same, so the other profiles' games stay as they were
         first = rng.choice(seats) if rng.random() < 0.5 else None
         config = GameConfig(
             self.rules,

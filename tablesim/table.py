@@ -49,6 +49,7 @@ class OpenDouble:
     player: int
     responsible: int
     covers_done: int = 0
+    went_round: bool = False  # the responsibility has left its player
 
 
 class Layout:

@@ -37,7 +37,13 @@ def test_illustration_over_http(hub):
             tap(slot)
     assert hold(1)["double"]["slot"] == 1
     assert tap(1)["double"] is None
-    assert hold(2)["double"] == {"slot": 2, "covers_left": 1, "responsible": 2, "waiting": False}
+    assert hold(2)["double"] == {
+        "slot": 2,
+        "covers_left": 1,
+        "responsible": 2,
+        "waiting": False,
+        "queued": False,
+    }
     assert marker(2)["double"]["responsible"] == 3
     assert marker(3)["double"]["responsible"] == 4
     state = tap(2)

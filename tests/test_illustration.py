@@ -80,6 +80,7 @@ def test_mexicantrainfun_pass_without_marker(make_hub):
         "covers_left": 1,
         "responsible": 4,
         "waiting": False,
+        "queued": False,
     }
 
 

@@ -101,6 +101,7 @@ def test_rules_have_the_shape_of_the_contract() -> None:
             "name",
             "players",
             "starter",
+            "mexican_train",
             "options",
             "tiles_each",
             "tiles_by_set",
@@ -108,6 +109,7 @@ def test_rules_have_the_shape_of_the_contract() -> None:
             "rounds",
         }
         assert profile["players"] == [2, 8]
+        assert profile["mexican_train"] is (profile["id"] != "triples")
         assert profile["starter"] in ("rotate", "engine-holder", "engine-left")
         assert profile["rounds"] == {
             "default": None,
@@ -167,6 +169,27 @@ def test_rules_have_the_shape_of_the_contract() -> None:
             "label": RULES["options"]["any_train_cover"]["label"],
             "requires": {"chickenfoot": [False]},
         },
+        "continuous_draw": {
+            "values": [False, True],
+            "default": False,
+            "label": RULES["options"]["continuous_draw"]["label"],
+            "requires": {
+                "chickenfoot": [False],
+                "cover_optional": [False],
+                "any_train_cover": [False],
+            },
+        },
+        "doubled_doubles": {
+            "values": [False, True],
+            "default": False,
+            "label": RULES["options"]["doubled_doubles"]["label"],
+            "requires": {
+                "chickenfoot": [False],
+                "cover_optional": [False],
+                "any_train_cover": [False],
+                "continuous_draw": [False],
+            },
+        },
     }
     assert all(option["label"] for option in RULES["options"].values())
 
@@ -190,6 +213,8 @@ def test_rules_serve_the_deal_tables_within_the_hubs_seats() -> None:
         "fast_game",
         "cover_optional",
         "any_train_cover",
+        "continuous_draw",
+        "doubled_doubles",
     ]
     assert consensus["tiles_each"] == [
         {"players": [2, 4], "tiles": 15},
@@ -343,28 +368,31 @@ def test_the_check_accepts_what_the_rules_offer_and_nothing_else(body: dict[str,
 
 
 def test_every_option_combination_is_accepted_exactly_when_the_rules_offer_it() -> None:
-    # The options are few: try them all, with every profile and player count.
-    states = [[None, *spec["values"], "yes"] for spec in RULES["options"].values()]
-    for combination in itertools.product(*states):
-        options = {
-            key: value
-            for key, value in zip(RULES["options"], combination, strict=True)
-            if value is not None
-        }
-        for rules in PROFILES:
-            for count in range(1, 10):
-                body = {
-                    "players": [f"P{n}" for n in range(count)],
-                    "rules": rules,
-                    "options": options,
-                }
-                try:
-                    check_setup(body)
-                except SetupError:
-                    accepted = False
-                else:
-                    accepted = True
-                assert accepted == allowed_by_rules(body), body
+    # Every three options (what one requires of another is between two), each left
+    # out, at each of its values or a wrong one, with every profile and player count
+    # (all ten options at once would be 4^9 × 5 combinations: too many to try).
+    for keys in itertools.combinations(RULES["options"], 3):
+        states = [[None, *RULES["options"][key]["values"], "yes"] for key in keys]
+        for combination in itertools.product(*states):
+            options = {
+                key: value
+                for key, value in zip(keys, combination, strict=True)
+                if value is not None
+            }
+            _check_combination(options)
+
+
+def _check_combination(options: dict[str, Any]) -> None:
+    for rules in PROFILES:
+        for count in range(1, 10):
+            body = {"players": [f"P{n}" for n in range(count)], "rules": rules, "options": options}
+            try:
+                check_setup(body)
+            except SetupError:
+                accepted = False
+            else:
+                accepted = True
+            assert accepted == allowed_by_rules(body), body
 
 
 def _accepted(body: dict[str, Any]) -> bool:

@@ -44,6 +44,8 @@ def test_option_defaults_are_off() -> None:
         "fast_game": False,
         "cover_optional": False,
         "any_train_cover": False,
+        "continuous_draw": False,
+        "doubled_doubles": False,
     }
 
 

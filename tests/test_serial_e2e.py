@@ -96,6 +96,7 @@ def test_worked_example_through_the_fake_microcontroller(rig):
         "covers_left": 1,
         "responsible": 2,
         "waiting": False,
+        "queued": False,
     }
     assert act("marker 2 1")["double"]["responsible"] == 3
     assert act("marker 3 1")["double"]["responsible"] == 4

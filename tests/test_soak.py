@@ -162,12 +162,22 @@ RUNS = [
     ("consensus", {"chickenfoot": True}),
     ("consensus", {"partnerships": True}),
     ("consensus", {"blanks": True}),
+    # Issue 24, item 10: the consensus variations the hub reads differently.
+    ("consensus", {"variants": ("continuous_draw",)}),
+    ("consensus", {"variants": ("doubled_doubles",)}),
 ]
+
+
+def _run_id(rules: str, options: dict[str, object]) -> str:
+    words = [
+        str(v) for key, value in options.items() for v in (value if key == "variants" else [key])
+    ]  # type: ignore[attr-defined]
+    return "-".join([rules, *words])
 
 
 @pytest.mark.slow
 @pytest.mark.torture
-@pytest.mark.parametrize(("rules", "options"), RUNS, ids=["-".join([r, *o]) for r, o in RUNS])
+@pytest.mark.parametrize(("rules", "options"), RUNS, ids=[_run_id(r, o) for r, o in RUNS])
 def test_soak(rules, options):
     check(Spec(rules, GAMES, (2, 8), seed=2026, rounds=3, **options))
 

@@ -302,7 +302,8 @@ def test_fixes_by_hand_are_logged_and_can_be_undone(make_hub):
     assert t.snap["turn"] == 3
     hub.games.fix_table(DoubleFixed(2, now, covers_left=1, responsible=4))
     assert (
-        t.snap["double"] == {"slot": 2, "covers_left": 1, "responsible": 4, "waiting": False}
+        t.snap["double"]
+        == {"slot": 2, "covers_left": 1, "responsible": 4, "waiting": False, "queued": False}
         and t.snap["turn"] == 4
     )
     hub.games.fix_table(PublicFixed(3, True, now))

@@ -74,6 +74,9 @@ ORACLE_FIELDS: dict[str, Compare] = {
         sim.string_double_waits == real.double_waits_in_first_turn
     ),
     "variants": lambda sim, real: set(sim.variants) == _variants(real),
+    "has_mexican": lambda sim, real: sim.has_mexican == real.mexican_train,
+    "continuous_draw": lambda sim, real: sim.continuous_draw == real.continuous_draw,
+    "doubled_doubles": lambda sim, real: sim.doubled_doubles == real.doubled_doubles,
 }
 
 # The real profile's fields and the oracle field each is compared through; None: the
@@ -100,6 +103,9 @@ REAL_FIELDS: dict[str, str | None] = {
     "engine_chosen": "engine_chosen",
     "tiles_by_set": "small_set_deals",
     "open_series": "engine_chosen",  # the table names each engine: the series may go on
+    "mexican_train": "has_mexican",
+    "continuous_draw": "continuous_draw",
+    "doubled_doubles": "doubled_doubles",
 }
 
 

@@ -78,7 +78,7 @@ def test_consensus_cover_every_failing_player_marks_only_the_double_is_playable(
     assert steps[1][1].double is None and steps[1][1].turn == 1
 
 
-def test_triples_first_turn_double_waits_then_satisfied_on_a_public_train():
+def test_triples_first_turn_double_waits_then_is_covered_on_its_own_train():
     rnd = scripted(
         "triples",
         {
@@ -86,10 +86,10 @@ def test_triples_first_turn_double_waits_then_satisfied_on_a_public_train():
             2: [(12, 6), (6, 0), (11, 1)],
             3: [(12, 7), (9, 2), (5, 0)],  # 5-0 keeps the double-five alive
         },
-        boneyard=[(8, 1), (12, 3)],
+        boneyard=[(8, 1), (5, 3)],
     )
     steps = play(rnd, turns=5)
-    assert actions(steps) == [Hold(1), Tap(2), Tap(3), MarkerOn(1), Tap(4)]
+    assert actions(steps) == [Hold(1), Tap(2), Tap(3), MarkerOn(1), Tap(1)]
     truths = [t for _, t in steps]
     # The string 12-5, 5-5 ends on a double: the double waits for P1; the hub passes
     # the turn when the next player acts (a string may go on past a double).
@@ -98,9 +98,11 @@ def test_triples_first_turn_double_waits_then_satisfied_on_a_public_train():
     assert truths[2].phase == "play" and truths[2].double == DoubleTruth(1, 1, 1)
     # P1's second turn: cannot satisfy, draws 8-1, marks; P2 is responsible.
     assert truths[3].double == DoubleTruth(1, 1, 2)
-    # P2 draws 12-3 and satisfies the double on the Mexican Train.
+    # P2 draws 5-3 and covers the double: triples has no Mexican Train to satisfy it
+    # on (seed 004), and P1's train is public only at the double itself.
     assert truths[4].double is None and truths[4].turn == 3
-    assert sorted(rnd.table.trains[1].ends) == [5]
+    assert truths[4].public == {1}
+    assert sorted(rnd.table.trains[1].ends) == [3]
 
 
 def test_triples_satisfy_moves_include_other_public_trains_not_own():

@@ -77,6 +77,7 @@ MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"(?P<field>[a-z_]+): expected a whole number, got (?P<value>.+)", "error.whole_number"),
         (r"seats: two players on the same slot", "error.seats_twice"),
         (r"mexican_slot: slot (?P<slot>\d+) is a player's seat", "error.mexican_on_player"),
+        (r"mexican_slot: the (?P<rules>\S+) rules have no Mexican Train", "error.no_mexican"),
         (r"first: slot (?P<slot>\d+) has no player", "error.first_empty"),
         (r"set: (?P<value>.+) is not a domino set .*", "error.not_a_set"),
         (

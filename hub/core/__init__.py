@@ -39,7 +39,7 @@ from hub.core.state import (
     Timings,
     evolve,
 )
-from scorer.profiles import SLOTS
+from scorer.profiles import PROFILES, SLOTS
 
 __all__ = ["apply", "next_deadline", "new_table", "snapshot"]
 
@@ -233,7 +233,9 @@ def _game(table: Table, ev: GameStarted | GameResumed) -> Result:
         rules=ev.rules,
         players=ev.players,
         seats=ev.seats,
-        mexican_slot=ev.mexican_slot,
+        # A profile without a Mexican Train has no slot for it (a game stored before
+        # that was decided may name one: the slot is an empty one now).
+        mexican_slot=ev.mexican_slot if PROFILES[ev.rules].mexican_train else None,
         set_max=ev.set_max,
         rounds=ev.rounds,
         round=round_no,
@@ -332,4 +334,5 @@ def _double_json(double: Double) -> dict[str, object]:
         "covers_left": double.covers_left,
         "responsible": double.responsible,
         "waiting": double.waiting,
+        "queued": double.queued,
     }

@@ -109,11 +109,49 @@ def engine_placed(table: Table, g: Gesture) -> Result:
 
 
 def active_double(table: Table) -> Double | None:
-    """The double that must be covered now, if any (waiting ones do not bind yet)."""
+    """The double that must be covered now, if any (waiting and queued ones do not
+    bind yet)."""
     for double in table.doubles:
-        if not double.waiting:
+        if not (double.waiting or double.queued):
             return double
     return None
+
+
+def may_queue(table: Table, double: Double, slot: int, player: int) -> bool:
+    """Doubled doubles: ``player`` laid ``double`` this turn and has not covered it;
+    another double on a train open to them (not one where a double waits) joins the
+    queue behind it."""
+    game = table.game
+    assert game is not None
+    return (
+        profile_of(game).doubled_doubles
+        and double.player == player
+        and double.responsible == player
+        and not double.went_round
+        and double.covers_done == 0
+        and all(d.slot != slot for d in table.doubles)
+        and may_play(table, slot, player)
+    )
+
+
+def must_keep_drawing(table: Table, double: Double) -> bool:
+    """Continuous draw: ``double`` went round the table uncovered and is its player's
+    again; they draw until they can cover it, so no failure of theirs is accepted."""
+    game = table.game
+    return (
+        game is not None
+        and profile_of(game).continuous_draw
+        and double.went_round
+        and double.player is not None
+        and double.responsible == double.player == table.turn
+    )
+
+
+def keep_drawing(table: Table, slot: int, at: float) -> Result:
+    """The doubler's pass or marker while they must keep drawing: refused, and said."""
+    why = "continuous draw: keep drawing until you can cover the double"
+    log = LogEntry("reminder", at, (("slot", slot), ("why", why)))
+    return table, [PlaySound("nope"), PressRefused(slot), log]
 
 
 def may_play(table: Table, slot: int, player: int) -> bool:
@@ -142,13 +180,24 @@ def covered(table: Table, double: Double, covers: int) -> Table:
     left = double.covers_left - covers
     rest = tuple(d for d in table.doubles if d is not double)
     if left <= 0:
-        return evolve(table, doubles=rest)
+        return evolve(table, doubles=next_in_queue(rest, table.turn))
     done = evolve(double, covers_left=left, covers_done=double.covers_done + covers)
     return evolve(table, doubles=(done, *rest))
 
 
+def next_in_queue(doubles: tuple[Double, ...], turn: int | None) -> tuple[Double, ...]:
+    """The open double was closed: the first queued one (doubled doubles) is the one
+    to cover now, the turn owner's (a cover ends the turn: the next player's)."""
+    for i, double in enumerate(doubles):
+        if double.queued:
+            now = evolve(double, queued=False, responsible=turn or double.responsible)
+            return (now, *doubles[:i], *doubles[i + 1 :])
+    return doubles
+
+
 def dismissed(table: Table, double: Double, at: float) -> Result:
-    table = evolve(table, doubles=tuple(d for d in table.doubles if d is not double))
+    rest = tuple(d for d in table.doubles if d is not double)
+    table = evolve(table, doubles=next_in_queue(rest, table.turn))
     log = LogEntry(
         "double-dead", at, (("slot", double.slot), ("why", "last of its number: needs no cover"))
     )
@@ -192,6 +241,8 @@ def tap_was_a_pass(table: Table, slot: int) -> Table | None:
     own = [d for d in last.doubles if d.slot == slot and d.player == slot and not d.waiting]
     if not own or own[0].covers_done != 0:
         return None
+    if own[0].went_round and profile_of(game).continuous_draw:
+        return None  # it came back uncovered: its player draws until they cover it
     return evolve(table, **{f: getattr(last, f) for f in RESTORED})
 
 
@@ -222,4 +273,6 @@ def pass_double(double: Double, nxt: int, phase: str) -> Double:
         if phase == "play" and double.responsible == nxt:
             return evolve(double, waiting=False)
         return double
-    return evolve(double, responsible=nxt)
+    if double.queued:
+        return double
+    return evolve(double, responsible=nxt, went_round=double.went_round or nxt != double.player)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from hub.core.events import CENTRE
-from scorer.profiles import SLOTS
+from scorer.profiles import PROFILES, SLOTS
 
 _T = TypeVar("_T")
 
@@ -83,7 +83,11 @@ class Double:
     """An open double on train ``slot``: ``covers_left`` to go, ``responsible`` must cover.
 
     ``waiting`` marks a double that ended a first turn under a profile where its
-    player satisfies it on their second turn (``triples``).
+    player satisfies it on their second turn (``triples``). ``queued`` marks a double
+    laid after another in the same turn (option ``doubled_doubles``): it waits behind
+    the ones before it and binds nobody until they are covered. ``went_round``: the
+    responsibility has left its player (option ``continuous_draw``: when it comes back,
+    they draw until they can cover).
     """
 
     slot: int
@@ -92,6 +96,8 @@ class Double:
     covers_done: int = 0
     waiting: bool = False
     player: int | None = None  # who played it (None: set by hand)
+    queued: bool = False
+    went_round: bool = False
 
 
 @dataclass(frozen=True)
@@ -120,8 +126,11 @@ class Game:
         return self.set_max - (self.round - 1)
 
     @property
-    def mexican(self) -> int:
-        """Where the Mexican Train is: its slot, or the centre when it has none."""
+    def mexican(self) -> int | None:
+        """Where the Mexican Train is: its slot, or the centre when it has none; None
+        when the game has no Mexican Train (``triples``)."""
+        if not PROFILES[self.rules].mexican_train:
+            return None
         return CENTRE if self.mexican_slot is None else self.mexican_slot
 
     def option(self, name: str, default: object = None) -> object:

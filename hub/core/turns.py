@@ -18,9 +18,12 @@ from hub.core.reading import (
     engine_placed,
     gesture_log,
     is_last_tile_call,
+    keep_drawing,
     lifted_without_playing,
     marker_lifted,
     may_play,
+    may_queue,
+    must_keep_drawing,
     nope,
     pass_double,
     played,
@@ -118,10 +121,14 @@ def on_gesture(table: Table, g: Gesture) -> Result:
     if isinstance(g, Tapped) and is_last_tile_call(table, g):
         return called_last_tile(table, g.slot, g.at, log)
     if g.slot == CENTRE:  # the centre stands for the Mexican Train
+        mexican = game.mexican
+        if mexican is None:  # none in this game: a tap or hold there means nothing
+            table, effects = nope(table, CENTRE)
+            return table, [log, *effects]
         g = (
-            Tapped(game.mexican, g.at)
+            Tapped(mexican, g.at)
             if isinstance(g, Tapped)
-            else (Held(game.mexican, g.held_s, g.at) if isinstance(g, Held) else g)
+            else (Held(mexican, g.held_s, g.at) if isinstance(g, Held) else g)
         )
     player, lifted = table.turn, table.lifted
     if player is None:
@@ -169,6 +176,8 @@ def _tap(table: Table, slot: int, at: float) -> Result:
         return end_turn(covered(table, double, 1), at)
     if satisfies_elsewhere(table, slot, player):
         return end_turn(covered(table, double, double.covers_left), at)
+    if slot == player and must_keep_drawing(table, double):
+        return keep_drawing(table, slot, at)
     if slot == player:
         return _failed_to_cover(table, double, at)
     return nope(table, slot)
@@ -207,13 +216,20 @@ def _hold(table: Table, slot: int, at: float) -> Result:
     double = active_double(table)
     if double is not None and slot == double.slot:
         return dismissed(table, double, at)
+    if double is not None and may_queue(table, double, slot, player):
+        # Doubled doubles: another double in the same turn waits behind the first;
+        # the player covers only the first, the next players the others, in order.
+        queued = Double(slot, 1, player, player=player, queued=True)
+        effects: list[Effect] = [PlaySound("chicken"), played(game, player, "double")]
+        log = LogEntry("double-queued", at, (("slot", slot), ("behind", len(table.doubles))))
+        return evolve(table, doubles=(*table.doubles, queued)), [*effects, log]
     if double is None:
         legal = may_play(table, slot, player)
     else:
         legal = satisfies_elsewhere(table, slot, player)
     if not legal:
         return nope(table, slot)
-    effects: list[Effect] = [PlaySound("chicken"), played(game, player, "double")]
+    effects = [PlaySound("chicken"), played(game, player, "double")]
     if not profile.tracks_doubles:
         return table, effects
     if double is None and slot == player == table.lifted and profile.privatising_double_free:
@@ -275,6 +291,9 @@ def _marker(table: Table, g: MarkerPlaced | MarkerRemoved) -> Result:
     effects: list[Effect] = [PlaySound("choo")]
     if game is None or game.phase not in PLAYING:
         return table, effects
+    double = active_double(table)
+    if table.turn == g.slot and double is not None and must_keep_drawing(table, double):
+        return keep_drawing(table, g.slot, g.at)  # the train is public (the sensor)
     if table.turn != g.slot:
         passed = tap_was_a_pass(table, g.slot)
         if passed is None:

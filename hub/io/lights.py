@@ -73,7 +73,7 @@ def _table_ring(snapshot: dict[str, Any], count: int, flash: Sequence[int]) -> l
     ring: list[Pixel] = [(0, 0, 0, STEADY)] * count
     doubles = snapshot.get("doubles") or []
     open_on = {d["slot"] for d in doubles}
-    responsible = {d["responsible"] for d in doubles}
+    responsible = {d["responsible"] for d in doubles if not d.get("queued")}
     for entry in snapshot["slots"]:
         slot = entry["slot"]
         pixels = list(arc(slot, count))

@@ -98,7 +98,13 @@ def choose(
             owner = game.owner(_slot(f))
             if owner is not None and owner != "mexican":
                 why = str(f.get("why", ""))
-                key = "say.reminder.last_tile" if "last tile" in why else "say.reminder.marker"
+                key = (
+                    "say.reminder.last_tile"
+                    if "last tile" in why
+                    else "say.reminder.draw"
+                    if "keep drawing" in why
+                    else "say.reminder.marker"
+                )
                 said.append(_say(key, name=owner))
     turn = _turn_phrase(effects, entries, table)
     if turn is not None:
@@ -119,7 +125,7 @@ def _turn_phrase(effects: Sequence[Effect], entries: list[LogEntry], table: Tabl
         return None
     turned = any(e.kind == "turn" for e in entries)
     opened = any(isinstance(e, PlaySound) and e.name == "chicken" for e in effects)
-    double = next((d for d in table.doubles if not d.waiting), None)
+    double = next((d for d in table.doubles if not (d.waiting or d.queued)), None)
     if double is not None and (turned or opened):
         name = game.owner(double.responsible)
         if name is not None and name != "mexican":
@@ -144,6 +150,7 @@ def every_phrase(players: Sequence[str]) -> list[Phrase]:
         "say.last_tile",
         "say.reminder.marker",
         "say.reminder.last_tile",
+        "say.reminder.draw",
     )
     fixed = [_say("say.blocked"), _say("say.game_over")]
     return [_say(key, name=name) for key in named for name in players] + fixed

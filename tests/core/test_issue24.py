@@ -166,7 +166,7 @@ def test_a_quick_second_tap_on_a_private_train_is_still_the_call():
 
 def test_triples_a_double_inside_the_first_string_keeps_the_turn():
     hub = CoreDriver()
-    hub.start(PLAYERS, rules="triples", first=1, mexican_slot=8)  # Ann starts
+    hub.start(PLAYERS, rules="triples", first=1)  # Ann starts
     hub.hold(1)  # a double in her string ...
     assert hub.table.turn == 1 and "chicken" in hub.sounds()
     hub.tap(1)  # ... her next tile satisfied it; her string ends there
@@ -176,7 +176,7 @@ def test_triples_a_double_inside_the_first_string_keeps_the_turn():
 
 def test_triples_a_string_ending_on_a_double_waits_for_the_second_turn():
     hub = CoreDriver()
-    hub.start(PLAYERS, rules="triples", first=1, mexican_slot=8)
+    hub.start(PLAYERS, rules="triples", first=1)
     hub.hold(1)
     hub.hold(1)  # a second double in the string: the first was satisfied, this one ends it
     hub.tap(2)  # Bob's string: Ann's turn had ended on her double

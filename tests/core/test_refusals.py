@@ -67,9 +67,17 @@ def test_an_engine_tap_off_a_seat_and_a_hold_before_the_engine():
 
 
 def test_the_centre_standing_for_the_mexican_train_is_refused_as_that_train():
-    hub = playing(rules="triples")  # no public train in the first turns
+    hub = playing(rules="aces")  # not the Mexican Train in the first turns
     effects = hub.tap(CENTRE)
     assert refused(effects) == [8] and hub.table.turn == 1
+
+
+def test_the_centre_is_refused_as_itself_where_there_is_no_mexican_train():
+    hub = playing(rules="triples", mexican_slot=None)
+    for slot in (1, 2, 3):
+        hub.tap(slot)
+    effects = hub.tap(CENTRE)  # triples has no Mexican Train: the centre is no train
+    assert refused(effects) == [CENTRE] and nopes(effects) == 1 and hub.table.turn == 1
 
 
 def test_the_centres_undo_with_nothing_to_undo_but_not_a_phones():

@@ -104,17 +104,19 @@ def test_only_the_double_is_playable_under_consensus():
 
 def test_triples_satisfies_on_any_public_train():
     hub = CoreDriver()
-    hub.start(PLAYERS[:4], rules="triples", set_max=12, mexican_slot=8, first=1)
+    hub.start(PLAYERS[:4], rules="triples", set_max=12, first=1)
     for slot in range(1, 5):
         hub.tap(slot)
+    hub.marker(3, True)  # Cid's train is public
     hub.hold(1)
-    hub.tap(8)  # satisfied on the Mexican Train
+    hub.tap(3)  # satisfied on Cid's public train
     assert hub.table.doubles == () and hub.table.turn == 2
 
 
 def test_triples_first_turn_double_waits_for_second_turn():
     hub = CoreDriver()
-    hub.start(PLAYERS[:3], rules="triples", set_max=12, mexican_slot=8, first=1)
+    hub.start(PLAYERS[:3], rules="triples", set_max=12, first=1)
+    hub.marker(3, True)  # Cid's train is public (open to others from the second turns)
     hub.tap(1)
     hub.hold(2)  # a double in player 2's first-turn string: the string may go on
     assert hub.table.turn == 2 and hub.table.doubles[0].waiting
@@ -122,14 +124,15 @@ def test_triples_first_turn_double_waits_for_second_turn():
     assert hub.table.turn == 1 and hub.table.doubles[0].waiting
     hub.tap(1)  # player 1's second turn: not bound by player 2's double
     assert hub.table.turn == 2 and not hub.table.doubles[0].waiting
-    hub.tap(8)
+    hub.tap(3)  # satisfied on Cid's public train
     assert hub.sounds()[-1] == "turn" and hub.table.doubles == ()
 
 
 def test_triples_no_public_trains_in_first_turn():
     hub = CoreDriver()
-    hub.start(PLAYERS[:3], rules="triples", mexican_slot=8, first=1)
-    hub.tap(8)
+    hub.start(PLAYERS[:3], rules="triples", first=1)
+    hub.marker(2, True)  # Bob's train is public ...
+    hub.tap(2)  # ... but not in Ann's first turn
     assert hub.sounds()[-1] == "nope" and hub.table.turn == 1
 
 

@@ -17,8 +17,9 @@ function el(tag, attrs = {}, text = "") {
 }
 const owner = (snap, slot) => (slot === 0 ? t("fixes.centre") : (snap.slots[slot - 1].owner || t("table.slot", { slot })));
 const seats = (snap) => snap.slots.filter((s) => s.owner && s.owner !== "mexican");
+// A game without a Mexican Train has no mexican_at: its players' trains only.
 const trains = (snap) => [...seats(snap).map((s) => [s.slot, s.owner]),
-  [snap.mexican_at, t("fixes.mexican_train")]];
+  ...(snap.mexican_at == null ? [] : [[snap.mexican_at, t("fixes.mexican_train")]])];
 
 function options(select, pairs, chosen) {
   select.replaceChildren(...pairs.map(([value, label]) => {

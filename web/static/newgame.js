@@ -36,6 +36,9 @@ export async function open() {
 }
 
 const profile = () => N.rules.profiles.find((p) => p.id === ($("new").elements.rules.value || N.rules.default_rules));
+// A profile without a Mexican Train: no Mexican slot is shown, moved or sent.
+const mexOn = () => profile().mexican_train !== false;
+const mexAt = () => (mexOn() ? N.mex : null);
 const row = (rows, n) => rows.find((r) => r.players[0] <= n && n <= r.players[1]);
 function renderRules(chosen) {
   // Each profile by what it is, its one line under it (the hub's default: recommended).
@@ -121,25 +124,27 @@ function showDeal() {
 }
 
 function renderSeats() {
-  const slots = [];
+  const slots = [], mex = mexAt();
+  $("seat-mex").hidden = $("no-mex").hidden = !mexOn();
+  if (!mexOn() && N.picking === "mex") N.picking = null;
   for (let n = 1; n <= 8; n++) {
     const i = N.players.findIndex((p) => p.slot === n), p = N.players[i];
-    const cls = [p ? "player" : n === N.mex ? "mexican" : "empty", "tappable"];
-    if ((p && N.picking === i) || (n === N.mex && N.picking === "mex")) cls.push("turn");
-    const name = p ? p.name || t("new.player", { n: i + 1 }) : n === N.mex ? t("table.mexican") : t("new.free");
-    const tags = p ? [] : n === N.mex ? [t("table.tag.train")] : [];
+    const cls = [p ? "player" : n === mex ? "mexican" : "empty", "tappable"];
+    if ((p && N.picking === i) || (n === mex && N.picking === "mex")) cls.push("turn");
+    const name = p ? p.name || t("new.player", { n: i + 1 }) : n === mex ? t("table.mexican") : t("new.free");
+    const tags = p ? [] : n === mex ? [t("table.tag.train")] : [];
     // Named by the words it shows, in their order (WCAG's label in name), in any language.
     slots.push({ slot: n, cls, name, tags, button: true, label: [t("table.slot", { slot: n }), name, ...tags].join(" ") });
   }
   patch($("seat-hub"), hubSvg(slots, `<text class="center-note">${esc(t("new.centre_1"))}</text><text class="center-note" y="18">${esc(t("new.centre_2"))}</text>`));
-  $("mex-slot").textContent = N.mex ? t("table.slot", { slot: N.mex }) : t("new.mex_none");
+  $("mex-slot").textContent = mex ? t("table.slot", { slot: mex }) : t("new.mex_none");
   $("seat-mex").setAttribute("aria-pressed", N.picking === "mex");
   const who = N.picking === "mex" ? t("table.the_mexican") : N.picking != null ? N.players[N.picking].name || t("new.player", { n: N.picking + 1 }) : null;
   $("seat-help").textContent = who ? t("new.seat_now", { name: who }) : t("new.seat_help");
 }
 function seatAt(n) {
   const i = N.players.findIndex((p) => p.slot === n);
-  if (N.picking == null) { if (i >= 0) N.picking = i; else if (n === N.mex) N.picking = "mex"; }
+  if (N.picking == null) { if (i >= 0) N.picking = i; else if (n === mexAt()) N.picking = "mex"; }
   else if (N.picking === "mex") {
     if (i >= 0) N.players[i].slot = N.mex || firstFree();
     N.mex = n; N.picking = null;
@@ -195,7 +200,7 @@ $("new").addEventListener("change", (e) => {
   else if (e.target.id === "f-set") showDeal();
 });
 function newGameBody() {
-  const body = { players: N.players.map((p) => p.name.trim()), rules: profile().id, seats: N.players.map((p) => p.slot), mexican_slot: N.mex };
+  const body = { players: N.players.map((p) => p.name.trim()), rules: profile().id, seats: N.players.map((p) => p.slot), mexican_slot: mexAt() };
   const first = $("f-first").value, set = $("f-set").value, rounds = $("f-rounds").value.trim();
   if (first !== "") body.first = N.players[+first].slot;
   if (set) body.set = +set;

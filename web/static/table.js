@@ -64,7 +64,7 @@ function tableSlot(snap, s, doubles) {
   if (snap.turn === s.slot) { cls.push("turn"); tags.unshift(t("table.tag.turn")); said.push(t("table.said.turn")); }
   const open = doubles.find((d) => d.slot === s.slot);
   if (open) { cls.push("double"); said.push(t("table.said.double", { count: open.covers_left })); }
-  const owes = doubles.find((d) => d.responsible === s.slot);
+  const owes = doubles.find((d) => d.responsible === s.slot && !d.queued);
   if (owes) { cls.push("cover"); tags.splice(snap.turn === s.slot ? 1 : 0, 0, t("table.tag.cover")); said.push(t("table.said.cover", { name: nameOf(snap, owes.slot) })); }
   const sim = S.sim && snap.backend === "sim";
   if (sim) cls.push("tappable");
@@ -99,6 +99,7 @@ export function renderTable() {
   $("double-note").textContent = doubles.map((d) => {
     const params = { train: nameOf(snap, d.slot), who: nameOf(snap, d.responsible), count: d.covers_left };
     const many = d.covers_left > 1;
+    if (d.queued) return t("table.double_queued", params);  // doubled doubles: next in line
     const key = d.waiting ? (many ? "table.double_waits_many" : "table.double_waits")
       : many ? "table.double_covers_many" : "table.double_covers";
     return t(key, params);
