@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import itertools
+import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,6 +15,7 @@ from hypothesis import strategies as st
 from scorer.profiles import PROFILES
 from scorer.setup import SetupError, check_setup
 from tests.fake_service import FakeHubService
+from tests.helpers import long_run_scale
 from web import create_app
 
 
@@ -342,29 +345,47 @@ def test_the_check_accepts_what_the_rules_offer_and_nothing_else(body: dict[str,
     assert accepted == allowed_by_rules(body)
 
 
-def test_every_option_combination_is_accepted_exactly_when_the_rules_offer_it() -> None:
-    # The options are few: try them all, with every profile and player count.
+def option_tables(long: bool) -> Iterator[tuple[dict[str, Any], str, int]]:
+    """Every combination of the options' states (absent, each value, a wrong value), each
+    with every profile and player count (``long``: 2.9 million checks, ~2 minutes of
+    CPU), or each at one profile and count drawn by a fixed seed (82 thousand)."""
     states = [[None, *spec["values"], "yes"] for spec in RULES["options"].values()]
+    tables = [(rules, count) for rules in PROFILES for count in range(1, 10)]
+    draw = random.Random(21).choice
     for combination in itertools.product(*states):
         options = {
             key: value
             for key, value in zip(RULES["options"], combination, strict=True)
             if value is not None
         }
-        for rules in PROFILES:
-            for count in range(1, 10):
-                body = {
-                    "players": [f"P{n}" for n in range(count)],
-                    "rules": rules,
-                    "options": options,
-                }
-                try:
-                    check_setup(body)
-                except SetupError:
-                    accepted = False
-                else:
-                    accepted = True
-                assert accepted == allowed_by_rules(body), body
+        for rules, count in tables if long else [draw(tables)]:
+            yield options, rules, count
+
+
+@pytest.mark.torture
+def test_every_option_combination_is_accepted_exactly_when_the_rules_offer_it() -> None:
+    # The options are few: try them all. An ordinary run tries each combination with one
+    # profile and count, and every option's every state with every profile and count;
+    # make torture tries every combination with every profile and count.
+    seen: set[tuple[str, int, str, Any]] = set()
+    for options, rules, count in option_tables(long=long_run_scale() > 0):
+        body = {"players": [f"P{n}" for n in range(count)], "rules": rules, "options": options}
+        try:
+            check_setup(body)
+        except SetupError:
+            accepted = False
+        else:
+            accepted = True
+        assert accepted == allowed_by_rules(body), body
+        seen.update((rules, count, key, repr(value)) for key, value in options.items())
+    every = {
+        (rules, count, key, repr(value))
+        for rules in PROFILES
+        for count in range(1, 10)
+        for key, spec in RULES["options"].items()
+        for value in [*spec["values"], "yes"]
+    }
+    assert seen == every
 
 
 def _accepted(body: dict[str, Any]) -> bool:
