@@ -86,13 +86,15 @@ run: runtime-packages
 	$(MAKE) $(RUN_STAMP)
 	$(BIN)/mtrain-hub run
 
-# The tests run in TEST_JOBS processes (pytest-xdist; an idle one takes queued tests from
-# a busy one); what is costly to make and only read (the installer's install, the sound
-# script's output) is made once for all of them (made_once in tests/helpers.py). The
-# long runs' counts follow MTRAIN_TEST_SCALE (tests/helpers.py): unset here, so each
-# takes every path a few times; `make torture` runs them long.
+# The tests run in TEST_JOBS processes (pytest-xdist), handed out in the order
+# tests/conftest.py sorts them (the long ones first: `--dist load` spreads them over
+# the processes at once, and each process asks for more as it finishes); what is costly
+# to make and only read (the installer's install, the sound script's output, the guide's
+# STL) is made once for all of them (made_once in tests/helpers.py). The long runs'
+# counts follow MTRAIN_TEST_SCALE (tests/helpers.py): unset here, so each takes every
+# path a few times; `make torture` runs them long.
 TEST_JOBS ?= 3
-PYTEST := $(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist worksteal
+PYTEST := $(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist load
 
 # The whole check: lint, strict types over all product code, every test, and beside
 # the tests the rehearsal on amd64 (below) when this machine can boot a container: it
