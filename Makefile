@@ -86,15 +86,21 @@ run: runtime-packages
 	$(MAKE) $(RUN_STAMP)
 	$(BIN)/mtrain-hub run
 
-# The tests run in TEST_JOBS processes (pytest-xdist), handed out in the order
-# tests/conftest.py sorts them (the long ones first: `--dist load` spreads them over
-# the processes at once, and each process asks for more as it finishes); what is costly
+# The tests run in TEST_JOBS processes (pytest-xdist), handed out one by one in the
+# order tests/conftest.py sorts them (the long ones first: `--dist load --maxschedchunk 1`
+# starts them at once, spread over the processes, and a process that finishes a test
+# takes the next; without the chunk limit load hands each process a quarter of its share
+# at once, and one process got every slow and browser test); what is costly
 # to make and only read (the installer's install, the sound script's output, the guide's
 # STL) is made once for all of them (made_once in tests/helpers.py). The long runs'
 # counts follow MTRAIN_TEST_SCALE (tests/helpers.py): unset here, so each takes every
 # path a few times; `make torture` runs them long.
 TEST_JOBS ?= 3
-PYTEST := $(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist load
+PYTEST := $(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist load --maxschedchunk 1
+# Python keeps its bytecode (and pytest its rewritten test modules) in __pycache__, even
+# where the environment says not to (PYTHONDONTWRITEBYTECODE): without it every test
+# process compiles every test module again (~9 s of CPU each), every run.
+unexport PYTHONDONTWRITEBYTECODE
 
 # The whole check: lint, strict types over all product code, every test, and beside
 # the tests the rehearsal on amd64 (below) when this machine can boot a container: it
