@@ -86,13 +86,21 @@ run: runtime-packages
 	$(MAKE) $(RUN_STAMP)
 	$(BIN)/mtrain-hub run
 
-# The tests run in TEST_JOBS processes (pytest-xdist; an idle one takes queued tests from
-# a busy one); what is costly to make and only read (the installer's install, the sound
-# script's output) is made once for all of them (made_once in tests/helpers.py). The
-# long runs' counts follow MTRAIN_TEST_SCALE (tests/helpers.py): unset here, so each
-# takes every path a few times; `make torture` runs them long.
+# The tests run in TEST_JOBS processes (pytest-xdist), handed out one by one in the
+# order tests/conftest.py sorts them (the long ones first: `--dist load --maxschedchunk 1`
+# starts them at once, spread over the processes, and a process that finishes a test
+# takes the next; without the chunk limit load hands each process a quarter of its share
+# at once, and one process got every slow and browser test); what is costly
+# to make and only read (the installer's install, the sound script's output, the guide's
+# STL) is made once for all of them (made_once in tests/helpers.py). The long runs'
+# counts follow MTRAIN_TEST_SCALE (tests/helpers.py): unset here, so each takes every
+# path a few times; `make torture` runs them long.
 TEST_JOBS ?= 3
-PYTEST := $(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist worksteal
+PYTEST := $(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist load --maxschedchunk 1
+# Python keeps its bytecode (and pytest its rewritten test modules) in __pycache__, even
+# where the environment says not to (PYTHONDONTWRITEBYTECODE): without it every test
+# process compiles every test module again (~9 s of CPU each), every run.
+unexport PYTHONDONTWRITEBYTECODE
 
 # The whole check: lint, strict types over all product code, every test, and beside
 # the tests the rehearsal on amd64 (below) when this machine can boot a container: it
@@ -168,7 +176,8 @@ soak: $(TEST_STAMP)
 
 # The long counts of the tests marked `torture` (docs/soak.md): the API fuzz at 400
 # requests per endpoint, 200 kills of the hub in bot games, 50 power cuts during score
-# entry, the in-suite soak at 60 games per run. TORTURE_SCALE=2 doubles them.
+# entry, the in-suite soak at 60 games per run, every rule-option combination at every
+# profile and player count. TORTURE_SCALE=2 doubles them.
 TORTURE_SCALE ?= 1
 torture: test-packages
 	$(MAKE) $(TEST_STAMP) axe

@@ -22,6 +22,19 @@ settings.register_profile("suite", deadline=None, suppress_health_check=[HealthC
 settings.load_profile("suite")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest tests first (those marked ``slow``, then the browser's), the rest in
+    their order: ``make test`` hands tests out in this order (``--dist load``), so the
+    long ones start at once, spread over the processes, and short ones fill the end."""
+
+    def rank(item: pytest.Item) -> int:
+        if item.get_closest_marker("slow"):
+            return 0
+        return 1 if item.get_closest_marker("browser") else 2
+
+    items.sort(key=rank)
+
+
 def need(tool: str) -> str:
     """The path of a system tool; skip without it, but fail under CI."""
     path = shutil.which(tool)

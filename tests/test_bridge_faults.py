@@ -133,7 +133,8 @@ def test_a_reset_mid_frame(hub, mcu, api):
     frames = len(mcu.frames)
     mcu.reset()
     until(lambda: len(mcu.frames) > frames, what="the ring sent to the rebooted box")
-    assert api()["serial"]["connected"]
+    # A frame can reach the box before the hub has shaken hands with it again: wait.
+    until(lambda: api()["serial"]["connected"], what="the API to say the box is connected")
     tap(mcu, hub, 2)
     assert gestures(hub) == [("tap", 1), ("tap", 2)]
     assert hub.link.opened == 1  # the port stayed open

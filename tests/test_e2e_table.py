@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.helpers import until
 from tests.http_client import HubProcess
 
 FOUR = ["Ann", "Bob", "Cid", "Dee"]
@@ -110,7 +111,9 @@ def test_5_marker_lifted_out_of_turn(hub):
     g.marker(2)
     mark = g.log_mark()
     state = g.marker(2, False)
-    assert "reminder" in g.sounds_since(mark) and not state["slots"][1]["public"]
+    assert not state["slots"][1]["public"]
+    # The reminder is logged by the loop after the answer may have left (a busy machine).
+    until(lambda: "reminder" in g.sounds_since(mark), "the reminder after the marker")
 
 
 def test_6_aces_first_turn(hub):

@@ -128,6 +128,7 @@ def test_the_listener_stamps_what_it_reads():
         left.close()
 
 
+@pytest.mark.slow
 def test_a_short_run_prints_every_figure_and_leaves_nothing_behind():
     problem = cgroups.problem()
     if problem is not None:
