@@ -176,8 +176,7 @@ soak: $(TEST_STAMP)
 
 # The long counts of the tests marked `torture` (docs/soak.md): the API fuzz at 400
 # requests per endpoint, 200 kills of the hub in bot games, 50 power cuts during score
-# entry, the in-suite soak at 60 games per run, every rule-option combination at every
-# profile and player count. TORTURE_SCALE=2 doubles them.
+# entry, the in-suite soak at 60 games per run. TORTURE_SCALE=2 doubles them.
 TORTURE_SCALE ?= 1
 torture: test-packages
 	$(MAKE) $(TEST_STAMP) axe

@@ -21,7 +21,7 @@ from hub.runtime.clock import Clock
 from hub.runtime.config import ConfigError
 from hub.runtime.settings import Settings
 from hub.selftest.session import SelftestSession
-from hub.selftest.walkthrough import Wiring
+from hub.selftest.steps import Wiring
 
 if TYPE_CHECKING:
     from firmware_bridge.link import SerialLink

@@ -158,7 +158,7 @@ def test_the_self_tests_words_are_the_hubs_own_in_english() -> None:
     """selftest.js says each step by its kind and slot from the catalog; in English
     that is word for word what the hub's walkthrough says (and the terminal shows)."""
     from hub.runtime.config import load
-    from hub.selftest.walkthrough import Wiring, plan
+    from hub.selftest.steps import Wiring, plan
 
     kinds = {"marker-on": "marker_on", "marker-off": "marker_off"}
     steps = plan(Wiring("gpio", load(None)["pins"], "default"), voice=True)

@@ -12,7 +12,8 @@ from hub.core.events import ButtonChanged, MarkerChanged
 from hub.io.sound import SOUND_NAMES, RecordingPlayer
 from hub.runtime.config import load
 from hub.selftest.parts import open_parts
-from hub.selftest.walkthrough import Step, Walkthrough, Wiring, plan, table
+from hub.selftest.steps import Step, Wiring, plan
+from hub.selftest.walkthrough import Walkthrough, table
 from tests.conftest import need
 from tests.doubles import RecordingLeds
 

@@ -14,7 +14,7 @@ from hub.io.sound import SOUND_NAMES, RecordingPlayer
 from hub.runtime.config import load
 from hub.selftest.parts import open_parts
 from hub.selftest.serial_link import check_link
-from hub.selftest.walkthrough import Step
+from hub.selftest.steps import Step
 from tests.helpers import eventually
 
 

@@ -8,6 +8,7 @@ from datetime import datetime, time
 import pytest
 
 from hub.io import sound
+from hub.io.mixer import Mixer
 from hub.io.sound import (
     FRAME_BYTES,
     MAX_VOICES,
@@ -15,7 +16,6 @@ from hub.io.sound import (
     SOUND_NAMES,
     SOUND_PRIORITY,
     DisabledPlayer,
-    Mixer,
     RecordingPlayer,
     SoundPolicy,
     audible,

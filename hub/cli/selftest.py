@@ -29,7 +29,8 @@ from hub.selftest.check import (
     report,
 )
 from hub.selftest.parts import speaking
-from hub.selftest.walkthrough import Step, Walkthrough, Wiring, plan, table
+from hub.selftest.steps import Step, Wiring, plan
+from hub.selftest.walkthrough import Walkthrough, table
 
 CONFIG_ERROR = 2
 

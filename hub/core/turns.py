@@ -217,19 +217,14 @@ def _hold(table: Table, slot: int, at: float) -> Result:
     if double is not None and slot == double.slot:
         return dismissed(table, double, at)
     if double is not None and may_queue(table, double, slot, player):
-        # Doubled doubles: another double in the same turn waits behind the first;
-        # the player covers only the first, the next players the others, in order.
-        queued = Double(slot, 1, player, player=player, queued=True)
-        effects: list[Effect] = [PlaySound("chicken"), played(game, player, "double")]
-        log = LogEntry("double-queued", at, (("slot", slot), ("behind", len(table.doubles))))
-        return evolve(table, doubles=(*table.doubles, queued)), [*effects, log]
+        return _queued(table, slot, at)
     if double is None:
         legal = may_play(table, slot, player)
     else:
         legal = satisfies_elsewhere(table, slot, player)
     if not legal:
         return nope(table, slot)
-    effects = [PlaySound("chicken"), played(game, player, "double")]
+    effects: list[Effect] = [PlaySound("chicken"), played(game, player, "double")]
     if not profile.tracks_doubles:
         return table, effects
     if double is None and slot == player == table.lifted and profile.privatising_double_free:
@@ -256,6 +251,17 @@ def _hold(table: Table, slot: int, at: float) -> Result:
     covers = profile.covers(dict(game.options), on_mexican=slot == game.mexican)
     opened = Double(slot, covers, player, player=player)
     return evolve(table, doubles=(opened, *table.doubles)), effects
+
+
+def _queued(table: Table, slot: int, at: float) -> Result:
+    """Doubled doubles: another double in the same turn waits behind the first; the
+    player covers only the first, the next players the others, in order."""
+    game, player = table.game, table.turn
+    assert game is not None and player is not None
+    queued = Double(slot, 1, player, player=player, queued=True)
+    effects: list[Effect] = [PlaySound("chicken"), played(game, player, "double")]
+    log = LogEntry("double-queued", at, (("slot", slot), ("behind", len(table.doubles))))
+    return evolve(table, doubles=(*table.doubles, queued)), [*effects, log]
 
 
 def _long_hold(table: Table, slot: int, at: float) -> Result:

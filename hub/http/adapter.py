@@ -23,7 +23,7 @@ from hub.games.changes import Games, RoundInPlay
 from hub.games.trust import TableTrust
 from hub.http.players import PlayerReads, PlayerRequests
 from hub.runtime.eventlog import EventLog
-from hub.runtime.settings import CHOICES, SettingsError, check
+from hub.runtime.settings import SettingsError, check, settings_view
 from hub.runtime.timers import Timers
 from hub.selftest.session import SelftestRefused, SelftestSession
 from scorer.profiles import SLOTS
@@ -374,19 +374,14 @@ class HubWebService(PlayerRequests):
     # --- settings -------------------------------------------------------------------
 
     def settings(self) -> dict[str, Any]:
-        """The settings, the values each menu offers (``choices``) and the sound
-        player's status."""
-        return self._settings_view(self._parts.settings_now())
-
-    def _settings_view(self, values: dict[str, Any]) -> dict[str, Any]:
-        choices = {key: list(options) for key, options in CHOICES.items()}
-        return {**values, "choices": choices, "sound": self._parts.sound_status()}
+        """The settings, each menu's ``choices`` and the sound player's status."""
+        return settings_view(self._parts.settings_now(), self._parts.sound_status())
 
     def change_settings(self, changes: object) -> dict[str, Any]:
         """Check, save (fsync, on this thread) and apply a settings change."""
         with _refusals():
             values = self._parts.apply_settings(check(changes))
-        return self._settings_view(values)
+        return settings_view(values, self._parts.sound_status())
 
     # --- the self-test on the page -------------------------------------------------------
 

@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from hub.io.alsa_output import AlsaOutput, OpenDevice, PcmOutput
-from hub.io.sound import FRAME_BYTES, SAY, Mixer, check_volume
+from hub.io.mixer import Mixer
+from hub.io.sound import FRAME_BYTES, SAY, check_volume
 from hub.sounds import RATE, SOUNDS_DIR, load_sounds
 
 log = logging.getLogger("hub.io.sound")

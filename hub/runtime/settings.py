@@ -41,6 +41,14 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "voice": VOICE_MODES,
     "voice_language": tuple(VOICES),
 }
+
+
+def settings_view(values: dict[str, Any], sound: dict[str, Any]) -> dict[str, Any]:
+    """``GET /api/settings``: the values, each menu's ``choices`` and the sound status."""
+    choices = {key: list(options) for key, options in CHOICES.items()}
+    return {**values, "choices": choices, "sound": sound}
+
+
 MOST_SPELLINGS = 32  # spellings for the voice kept at once (a family's players)
 LONGEST_NAME = 40  # a player's name, as the games take it
 LONGEST_SPELLING = 60

@@ -18,7 +18,7 @@ from hub.io.leds import NoRing
 from hub.io.sound import SAY, DisabledPlayer
 from hub.runtime.clock import SystemClock
 from hub.runtime.config import ConfigError
-from hub.selftest.walkthrough import ring_frame
+from hub.selftest.steps import ring_frame
 
 LINK_WAIT_S = 5.0
 log = logging.getLogger("hub.selftest")

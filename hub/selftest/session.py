@@ -25,7 +25,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from hub.core.events import CENTRE, ButtonChanged, Event, MarkerChanged
-from hub.selftest.walkthrough import STUCK, Walkthrough, Wiring, plan, ring_frame
+from hub.selftest.steps import Wiring, plan, ring_frame
+from hub.selftest.walkthrough import STUCK, Walkthrough
 
 ACTIONS = ("start", "yes", "no", "skip", "stop")
 

@@ -97,19 +97,20 @@ def choose(
         elif entry.kind == "reminder":
             owner = game.owner(_slot(f))
             if owner is not None and owner != "mexican":
-                why = str(f.get("why", ""))
-                key = (
-                    "say.reminder.last_tile"
-                    if "last tile" in why
-                    else "say.reminder.draw"
-                    if "keep drawing" in why
-                    else "say.reminder.marker"
-                )
-                said.append(_say(key, name=owner))
+                said.append(_say(_reminder_key(str(f.get("why", ""))), name=owner))
     turn = _turn_phrase(effects, entries, table)
     if turn is not None:
         said.append(turn)  # last: "Cid's train is open. Bea's turn."
     return said
+
+
+def _reminder_key(why: str) -> str:
+    """The sentence for a reminder, by the reason the core logged."""
+    if "last tile" in why:
+        return "say.reminder.last_tile"
+    if "keep drawing" in why:
+        return "say.reminder.draw"
+    return "say.reminder.marker"
 
 
 def _slot(fields: dict[str, object]) -> int:
