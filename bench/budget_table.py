@@ -380,7 +380,9 @@ def latencies(
     heard = Heard([], [], 0, 0)
     by_name: dict[str, list[int]] = {}
     for name, at in sounds:
-        by_name.setdefault(name, []).append(at)
+        # The voice (on "turns" by default) says "Bea's turn" in the turn chime's place:
+        # its first sample is that gesture's sound.
+        by_name.setdefault("turn" if name == "say" else name, []).append(at)
     taken = {name: 0 for name in by_name}
     for g in gestures:
         edge = edges[g.edge]

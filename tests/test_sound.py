@@ -7,7 +7,7 @@ from datetime import datetime, time
 
 import pytest
 
-from hub.io import sound
+from hub.io import mixer as mixer_module
 from hub.io.mixer import Mixer
 from hub.io.sound import (
     FRAME_BYTES,
@@ -230,7 +230,7 @@ def test_each_sentence_said_keeps_its_own_copy_though_all_play_as_say():
 
 
 def test_the_kept_copies_are_bounded_the_least_recently_played_let_go_first(monkeypatch):
-    monkeypatch.setattr(sound, "KEPT_FRAMES", 8)
+    monkeypatch.setattr(mixer_module, "KEPT_FRAMES", 8)
     mixer = Mixer(N, volume=0.5)
     first, second, third = (pcm(*[1000 * i] * 4) for i in (1, 2, 3))
     for samples in (first, second, first, third):

@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from itertools import chain, repeat
 from operator import add, mul
 
-from hub.io.sound import FRAME_BYTES, KEPT_FRAMES, MAX_VOICES, SOUND_PRIORITY
+from hub.io.sound import FRAME_BYTES, MAX_VOICES, SOUND_PRIORITY
+
+KEPT_FRAMES = 30 * 22050  # scaled copies the mixer keeps: 30 s of sound (1.3 MB) at most
 
 
 @dataclass

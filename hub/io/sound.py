@@ -39,7 +39,6 @@ SOUND_PRIORITY = {
 }
 
 MAX_VOICES = 4  # sounds mixed at once; more would only be noise
-KEPT_FRAMES = 30 * 22050  # scaled copies the mixer keeps: 30 s of sound (1.3 MB) at most
 FRAME_BYTES = 2  # 16-bit mono PCM
 QUIET_MODES = ("off", "turn-only", "mute")  # from loudest to quietest
 SAY = "say"  # the name speech plays under (its PCM comes with it: SoundPlayer.say)

@@ -195,6 +195,7 @@ const REMINDERS = {
   "went out without calling the last tile": "fixes.remind_last_tile",
   "only the marker's owner makes a train private, in their own turn": "fixes.remind_private",
   "lifted their marker without playing on their train: put it back": "fixes.remind_lifted",
+  "continuous draw: keep drawing until you can cover the double": "fixes.remind_draw",
 };
 async function remind() {  // say why: the reminder's reason is in the log
   const r = await api("GET", "/api/log?limit=20");
