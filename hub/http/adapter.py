@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, InvalidStateError
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -41,6 +41,7 @@ REFUSALS: tuple[tuple[type[Exception], int], ...] = (
     (SettingsError, 400),
 )
 SETTLE_S = 0.005  # beyond the debounce window, so the settled snapshot shows the press
+MARKER_WAITS = 400  # × SETTLE_S: at most ~2 s more for a marker a busy machine read late
 LOOP_TIMEOUT_S = 5.0  # a simulated press the loop has not answered by then fails
 
 
@@ -59,22 +60,15 @@ def _refusals() -> Iterator[None]:
 
 def _pass_on(source: Future[dict[str, Any]], target: Future[dict[str, Any]]) -> None:
     """``source``'s outcome to ``target``, unless ``target`` has given up already."""
-    try:
+    with suppress(InvalidStateError):
         error = source.exception()
-        if error is None:
-            target.set_result(source.result())
-        else:
-            target.set_exception(error)
-    except InvalidStateError:
-        pass
+        target.set_result(source.result()) if error is None else target.set_exception(error)
 
 
 def _give_up(target: Future[dict[str, Any]]) -> None:
     """The loop has not answered in ``LOOP_TIMEOUT_S``: the request gets an error."""
-    try:
+    with suppress(InvalidStateError):
         target.set_exception(TimeoutError("hub loop did not answer"))
-    except InvalidStateError:
-        pass
 
 
 class WebLoop(Protocol):
@@ -211,7 +205,14 @@ class HubWebService(PlayerRequests):
         """Move the simulated marker; the snapshot once its flicker window is over."""
         self._sim(slot).marker(slot, present)
         self._sleep(self._loop.table.timings.flicker + SETTLE_S)
-        return self._loop.settled()
+        # A busy machine runs the pin's callback late, and the flicker window counts
+        # from its stamp: wait (a little) until the table has taken the marker.
+        for _ in range(MARKER_WAITS):
+            snap = self._loop.settled()
+            if snap["slots"][slot - 1]["marker"] == present:
+                break
+            self._sleep(SETTLE_S)
+        return snap
 
     def sim_centre_press_later(self, hold_s: float) -> Future[dict[str, Any]]:
         """The centre button, as :meth:`sim_press_later`."""
