@@ -21,14 +21,19 @@ def test_a_double_and_a_last_tile_call_count_for_the_player(make_hub):
     t.tap(2, settle=0.05)
     t.tap(2)  # Bob calls his last tile
     assert "last_tile" in t.sounds()
+    ann, bob = bob_goes_out(hub, game_id)
+    assert (ann["doubles"], ann["last_tiles"]) == (1, 0)
+    assert (bob["doubles"], bob["last_tiles"], bob["went_out"], bob["wins"]) == (0, 1, 1, 1)
+
+
+def bob_goes_out(hub, game_id):
+    """Round 1 scored with Bob out, the game ended: Ann's and Bob's statistics."""
     hub.writer.flush()
     points = {name: 0 if name == "Bob" else 10 for name in PLAYERS}
     hub.games.score_round(game_id, 1, points=points, went_out="Bob", mid_round=True)
     hub.games.end_game(game_id)
     hub.writer.flush()
-    ann, bob = hub.store.player(_person(hub, "Ann")), hub.store.player(_person(hub, "Bob"))
-    assert (ann["doubles"], ann["last_tiles"]) == (1, 0)
-    assert (bob["doubles"], bob["last_tiles"], bob["went_out"], bob["wins"]) == (0, 1, 1, 1)
+    return hub.store.player(_person(hub, "Ann")), hub.store.player(_person(hub, "Bob"))
 
 
 def test_with_remembering_off_a_new_game_adds_no_player(make_hub):
@@ -53,11 +58,6 @@ def test_an_undone_double_or_last_tile_call_counts_for_nobody(make_hub):
     t.tap(2)  # Bob calls his last tile ...
     assert "last_tile" in t.sounds()
     hub.games.undo()  # ... and it is undone (the call was the last action)
-    hub.writer.flush()
-    points = {name: 0 if name == "Bob" else 10 for name in PLAYERS}
-    hub.games.score_round(game_id, 1, points=points, went_out="Bob", mid_round=True)
-    hub.games.end_game(game_id)
-    hub.writer.flush()
-    ann, bob = hub.store.player(_person(hub, "Ann")), hub.store.player(_person(hub, "Bob"))
+    ann, bob = bob_goes_out(hub, game_id)
     assert ann["doubles"] == 1  # noted twice, once taken back
     assert (bob["doubles"], bob["last_tiles"]) == (0, 0)
