@@ -31,6 +31,11 @@ class Game:
 
     def __init__(self, hub, players=FOUR, **body):
         self.hub = hub
+        # The hub is the module's: a marker an earlier test left on its sensor (in
+        # whatever order the workers ran them) is lifted before the new game.
+        for slot in hub.get("/api/state")[1]["slots"]:
+            if slot["marker"]:
+                self.marker(slot["slot"], False)
         status, made = hub.post(
             "/api/games",
             {"players": players, "rules": "consensus", "first": 1, **body},

@@ -41,7 +41,6 @@ REFUSALS: tuple[tuple[type[Exception], int], ...] = (
     (SettingsError, 400),
 )
 SETTLE_S = 0.005  # beyond the debounce window, so the settled snapshot shows the press
-MARKER_WAITS = 400  # × SETTLE_S: at most ~2 s more for a marker a busy machine read late
 LOOP_TIMEOUT_S = 5.0  # a simulated press the loop has not answered by then fails
 
 
@@ -205,14 +204,7 @@ class HubWebService(PlayerRequests):
         """Move the simulated marker; the snapshot once its flicker window is over."""
         self._sim(slot).marker(slot, present)
         self._sleep(self._loop.table.timings.flicker + SETTLE_S)
-        # A busy machine runs the pin's callback late, and the flicker window counts
-        # from its stamp: wait (a little) until the table has taken the marker.
-        for _ in range(MARKER_WAITS):
-            snap = self._loop.settled()
-            if snap["slots"][slot - 1]["marker"] == present:
-                break
-            self._sleep(SETTLE_S)
-        return snap
+        return self._loop.settled()
 
     def sim_centre_press_later(self, hold_s: float) -> Future[dict[str, Any]]:
         """The centre button, as :meth:`sim_press_later`."""

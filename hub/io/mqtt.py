@@ -2,10 +2,12 @@
 
 :class:`PahoLink` keeps one client connected on its own thread: it speaks MQTT 5 and
 falls back to 3.1.1 when the broker does not; it reconnects with exponential backoff
-(``backoff`` seconds, doubling up to ``max_backoff``); it sets the last will before
-every connect. Its callbacks only hand news to whoever owns the link (the hub's
-publisher, the tournament board): they never touch the table. Its fake, for tests
-of everything above it without a broker, is ``tests/doubles.py``'s ``RecordingLink``.
+(``backoff`` seconds, doubling up to ``max_backoff``), each connection a new paho client
+(what the lost one still had in flight is dropped, not replayed after the owner's fresh
+state); it sets the last will before every connect. Its callbacks only hand news to
+whoever owns the link (the hub's publisher, the tournament board): they never touch
+the table. Its fake, for tests of everything above it without a broker, is
+``tests/doubles.py``'s ``RecordingLink``.
 """
 
 from __future__ import annotations
@@ -113,6 +115,7 @@ class PahoLink:
         self.protocol = "5"
         self.connected = False
         self._fallback = False
+        self._served = False  # the current client got connected (a refusal backs off more)
         self._stopping = False
         self._stopped = threading.Event()
         self._client: paho.Client | None = None
@@ -125,19 +128,31 @@ class PahoLink:
         self._thread.start()
 
     def _run(self) -> None:
+        delay = self.backoff[0]
         while not self._stopping:
             client = self._new_client()
+            self._served = False
             with self._lock:
+                if self._stopping:  # stop() came between two clients
+                    return
                 self._client = client
             client.connect_async(self.broker.host, self.broker.port, self.broker.keepalive)
             try:
                 client.loop_forever(retry_first_connection=True)
             except Exception:  # a bug in a handler or in paho: log, rebuild, go on
                 log.exception("mqtt: the network loop failed; reconnecting")
+                self.connected = False
                 self._stopped.wait(self.backoff[0])
                 continue
-            if not self._fallback:
+            if self._stopping:
                 return  # disconnect() was called: we are stopping
+            if not self._fallback:
+                # The connection was lost: the next one is a new client, so what this
+                # one still had in flight (a state older than the table's) is not
+                # replayed after the owner has republished the table as it is now.
+                delay = self.backoff[0] if self._served else min(delay * 2, self.backoff[1])
+                self._stopped.wait(delay)
+                continue
             self._fallback = False
             self.protocol = "3.1.1"
             log.warning(
@@ -151,7 +166,10 @@ class PahoLink:
             MQTTProtocolVersion.MQTTv5 if self.protocol == "5" else MQTTProtocolVersion.MQTTv311
         )
         client = paho.Client(
-            CallbackAPIVersion.VERSION2, client_id=self.client_id, protocol=version
+            CallbackAPIVersion.VERSION2,
+            client_id=self.client_id,
+            protocol=version,
+            reconnect_on_failure=False,  # a lost connection ends the loop: see _run
         )
         client.reconnect_delay_set(*self.backoff)
         client.max_queued_messages_set(self.max_queued)
@@ -186,7 +204,7 @@ class PahoLink:
         )
         for topic in self.subscriptions:
             client.subscribe(topic, qos=self.subscribe_qos)
-        self.connected = True
+        self.connected = self._served = True
         self.handlers.connected()
 
     def _on_disconnect(
@@ -233,9 +251,10 @@ class PahoLink:
 
     def stop(self, farewell: Will | None = None, timeout: float = 3.0) -> None:
         """Say ``farewell`` (e.g. ``offline``) if connected, disconnect, end the thread."""
-        self._stopping = True
+        with self._lock:
+            self._stopping = True
+            client = self._client
         self._stopped.set()
-        client = self._client
         if client is not None:
             if farewell is not None and self.connected:
                 info = client.publish(
