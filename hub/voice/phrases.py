@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from hub.core.effects import Effect, LogEntry, PlaySound
 from hub.core.state import Table
@@ -51,10 +52,20 @@ def check_mode(mode: object) -> str:
     return mode
 
 
+# The log entries a phrase is read from; those only ``all`` says.
+_ALL_ONLY = frozenset({"marker", "last-tile", "reminder"})
+_SAID_KINDS = _ALL_ONLY | {"round-over", "game-over"}
+
+
+def _sounded(effects: Sequence[Effect], name: str) -> bool:
+    return any(isinstance(e, PlaySound) and e.name == name for e in effects)
+
+
 def _fields(entry: LogEntry) -> dict[str, object]:
     return dict(entry.fields)
 
 
+@lru_cache(maxsize=1024)  # a game's few hundred phrases, made once each (the press's path)
 def _say(key: str, **params: str) -> Phrase:
     return Phrase(key, tuple(sorted(params.items())))
 
@@ -75,20 +86,22 @@ def choose(
     everything = mode == "all"
     game = table.game
     entries = [e for e in effects if isinstance(e, LogEntry)]
-    sounds = {e.name for e in effects if isinstance(e, PlaySound)}
     said: list[Phrase] = []
     for entry in entries:
+        kind = entry.kind
+        if kind not in _SAID_KINDS or (game is None or not everything) and kind in _ALL_ONLY:
+            continue  # most of a change's entries (a press, a turn): nothing to read
         f = _fields(entry)
-        if entry.kind == "round-over":
+        if kind == "round-over":
             name = f.get("went_out")
             said.append(_say("say.out", name=str(name)) if name else _say("say.blocked"))
-        elif entry.kind == "game-over":
+        elif kind == "game-over":
             gid = f.get("game")
             name = winner(gid) if winner is not None and isinstance(gid, int) else None
             said.append(_say("say.winner", name=name) if name else _say("say.game_over"))
-        elif not everything or game is None:
+        elif game is None:
             continue
-        elif entry.kind == "marker" and f.get("present") and "choo" in sounds:
+        elif kind == "marker" and f.get("present") and _sounded(effects, "choo"):
             owner = game.owner(_slot(f))
             if owner is not None and owner != "mexican":
                 said.append(_say("say.public", name=owner))
@@ -125,7 +138,7 @@ def _turn_phrase(effects: Sequence[Effect], entries: list[LogEntry], table: Tabl
     if game is None or table.turn is None or game.phase not in ("first-turn", "play"):
         return None
     turned = any(e.kind == "turn" for e in entries)
-    opened = any(isinstance(e, PlaySound) and e.name == "chicken" for e in effects)
+    opened = _sounded(effects, "chicken")
     double = next((d for d in table.doubles if not (d.waiting or d.queued)), None)
     if double is not None and (turned or opened):
         name = game.owner(double.responsible)
