@@ -32,6 +32,9 @@ from firmware_bridge.firmware.board import (
 from firmware_bridge.firmware.mcu import UPDATING_TEXT, WATCHDOG_MS, Firmware
 
 Pixels = list[tuple[int, ...]]
+# A boot's id from a generator of its own: a box restarting on its thread must not
+# draw from the process-wide one that tests seed and check (hypothesis does).
+_BOOTS = random.Random()
 POLL_S = 0.005  # the fake's loop wakes at least this often
 
 
@@ -117,7 +120,7 @@ class FakeMcu:
             return
         watchdog = self.machine.WDT(timeout=WATCHDOG_MS)
         board = Board(self.machine, NeoPixelModule, ticks, self.pixel_count)
-        firmware = _Firmware(board, port, random.getrandbits(16))
+        firmware = _Firmware(board, port, _BOOTS.getrandbits(16))
         firmware.on_leds = self._leds
         self.firmware = firmware
         watchdog.feed()

@@ -16,6 +16,9 @@ from waitress.task import ThreadedTaskDispatcher
 from hub.http.selector import touch
 from web.service import EarlyAnswer
 
+# Its own generator: the process-wide one is the tests' and the libraries' (a
+# background thread drawing from it shows up in a hypothesis test as a flaky strategy).
+_SPREAD = random.Random()
 log = logging.getLogger("hub.http.server")
 
 RETIRE_AFTER_S = 5.0  # extra workers are retired only this long after the pool last grew
@@ -66,7 +69,7 @@ def refuse(channel: Any, request: Any, answer: EarlyAnswer) -> None:
     # again straight after a pause, the connection waits out the whole Retry-After.
     channel.refused = getattr(channel, "refused", 0) + 1
     pause = retry if channel.refused > 1 else min(retry, PAUSE_S)
-    channel.paused_until = time.monotonic() + pause * random.uniform(0.5, 1.0)
+    channel.paused_until = time.monotonic() + pause * _SPREAD.uniform(0.5, 1.0)
     connection = request.headers.get("CONNECTION", "").lower()
     close = connection == "close" if request.version == "1.1" else connection != "keep-alive"
     lines = [f"HTTP/1.1 {status}", *(f"{name}: {value}" for name, value in headers)]
