@@ -244,8 +244,11 @@ make_venv() {
 # pip_install ARGS... - pip into the venv, its output shown and kept in PIP_LOG.
 PIP_LOG=""
 pip_install() {
+    # The venv's python, not bin/pip: pip's script names the python it was made with in
+    # its first line, so a venv copied elsewhere (the tests copy one install) would be
+    # changed where it was made.
     # shellcheck disable=SC2086  # PIP_ARGS are words for pip, e.g. --no-index --find-links D
-    "$ROOT$VENV/bin/pip" install -q $PIP_ARGS "$@" 2>&1 | tee "$PIP_LOG"
+    "$ROOT$VENV/bin/python" -m pip install -q $PIP_ARGS "$@" 2>&1 | tee "$PIP_LOG"
 }
 
 # The line of pip's output that names the failure: its first ERROR line (a build

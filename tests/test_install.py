@@ -233,7 +233,7 @@ def test_uninstall_keeps_the_games_and_purge_removes_them(pi):
 
 
 @pytest.mark.slow
-def test_upgrade_keeps_the_games_and_migrates_the_store(pi, tmp_path):
+def test_upgrade_keeps_the_games_and_migrates_the_store(pi, tmp_path, installed):
     state = pi / "var/lib/mtrain-hub"
     game_id = _a_game(state)
     # The next version: its schema has one more step.
@@ -253,6 +253,13 @@ def test_upgrade_keeps_the_games_and_migrates_the_store(pi, tmp_path):
     )
     output = install(pi, *PIP_ARGS, source=newer)
     assert "upgraded; the games are kept" in output
+    # The copy was upgraded, not the install it was copied from (which every test
+    # process copies: pip run as the copy's bin/pip had upgraded that one).
+    for root, newest in ((pi, True), (installed[0], False)):
+        found = list(
+            (root / "opt/mtrain-hub/venv").glob("lib/python3*/site-packages/scorer/schema.py")
+        )
+        assert len(found) == 1 and ("upgrade_probe" in found[0].read_text()) is newest, root
     assert re.search(r"games\.db: schema (\d+) -> (\d+)", output), output
     conn = sqlite3.connect(state / "games.db")
     version = conn.execute("PRAGMA user_version").fetchone()[0]
