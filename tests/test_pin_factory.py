@@ -59,6 +59,16 @@ def test_without_a_chip_the_error_names_the_missing_chip(workdir):
     message = str(caught.value)
     assert f"{dev}/gpiochip0 does not exist" in message
     assert f"its notify pipe in {workdir}" in message  # lgpio loaded from here
+    # lgpio makes its pipe when a process first imports it, and another test in this
+    # process may have done so from its own folder first: a fresh interpreter, here.
+    hub = (
+        "from pathlib import Path\nfrom hub.io.pins import NoPins, open_lgpio\n"
+        "try:\n    open_lgpio(Path('dev'))\nexcept NoPins as exc:\n    print(exc)\n"
+    )
+    said = subprocess.run(
+        [sys.executable, "-c", hub], cwd=workdir, capture_output=True, text=True, timeout=60
+    )
+    assert f"its notify pipe in {workdir}" in said.stdout, said.stdout + said.stderr
     assert list(workdir.glob(".lgd-nfy*")), "lgpio made its pipe in the working directory"
 
 
