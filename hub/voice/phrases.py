@@ -89,7 +89,7 @@ def choose(
     said: list[Phrase] = []
     for entry in entries:
         kind = entry.kind
-        if kind not in _SAID_KINDS or (game is None or not everything) and kind in _ALL_ONLY:
+        if kind not in _SAID_KINDS or (kind in _ALL_ONLY and (game is None or not everything)):
             continue  # most of a change's entries (a press, a turn): nothing to read
         f = _fields(entry)
         if kind == "round-over":
@@ -105,9 +105,9 @@ def choose(
             owner = game.owner(_slot(f))
             if owner is not None and owner != "mexican":
                 said.append(_say("say.public", name=owner))
-        elif entry.kind == "last-tile" and f.get("player"):
+        elif kind == "last-tile" and f.get("player"):
             said.append(_say("say.last_tile", name=str(f["player"])))
-        elif entry.kind == "reminder":
+        elif kind == "reminder":
             owner = game.owner(_slot(f))
             if owner is not None and owner != "mexican":
                 said.append(_say(_reminder_key(str(f.get("why", ""))), name=owner))
