@@ -60,15 +60,7 @@ def claim_at_the_hub(hub, mcu, page) -> None:
     expect(page.locator("#join-url")).not_to_be_empty()
     page.locator("#claim").click()
 
-    def lit() -> int | None:
-        _, state = hub.get("/api/state")
-        return state["claim"]["slot"] if state.get("claim") else None
-
-    # A loaded machine (three test workers, Chromium, the hub and the fake Pico on two
-    # cores) can take seconds over the POST: as long as Playwright's own waits, asked
-    # at a pace that leaves the hub its CPU.
-    slot = eventually(lit, 30, every=0.05)
-    assert slot, f"no claim lit; the page says {page.locator('#claim-note').inner_text()!r}"
+    slot = lit_slot(hub, page)
     # The hold at the lit slot; held again while the hub still waits for it, as a person
     # would: on a loaded machine the fake box (a thread of this process) can scan more
     # than 250 ms apart, and a release seen after such a pause is sent LATE, which the
@@ -76,9 +68,25 @@ def claim_at_the_hub(hub, mcu, page) -> None:
     # every millisecond).
     for _ in range(3):
         mcu.press(slot, 1500)
-        if eventually(lambda: not lit(), 8, every=0.1):
+        if eventually(lambda: not claim_slot(hub), 8, every=0.1):
             break
     page.locator("#claim-note").filter(has_text="The table trusts this phone").wait_for()
+
+
+def claim_slot(hub) -> int | None:
+    """The slot a waiting claim has lit, or None."""
+    _, state = hub.get("/api/state")
+    return state["claim"]["slot"] if state.get("claim") else None
+
+
+def lit_slot(hub, page) -> int:
+    """The slot the claim the page just asked for lit. A loaded machine (three test
+    workers, Chromium, the hub and the fake Pico on two cores) can take seconds over the
+    POST: waited for as long as Playwright's own waits, asked at a pace that leaves the
+    hub its CPU."""
+    slot = eventually(lambda: claim_slot(hub), 30, every=0.05)
+    assert slot, f"no claim lit; the page says {page.locator('#claim-note').inner_text()!r}"
+    return slot
 
 
 def walk(hub, mcu, page, timeout: float = 60.0) -> None:
@@ -122,12 +130,7 @@ def test_the_view_names_a_stuck_button_at_the_start(chromium, tmp_path):
         page.locator("#join-url").filter(has_text="http").wait_for()  # the view is live
         page.locator("#claim").click()
 
-        def lit() -> int | None:
-            _, state = hub.get("/api/state")
-            return state["claim"]["slot"] if state.get("claim") else None
-
-        slot = eventually(lit, 30, every=0.05)  # as in claim_at_the_hub
-        assert slot, f"no claim lit; the page says {page.locator('#claim-note').inner_text()!r}"
+        slot = lit_slot(hub, page)
         hub.post(f"/api/sim/slots/{slot}/press", {"hold_ms": 1500})
         page.locator("#claim-note").filter(has_text="The table trusts this phone").wait_for()
         stuck = 4 if slot != 4 else 5
