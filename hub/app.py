@@ -220,7 +220,8 @@ class Hub:
         self.policy.turn_chime = values["turn_chime"]
         self.games.remember_players = bool(values["remember_players"])
         self.lights.set_brightness(float(values["brightness"]))
-        self.voice.prepare(self.loop.table)  # a new language or spelling: render ahead
+        # a new language or spelling: render ahead (on the loop thread, which reads the words)
+        self.loop.call(self.voice.prepare)
         self.broadcaster.publish("settings", dict(values))
         return values
 

@@ -489,6 +489,27 @@ def test_the_voice_speaks_spanish_and_says_a_spelling(make_hub):
     ) not in hub.voice.cache
 
 
+@pytest.mark.parametrize("threaded", [False, True])
+def test_a_spelling_changed_mid_game_is_heard_at_the_next_turn(make_hub, threaded):
+    """The sentence said at a press is kept ready with its PCM; a spelling changed
+    through the settings (on the loop's thread when it runs) lets it go."""
+    need("espeak-ng")
+    hub = make_hub(threaded=threaded, sound={"voice": "turns"})
+    hub.games.new_game(check_setup({"players": list(PLAYERS), "first": 1}, "consensus"))
+    assert hub.voice.wait_ready(60)
+    t = Fingers(hub)
+    for slot in (1, 2, 3, 1, 2):  # Bea's, Cid's, Ann's turn, then Bea's and Cid's again
+        t.tap(slot)
+    assert hub.sound.spoken[-1] == hub.voice.cache.get(("en", "Cid's turn"))
+    hub.apply_settings({"spoken_names": {"Cid": "Seed"}})
+    assert hub.voice.wait_ready(60)
+    for slot in (3, 1, 2):  # Ann's, Bea's, and Cid's turn comes round again
+        t.tap(slot)
+    assert t.said()[-1] == "Cid's turn"  # the log shows the real name
+    assert hub.sound.spoken[-1] == hub.voice.cache.get(("en", "Seed's turn"))
+    assert hub.sound.spoken[-1] != hub.voice.cache.get(("en", "Cid's turn"))
+
+
 # --- the setting and its trust ----------------------------------------------------
 
 

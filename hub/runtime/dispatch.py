@@ -86,21 +86,12 @@ class EffectDispatcher:
         """Carry out ``effects`` (``table``: the table after them, for the voice):
         sounds and speech, then everything else in order."""
         spoken: list[Spoken] = []
-        if self.voice is not None and table is not None:
+        heard_say: list[bool] = []
+        voiced_turn = False  # the turn's sentence is heard now, in the turn chime's place
+        if self.voice is not None and table is not None and effects:
             spoken = self._safely(self.voice.announce, effects, table) or []
-        # heard: the quiet rules allow it and a speaker is there to say it on
-        speaker = (
-            bool(spoken)
-            and self.voice is not None
-            and self.voice.renders
-            and bool((self._safely(self.sound.status) or {}).get("available"))
-        )
-        allows = self.policy.allows_say
-        heard_say = [speaker and bool(self._safely(allows, s.phrase.about_turn)) for s in spoken]
-        voiced_turn = any(
-            ok and s.phrase.about_turn and s.samples is not None
-            for s, ok in zip(spoken, heard_say, strict=True)
-        )
+            if spoken:
+                heard_say, voiced_turn = self._heard(spoken)
         heard: list[Effect] = []
         voiced: PlaySound | None = None
         chimes: list[str] = []
@@ -121,16 +112,35 @@ class EffectDispatcher:
         for effect in heard:
             self._safely(self._one, effect, effect is voiced)
 
+    def _heard(self, spoken: list[Spoken]) -> tuple[list[bool], bool]:
+        """For each sentence, whether it is heard: a speaker is there to say it on (the
+        voice renders, the player is available) and the quiet rules allow it; and
+        whether a sentence about the turn is heard with its PCM ready."""
+        assert self.voice is not None
+        if not (self.voice.renders and (self._safely(self.sound.status) or {}).get("available")):
+            return [False] * len(spoken), False
+        allows = self.policy.allows_say
+        heard = []
+        voiced_turn = False
+        for s in spoken:
+            ok = bool(self._safely(allows, s.phrase.about_turn))
+            heard.append(ok)
+            voiced_turn = voiced_turn or (ok and s.phrase.about_turn and s.samples is not None)
+        return heard, voiced_turn
+
     def _say(self, spoken: list[Spoken], heard: list[bool], chimes: list[str]) -> None:
         """Say what is ready (after the change's chimes), render the rest to say late,
         and log each sentence."""
         assert self.voice is not None
-        pairs = list(zip(spoken, heard, strict=True))
-        ready = [s.samples for s, ok in pairs if ok and s.samples is not None]
+        ready = []
+        for s, ok in zip(spoken, heard, strict=True):
+            if ok and s.samples is not None:
+                ready.append(s.samples)
         if ready:
-            lead = max((self.chime_frames.get(name, 0) for name in chimes), default=0)
+            frames = self.chime_frames
+            lead = max([frames.get(name, 0) for name in chimes]) if chimes else 0
             self.sound.say(joined(ready), lead)
-        for s, ok in pairs:
+        for s, ok in zip(spoken, heard, strict=True):
             late = ok and s.samples is None
             if late:
                 self.voice.render_late(s)

@@ -17,11 +17,11 @@ that is open after the change wins over a plain "Bea's turn".
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from hub.core.effects import Effect, LogEntry, PlaySound
-from hub.core.state import Table
+from hub.core.state import Game, Table
 
 VOICE_MODES = ("off", "turns", "all")
 DEFAULT_MODE = "turns"
@@ -37,11 +37,11 @@ class Phrase:
 
     key: str
     params: tuple[tuple[str, str], ...] = ()
+    # True for a phrase that stands for the turn chime (read on a press's path: a field)
+    about_turn: bool = field(init=False, compare=False, repr=False)
 
-    @property
-    def about_turn(self) -> bool:
-        """True for a phrase that stands for the turn chime."""
-        return self.key in TURN_KEYS
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "about_turn", self.key in TURN_KEYS)
 
 
 def check_mode(mode: object) -> str:
@@ -52,22 +52,17 @@ def check_mode(mode: object) -> str:
     return mode
 
 
-# The log entries a phrase is read from; those only ``all`` says.
-_ALL_ONLY = frozenset({"marker", "last-tile", "reminder"})
-_SAID_KINDS = _ALL_ONLY | {"round-over", "game-over"}
-
-
-def _sounded(effects: Sequence[Effect], name: str) -> bool:
-    return any(isinstance(e, PlaySound) and e.name == name for e in effects)
-
-
-def _fields(entry: LogEntry) -> dict[str, object]:
-    return dict(entry.fields)
+# The log entries a phrase is read from: in every mode, and in ``all`` during a game.
+_ANY_MODE = frozenset({"round-over", "game-over"})
+_SAID_KINDS = _ANY_MODE | {"marker", "last-tile", "reminder"}
+_PLAYING = frozenset({"first-turn", "play"})  # the phases with a turn to say
 
 
 @lru_cache(maxsize=1024)  # a game's few hundred phrases, made once each (the press's path)
-def _say(key: str, **params: str) -> Phrase:
-    return Phrase(key, tuple(sorted(params.items())))
+def _say(key: str, name: str | None = None) -> Phrase:
+    """The phrase ``key`` (about player ``name``); positional, so the cache's key is
+    cheap to make."""
+    return Phrase(key, (("name", name),) if name is not None else ())
 
 
 def choose(
@@ -83,38 +78,63 @@ def choose(
     """
     if mode == "off" or not effects:
         return []
-    everything = mode == "all"
     game = table.game
-    entries = [e for e in effects if isinstance(e, LogEntry)]
-    said: list[Phrase] = []
+    read = _SAID_KINDS if mode == "all" and game is not None else _ANY_MODE
+    # One pass (a press's path): the entries with something to read, and what the
+    # change sounded and logged about the turn.
+    entries: list[LogEntry] = []
+    turned = opened = chooed = False
+    for effect in effects:
+        if isinstance(effect, LogEntry):
+            if effect.kind == "turn":
+                turned = True
+            elif effect.kind in read:
+                entries.append(effect)
+        elif isinstance(effect, PlaySound):
+            if effect.name == "chicken":
+                opened = True
+            elif effect.name == "choo":
+                chooed = True
+    said = []
     for entry in entries:
-        kind = entry.kind
-        if kind not in _SAID_KINDS or (kind in _ALL_ONLY and (game is None or not everything)):
-            continue  # most of a change's entries (a press, a turn): nothing to read
-        f = _fields(entry)
-        if kind == "round-over":
-            name = f.get("went_out")
-            said.append(_say("say.out", name=str(name)) if name else _say("say.blocked"))
-        elif kind == "game-over":
-            gid = f.get("game")
-            name = winner(gid) if winner is not None and isinstance(gid, int) else None
-            said.append(_say("say.winner", name=name) if name else _say("say.game_over"))
-        elif game is None:
-            continue
-        elif kind == "marker" and f.get("present") and _sounded(effects, "choo"):
-            owner = game.owner(_slot(f))
-            if owner is not None and owner != "mexican":
-                said.append(_say("say.public", name=owner))
-        elif kind == "last-tile" and f.get("player"):
-            said.append(_say("say.last_tile", name=str(f["player"])))
-        elif kind == "reminder":
-            owner = game.owner(_slot(f))
-            if owner is not None and owner != "mexican":
-                said.append(_say(_reminder_key(str(f.get("why", ""))), name=owner))
-    turn = _turn_phrase(effects, entries, table)
-    if turn is not None:
-        said.append(turn)  # last: "Cid's train is open. Bea's turn."
+        phrase = _read(entry, game, chooed, winner)
+        if phrase is not None:
+            said.append(phrase)
+    if turned or opened:
+        turn = _turn_phrase(table, turned)
+        if turn is not None:
+            said.append(turn)  # last: "Cid's train is open. Bea's turn."
     return said
+
+
+def _read(
+    entry: LogEntry,
+    game: Game | None,
+    chooed: bool,
+    winner: Callable[[int], str | None] | None,
+) -> Phrase | None:
+    """The phrase log ``entry`` calls for (``chooed``: its change sounded the choo)."""
+    kind = entry.kind
+    f = dict(entry.fields)
+    if kind == "round-over":
+        name = f.get("went_out")
+        return _say("say.out", str(name)) if name else _say("say.blocked")
+    if kind == "game-over":
+        gid = f.get("game")
+        won = winner(gid) if winner is not None and isinstance(gid, int) else None
+        return _say("say.winner", won) if won else _say("say.game_over")
+    assert game is not None  # the other kinds are read only during a game
+    if kind == "marker" and f.get("present") and chooed:
+        owner = game.owner(_slot(f))
+        if owner is not None and owner != "mexican":
+            return _say("say.public", owner)
+    elif kind == "last-tile" and f.get("player"):
+        return _say("say.last_tile", str(f["player"]))
+    elif kind == "reminder":
+        owner = game.owner(_slot(f))
+        if owner is not None and owner != "mexican":
+            return _say(_reminder_key(str(f.get("why", ""))), owner)
+    return None
 
 
 def _reminder_key(why: str) -> str:
@@ -131,23 +151,23 @@ def _slot(fields: dict[str, object]) -> int:
     return slot if isinstance(slot, int) else 0
 
 
-def _turn_phrase(effects: Sequence[Effect], entries: list[LogEntry], table: Table) -> Phrase | None:
-    """Who must act now: the player who must cover a double opened or handed on by this
-    change, else the new turn's player."""
+def _turn_phrase(table: Table, turned: bool) -> Phrase | None:
+    """Who must act now, after a change that opened a double (the chicken sounded) or
+    logged a turn (``turned``): the player who must cover a double open now, else the
+    new turn's player (only when the turn passed)."""
     game = table.game
-    if game is None or table.turn is None or game.phase not in ("first-turn", "play"):
+    if game is None or table.turn is None or game.phase not in _PLAYING:
         return None
-    turned = any(e.kind == "turn" for e in entries)
-    opened = _sounded(effects, "chicken")
-    double = next((d for d in table.doubles if not (d.waiting or d.queued)), None)
-    if double is not None and (turned or opened):
-        name = game.owner(double.responsible)
-        if name is not None and name != "mexican":
-            return _say("say.double", name=name)
+    for double in table.doubles:
+        if not (double.waiting or double.queued):  # the one open now
+            name = game.owner(double.responsible)
+            if name is not None and name != "mexican":
+                return _say("say.double", name)
+            break
     if turned:
         name = game.owner(table.turn)
         if name is not None and name != "mexican":
-            return _say("say.turn", name=name)
+            return _say("say.turn", name)
     return None
 
 
@@ -167,4 +187,4 @@ def every_phrase(players: Sequence[str]) -> list[Phrase]:
         "say.reminder.draw",
     )
     fixed = [_say("say.blocked"), _say("say.game_over")]
-    return [_say(key, name=name) for key in named for name in players] + fixed
+    return [_say(key, name) for key in named for name in players] + fixed

@@ -124,8 +124,13 @@ class Announcer:
         self.failures = 0
         self.problem: str | None = engine.available() if render is engine.render else None
         self._prepared: tuple[object, ...] | None = None
+        self._seen: tuple[object, str] | None = None  # (players, lang) _prepared was for
         # (lang, phrase) -> (words shown, words spoken), for the spellings of _prepared
         self._words: dict[tuple[str, Phrase], tuple[str, str]] = {}
+        # (lang, phrase) -> the sentence with its PCM, once the cache had it: a press's
+        # sentence is one lookup (these hold their PCM until the players, the language
+        # or a spelling change, even past the cache's budget: one game's sentences)
+        self._ready: dict[tuple[str, Phrase], Spoken] = {}
         self._queue: list[tuple[str, str, bool]] = []  # (lang, spoken text, play when done)
         self._cond = threading.Condition()
         self._busy = False
@@ -142,17 +147,30 @@ class Announcer:
         if mode == "off":
             return []
         lang = self.lang()
-        self.prepare(table, lang)
+        game = table.game
+        if game is not None and self._seen != (game.players, lang):
+            self.prepare(table, lang)  # a new game or language (a spelling: prepare is called)
         spoken = []
+        ready = self._ready
         for phrase in choose(effects, table, mode, self.winner):
-            words = self._words.get((lang, phrase))
-            if words is None:
-                words = self._words[lang, phrase] = (
-                    self.words(lang, phrase.key, **dict(phrase.params)),
-                    self.spoken_text(phrase, lang),
-                )
-            spoken.append(Spoken(phrase, words[0], lang, self.cache.get((lang, words[1]))))
+            said = ready.get((lang, phrase))
+            if said is None:
+                said = self._spoken(phrase, lang)
+            spoken.append(said)
         return spoken
+
+    def _spoken(self, phrase: Phrase, lang: str) -> Spoken:
+        """``phrase`` in ``lang`` with its PCM if the cache has it (then kept ready)."""
+        words = self._words.get((lang, phrase))
+        if words is None:
+            words = self._words[lang, phrase] = (
+                self.words(lang, phrase.key, **dict(phrase.params)),
+                self.spoken_text(phrase, lang),
+            )
+        said = Spoken(phrase, words[0], lang, self.cache.get((lang, words[1])))
+        if said.samples is not None:
+            self._ready[lang, phrase] = said
+        return said
 
     def spoken_text(self, phrase: Phrase, lang: str) -> str:
         """The sentence as the engine is given it: names replaced by their spellings."""
@@ -162,16 +180,21 @@ class Announcer:
 
     def prepare(self, table: Table, lang: str | None = None) -> None:
         """Queue the renders a game with ``table``'s players needs (only when its
-        players, the language or the spellings changed since the last call)."""
+        players, the language or the spellings changed since the last call).
+
+        :meth:`announce` calls this when the players or the language changed; whoever
+        changes a spelling calls it (the hub does on every settings change)."""
         game = table.game
         if game is None or not self.renders or self.mode() == "off":
             return
         lang = lang or self.lang()
         key = (game.players, lang, tuple(self.spellings().items()))
+        self._seen = (game.players, lang)
         if key == self._prepared:
             return
         self._prepared = key
         self._words = {}  # a spelling may have changed
+        self._ready = {}
         wanted = [self.spoken_text(p, lang) for p in every_phrase(game.players)]
         with self._cond:
             queued = {(q[0], q[1]) for q in self._queue}
