@@ -414,7 +414,7 @@ def latencies(
 
 def longest_stall(pings: list[int], start: int, end: int, interval_ns: int) -> float | None:
     """Milliseconds: the longest gap between two watchdog pings in [start, end], less
-    the interval the feeder waits between them (None without two pings)."""
+    the interval the loop waits between them (None without two pings)."""
     inside = [p for p in pings if start <= p <= end]
     if len(inside) < 2:
         return None

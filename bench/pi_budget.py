@@ -28,12 +28,12 @@ Figures, per hub:
   ``mtrain-hub run`` does); p50 and p99;
 - press to phone: the same edge to the ``state`` that shows it, at each of the 8 phones;
 - the longest stall of the loop thread: the hub believes systemd watches it
-  (``NOTIFY_SOCKET``, ``WATCHDOG_USEC`` twice ``--probe-ms``), so its watchdog feeder
-  asks the loop thread for a ping every 10 ms (hub/runtime/notify.py); the bench
-  stamps each ping's arrival, and the longest gap between two, less the 10 ms, is the
-  longest the loop (or the whole process) did not answer. A stall that began before a
-  ping was asked for shows up to 10 ms short. The probe is not free: its pings cost
-  the hub about 2 % of one core here (the "CPU idle" row), a sixth of the budget;
+  (``NOTIFY_SOCKET``, ``WATCHDOG_USEC`` twice ``--probe-ms``), so its loop thread
+  sends a ping every 10 ms (its beat, hub/runtime/notify.py); the bench stamps each
+  ping's arrival, and the longest gap between two, less the 10 ms, is the longest the
+  loop (or the whole process) did not answer. A stall that began just after a ping
+  shows up to 10 ms short. The probe is not free: its pings cost the hub about 1.5 %
+  of one core here (the "CPU idle" row), an eighth of the budget;
 - CPU per press: the group's CPU while the table played, less its idle rate, over the
   gestures; and the idle CPU (table set, phones listening, nobody pressing);
 - start to first answer: ``mtrain-hub run`` itself (no wrapper, no probe) from spawning

@@ -18,7 +18,7 @@ from types import FrameType
 
 from hub.cli.main import main
 from hub.runtime import supervision
-from hub.runtime.notify import LoopCall, Notifier
+from hub.runtime.notify import LoopBeat, LoopCall, Notifier
 
 log = logging.getLogger("tests.freezer")
 
@@ -66,10 +66,11 @@ class FreezableSupervision(supervision.Supervision):
     def __init__(
         self,
         loop_call: LoopCall,
+        loop_beat: LoopBeat,
         describe: Callable[[str, int], str],
         notifier: Notifier | None = None,
     ) -> None:
-        super().__init__(loop_call, describe, notifier)
+        super().__init__(loop_call, loop_beat, describe, notifier)
         self.freezer = LoopFreezer(loop_call)
 
     def start(self) -> None:

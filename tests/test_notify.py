@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -189,7 +190,7 @@ def test_no_socket_no_messages_no_watchdog():
     notifier = Notifier({})
     assert not notifier.enabled and notifier.watchdog_s is None
     notifier.ready("fine")  # nothing to send to, nothing raised
-    feeder = WatchdogFeeder(notifier, lambda fn, timeout: fn(None))
+    feeder = WatchdogFeeder(notifier, lambda fn, timeout: fn(None), lambda fn, every: None)
     assert feeder.interval_s is None
     feeder.start()
     feeder.stop()
@@ -242,14 +243,17 @@ def test_the_watchdogs_kill_dumps_every_threads_stack(hub_process):
 
 
 def test_a_hang_is_noticed_and_dumped_before_the_period_runs_out(caplog):
-    """The loop never runs the ping: a quarter period after asking, the feeder logs the
-    hang with every thread's stack; systemd would kill at the full period."""
+    """The loop never runs the ping: a quarter period after it was due, the feeder logs
+    the hang with every thread's stack; systemd would kill at the full period."""
     notifier = Notifier({"NOTIFY_SOCKET": "@mtrain-test-none", "WATCHDOG_USEC": "200000"})
     asked = []
-    feeder = WatchdogFeeder(notifier, lambda fn, timeout: asked.append(fn))
+    feeder = WatchdogFeeder(
+        notifier, lambda fn, timeout: None, lambda fn, every: asked.append((fn, every))
+    )
     assert feeder.interval_s == 0.1 and feeder.grace_s == 0.05
-    # From the last ping: the next ask after an interval, the hang a grace later.
-    assert feeder.interval_s + feeder.grace_s < notifier.watchdog_s
+    # From the last ping: the next due an interval on, the hang a grace later (the
+    # feeder looks within half a grace more).
+    assert feeder.interval_s + 1.5 * feeder.grace_s < notifier.watchdog_s
     with caplog.at_level(logging.WARNING, logger="hub.runtime.notify"):
         feeder.start()
         try:
@@ -257,7 +261,8 @@ def test_a_hang_is_noticed_and_dumped_before_the_period_runs_out(caplog):
         finally:
             feeder.stop()
             notifier.close()
-    assert asked, "the feeder asked the loop for a ping"
+    assert asked[0][1] == 0.1, "the feeder asked the loop for a ping every interval"
+    assert asked[-1] == (None, 0.0), "and stopped it when it stopped"
     record = next(r for r in caplog.records if "has not answered" in r.getMessage())
     message = record.getMessage()
     assert "every thread's stack" in message and "threads: MainThread 0x" in message
@@ -273,3 +278,83 @@ def test_the_loops_thread_is_named_in_the_kernel(hub_process):
     tasks = Path(f"/proc/{process.pid}/task")
     names = [(task / "comm").read_text().strip() for task in tasks.iterdir()]
     assert names.count("hub-loop") == 1, names
+
+
+# --- the loop's beat: the pings' clock ------------------------------------------------
+
+
+def _beating_loop():
+    from hub import core
+    from hub.runtime.clock import SystemClock
+    from hub.runtime.loop import HubLoop
+
+    loop = HubLoop(core.new_table(), SystemClock(), lambda effects: None, "sim")
+    loop.start()
+    return loop
+
+
+def test_the_loop_beats_when_idle_and_between_items_when_busy(caplog):
+    """An idle loop wakes for its beat; a loop busy with a long line of items beats
+    between two of them; a beat that raises is logged and the loop goes on; None stops."""
+    loop = _beating_loop()
+    beats: list[float] = []
+    try:
+        loop.beat(lambda: beats.append(time.monotonic()), 0.02)
+        assert eventually(lambda: len(beats) >= 5)  # idle: nothing queued but the beat
+        gaps = [b - a for a, b in zip(beats, beats[1:], strict=False)]
+        assert all(gap >= 0.019 for gap in gaps), gaps  # not more often than asked
+        # Busy: 60 items of 5 ms each queued behind a held one, so the queue is never
+        # empty for the 0.3 s they take: the beats come between items.
+        release = threading.Event()
+        held = threading.Thread(target=loop.call, args=(lambda _t: release.wait(5), 6.0))
+        held.start()
+        calls = [
+            threading.Thread(target=loop.call, args=(lambda _t: time.sleep(0.005), 5.0))
+            for _ in range(60)
+        ]
+        for call in calls:
+            call.start()
+        assert eventually(lambda: loop._queue.qsize() >= 60)
+        beats.clear()
+        release.set()
+        for call in [held, *calls]:
+            call.join()
+        assert len(beats) >= 5, "a busy loop beats between items"
+        with caplog.at_level(logging.ERROR, logger="hub.runtime.loop"):
+            loop.beat(lambda: 1 / 0, 0.01)
+            assert eventually(lambda: "the loop's beat failed" in caplog.text)
+        assert loop.call(lambda _t: "still here") == "still here"
+        loop.beat(None)
+        beats.clear()
+        loop.beat(lambda: beats.append(time.monotonic()), 0.01)
+        loop.beat(None)
+        loop.call(lambda _t: None)
+        count = len(beats)
+        time.sleep(0.05)  # a negative check: no beat in five of its periods
+        assert len(beats) == count
+    finally:
+        loop.stop()
+
+
+def test_a_hang_that_ends_is_said_to_end(caplog):
+    """A loop held longer than the grace: the feeder logs the hang once, and that the
+    loop answers again once it pings; the pings go on."""
+    loop = _beating_loop()
+    notifier = Notifier({"NOTIFY_SOCKET": "@mtrain-test-none", "WATCHDOG_USEC": "100000"})
+    feeder = WatchdogFeeder(notifier, loop.call, loop.beat)
+    release = threading.Event()
+    try:
+        with caplog.at_level(logging.WARNING, logger="hub.runtime.notify"):
+            feeder.start()
+            holder = threading.Thread(target=loop.call, args=(lambda _t: release.wait(5), 6))
+            holder.start()
+            assert eventually(lambda: "has not answered" in caplog.text)
+            release.set()
+            holder.join()
+            assert eventually(lambda: "answers again" in caplog.text)
+        assert caplog.text.count("has not answered") == 1
+    finally:
+        release.set()
+        feeder.stop()
+        notifier.close()
+        loop.stop()

@@ -82,8 +82,8 @@ def test_the_longest_stall_is_the_longest_gap_between_pings_less_the_interval():
 
 
 def test_the_watchdog_probe_sees_a_frozen_loop(make_hub, tmp_path):
-    """The probe the bench reads: the hub's own watchdog feeder, the loop thread
-    answering each ping; a loop held for 300 ms shows as a stall of about that."""
+    """The probe the bench reads: the hub's own watchdog pings, sent by the loop
+    thread; a loop held for 300 ms shows as a stall of about that."""
     from hub.runtime.clock import SystemClock
 
     hub = make_hub(threaded=True, clock=SystemClock())
@@ -93,7 +93,7 @@ def test_the_watchdog_probe_sees_a_frozen_loop(make_hub, tmp_path):
     listener.add(pings.sock, pings.take)
     listener.start()
     notifier = Notifier({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "20000"})
-    feeder = WatchdogFeeder(notifier, hub.loop.call)
+    feeder = WatchdogFeeder(notifier, hub.loop.call, hub.loop.beat)
     feeder.start()
     try:
         eventually(lambda: len(pings.watchdog) >= 5)

@@ -53,7 +53,7 @@ def test_start_line_names_version_backend_devices_broker_address(make_hub):
 def test_supervision_installs_no_signal_hook(make_hub):
     hub = make_hub(threaded=True)
     before = signal.getsignal(signal.SIGUSR2)
-    supervision = Supervision(hub.loop.call, lambda host, port: "x: y", Notifier({}))
+    supervision = Supervision(hub.loop.call, hub.loop.beat, lambda host, port: "x: y", Notifier({}))
     supervision.start()
     supervision.listening("127.0.0.1", 8080)
     supervision.stopping()

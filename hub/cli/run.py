@@ -116,7 +116,7 @@ def command(args: argparse.Namespace) -> int:
         leds = type(hub.leds).__name__
         return start_line(config, hub.backend, hub.sound.status(), leds, host, port)
 
-    supervision = Supervision(hub.loop.call, describe, notifier)
+    supervision = Supervision(hub.loop.call, hub.loop.beat, describe, notifier)
 
     # SIGTERM (systemd stop) and Ctrl-C unwind through ``finally`` and ``hub.stop()``.
     # The live streams end first: waitress's own shutdown then waits for no phone.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
@@ -90,6 +91,9 @@ class HubLoop:
         self._key = self._visible(table)
         self.snapshot: Snapshot = core.snapshot(table, backend)
         self.extras: dict[str, object] = {}
+        # (fn, every_s): called on the loop thread at least every every_s (see beat)
+        self._beat: tuple[Callable[[], None], float] | None = None
+        self._beat_due = 0.0  # time.monotonic() of the next beat
 
     @property
     def table(self) -> Table:
@@ -109,6 +113,32 @@ class HubLoop:
         if self._thread is None:
             self.drain()
         return item.future
+
+    def beat(self, fn: Callable[[], None] | None, every_s: float = 1.0) -> None:
+        """Have the loop thread call ``fn()`` every ``every_s`` seconds of real time
+        (``time.monotonic``), idle or busy (a busy loop calls it between two items;
+        one that hangs or is starved of CPU calls it late: the watchdog's ping,
+        :mod:`hub.runtime.notify`). ``fn`` must return at once. None stops it. From any
+        thread; the first call comes at once (the loop is woken for it)."""
+        self._beat = None if fn is None else (fn, every_s)
+        self._beat_due = 0.0
+        self._queue.put(_Call(lambda _table: None))  # wake the loop: it beats first
+
+    def _beat_wait(self, timeout: float | None) -> float | None:
+        """Beat if one is due; ``timeout`` shortened to the next beat."""
+        beat = self._beat
+        if beat is None:
+            return timeout
+        fn, every = beat
+        now = time.monotonic()
+        if now >= self._beat_due:
+            self._beat_due = now + every
+            try:
+                fn()
+            except Exception:  # the beat's owner's bug: logged, the loop goes on
+                log.exception("the loop's beat failed")
+        left = max(0.0, self._beat_due - now)
+        return left if timeout is None else min(timeout, left)
 
     def restore(self, table: Table) -> None:
         """Start over from ``table`` (after everything queued so far): the journal
@@ -182,7 +212,7 @@ class HubLoop:
         while True:
             if self._queue.empty():  # idle: what was applied goes to the disk now
                 self._hand_off()
-            timeout = self._clock.timeout_until(core.next_deadline(self._table))
+            timeout = self._beat_wait(self._clock.timeout_until(core.next_deadline(self._table)))
             try:
                 item = self._queue.get(timeout=timeout)
             except queue.Empty:

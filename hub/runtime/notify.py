@@ -4,12 +4,12 @@ Under ``Type=notify`` systemd sets ``NOTIFY_SOCKET`` (an ``AF_UNIX`` datagram so
 ``@`` meaning the abstract namespace); with ``WatchdogSec=`` it also sets
 ``WATCHDOG_USEC`` (and ``WATCHDOG_PID``). The hub says ``READY=1`` once it serves,
 ``STATUS=...`` lines people read in ``systemctl status``, and ``WATCHDOG=1`` every half
-watchdog period. The pings are sent *by the hub loop's thread*: a :class:`WatchdogFeeder`
-thread asks the loop to run the ping, so a loop that hangs stops the pings and systemd
-restarts the hub; before that happens the feeder logs every thread's stack, so the
-journal says where the loop hung. Without ``NOTIFY_SOCKET`` (a terminal, the tests)
-nothing is sent. (The test that freezes the loop to see the pings stop brings its own
-hook: ``tests/freezable_hub.py``.)
+watchdog period. The pings are sent *by the hub loop's thread* (the loop's beat,
+:meth:`hub.runtime.loop.HubLoop.beat`), so a loop that hangs stops the pings and systemd
+restarts the hub; before that happens a :class:`WatchdogFeeder` thread that watches the
+pings logs every thread's stack, so the journal says where the loop hung. Without
+``NOTIFY_SOCKET`` (a terminal, the tests) nothing is sent. (The test that freezes the
+loop to see the pings stop brings its own hook: ``tests/freezable_hub.py``.)
 """
 
 from __future__ import annotations
@@ -20,12 +20,15 @@ import os
 import socket
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Mapping
 
 log = logging.getLogger("hub.runtime.notify")
 
 # Runs ``fn(table)`` on the loop thread, waits at most ``timeout`` s (HubLoop.call).
 LoopCall = Callable[..., object]
+# Has the loop thread call ``fn()`` every ``every_s`` s; None stops it (HubLoop.beat).
+LoopBeat = Callable[[Callable[[], None] | None, float], None]
 
 
 class Notifier:
@@ -148,21 +151,25 @@ def thread_stacks() -> str:
 
 
 class WatchdogFeeder:
-    """Pings the watchdog every half period, the ping itself run by the loop thread.
+    """Pings the watchdog every half period from the loop's thread (its beat), and
+    watches that the pings go out.
 
-    ``loop_call(fn, timeout)`` is :meth:`hub.runtime.loop.HubLoop.call`. A ping the loop
-    has not run a quarter period after it was asked for is a hang: no ping goes out, and a
-    warning with every thread's stack is logged (a quarter period before systemd's kill,
-    which comes when the period runs out). At most one request waits in the loop's queue.
+    ``loop_call(fn, timeout)`` is :meth:`hub.runtime.loop.HubLoop.call` (it names the
+    loop's thread), ``loop_beat(fn, every_s)`` :meth:`hub.runtime.loop.HubLoop.beat`. A
+    ping a quarter period late is a hang: a warning with every thread's stack is logged
+    (a quarter period before systemd's kill, which comes when the period runs out), and
+    another when the pings come again. The feeder's own thread only reads the time of the
+    last ping: a ping costs the loop a ``sendto`` and no other thread anything (the
+    bench's probe asks for one every 10 ms, docs/performance.md).
     """
 
-    def __init__(self, notifier: Notifier, loop_call: LoopCall) -> None:
+    def __init__(self, notifier: Notifier, loop_call: LoopCall, loop_beat: LoopBeat) -> None:
         self._notifier = notifier
         self._loop_call = loop_call
+        self._loop_beat = loop_beat
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._answered = threading.Event()
-        self._answered.set()
+        self._pinged = 0.0  # time.monotonic() of the last ping (written by the loop thread)
 
     @property
     def interval_s(self) -> float | None:
@@ -174,49 +181,49 @@ class WatchdogFeeder:
         """Start pinging (nothing happens without a watchdog period). The loop's thread
         is named ``hub-loop`` in the kernel first, so the thread the watchdog watches can
         be told from outside (``ps -T``; the rehearsal freezes it by that name)."""
-        if self.interval_s is None:
+        interval = self.interval_s
+        if interval is None:
             return
         try:
             self._loop_call(lambda _table: name_os_thread(LOOP_THREAD_NAME), 5.0)
         except TimeoutError:
             log.warning("the hub loop did not answer within 5 s of the start")
+        self._pinged = time.monotonic()  # the first ping is due from now
+        self._loop_beat(self._ping, interval)
         self._thread = threading.Thread(target=self._run, name="watchdog", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
         """Stop pinging."""
+        if self._thread is None:
+            return
+        self._loop_beat(None, 0.0)
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(5.0)
-            self._thread = None
+        self._thread.join(5.0)
+        self._thread = None
 
     @property
     def grace_s(self) -> float | None:
-        """How long an asked-for ping may take before the loop counts as hung."""
+        """How late a ping may be before the loop counts as hung."""
         interval = self.interval_s
         return None if interval is None else interval / 2
 
     def _run(self) -> None:
         interval, grace = self.interval_s, self.grace_s
         assert interval is not None and grace is not None
-        missed = 0
-        while not self._stop.wait(interval):
-            if self._answered.is_set():
-                if missed:
-                    log.warning(
-                        "the hub loop answers again (after about %.1f s)",
-                        grace + (missed - 1) * (interval + grace),
-                    )
-                    missed = 0
-                self._answered.clear()
-                try:
-                    self._loop_call(self._ping, 0)
-                except TimeoutError:
-                    pass  # the ping stays queued; ``_answered`` tells when it ran
-            if self._answered.wait(grace) or self._stop.is_set():
-                continue
-            missed += 1
-            if missed == 1:  # once per hang: the journal is not flooded
+        hung_since: float | None = None  # the last ping before a hang
+        wait = interval + grace
+        while not self._stop.wait(wait):
+            pinged = self._pinged
+            late = time.monotonic() - pinged - interval  # past the ping's due time
+            if hung_since is not None and pinged != hung_since:
+                log.warning(
+                    "the hub loop answers again (after about %.1f s)",
+                    pinged - hung_since - interval,
+                )
+                hung_since = None
+            if late >= grace and hung_since is None:
+                hung_since = pinged  # once per hang: the journal is not flooded
                 log.warning(
                     "the hub loop has not answered for %.1f s; no watchdog ping until it "
                     "does (systemd restarts the hub %.1f s later); every thread's stack:\n%s",
@@ -224,8 +231,10 @@ class WatchdogFeeder:
                     grace,
                     thread_stacks(),
                 )
+            # Next look: when this ping would be late (one interval on, during a hang).
+            wait = interval if hung_since is not None else max(grace / 2, grace - late)
 
-    def _ping(self, _table: object) -> None:
+    def _ping(self) -> None:
         """Runs on the loop thread."""
         self._notifier.watchdog()
-        self._answered.set()
+        self._pinged = time.monotonic()

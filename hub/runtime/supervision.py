@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from hub import version
-from hub.runtime.notify import LoopCall, Notifier, WatchdogFeeder
+from hub.runtime.notify import LoopBeat, LoopCall, Notifier, WatchdogFeeder
 
 log = logging.getLogger("hub")
 
@@ -65,7 +65,8 @@ def start_line(
 class Supervision:
     """systemd's side of a running hub: readiness, status and the watchdog.
 
-    ``loop_call`` is :meth:`hub.runtime.loop.HubLoop.call` (it runs the watchdog
+    ``loop_call`` and ``loop_beat`` are :meth:`hub.runtime.loop.HubLoop.call` and
+    :meth:`~hub.runtime.loop.HubLoop.beat` (the loop's thread sends the watchdog
     pings); ``describe(host, port)`` gives the start line (:func:`start_line`);
     ``notifier`` defaults to the socket in ``NOTIFY_SOCKET``.
     """
@@ -73,12 +74,13 @@ class Supervision:
     def __init__(
         self,
         loop_call: LoopCall,
+        loop_beat: LoopBeat,
         describe: Callable[[str, int], str],
         notifier: Notifier | None = None,
     ) -> None:
         self.describe = describe
         self.notifier = notifier or Notifier()
-        self.feeder = WatchdogFeeder(self.notifier, loop_call)
+        self.feeder = WatchdogFeeder(self.notifier, loop_call, loop_beat)
 
     def start(self) -> None:
         """After ``hub.start()``: feed the watchdog."""
