@@ -52,3 +52,34 @@ def test_undo_fix_one_tile_and_the_centre(chromium, roomy_hub):
         assert not phone.errors and not phone.foreign
     finally:
         context.close()
+
+
+def test_a_pick_in_the_fix_panel_stays_while_the_table_changes(chromium, roomy_hub):
+    """The scorekeeper picks whose turn it should be; before they press the button the
+    table changes (here a train goes public): the pick stays, and the fix sets it."""
+    hub = roomy_hub
+    body = {"players": ["Ann", "Bob", "Cid"], "rules": "consensus", "first": 1}
+    _, game = hub.post("/api/games", body)
+    context = chromium.new_context(viewport=PHONE)
+    try:
+        phone = Phone(context, hub.base)
+        phone.open(f"/#claim={game['id']}:{game['token']}")
+        page = phone.page
+        page.locator("#fix-panel summary").click()
+        page.wait_for_function("() => document.querySelector('#fix-turn').value === '1'")
+        page.select_option("#fix-turn", "3")
+        status, _ = hub.post("/api/sim/slots/2/marker", {"present": True})  # Bob's marker
+        assert status == 200
+        page.wait_for_function(
+            "() => document.querySelector('#hub').dataset.public.split(',').includes('2')"
+        )
+        assert page.input_value("#fix-turn") == "3"
+        page.get_by_role("button", name="Set the turn").click()
+        page.locator("#fix-log li").filter(has_text="turn to slot 3").wait_for()
+        assert hub.get("/api/state")[1]["turn"] == 3
+        # Sent: the select follows the table again (Cid's tap passes the turn to Ann).
+        hub.post("/api/sim/slots/3/press", {"hold_ms": 50})
+        page.wait_for_function("() => document.querySelector('#fix-turn').value === '1'")
+        assert not phone.errors and not phone.foreign
+    finally:
+        context.close()

@@ -21,7 +21,13 @@ const seats = (snap) => snap.slots.filter((s) => s.owner && s.owner !== "mexican
 const trains = (snap) => [...seats(snap).map((s) => [s.slot, s.owner]),
   ...(snap.mexican_at == null ? [] : [[snap.mexican_at, t("fixes.mexican_train")]])];
 
+// The choices offered, ``chosen`` selected; but a choice the person made by hand stays
+// while the table changes under it (a press at the table, a sound's status), as long as
+// it is still offered: a state update must not swap their pick before they press the
+// button. After a fix is sent, the selects follow the table again.
 function options(select, pairs, chosen) {
+  const mine = select.dataset.picked && pairs.find(([value]) => String(value) === select.value);
+  if (mine) chosen = mine[0];
   select.replaceChildren(...pairs.map(([value, label]) => {
     const o = el("option", { value: String(value) }, label);
     if (value === chosen) o.selected = true;
@@ -68,6 +74,7 @@ function row(controls, buttons) {
 
 function fixForm() {
   const form = el("div", { id: "fix-form" });
+  form.addEventListener("change", (e) => { if (e.target.tagName === "SELECT") e.target.dataset.picked = "1"; });
   const turn = el("select", { id: "fix-turn" });
   const dslot = el("select", { id: "fix-double" });
   const covers = el("select", { id: "fix-covers" });
@@ -89,6 +96,7 @@ function fixForm() {
 
 function engineForm() {
   const form = el("div", { id: "engine-form", hidden: "" });
+  form.addEventListener("change", (e) => { if (e.target.tagName === "SELECT") e.target.dataset.picked = "1"; });
   const engine = el("select", { id: "fix-engine" });
   form.append(row([[t("fixes.engine"), engine]], [[t("fixes.set_engine"), () => {
     const g = S.snap.game;
@@ -115,6 +123,7 @@ async function send(path, body, done) {
   if (!g) return;
   const r = await api("POST", `/api/games/${g.id}${path}`, body, g.id);
   toast(r.ok ? done : t("fixes.not_done", { reason: r.data.error }));
+  if (r.ok) for (const select of document.querySelectorAll("#fix-panel select")) delete select.dataset.picked;
   logAgain = r.ok;  // and once more with the table it made (its log line may come after)
   renderLog();
 }
