@@ -134,3 +134,37 @@ def test_what_was_in_flight_when_the_broker_died_is_not_replayed(mosquitto):
             listener.close()
     finally:
         link.stop(timeout=2)
+
+
+def test_messages_from_other_threads_go_out_in_order_each_once(mosquitto):
+    """:meth:`PahoLink.publish` only queues for the link's thread (which runs paho's
+    network loop): bursts from two threads arrive whole, in order within a QoS."""
+    from tests.helpers import until
+    from tests.mqtt_helpers import Listener
+
+    listener = Listener(mosquitto.port, ("burst/#",))
+    listener.wait_connected()
+    up = threading.Event()
+    link = PahoLink(Broker("127.0.0.1", mosquitto.port), "burst", LinkHandlers(connected=up.set))
+    try:
+        assert not link.publish("burst/early", "x")  # not connected yet: nothing queued
+        link.start()
+        assert up.wait(10)
+
+        def burst(name: str, qos: int) -> None:
+            for i in range(200):
+                assert link.publish(f"burst/{name}", str(i), qos=qos)
+
+        threads = [threading.Thread(target=burst, args=args) for args in (("a", 1), ("b", 0))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        listener.wait_for(lambda: len(listener.on("burst/a")) + len(listener.on("burst/b")) == 400)
+        for name in ("a", "b"):
+            assert listener.on(f"burst/{name}") == [str(i).encode() for i in range(200)]
+        until(lambda: not link._outgoing, "the queue emptied")
+    finally:
+        link.stop()
+        listener.close()
+    assert not link.publish("burst/late", "x")  # stopped: nothing queued

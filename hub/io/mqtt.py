@@ -3,19 +3,29 @@
 :class:`PahoLink` keeps one client connected on its own thread: it speaks MQTT 5 and
 falls back to 3.1.1 when the broker does not; it reconnects with exponential backoff
 (``backoff`` seconds, doubling up to ``max_backoff``), each connection a new paho client
-(what the lost one still had in flight is dropped, not replayed after the owner's fresh
-state); it sets the last will before every connect. Its callbacks only hand news to
-whoever owns the link (the hub's publisher, the tournament board): they never touch
-the table. Its fake, for tests of everything above it without a broker, is
+(what the lost one still had in flight or queued is dropped, not replayed after the
+owner's fresh state); it sets the last will before every connect. Its callbacks only
+hand news to whoever owns the link (the hub's publisher, the tournament board): they
+never touch the table. Its fake, for tests of everything above it without a broker, is
 ``tests/doubles.py``'s ``RecordingLink``.
+
+The link's thread runs paho's network loop itself (paho's "external event loop":
+``loop_read``, ``loop_write``, ``loop_misc`` around one ``select``), and every message
+is handed to paho on that thread: :meth:`PahoLink.publish` only queues it and wakes
+the thread (once per burst). Paho's own ``loop_forever`` with ``publish`` called from
+another thread had cost ~2x the CPU per QoS 1 message here (a wake of paho's thread
+per publish, and its locks contended by the PUBACKs: docs/performance.md).
 """
 
 from __future__ import annotations
 
 import logging
+import select
 import socket
 import ssl
 import threading
+import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -25,11 +35,15 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode, MQTTProtocolVersi
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+_monotonic = time.monotonic
+
 log = logging.getLogger("hub.mqtt")
 
 # The MQTT 5 properties of every JSON message, made once (paho only reads them).
 _JSON_PROPERTIES = Properties(PacketTypes.PUBLISH)  # type: ignore[no-untyped-call]
 _JSON_PROPERTIES.ContentType = "application/json"
+
+_TICK_S = 1.0  # the longest the thread sleeps: paho's keepalive is checked this often
 
 
 def _no_delay(_client: paho.Client, _userdata: Any, sock: Any) -> None:
@@ -88,7 +102,8 @@ class PahoLink:
     the board too, whose acknowledgements carry the TCP ACKs a QoS 0 reader would leave
     delayed behind mosquitto's Nagle (docs/mqtt.md).
     :meth:`publish` may be called from any thread; it returns False (and sends nothing)
-    while disconnected.
+    while disconnected; a message queued or in flight as the connection drops is lost
+    (the owner republishes what it keeps at the next connect).
     """
 
     def __init__(
@@ -115,12 +130,18 @@ class PahoLink:
         self.protocol = "5"
         self.connected = False
         self._fallback = False
-        self._served = False  # the current client got connected (a refusal backs off more)
         self._stopping = False
         self._stopped = threading.Event()
-        self._client: paho.Client | None = None
         self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
+        self._client: paho.Client | None = None  # the connection's client (its thread's)
+        # Messages for the thread to hand to paho: (topic, payload, qos, retain, json).
+        self._outgoing: deque[tuple[str, str | bytes, int, bool, bool]] = deque()
+        self._woken = False  # a wake is on its way (see publish)
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._wake_w.setblocking(False)
+        self._farewell: Will | None = None
+        self._farewell_timeout = 3.0
 
     def start(self) -> None:
         """Connect in the background (an absent broker is retried with backoff)."""
@@ -129,49 +150,137 @@ class PahoLink:
 
     def _run(self) -> None:
         delay = self.backoff[0]
-        while not self._stopping:
-            client = self._new_client()
-            self._served = False
-            with self._lock:
-                if self._stopping:  # stop() came between two clients
-                    return
-                self._client = client
-            client.connect_async(self.broker.host, self.broker.port, self.broker.keepalive)
+        try:
+            while not self._stopping:
+                client = self._client = self._new_client()
+                try:
+                    served = self._serve(client)
+                except Exception:  # a bug in a handler or in paho: log, rebuild, go on
+                    log.exception("mqtt: the network loop failed; reconnecting")
+                    self.connected = False
+                    self._close(client)
+                    self._stopped.wait(self.backoff[0])
+                    continue
+                if served:  # it was connected: the next connection starts afresh
+                    delay = self.backoff[0]
+                if not self._fallback:
+                    self._stopped.wait(delay)  # lost, or could not connect: back off
+                    delay = min(delay * 2, self.backoff[1])
+                    continue
+                self._fallback = False
+                self.protocol = "3.1.1"
+                log.warning(
+                    "mqtt: %s:%s does not speak MQTT 5; using MQTT 3.1.1",
+                    self.broker.host,
+                    self.broker.port,
+                )
+        finally:
+            self._close_wake()
+
+    def _close_wake(self) -> None:
+        self._wake_r.close()
+        self._wake_w.close()
+
+    def _serve(self, client: paho.Client) -> bool:
+        """Connect ``client`` and run its network loop until the link stops (its
+        farewell said), the connection ends or the broker wants MQTT 3.1.1; whether
+        it was connected. Each connection is a new client: what the last one had in
+        flight is not sent again after the table as it is now (the publisher
+        re-publishes every retained topic at each connect)."""
+        try:
+            client.connect(self.broker.host, self.broker.port, self.broker.keepalive)
+        except OSError as exc:
+            log.debug("mqtt: cannot connect to %s:%s: %s", *self._where(), exc)
+            return False
+        served = False
+        while not self._stopping and client.socket() is not None:
+            self._turn(client, _TICK_S)
+            served = served or self.connected
+        if self._stopping:
+            self._say_farewell(client)
+        else:
+            self.connected = False
+            self._close(client)
+            # What was queued for this connection is not sent on the next one: the
+            # owner republishes the table as it is then, and an older state sent after
+            # it would stay retained (docs/mqtt.md).
+            self._outgoing.clear()
+        return served
+
+    def _turn(self, client: paho.Client, timeout: float) -> None:
+        """One turn of the network loop: wait for the broker, a message to send or
+        ``timeout``; then read, hand over what is queued, write, keep alive."""
+        sock = client.socket()
+        if sock is None:
+            return
+        pending = getattr(sock, "pending", None)  # TLS: bytes already decrypted
+        if pending is not None and pending() > 0:
+            timeout = 0.0
+        writing = [sock] if client.want_write() else []
+        readable, writable, _ = select.select([sock, self._wake_r], writing, [], timeout)
+        if sock in readable or (pending is not None and pending() > 0):
+            client.loop_read()
+        if self._wake_r in readable:
+            self._take_outgoing(client)
+        if client.socket() is not None and (writable or client.want_write()):
+            client.loop_write()
+        if client.socket() is not None:
+            client.loop_misc()
+
+    def _take_outgoing(self, client: paho.Client) -> None:
+        """Hand every queued message to paho (it writes it at once when it can)."""
+        try:
+            while self._wake_r.recv(4096):
+                pass
+        except BlockingIOError:
+            pass
+        self._woken = False  # before the queue is read: see publish
+        while self._outgoing:
+            topic, payload, qos, retain, is_json = self._outgoing.popleft()
+            properties = _JSON_PROPERTIES if is_json and self.protocol == "5" else None
+            client.publish(topic, payload, qos=qos, retain=retain, properties=properties)
+
+    def _say_farewell(self, client: paho.Client) -> None:
+        """Stopping: send what is queued and the farewell (waiting a little for the
+        broker to have it), then disconnect."""
+        farewell, timeout = self._farewell, self._farewell_timeout
+        if client.socket() is not None and self.connected:
+            self._take_outgoing(client)
+            if farewell is not None:
+                info = client.publish(
+                    farewell.topic, farewell.payload, qos=1, retain=farewell.retain
+                )
+                deadline = _monotonic() + timeout
+                while not info.is_published() and client.socket() is not None:
+                    left = deadline - _monotonic()
+                    if left <= 0:
+                        break
+                    self._turn(client, min(left, _TICK_S))
+            client.disconnect()
+            while client.socket() is not None and client.want_write():
+                if client.loop_write() != MQTTErrorCode.MQTT_ERR_SUCCESS:
+                    break
+        self._close(client)
+
+    @staticmethod
+    def _close(client: paho.Client) -> None:
+        sock = client.socket()
+        if sock is not None:
             try:
-                client.loop_forever(retry_first_connection=True)
-            except Exception:  # a bug in a handler or in paho: log, rebuild, go on
-                log.exception("mqtt: the network loop failed; reconnecting")
-                self.connected = False
-                self._stopped.wait(self.backoff[0])
-                continue
-            if self._stopping:
-                return  # disconnect() was called: we are stopping
-            if not self._fallback:
-                # The connection was lost: the next one is a new client, so what this
-                # one still had in flight (a state older than the table's) is not
-                # replayed after the owner has republished the table as it is now.
-                delay = self.backoff[0] if self._served else min(delay * 2, self.backoff[1])
-                self._stopped.wait(delay)
-                continue
-            self._fallback = False
-            self.protocol = "3.1.1"
-            log.warning(
-                "mqtt: %s:%s does not speak MQTT 5; using MQTT 3.1.1",
-                self.broker.host,
-                self.broker.port,
-            )
+                sock.close()
+            except OSError:
+                pass
+
+    def _where(self) -> tuple[str, int]:
+        return self.broker.host, self.broker.port
 
     def _new_client(self) -> paho.Client:
         version = (
             MQTTProtocolVersion.MQTTv5 if self.protocol == "5" else MQTTProtocolVersion.MQTTv311
         )
         client = paho.Client(
-            CallbackAPIVersion.VERSION2,
-            client_id=self.client_id,
-            protocol=version,
-            reconnect_on_failure=False,  # a lost connection ends the loop: see _run
+            CallbackAPIVersion.VERSION2, client_id=self.client_id, protocol=version
         )
-        client.reconnect_delay_set(*self.backoff)
         client.max_queued_messages_set(self.max_queued)
         if self.broker.username:
             client.username_pw_set(self.broker.username, self.broker.password or None)
@@ -204,7 +313,7 @@ class PahoLink:
         )
         for topic in self.subscriptions:
             client.subscribe(topic, qos=self.subscribe_qos)
-        self.connected = self._served = True
+        self.connected = True
         self.handlers.connected()
 
     def _on_disconnect(
@@ -241,31 +350,33 @@ class PahoLink:
         qos: int = 1,
         json: bool = False,
     ) -> bool:
-        """Send one message; False if it could not be queued (not connected, queue full)."""
-        client = self._client
-        if client is None or not self.connected:
+        """Queue one message for the link's thread; False (nothing queued) while
+        disconnected or past ``max_queued`` messages waiting."""
+        if not self.connected or len(self._outgoing) >= self.max_queued:
             return False
-        properties = _JSON_PROPERTIES if json and self.protocol == "5" else None
-        info = client.publish(topic, payload, qos=qos, retain=retain, properties=properties)
-        return info.rc == MQTTErrorCode.MQTT_ERR_SUCCESS
+        # One wake per burst: the thread clears the flag before it empties the queue,
+        # so a message appended while the flag was set is taken in that pass.
+        self._outgoing.append((topic, payload, qos, retain, json))
+        if not self._woken:
+            self._woken = True
+            try:
+                self._wake_w.send(b"\0")
+            except OSError:  # already woken (buffer full), or stopping
+                pass
+        return True
 
     def stop(self, farewell: Will | None = None, timeout: float = 3.0) -> None:
         """Say ``farewell`` (e.g. ``offline``) if connected, disconnect, end the thread."""
-        with self._lock:
-            self._stopping = True
-            client = self._client
+        self._farewell, self._farewell_timeout = farewell, timeout
+        self._stopping = True
         self._stopped.set()
-        if client is not None:
-            if farewell is not None and self.connected:
-                info = client.publish(
-                    farewell.topic, farewell.payload, qos=1, retain=farewell.retain
-                )
-                try:
-                    info.wait_for_publish(timeout)
-                except (RuntimeError, ValueError):
-                    pass  # not connected after all: the will says it for us
-            client.disconnect()
+        try:
+            self._wake_w.send(b"\0")
+        except OSError:
+            pass
         if self._thread is not None:
-            self._thread.join(timeout)
+            self._thread.join(timeout + 1.0)
             self._thread = None
+        else:
+            self._close_wake()  # never started: nothing else closes them
         self.connected = False
