@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -369,6 +369,8 @@ class Heard:
     phone: list[float]
     no_sound: int
     no_state: int
+    sound_kinds: list[str] = field(default_factory=list)  # each sound's gesture kind
+    phone_kinds: list[str] = field(default_factory=list)  # each phone state's
 
 
 def latencies(
@@ -397,6 +399,7 @@ def latencies(
             continue
         taken[g.sound] = i + 1
         heard.sound.append((times[i] - edge - g.after_ns) / 1e6)
+        heard.sound_kinds.append(g.kind)
     for phone in phones:
         j = 0
         for g in gestures:
@@ -409,6 +412,7 @@ def latencies(
                 heard.no_state += 1
                 continue
             heard.phone.append((phone.states[j][0] - edge - g.after_ns) / 1e6)
+            heard.phone_kinds.append(g.kind)
     return heard
 
 
@@ -419,6 +423,26 @@ def longest_stall(pings: list[int], start: int, end: int, interval_ns: int) -> f
     if len(inside) < 2:
         return None
     return (max(b - a for a, b in zip(inside, inside[1:], strict=False)) - interval_ns) / 1e6
+
+
+def worst_stalls(
+    pings: list[int], gestures: list[Gesture], edges: list[int], interval_ns: int, n: int = 3
+) -> list[tuple[float, str, float, float]]:
+    """The ``n`` longest gaps between watchdog pings while the table played, longest
+    first: (ms of stall, the kind of the last gesture before the gap, ms from that
+    gesture's edge to the gap's start, s into the table)."""
+    if not gestures:
+        return []
+    start, end = edges[gestures[0].edge], edges[gestures[-1].edge]
+    inside = [p for p in pings if start <= p <= end]
+    gaps = sorted(zip(inside, inside[1:], strict=False), key=lambda ab: ab[0] - ab[1])[:n]
+    worst = []
+    for a, b in gaps:
+        before = [g for g in gestures if edges[g.edge] <= a]
+        last = before[-1] if before else gestures[0]
+        stall, after = (b - a - interval_ns) / 1e6, (a - edges[last.edge]) / 1e6
+        worst.append((stall, last.kind, after, (a - start) / 1e9))
+    return worst
 
 
 def p(values: list[float], q: float) -> float | None:

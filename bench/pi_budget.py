@@ -47,10 +47,18 @@ Figures, per hub:
 Goals on the budget: press to sound p99 <= 10 ms, press to phone p99 <= 60 ms, no loop
 stall over 50 ms, first answer <= 5 s, never killed for memory.
 
+ALSA's ``null`` takes each sound at once, so the sound writer mixes a whole sound in one
+burst of CPU that a card would spread over the sound's length; ``--paced`` makes each
+write wait as a card's would (a sound pressed while another plays then starts a period
+later, which the sound figure includes). ``--threads`` adds each thread's CPU, the
+MQTT messages by topic, the p99s by gesture kind and the longest stalls with the
+gesture before each.
+
 Where cgroups are not writable (not root, no cgroup v1) it says so and exits 0.
 Everything it starts, it stops, and its groups are removed, on Ctrl-C and failure too.
 
 Usage: python bench/pi_budget.py [--seconds 120] [--quick] [--period-ms 10] [--probe-ms 10]
+                                 [--threads] [--paced]
 """
 
 from __future__ import annotations
@@ -80,11 +88,44 @@ def hub_child(fd: int, argv: list[str]) -> int:
         made(self, *args, **kwargs)  # type: ignore[arg-type]
 
     alsa_player.AlsaPlayer.__init__ = hooked  # type: ignore[method-assign]
+    if os.environ.get("PI_BUDGET_PACED"):
+        _pace_like_a_card()
     if os.environ.get("PI_BUDGET_THREAD_NAMES"):
         _name_os_threads()
     from hub.cli.main import main as mtrain_hub
 
     return mtrain_hub(argv)
+
+
+def _pace_like_a_card() -> None:
+    """ALSA's ``null`` device takes every frame at once, so the sound writer mixes and
+    writes a whole sound (a chicken and the sentence after it: ~2.5 s) in one burst
+    of CPU. A sound card takes frames at its rate: a write blocks while a buffer's
+    worth is queued, and the writer works a period at a time as the sound plays.
+    ``--paced``: each write waits as a card's would (the hub's code is unchanged). A
+    sound pressed while another plays then starts in the period after the one being
+    written (docs/sound.md: heard after what is in the buffer), which the press to
+    sound port figure includes."""
+    from hub.io import alsa_output
+
+    opened = alsa_output.AlsaOutput.__init__
+    write = alsa_output.AlsaOutput.write
+
+    def remember(self: Any, device: str, rate: int, period_frames: int, periods: int) -> None:
+        opened(self, device, rate, period_frames, periods)
+        self.pace = [rate, period_frames * periods / rate, 0.0]  # rate, buffer s, drained at
+
+    def paced(self: Any, frames: bytes) -> None:
+        rate, buffer_s, drained_at = self.pace
+        now = time.monotonic()
+        drained_at = max(now, drained_at) + len(frames) / 2 / rate
+        self.pace[2] = drained_at
+        if drained_at - now > buffer_s:  # the buffer is full: block until a period plays
+            time.sleep(drained_at - now - buffer_s)
+        write(self, frames)
+
+    alsa_output.AlsaOutput.__init__ = remember  # type: ignore[method-assign]
+    alsa_output.AlsaOutput.write = paced  # type: ignore[method-assign]
 
 
 def _name_os_threads() -> None:
@@ -208,11 +249,15 @@ def read_figures(run: HubRun, mqtt_messages: int, probe_ms: int) -> None:
     heard = table.latencies(gestures, edges, run.stamps.sounds, run.phones)
     f = run.figures
     f["sound"], f["phone"] = heard.sound, heard.phone
+    f["sound_kinds"], f["phone_kinds"] = heard.sound_kinds, heard.phone_kinds
     f["no_sound"], f["no_state"] = heard.no_sound, heard.no_state
     f["stall_ms"] = None
     if probe_ms and gestures:
         span = (edges[gestures[0].edge], edges[gestures[-1].edge])
         f["stall_ms"] = table.longest_stall(run.pings.watchdog, *span, probe_ms * 1_000_000)
+        f["worst_stalls"] = table.worst_stalls(
+            run.pings.watchdog, gestures, edges, probe_ms * 1_000_000
+        )
     f["pings"] = len(run.pings.watchdog)
     above_idle = f["cpu_ns"] / 1e9 - f["idle_pct"] / 100 * f["wall_s"]
     f["cpu_per_press_ms"] = above_idle / len(gestures) * 1000 if gestures else None
@@ -266,7 +311,8 @@ def report(runs: list[HubRun], args: argparse.Namespace, loads: list[str]) -> No
     )
     print(
         f"each: --backend serial on the fake MCU's pty (inputs, LED ring), MQTT to mosquitto, "
-        f"sound on ALSA null, {PHONES} phones on /api/events; {args.seconds:g} s of gestures, "
+        f"sound on ALSA null{' (paced like a card)' if args.paced else ''}, "
+        f"{PHONES} phones on /api/events; {args.seconds:g} s of gestures, "
         f"one every 100 ms; watchdog probe every {args.probe_ms} ms"
     )
     print(f"load average: {loads[0]} at the start, {loads[1]} at the end")
@@ -302,6 +348,31 @@ def report(runs: list[HubRun], args: argparse.Namespace, loads: list[str]) -> No
     print(f"goals on the budget: {met} of {goals} met")
     if args.threads:
         print_threads(runs)
+        print_tails(runs)
+
+
+def print_tails(runs: list[HubRun]) -> None:
+    """``--threads``: p99 to the sound port and to the phones by gesture kind, and the
+    longest stalls with the gesture before each (where the budget bites)."""
+    print()
+    print("p99 by gesture kind (ms): sound / phone")
+    kinds = sorted(set(runs[0].figures.get("phone_kinds", [])))
+    print(f"| {'kind':10} | " + " | ".join(f"{run.label:>15}" for run in runs) + " |")
+    for kind in kinds:
+        cells = []
+        for run in runs:
+            f = run.figures
+            sound = [v for v, k in zip(f["sound"], f["sound_kinds"], strict=True) if k == kind]
+            phone = [v for v, k in zip(f["phone"], f["phone_kinds"], strict=True) if k == kind]
+            cells.append(f"{shown(table.p(sound, 99))} / {shown(table.p(phone, 99))}")
+        print(f"| {kind:10} | " + " | ".join(f"{c:>15}" for c in cells) + " |")
+    for run in runs:
+        worst = run.figures.get("worst_stalls") or []
+        said = "; ".join(
+            f"{ms:.1f} ms, {after:.0f} ms after a {kind} ({at:.1f} s in)"
+            for ms, kind, after, at in worst
+        )
+        print(f"{run.label}: longest stalls: {said or '-'}")
 
 
 def print_topics(rig: Rig, runs: list[HubRun]) -> None:
@@ -362,6 +433,8 @@ def set_up(stack: contextlib.ExitStack, args: argparse.Namespace) -> tuple[Rig, 
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     if args.threads:
         env["PI_BUDGET_THREAD_NAMES"] = "1"
+    if args.paced:
+        env["PI_BUDGET_PACED"] = "1"
     env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
     rig = Rig(work, env)
     rig.broker = Mosquitto(work / "mosquitto")
@@ -422,6 +495,11 @@ def main() -> int:
     )
     parser.add_argument(
         "--threads", action="store_true", help="also print each thread's CPU per gesture"
+    )
+    parser.add_argument(
+        "--paced",
+        action="store_true",
+        help="ALSA null paced like a sound card (default: it takes each sound at once)",
     )
     parser.add_argument("--box", help=argparse.SUPPRESS)
     args = parser.parse_args()
