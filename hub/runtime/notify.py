@@ -156,15 +156,21 @@ class WatchdogFeeder:
 
     ``loop_call(fn, timeout)`` is :meth:`hub.runtime.loop.HubLoop.call` (it names the
     loop's thread), ``loop_beat(fn, every_s)`` :meth:`hub.runtime.loop.HubLoop.beat`. A
-    ping a quarter period late is a hang: a warning with every thread's stack is logged
-    (a quarter period before systemd's kill, which comes when the period runs out), and
-    another when the pings come again. The feeder's own thread only reads the time of the
-    last ping: a ping costs the loop a ``sendto`` and no other thread anything (the
-    bench's probe asks for one every 10 ms, docs/performance.md).
+    ping a quarter period late, and at least ``hang_s`` (1 s), is a hang: a warning
+    with every thread's stack is logged (with ``WatchdogSec=20``, 5 s before systemd's
+    kill, which comes when the period runs out), and another when the pings come
+    again. A shorter hiccup is no hang worth a dump of every stack (a watchdog of a few
+    ms, as the Pi budget bench's probe, would otherwise log one at every busy moment).
+    The feeder's own thread only reads the time of the last ping: a ping costs the
+    loop a ``sendto`` and no other thread anything (the bench's probe asks for one
+    every 10 ms, docs/performance.md).
     """
 
-    def __init__(self, notifier: Notifier, loop_call: LoopCall, loop_beat: LoopBeat) -> None:
+    def __init__(
+        self, notifier: Notifier, loop_call: LoopCall, loop_beat: LoopBeat, hang_s: float = 1.0
+    ) -> None:
         self._notifier = notifier
+        self._hang_s = hang_s
         self._loop_call = loop_call
         self._loop_beat = loop_beat
         self._stop = threading.Event()
@@ -204,9 +210,10 @@ class WatchdogFeeder:
 
     @property
     def grace_s(self) -> float | None:
-        """How late a ping may be before the loop counts as hung."""
+        """How late a ping may be before the loop counts as hung: a quarter period, and
+        at least ``hang_s``."""
         interval = self.interval_s
-        return None if interval is None else interval / 2
+        return None if interval is None else max(interval / 2, self._hang_s)
 
     def _run(self) -> None:
         interval, grace = self.interval_s, self.grace_s
