@@ -19,67 +19,65 @@ def roomy_hub(tmp_path):
     process.stop()
 
 
-def test_undo_fix_one_tile_and_the_centre(chromium, roomy_hub):
-    hub = roomy_hub
-    # The tournament rules: the Mexican Train (the centre) is open in the first turn.
+@pytest.fixture
+def keeper(chromium, roomy_hub):
+    """A game of Ann, Bob and Cid on ``roomy_hub`` (the tournament rules: the Mexican
+    Train, the centre, is open in the first turn), claimed by the scorekeeper's phone."""
     body = {"players": ["Ann", "Bob", "Cid"], "rules": "consensus", "first": 1}
-    _, game = hub.post("/api/games", body)
+    _, game = roomy_hub.post("/api/games", body)
     context = chromium.new_context(viewport=PHONE)
     try:
-        phone = Phone(context, hub.base)
+        phone = Phone(context, roomy_hub.base)
         phone.open(f"/#claim={game['id']}:{game['token']}")
-        page = phone.page
-        hub.post("/api/sim/slots/1/press", {"hold_ms": 50})
-        hub.post("/api/sim/slots/1/press", {"hold_ms": 50})  # Ann calls her last tile
-        page.locator("#one-tile").filter(has_text="One tile: Ann").wait_for()
-        page.locator("#undo").click()
-        page.locator("#fix-log li").filter(has_text="undo (scorekeeper)").wait_for()
-        page.locator("#one-tile").wait_for(state="hidden")  # the call was the last action
-        assert hub.get("/api/state")[1]["turn"] == 2
-        page.locator("#fix-panel summary").click()
-        page.select_option("#fix-turn", "3")
-        page.get_by_role("button", name="Set the turn").click()
-        page.locator("#fix-log li").filter(has_text="turn to slot 3").wait_for()
-        page.select_option("#fix-public", "2")
-        page.get_by_role("button", name="Public", exact=True).click()
-        page.locator("#fix-log li").filter(has_text="slot 2 public").wait_for()
-        assert hub.get("/api/state")[1]["slots"][1]["public"]
-        page.check("#sim-on")
-        page.get_by_role("button", name="Centre tap").click()  # Cid on the Mexican Train
-        page.wait_for_function("() => document.querySelector('#fix-turn').value === '1'")
-        assert hub.get("/api/state")[1]["turn"] == 1
-        phone.shot("fixes")
-        assert not phone.errors and not phone.foreign
+        yield phone
     finally:
         context.close()
 
 
-def test_a_pick_in_the_fix_panel_stays_while_the_table_changes(chromium, roomy_hub):
+def test_undo_fix_one_tile_and_the_centre(keeper, roomy_hub):
+    hub, phone = roomy_hub, keeper
+    page = phone.page
+    hub.post("/api/sim/slots/1/press", {"hold_ms": 50})
+    hub.post("/api/sim/slots/1/press", {"hold_ms": 50})  # Ann calls her last tile
+    page.locator("#one-tile").filter(has_text="One tile: Ann").wait_for()
+    page.locator("#undo").click()
+    page.locator("#fix-log li").filter(has_text="undo (scorekeeper)").wait_for()
+    page.locator("#one-tile").wait_for(state="hidden")  # the call was the last action
+    assert hub.get("/api/state")[1]["turn"] == 2
+    page.locator("#fix-panel summary").click()
+    page.select_option("#fix-turn", "3")
+    page.get_by_role("button", name="Set the turn").click()
+    page.locator("#fix-log li").filter(has_text="turn to slot 3").wait_for()
+    page.select_option("#fix-public", "2")
+    page.get_by_role("button", name="Public", exact=True).click()
+    page.locator("#fix-log li").filter(has_text="slot 2 public").wait_for()
+    assert hub.get("/api/state")[1]["slots"][1]["public"]
+    page.check("#sim-on")
+    page.get_by_role("button", name="Centre tap").click()  # Cid on the Mexican Train
+    page.wait_for_function("() => document.querySelector('#fix-turn').value === '1'")
+    assert hub.get("/api/state")[1]["turn"] == 1
+    phone.shot("fixes")
+    assert not phone.errors and not phone.foreign
+
+
+def test_a_pick_in_the_fix_panel_stays_while_the_table_changes(keeper, roomy_hub):
     """The scorekeeper picks whose turn it should be; before they press the button the
     table changes (here a train goes public): the pick stays, and the fix sets it."""
-    hub = roomy_hub
-    body = {"players": ["Ann", "Bob", "Cid"], "rules": "consensus", "first": 1}
-    _, game = hub.post("/api/games", body)
-    context = chromium.new_context(viewport=PHONE)
-    try:
-        phone = Phone(context, hub.base)
-        phone.open(f"/#claim={game['id']}:{game['token']}")
-        page = phone.page
-        page.locator("#fix-panel summary").click()
-        page.wait_for_function("() => document.querySelector('#fix-turn').value === '1'")
-        page.select_option("#fix-turn", "3")
-        status, _ = hub.post("/api/sim/slots/2/marker", {"present": True})  # Bob's marker
-        assert status == 200
-        page.wait_for_function(
-            "() => document.querySelector('#hub').dataset.public.split(',').includes('2')"
-        )
-        assert page.input_value("#fix-turn") == "3"
-        page.get_by_role("button", name="Set the turn").click()
-        page.locator("#fix-log li").filter(has_text="turn to slot 3").wait_for()
-        assert hub.get("/api/state")[1]["turn"] == 3
-        # Sent: the select follows the table again (Cid's tap passes the turn to Ann).
-        hub.post("/api/sim/slots/3/press", {"hold_ms": 50})
-        page.wait_for_function("() => document.querySelector('#fix-turn').value === '1'")
-        assert not phone.errors and not phone.foreign
-    finally:
-        context.close()
+    hub, phone = roomy_hub, keeper
+    page = phone.page
+    page.locator("#fix-panel summary").click()
+    page.wait_for_function("() => document.querySelector('#fix-turn').value === '1'")
+    page.select_option("#fix-turn", "3")
+    status, _ = hub.post("/api/sim/slots/2/marker", {"present": True})  # Bob's marker
+    assert status == 200
+    page.wait_for_function(
+        "() => document.querySelector('#hub').dataset.public.split(',').includes('2')"
+    )
+    assert page.input_value("#fix-turn") == "3"
+    page.get_by_role("button", name="Set the turn").click()
+    page.locator("#fix-log li").filter(has_text="turn to slot 3").wait_for()
+    assert hub.get("/api/state")[1]["turn"] == 3
+    # Sent: the select follows the table again (Cid's tap passes the turn to Ann).
+    hub.post("/api/sim/slots/3/press", {"hold_ms": 50})
+    page.wait_for_function("() => document.querySelector('#fix-turn').value === '1'")
+    assert not phone.errors and not phone.foreign
