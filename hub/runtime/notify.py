@@ -222,7 +222,8 @@ class WatchdogFeeder:
         wait = interval + grace
         while not self._stop.wait(wait):
             pinged = self._pinged
-            late = time.monotonic() - pinged - interval  # past the ping's due time
+            silent = time.monotonic() - pinged
+            late = silent - interval  # past the ping's due time
             if hung_since is not None and pinged != hung_since:
                 log.warning(
                     "the hub loop answers again (after about %.1f s)",
@@ -234,8 +235,8 @@ class WatchdogFeeder:
                 log.warning(
                     "the hub loop has not answered for %.1f s; no watchdog ping until it "
                     "does (systemd restarts the hub %.1f s later); every thread's stack:\n%s",
-                    grace,
-                    grace,
+                    silent,
+                    max(0.0, 2 * interval - silent),  # the period runs out
                     thread_stacks(),
                 )
             # Next look: when this ping would be late (one interval on, during a hang).
