@@ -187,6 +187,11 @@ class PahoLink:
         it was connected. Each connection is a new client: what the last one had in
         flight is not sent again after the table as it is now (the publisher
         re-publishes every retained topic at each connect)."""
+        # What was queued for the last connection (lost, or its loop failed) is not
+        # sent on this one: the owner republishes the table as it is now, and an older
+        # state sent after it would stay retained (docs/mqtt.md). Nothing is queued
+        # while disconnected.
+        self._outgoing.clear()
         try:
             client.connect(self.broker.host, self.broker.port, self.broker.keepalive)
         except OSError as exc:
@@ -201,10 +206,6 @@ class PahoLink:
         else:
             self.connected = False
             self._close(client)
-            # What was queued for this connection is not sent on the next one: the
-            # owner republishes the table as it is then, and an older state sent after
-            # it would stay retained (docs/mqtt.md).
-            self._outgoing.clear()
         return served
 
     def _turn(self, client: paho.Client, timeout: float) -> None:
