@@ -8,6 +8,7 @@ checker walks is still two parts that know each other)."""
 from __future__ import annotations
 
 import ast
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -260,14 +261,24 @@ def test_one_argument_parser_in_the_product():
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> zipfile.ZipFile:
-    """The wheel ``pip`` builds from this checkout."""
+    """The wheel ``pip`` builds from this checkout's files, copied apart as the installer
+    does (systemd/install.sh, ``stage_source``): setuptools writes ``build/`` and the
+    egg-info beside the sources, and two test processes building in the checkout at once
+    trip over each other's files."""
+    source = tmp_path_factory.mktemp("source")
+    junk = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, source / name)
+    for package in PRODUCT:
+        shutil.copytree(ROOT / package, source / package, ignore=junk)
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT)],
-        check=True,
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(source)],
         capture_output=True,
+        text=True,
         timeout=300,
     )
+    assert built.returncode == 0, f"pip wheel failed:\n{built.stdout}{built.stderr}"
     (path,) = out.glob("mtrain_hub-*.whl")
     return zipfile.ZipFile(path)
 
