@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import array
+import sys
 from datetime import datetime, time
 
 import pytest
@@ -186,7 +187,22 @@ def test_periods_are_whole_16_bit_frames():
 def test_volume_scales_the_samples():
     mixer = Mixer(N, volume=0.5)
     mixer.start("turn", pcm(1000, -1000, 30000, -30001))
-    assert periods(mixer)[0] == [500, -500, 15000, -15000]
+    assert periods(mixer)[0] == [500, -500, 15000, -15001]  # rounded down, as audioop does
+
+
+def test_the_volume_is_scaled_in_c_here_and_python_s_fallback_gives_the_same_samples():
+    assert mixer_module._scaled is mixer_module._scaled_in_c  # audioop: 3.11's own
+    edges = [-32768, -32767, -30001, -7, -1, 0, 1, 7, 101, 30000, 32767]
+    chunk = array.array("h", [*edges, *range(-32768, 32768, 97)])
+    for volume in (0.0, 0.05, 0.1, 0.25, 1 / 3, 0.5, 0.8, 0.99, 1.0):
+        c = mixer_module._scaled_in_c(chunk, volume)
+        assert c.typecode == "h"
+        assert c == mixer_module._scaled_in_python(chunk, volume), volume
+
+
+def test_without_audioop_the_mixer_scales_in_python(monkeypatch):
+    monkeypatch.setitem(sys.modules, "audioop", None)  # import audioop: ImportError
+    assert mixer_module._load_audioop() is None
 
 
 def test_a_sound_is_kept_scaled_as_it_plays_and_its_next_plays_use_the_copy():
@@ -194,9 +210,9 @@ def test_a_sound_is_kept_scaled_as_it_plays_and_its_next_plays_use_the_copy():
     turn = pcm(1000, -1000, 30000, -30001, 7, 8)
     mixer.start("turn", turn)
     first = periods(mixer)
-    assert first == [[500, -500, 15000, -15000], [4, 4, 0, 0], [0, 0, 0, 0]]
+    assert first == [[500, -500, 15000, -15001], [3, 4, 0, 0], [0, 0, 0, 0]]
     (kept,) = mixer._kept.values()
-    assert list(kept.scaled) == [500, -500, 15000, -15000, 4, 4]
+    assert list(kept.scaled) == [500, -500, 15000, -15001, 3, 4]
     mixer.start("turn", turn)
     assert mixer.voices[0].kept is kept
     assert periods(mixer) == first
@@ -209,9 +225,9 @@ def test_a_sound_cut_short_keeps_what_it_played_and_the_next_play_goes_on_from_t
     periods_take(mixer, 1)
     mixer.start("out", out)  # outranks turn: cut, it fades under out
     periods(mixer)
-    assert list(mixer._kept[id(turn)].scaled) == [50, 50, 51, 52, 52, 52, 53, 54]
+    assert list(mixer._kept[id(turn)].scaled) == [50, 50, 51, 51, 52, 52, 53, 53]
     mixer.start("turn", turn)
-    assert periods(mixer) == [[50, 50, 51, 52], [52, 52, 53, 54], [54, 54, 55, 56], [0] * 4]
+    assert periods(mixer) == [[50, 50, 51, 51], [52, 52, 53, 53], [54, 54, 55, 55], [0] * 4]
     assert len(mixer._kept[id(turn)].scaled) == len(turn)
 
 

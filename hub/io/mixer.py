@@ -5,10 +5,13 @@ others short, and the volume's scaled copies kept (docs/sound.md)."""
 from __future__ import annotations
 
 import array
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import chain, repeat
+from math import floor
 from operator import add, mul
+from types import ModuleType
 
 from hub.io.sound import FRAME_BYTES, MAX_VOICES, SOUND_PRIORITY
 
@@ -49,7 +52,8 @@ class Mixer:
     The volume scales every sample. What a sound has played at a volume is kept scaled
     (a copy per sound, made as it played: no extra work), so its next plays at that
     volume take slices of the copy: scaling every sample in Python had cost more CPU
-    than the rest of a press together (docs/performance.md, "The Pi budget"). The
+    than the rest of a press together (docs/performance.md, "The Pi budget"), and the
+    scaling itself runs in C (``audioop``), rounding down. The
     copies are kept by the samples' identity, not by name: every sentence the voice
     says (all played as ``say``, each the same array from the voice's cache every
     time) keeps its own, up to :data:`KEPT_FRAMES` frames in all (the least recently
@@ -174,6 +178,34 @@ class Mixer:
         self.voices = [v for v in self.voices if not v.cut and v.pos < len(v.samples)]
 
 
-def _scaled(chunk: array.array[int], volume: float) -> array.array[int]:
-    """``chunk`` times ``volume`` (0..1: nothing overflows), rounded, in C."""
-    return array.array("h", map(round, map(volume.__mul__, chunk)))
+def _scaled_in_python(chunk: array.array[int], volume: float) -> array.array[int]:
+    """``chunk`` times ``volume`` (0..1: nothing overflows), rounded down as
+    ``audioop.mul`` does: about 25 times its CPU (~8 ms a second of sound here, a
+    whole press's budget on a Pi Zero 2 W; docs/performance.md), so only where no
+    ``audioop`` is to be had."""
+    return array.array("h", map(floor, map(volume.__mul__, chunk)))
+
+
+def _scaled_in_c(chunk: array.array[int], volume: float) -> array.array[int]:
+    """``chunk`` times ``volume``, rounded down, by ``audioop.mul`` (in C)."""
+    assert audioop is not None
+    scaled = array.array("h")
+    scaled.frombytes(audioop.mul(chunk, 2, volume))
+    return scaled
+
+
+def _load_audioop() -> ModuleType | None:
+    """The standard library's ``audioop`` (Python 3.11-3.12; deprecated there, so
+    imported with its warning silenced), or the ``audioop-lts`` package's of the same
+    name (3.13 on, the ``sound`` extra), or None."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            import audioop as module
+        except ImportError:
+            return None
+    return module
+
+
+audioop = _load_audioop()
+_scaled = _scaled_in_python if audioop is None else _scaled_in_c
