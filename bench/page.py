@@ -43,7 +43,6 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 from bench.benchstats import percentile  # noqa: E402
 from tests.http_client import HubProcess  # noqa: E402
-from tests.ports import os_port  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -311,7 +310,7 @@ def main() -> None:
     parser.add_argument("--loads", type=int, default=9, help="first loads (and floors) timed")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
-        hub = HubProcess(os_port(), Path(tmp) / "state")
+        hub = HubProcess(Path(tmp) / "state")
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             hub.post("/api/games", {"players": PLAYERS, "rules": "consensus", "first": 1})

@@ -258,11 +258,12 @@ pip_failure() {
         || grep -m1 -v '^[[:space:]]*$' "$PIP_LOG" || echo "no output"; } | sed 's/^[[:space:]]*//'
 }
 
-# What a failed pip run's ERROR lines name: the sound library, lgpio, or the hub.
+# What a failed pip run's ERROR lines name: the sound extra (pyalsaaudio, audioop-lts),
+# lgpio, or the hub.
 pip_trouble() {
     local errors
     errors=$(grep -E '^[[:space:]]*(ERROR|error):' "$PIP_LOG" || true)
-    if grep -q pyalsaaudio <<< "$errors"; then echo sound
+    if grep -qE 'pyalsaaudio|audioop' <<< "$errors"; then echo sound
     elif grep -q lgpio <<< "$errors"; then echo lgpio
     else echo hub
     fi

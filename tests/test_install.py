@@ -337,6 +337,7 @@ def test_pip_failures_name_the_sound_library_or_lgpio(tmp_path):
     log = tmp_path / "pip.log"
     cases = {
         "  building...\nERROR: Failed building wheel for pyalsaaudio\n": "sound",
+        "ERROR: Failed building wheel for audioop-lts\n": "sound",  # 3.13, no wheel
         "ERROR: Could not build wheels for lgpio, which is required\n": "lgpio",
         "ERROR: Could not find a version that satisfies the requirement flask>=3.0\n": "hub",
         "WARNING: Retrying (pyalsaaudio)\nERROR: No matching distribution for segno\n": "hub",
