@@ -14,7 +14,12 @@
    client connected, CPU seconds over an idle window read from /proc, beside a
    sleeping Python process over the same window.
 
+With the voice on (``--voice turns``, the hub's default) the turn is said in the
+chime's place and the port is reached by the sentence; ``--voice off`` times the chime,
+the path before the voice existed.
+
 Usage: python bench/press_to_effect.py [--presses 10000] [--idle 30] [--batch 250]
+       [--voice turns|off|all]
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.benchstats import floor_handoffs, percentile, stamping_hub  # noqa: E402
 from hub import core  # noqa: E402
+from hub.voice.phrases import VOICE_MODES  # noqa: E402
 from scorer.setup import check_setup  # noqa: E402
 from tests.ports import os_port  # noqa: E402
 
@@ -49,13 +55,14 @@ def hub_presses(
     cpu: list[float],
     pauses: list[float] | None = None,
     cores: list[float] | None = None,
+    voice: str = "turns",
 ) -> Iterator[float]:
     """Microseconds from a release edge to the sound port, one per press, for as long
     as the caller asks (closing the generator stops the hub and appends the loop
     thread's CPU seconds to ``cpu``: a figure the machine's load hardly moves).
     ``pauses`` gets the microseconds of each cyclic collection on the loop thread, and
     ``cores`` those of ``core.apply`` on each release (timed around the call)."""
-    hub, arrived, stamp = stamping_hub("sim", state_dir)
+    hub, arrived, stamp = stamping_hub("sim", state_dir, sound={"voice": voice})
     apply, last = core.apply, [0.0]
 
     def timed(table: Any, event: Any) -> Any:
@@ -111,10 +118,11 @@ def interleaved(
     pauses: list[float],
     cores: list[float],
     cpu: list[float],
+    voice: str = "turns",
 ) -> tuple[list[float], list[float]]:
     """Hub presses and floor hand-offs in alternating batches, so both meet the same
     load on a shared machine; (hub, floor) microseconds."""
-    hub, floor = hub_presses(state_dir, cpu, pauses, cores), floor_handoffs()
+    hub, floor = hub_presses(state_dir, cpu, pauses, cores, voice), floor_handoffs()
     ours: list[float] = []
     bare: list[float] = []
     try:
@@ -196,16 +204,24 @@ def main() -> None:
     parser.add_argument(
         "--batch", type=int, default=250, help="presses per batch; hub and floor batches alternate"
     )
+    parser.add_argument(
+        "--voice",
+        choices=VOICE_MODES,
+        default="turns",
+        help="the voice setting (turns, the default: the turn is said in the chime's "
+        "place; off: the chime, the path before the voice)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         cpu: list[float] = []
         pauses: list[float] = []
         cores: list[float] = []
         ours, floor = interleaved(
-            args.presses, args.batch, os.path.join(tmp, "latency"), pauses, cores, cpu
+            args.presses, args.batch, os.path.join(tmp, "latency"), pauses, cores, cpu, args.voice
         )
         hub_cpu, sleeper_cpu = idle_cpu(args.idle, os.path.join(tmp, "idle"))
-    print(f"press to effect, {args.presses} presses (microseconds)")
+    heard = 'the turn said ("Bob\'s turn")' if args.voice != "off" else "the turn chime"
+    print(f"press to effect, {args.presses} presses, voice {args.voice}: {heard} (microseconds)")
     print(f"{'figure':<28}{'hub':>10}{'floor':>10}{'ratio':>8}")
     for name, p in (("median", 50), ("p99", 99)):
         a, b = percentile(ours, p), percentile(floor, p)

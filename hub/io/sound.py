@@ -131,8 +131,12 @@ class RecordingPlayer:
 
     def say(self, samples: array.array[int], lead_frames: int = 0) -> None:
         """Record the speech as heard (its lead of silence first) and tell any
-        listener (as sound ``say``)."""
-        self.spoken.append(array.array("h", bytes(2 * lead_frames)) + samples)
+        listener (as sound ``say``). Without a lead the very array is kept, no copy:
+        a copy of a sentence cost more than the hub's whole way from the dispatcher
+        to the player (``bench/press_to_effect.py`` times a turn said through here)."""
+        if lead_frames:
+            samples = array.array("h", bytes(2 * lead_frames)) + samples
+        self.spoken.append(samples)
         for listener in self.listeners:
             listener(SAY)
 
