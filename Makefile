@@ -28,11 +28,12 @@ $(BIN)/python:
 	$(BIN)/pip install -q --upgrade pip
 
 # Installs the hub; the ALSA player is optional at run time (without it the hub
-# runs silent and says why), so a failed pyalsaaudio build only warns here.
+# runs silent and says why), so a failed build of the sound extra (pyalsaaudio, and
+# audioop-lts from Python 3.13) only warns here.
 $(RUN_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e .
 	$(BIN)/pip install -q -e '.[sound]' || \
-	  echo "warning: pyalsaaudio did not build (apt install libasound2-dev); sound is off"
+	  echo "warning: the sound extra did not build (apt install libasound2-dev); sound is off"
 	touch $@
 
 $(TEST_STAMP): pyproject.toml | $(BIN)/python
