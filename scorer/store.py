@@ -96,7 +96,9 @@ class GameStore(Roster, Keepers):
         self._migrate()
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self._path, 30, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(
+            self._path, timeout=30, isolation_level=None, check_same_thread=False
+        )
         conn.row_factory = sqlite3.Row
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if mode != "wal":
