@@ -9,13 +9,11 @@ readers, each read on a connection no other read is using, inside a read transac
 (a consistent snapshot that never blocks the writer); idle reader connections are kept
 for the next reads. ``path`` must be a file, not ``:memory:``.
 
-Time: every write takes ``at`` (ISO 8601, the caller's event time); without it the
-``now`` callable given to :class:`GameStore` is asked. Rules come from the pure
-:mod:`scorer` (mostly :mod:`scorer.games`). The SQL is pure too: :mod:`scorer.rows`
-gives the errors (re-exported here) and the statements of every write,
-:mod:`scorer.queries` the queries and what is made of their rows. This module holds the
-connections, the transactions and the schema's migrations, and runs the statements and
-queries on them."""
+Time: every write takes ``at`` (ISO 8601, the caller's event time), else ``now()``.
+The rules and the SQL are the pure :mod:`scorer`'s (:mod:`scorer.games`; the errors,
+re-exported here, and every write's statements in :mod:`scorer.rows`, the queries in
+:mod:`scorer.queries`); this module holds the connections, the transactions and the
+migrations, and runs the statements and queries on them."""
 
 from __future__ import annotations
 
@@ -93,7 +91,11 @@ class GameStore(Roster, Keepers):
         self._readers: list[sqlite3.Connection] = []  # every reader connection opened
         self._idle: list[sqlite3.Connection] = []  # the readers no read is using now
         self._writer = self._connect()
-        self._migrate()
+        try:
+            self._migrate()
+        except BaseException:  # a newer schema, a damaged file: nothing left open
+            self._writer.close()
+            raise
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(
@@ -222,10 +224,8 @@ class GameStore(Roster, Keepers):
         return game_id
 
     def get_game(self, game_id: int) -> dict[str, Any]:
-        """The game as ``GET /api/games/<id>`` shows it, never with its token.
-
-        The keys are listed at :func:`scorer.games.game_view`. Raises :class:`GameNotFound`.
-        """
+        """The game as ``GET /api/games/<id>`` shows it, never with its token (the keys:
+        :func:`scorer.games.game_view`). Raises :class:`GameNotFound`."""
         with self._read() as conn:
             return games.game_view(_load(conn, game_id))
 
@@ -331,10 +331,8 @@ class GameStore(Roster, Keepers):
 
     def set_went_out(self, game_id: int, round: int, name: str) -> dict[str, Any]:
         """Record who went out of a round (the hub saw the long hold); returns the game.
-
-        Does not finish the round: :meth:`record_round` does, with the points. On a
-        round already scored, ``name`` must have scored 0.
-        """
+        :meth:`record_round` finishes the round, with the points. On a round already
+        scored, ``name`` must have scored 0."""
         with self._write() as conn:
             games.check_went_out(_load(conn, game_id), round, name)
             _run(conn, [rows.outcome(game_id, round, name)])
