@@ -221,10 +221,9 @@ def test_uninstall_keeps_the_games_and_purge_removes_them(pi):
         assert not (pi / gone).exists() and not (pi / gone).is_symlink(), gone
     assert (pi / "boot/firmware/config.txt").read_text() == "[all]\ndtparam=audio=on\n"
     assert (pi / "etc/mtrain-hub.toml").exists()
-    assert GameStore(pi / "var/lib/mtrain-hub/games.db").get_game(game_id)["players"] == [
-        "Ann",
-        "Bob",
-    ]
+    store = GameStore(pi / "var/lib/mtrain-hub/games.db")
+    assert store.get_game(game_id)["players"] == ["Ann", "Bob"]
+    store.close()
     assert "kept the games" in output
 
     output = install(pi, "--uninstall", "--purge")

@@ -28,7 +28,9 @@ def test_up_to_date_store_is_left_alone(tmp_path, capsys):
     assert main(["migrate", "--state-dir", str(tmp_path)]) == 0
     assert f"schema {LATEST}, up to date" in capsys.readouterr().out
     assert not list(tmp_path.glob("games.db.before-*"))
-    assert GameStore(tmp_path / "games.db").get_game(game_id)["players"] == ["Ann", "Bob"]
+    store = GameStore(tmp_path / "games.db")
+    assert store.get_game(game_id)["players"] == ["Ann", "Bob"]
+    store.close()
 
 
 def test_an_older_store_is_copied_then_migrated(tmp_path, capsys):
