@@ -3,7 +3,7 @@
 # (and, when run as root on Debian, the system packages the hub and tests use).
 
 PY ?= python3
-VENV := .venv
+VENV ?= .venv
 BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test

@@ -117,10 +117,13 @@ async function route(again = false) {
   window.scrollTo(0, 0);
   emit("view", S.view);
   if (!VIEWS[S.view]) return;
-  const want = S.view;
+  const want = S.view, shown = section(want);
   let mod;
-  try { mod = await VIEWS[want](); } catch { $("banner").hidden = false; return; }
-  if (S.view === want) mod.open(arg, section(want));
+  // Its controls (in the page from the start) answer once its module listens: until
+  // then the view is inert, so a choice made on a slow link is not silently lost.
+  shown.inert = true;
+  try { mod = await VIEWS[want](); } catch { $("banner").hidden = false; return; } finally { shown.inert = false; }
+  if (S.view === want) mod.open(arg, shown);
 }
 // A view changed by the reader: focus goes to its heading (screen readers say where they are).
 function focusHeading() {
