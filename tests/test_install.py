@@ -241,7 +241,7 @@ def test_upgrade_keeps_the_games_and_migrates_the_store(pi, tmp_path, installed)
         REPO,
         newer,
         ignore=shutil.ignore_patterns(
-            ".venv", ".git", "__pycache__", "*.egg-info", "build", "state", "test-artifacts"
+            ".venv*", ".git", "__pycache__", "*.egg-info", "build", "state", "test-artifacts"
         ),
     )
     schema = newer / "scorer" / "schema.py"
