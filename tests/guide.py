@@ -15,6 +15,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,11 +35,12 @@ CHECKOUT = ("Makefile", "pyproject.toml", "tools", "hardware", *PRODUCT)
 STL_COMMAND = "make stl DOMINO_SET=12"
 
 
-def checkout_copy(into: Path) -> Path:
-    """The parts of the checkout the guide's commands use, copied under ``into``."""
+def checkout_copy(into: Path, names: Iterable[str] = CHECKOUT) -> Path:
+    """The parts of the checkout the guide's commands use (or ``names``), copied under
+    ``into`` (made here), without bytecode."""
     junk = shutil.ignore_patterns("__pycache__", "*.pyc")
     into.mkdir()
-    for name in CHECKOUT:
+    for name in names:
         if (ROOT / name).is_dir():
             shutil.copytree(ROOT / name, into / name, ignore=junk)
         else:

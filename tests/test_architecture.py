@@ -8,7 +8,6 @@ checker walks is still two parts that know each other)."""
 from __future__ import annotations
 
 import ast
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -17,8 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.guide import checkout_copy
+
 ROOT = Path(__file__).resolve().parent.parent
 PRODUCT = ("hub", "scorer", "web", "firmware_bridge", "tablesim")
+BUILT_FROM = ("pyproject.toml", "README.md", *PRODUCT)  # what pip builds the wheel from
 # What web/ may import of our own packages (DESIGN.md, "Layout"): itself, the pure
 # scoring rules and the core's types. Everything else reaches it through the Protocol
 # the composition root hands in (web/service.py).
@@ -265,12 +267,7 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
     does (systemd/install.sh, ``stage_source``): setuptools writes ``build/`` and the
     egg-info beside the sources, and two test processes building in the checkout at once
     trip over each other's files."""
-    source = tmp_path_factory.mktemp("source")
-    junk = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy2(ROOT / name, source / name)
-    for package in PRODUCT:
-        shutil.copytree(ROOT / package, source / package, ignore=junk)
+    source = checkout_copy(tmp_path_factory.mktemp("wheel-source") / "checkout", BUILT_FROM)
     out = tmp_path_factory.mktemp("wheel")
     # The test extra's setuptools builds it (no download: pip's isolated build would
     # fetch setuptools from the index at every run).
