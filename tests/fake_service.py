@@ -293,10 +293,14 @@ class FakeHubService:
         return dict(self.selftest_status)
 
     def selftest_action(
-        self, action: str, tokens: tuple[str, ...] = (), proven: bool = False
+        self,
+        action: str,
+        tokens: tuple[str, ...] = (),
+        proven: bool = False,
+        step: int | None = None,
     ) -> dict[str, Any]:
         """Record the action; ``start`` marks it running, ``stop`` not."""
-        self._call("selftest_action", action)
+        self._call("selftest_action", action, step)
         if action in ("start", "stop"):
             self.selftest_status["running"] = action == "start"
         return dict(self.selftest_status)

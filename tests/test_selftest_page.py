@@ -119,6 +119,37 @@ def test_skip_and_stop_keep_what_was_done(live_hub, client, table_proof):
     live_hub.sim.button(2, False)
 
 
+def test_an_answer_names_its_step_and_a_double_tap_answers_one_step(live_hub, client, table_proof):
+    """A "yes" tapped twice (or tapped on a page a poll behind the hub) must not answer
+    the next light or sound unseen: an answer naming another step than the one waiting
+    is refused, 409 on the field ``step``, and nothing is recorded for it."""
+    now = act(client, "start").get_json()
+    while now["running"] and not now["step"]["answer"]:
+        now = client.post(
+            "/api/selftest", json={"action": "skip", "step": now["step"]["number"]}
+        ).get_json()
+    first = now["step"]["number"]
+    assert now["step"]["kind"] == "light" and first == 8 + 1 + 16 + 1
+    tap = {"action": "yes", "step": first}
+    now = client.post("/api/selftest", json=tap).get_json()
+    assert now["step"]["number"] == first + 1 and now["results"][-1]["outcome"] == "confirmed"
+    again = client.post("/api/selftest", json=tap)  # the second tap of a double tap
+    assert again.status_code == 409
+    assert again.get_json()["field"] == "step"
+    assert again.get_json()["error"] == (
+        f"step: the self-test is at step {first + 1} now, not {first} (look again)"
+    )
+    late_skip = client.post("/api/selftest", json={"action": "skip", "step": first})
+    assert late_skip.status_code == 409
+    now = status(client)
+    assert now["step"]["number"] == first + 1 and len(now["results"]) == first
+    # Without a step (a script, the CLI's habit), an answer is for the step waiting.
+    assert act(client, "no").get_json()["results"][-1]["outcome"] == "not_seen"
+    # Stop ends it whatever the page showed.
+    stopped = client.post("/api/selftest", json={"action": "stop", "step": 1})
+    assert stopped.status_code == 200 and stopped.get_json()["running"] is False
+
+
 def test_no_self_test_while_a_game_is_played(live_hub, client, table_proof):
     r = client.post("/api/games", json={"players": ["Ann", "Bob"], "rules": "consensus"})
     assert r.status_code == 201
@@ -143,6 +174,9 @@ def test_bad_requests_are_refused_by_name(client):
     assert r.status_code == 400 and r.get_json()["field"] == "action"
     r = client.post("/api/selftest", json={"action": "start", "force": True})
     assert r.status_code == 400 and r.get_json()["field"] == "force"
+    for step in (0, -1, "3", 2.0, True, [1]):
+        r = client.post("/api/selftest", json={"action": "yes", "step": step})
+        assert r.status_code == 400 and r.get_json()["field"] == "step", step
     assert status(client)["running"] is False
 
 

@@ -1,7 +1,9 @@
 """The self-test on the page: ``GET /api/selftest`` and ``POST /api/selftest``.
 
 ``POST {"action": "start" | "yes" | "no" | "skip" | "stop"}`` drives the running hub's
-walk-through (hub/selftest/session.py); the hub refuses ``start`` while a game is
+walk-through (hub/selftest/session.py). An answer or a skip may name the ``step`` it is
+for: when another step waits, it is refused (409), so a double tap does not answer the
+next step unseen. The hub refuses ``start`` while a game is
 unfinished, and without the table's proof (a table token from a claim at the hub) or
 the scorekeeper's token of the newest game (403): a stranger's phone cannot take the
 hub's inputs (issue 25, LOW 15). The other actions need the proof or a token the start
@@ -49,14 +51,17 @@ def act() -> Response:
     if origin and _netloc(origin) != request.host:
         abort(403, f"Origin {origin}: only the hub's own page may run its self-test")
     body = json_body()
-    unknown = sorted(set(body) - {"action"})
+    unknown = sorted(set(body) - {"action", "step"})
     if unknown:
-        abort(400, f"{unknown[0]}: unknown field (allowed: action)", field=unknown[0])
+        abort(400, f"{unknown[0]}: unknown field (allowed: action, step)", field=unknown[0])
     action = body.get("action")
     if action not in ACTIONS:
         abort(400, f"action: expected one of {', '.join(ACTIONS)}, got {action!r}", field="action")
+    step = body.get("step")
+    if step is not None and (type(step) is not int or step < 1):
+        abort(400, f"step: expected a step number (1 or more), got {step!r}", field="step")
     tokens, proven = _proof()
-    return jsonify(hub_service().selftest_action(action, tokens, proven))
+    return jsonify(hub_service().selftest_action(action, tokens, proven, step))
 
 
 def _proof() -> tuple[tuple[str, ...], bool]:

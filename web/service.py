@@ -253,9 +253,14 @@ class HubService(Protocol):
         waiting (prompt, part, pin, whether it wants an answer) and the ``results``."""
 
     def selftest_action(
-        self, action: str, tokens: tuple[str, ...] = (), proven: bool = False
+        self,
+        action: str,
+        tokens: tuple[str, ...] = (),
+        proven: bool = False,
+        step: int | None = None,
     ) -> dict[str, Any]:
         """``start`` (refused 409 while a game is unfinished, 403 unless ``proven``: the
         table's proof or a scorekeeper's token), ``yes``/``no`` (a light or sound step),
         ``skip`` or ``stop`` (403 unless ``proven`` or one of ``tokens`` started it);
+        an answer or a skip naming a ``step`` other than the one waiting is a 409;
         the self-test's status after."""

@@ -383,10 +383,15 @@ class HubWebService(PlayerRequests):
         return self._parts.selftest.status()
 
     def selftest_action(
-        self, action: str, tokens: tuple[str, ...] = (), proven: bool = False
+        self,
+        action: str,
+        tokens: tuple[str, ...] = (),
+        proven: bool = False,
+        step: int | None = None,
     ) -> dict[str, Any]:
         """Start, answer, skip or stop the self-test; its status after."""
         try:
-            return self._parts.selftest.act(action, tokens, proven)
+            return self._parts.selftest.act(action, tokens, proven, step)
         except SelftestRefused as exc:
-            raise Refused(exc.status, str(exc), "action") from exc
+            field = str(exc).partition(":")[0]
+            raise Refused(exc.status, str(exc), field if field == "step" else "action") from exc

@@ -120,12 +120,21 @@ class SelftestSession:
             ]
         return {"stuck": stuck, "lights": self._ring}
 
-    def act(self, action: str, tokens: Iterable[str] = (), proven: bool = False) -> dict[str, Any]:
+    def act(
+        self,
+        action: str,
+        tokens: Iterable[str] = (),
+        proven: bool = False,
+        step: int | None = None,
+    ) -> dict[str, Any]:
         """``start``, ``yes``/``no`` (the light or sound step), ``skip``, ``stop``.
 
         ``proven``: the request showed the table's proof or a scorekeeper's token;
         ``tokens``: every token it showed. ``start`` needs the proof; the other actions
-        the proof or one of the tokens the start was made with (403 otherwise)."""
+        the proof or one of the tokens the start was made with (403 otherwise).
+        ``step``: the number of the step an answer or a skip was meant for; another
+        step waiting is a 409 (a double tap, or a tap on a page behind the hub, must
+        not answer the next step unseen)."""
         digests = frozenset(_digest(t) for t in tokens)
         with self._lock:
             if action == "start":
@@ -138,9 +147,15 @@ class SelftestSession:
                     "action: only the phone that started the self-test, or one with the "
                     "table's proof, may answer it",
                 )
+            elif step is not None and action != "stop" and self._walk.number() != step:
+                raise SelftestRefused(
+                    409,
+                    f"step: the self-test is at step {self._walk.number()} now, "
+                    f"not {step} (look again)",
+                )
             elif action in ("yes", "no"):
-                step = self._walk.current()
-                if step is None or not step.needs_answer:
+                waiting = self._walk.current()
+                if waiting is None or not waiting.needs_answer:
                     raise SelftestRefused(
                         409, "action: this step waits for the hub, not an answer (or skip it)"
                     )

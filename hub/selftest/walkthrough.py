@@ -160,6 +160,11 @@ class Walkthrough:
             self._strays.append(what)
             self._stray_inputs.append((kind, slot))
 
+    def number(self) -> int:
+        """The number of the step waiting (one past the last when all are done)."""
+        with self._lock:
+            return len(self.results) + 1
+
     def answer(self, ok: bool) -> None:
         """The person's answer to a light or sound step."""
         with self._lock:
@@ -239,7 +244,7 @@ class Walkthrough:
                     "pin": step.pin,
                     "prompt": step.prompt,
                     "answer": step.needs_answer,
-                    "number": len(self.results) + 1,
+                    "number": self.number(),
                 },
                 "steps": len(self.steps),
                 "done": step is None,

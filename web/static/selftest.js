@@ -8,6 +8,7 @@ import { S, api, esc } from "./core.js";
 import { formatNumber, t } from "./i18n.js";
 
 let root = null, timer = null;
+let shown = null;  // the number of the step the view shows: an answer names it
 
 // A step's part and what to do, in the page's language, from its kind and slot (the
 // hub's own English "part" and "prompt" are the same words: tests/test_i18n_usage.py).
@@ -66,12 +67,17 @@ function build() {
   root.querySelector("#st-buttons").addEventListener("click", async (e) => {
     const action = e.target.dataset && e.target.dataset.action;
     if (!action) return;
-    const r = await api("POST", "/api/selftest", { action });
-    root.querySelector("#st-error").textContent = r.ok ? "" : r.data.error;
+    // An answer or a skip is for the step on the screen: a double tap, or a tap on a
+    // view a poll behind the hub, is refused (409) rather than answering the next step.
+    const body = action === "start" || action === "stop" || shown == null ? { action } : { action, step: shown };
+    const r = await api("POST", "/api/selftest", body);
+    const behind = r.status === 409 && r.data && r.data.field === "step";  // the hub moved on
+    root.querySelector("#st-error").textContent = r.ok || behind ? "" : r.data.error;
     const claim = root.querySelector("#st-claim");
     claim.hidden = r.ok || r.status !== 403;
     if (!claim.hidden) claim.innerHTML = `<a href="#/join">${esc(t("selftest.claim_first"))}</a>`;
-    if (r.ok) { show(r.data); refresh(); }
+    if (r.ok) show(r.data);
+    if (r.ok || behind) refresh();
   });
 }
 
@@ -85,6 +91,7 @@ async function refresh() {
 
 function show(test) {
   const step = test.step, running = test.running;
+  shown = running && step ? step.number : null;
   const buttons = root.querySelectorAll("#st-buttons button");
   for (const b of buttons) {
     const a = b.dataset.action;
