@@ -255,11 +255,19 @@ class FakeHubService:
         game["finished"] = True
         return game
 
-    def undo(self, game_id: int) -> dict[str, Any]:
-        """Log the undo of the newest game."""
+    def undo(self, game_id: int, seen: int | None = None) -> dict[str, Any]:
+        """Log the undo of the newest game (409 when ``seen`` is not the state's ``undo``)."""
         self._call("undo", game_id)
         if self.running_game() != game_id:
             raise Refused(409, f"game {game_id} is not being played on the table")
+        now = self.state.get("undo", 0)
+        if seen is not None and seen != now:
+            raise Refused(
+                409,
+                f"undo: the table changed since this phone looked ({seen} to undo then, "
+                f"{now} now): look again",
+                "undo",
+            )
         self.log.append({"kind": "undo", "by": "scorekeeper"})
         return self.state
 

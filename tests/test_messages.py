@@ -174,3 +174,20 @@ def test_a_table_fix_the_hub_refused_is_said_in_spanish() -> None:
         spanish = words_for("es", 409, said)
         assert spanish != general and "slot" not in spanish, (reason, spanish)
     assert words_for("es", 409, "no double is open") == "No hay ninguna mula abierta."
+
+
+def test_an_undo_of_a_table_that_moved_on_is_said_in_spanish(client) -> None:
+    """The hub's refusal of a stale undo (hub/core/undo.py, moved_since) and of a late
+    self-test answer (hub/selftest/session.py) have their words in every language."""
+    game_id, token = new_game(client)
+    answer = client.post(
+        f"/api/games/{game_id}/undo",
+        json={"undo": 5},
+        headers={"Authorization": f"Bearer {token}"} | ES,
+    )
+    body = refused(answer, 409)
+    assert body["field"] == "undo"
+    assert body["message"] == i18n.text("es", "error.undo_moved")
+    late = "step: the self-test is at step 27 now, not 26 (look again)"
+    assert words_for("es", 409, late) == i18n.text("es", "error.selftest_moved", now="27")
+    assert "27" in words_for("en", 409, late)

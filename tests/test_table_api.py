@@ -55,6 +55,65 @@ def test_undo_needs_the_token_and_json(client, game):
     assert answer.status_code == 400 and answer.get_json()["field"] == "again"
 
 
+def test_an_undo_names_the_table_it_saw_and_a_double_tap_undoes_once(client, game, live_hub):
+    """A grandparent's double tap on Undo, a second phone undoing the same mistake, a
+    press at the hub while the phone was still showing the table before it: the undo
+    names the table it saw (the snapshot's ``undo``) and takes back one action of that
+    table, never one the phone did not show."""
+    path = f"/api/games/{game['id']}/undo"
+    for slot in (1, 2):
+        client.post(f"/api/sim/slots/{slot}/press", json={"hold_ms": 50})
+    seen = client.get("/api/state").get_json()
+    assert seen["turn"] == 3 and seen["undo"] == 2
+    state = client.post(path, json={"undo": 2}, headers=bearer(game)).get_json()
+    assert state["turn"] == 2 and state["undo"] == 1
+    again = client.post(path, json={"undo": 2}, headers=bearer(game))  # the second tap
+    assert again.status_code == 409
+    assert again.get_json()["field"] == "undo"
+    assert again.get_json()["error"] == (
+        "undo: the table changed since this phone looked (2 to undo then, 1 now): look again"
+    )
+    assert client.get("/api/state").get_json()["undo"] == 1
+    client.post("/api/sim/slots/2/press", json={"hold_ms": 50})  # Bob plays again meanwhile
+    stale = client.post(path, json={"undo": 1}, headers=bearer(game))
+    assert stale.status_code == 409 and "(1 to undo then, 2 now)" in stale.get_json()["error"]
+    now = client.get("/api/state").get_json()
+    assert now["undo"] == 2 and now["turn"] == 3
+    undone = [e for e in client.get("/api/log?limit=100").get_json() if e["kind"] == "undo"]
+    assert [e["undid"] for e in undone] == ["tap slot 2"]  # one undo, of what the phone saw
+    for bad in (-1, "2", True, 1.5, [2]):
+        answer = client.post(path, json={"undo": bad}, headers=bearer(game))
+        assert answer.status_code == 400 and answer.get_json()["field"] == "undo", bad
+
+
+def test_two_phones_undoing_the_same_mistake_at_once_undo_it_once(client, game, live_hub):
+    """Both requests reach the hub together; its one writer thread looks and undoes in
+    one step, so exactly one is done and the other is told the table changed."""
+    import threading
+
+    from web import create_app
+
+    path = f"/api/games/{game['id']}/undo"
+    for slot in (1, 2, 3):
+        client.post(f"/api/sim/slots/{slot}/press", json={"hold_ms": 50})
+    assert client.get("/api/state").get_json()["undo"] == 3
+    phones = [create_app(live_hub.web_service(), {"TESTING": True}).test_client() for _ in "ab"]
+    ready = threading.Barrier(len(phones))
+    codes: list[int] = []
+
+    def tap(phone) -> None:
+        ready.wait()
+        codes.append(phone.post(path, json={"undo": 3}, headers=bearer(game)).status_code)
+
+    threads = [threading.Thread(target=tap, args=(phone,)) for phone in phones]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(codes) == [200, 409]
+    assert client.get("/api/state").get_json()["undo"] == 2
+
+
 def test_fix_turn_double_and_public(client, game):
     path = f"/api/games/{game['id']}/fix"
     state = client.post(path, json={"turn": 3}, headers=bearer(game)).get_json()

@@ -60,6 +60,15 @@ MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"version \d+: game \d+ changed since .*; see round (?P<round>\d+) as it is now",
             "error.stale",
         ),
+        (
+            r"undo: the table changed since this phone looked \(\d+ to undo then, \d+ now\): "
+            r"look again",
+            "error.undo_moved",
+        ),
+        (
+            r"step: the self-test is at step (?P<now>\d+) now, not \d+ \(look again\)",
+            "error.selftest_moved",
+        ),
         (r"\S+: '(?P<one>.+)' and '(?P<other>.+)' are the same name", "error.same_name"),
         (r"\S+: '(?P<one>.+)' and '(?P<other>.+)' look the same: .*", "error.names_alike"),
         (rf"\S+: {_NAME} is longer than (?P<most>\d+) characters", "error.name_too_long"),

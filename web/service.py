@@ -44,6 +44,9 @@ BODY_FIELDS = frozenset(
         "name",
         "into",
         "since",
+        "undo",
+        "action",
+        "step",
     }
 )
 _LEADING_FIELD = re.compile(r"([a-z_]+)(\.[^\s:]+)?: ")
@@ -149,9 +152,11 @@ class HubService(Protocol):
     def sim_marker(self, slot: int, present: bool) -> dict[str, Any]:
         """Put a marker on (or take it off) simulated slot ``slot``; the snapshot after."""
 
-    def undo(self, game_id: int) -> dict[str, Any]:
+    def undo(self, game_id: int, seen: int | None = None) -> dict[str, Any]:
         """Undo the last table action of game ``game_id`` (refused 409 unless it is being
-        played on the table); the snapshot after."""
+        played on the table); the snapshot after. ``seen``: the snapshot's ``undo`` the
+        asker saw; when the table has taken or lost an action since, nothing is undone
+        (409 on the field ``undo``)."""
 
     def fix_table(
         self,

@@ -3,7 +3,9 @@
 - ``POST /api/sim/centre/press`` ``{"hold_ms": N}``: the centre button, like a slot
   press (sim backend only). A hold as long as the centre's long hold (4 s by default,
   ``[gestures] centre_long_hold_ms``) undoes the last table action.
-- ``POST /api/games/<id>/undo`` ``{}``: undo the last table action (``turn_back``).
+- ``POST /api/games/<id>/undo`` ``{}`` or ``{"undo": n}``: undo the last table action
+  (``turn_back``); ``n``, the snapshot's ``undo`` the phone saw, makes it the undo of
+  that table: when an action was taken or undone since, 409 on ``undo``.
 - ``POST /api/games/<id>/fix``: set the table right by hand, one thing per request:
   ``{"turn": slot}``, ``{"double": {"slot": n, "covers_left": k, "responsible": s}}``
   (``"slot": null`` closes the open double) or ``{"public": {"slot": n, "public": b}}``.
@@ -75,9 +77,13 @@ def sim_centre_press() -> Response:
 def undo(game_id: int) -> Response:
     """Undo the last table action of the game on the table."""
     body = _scorekeeper(game_id)
-    if body:
-        abort(400, f"{sorted(body)[0]}: unknown field (an undo takes none)", sorted(body)[0])
-    return jsonify(hub_service().undo(game_id))
+    unknown = sorted(set(body) - {"undo"})
+    if unknown:
+        abort(400, f"{unknown[0]}: unknown field (allowed: undo)", unknown[0])
+    seen = body.get("undo")
+    if seen is not None and (type(seen) is not int or seen < 0):
+        abort(400, f"undo: expected the snapshot's undo count (0 or more), got {seen!r}", "undo")
+    return jsonify(hub_service().undo(game_id, seen))
 
 
 @bp.post(f"/games/<{ID}:game_id>/fix")

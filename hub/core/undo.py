@@ -89,6 +89,19 @@ def _what(effects: list[Effect]) -> str:
     return "table action"
 
 
+def moved_since(table: Table, seen: int) -> str | None:
+    """Why an undo asked for by a phone that saw ``seen`` actions to undo (the
+    snapshot's ``undo``) must not be done: the table has taken or lost an action since,
+    and the undo would take back one the asker never saw. None: it is that table."""
+    now = len(table.history)
+    if now == seen:
+        return None
+    return (
+        f"undo: the table changed since this phone looked ({seen} to undo then, "
+        f"{now} now): look again"
+    )
+
+
 def undo(table: Table, at: float, by: str, pressed: int | None = None) -> Result:
     """Put back the play before the round's last table action (``turn_back``).
 

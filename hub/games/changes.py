@@ -31,7 +31,7 @@ from hub.core.events import (
     UndoRequested,
 )
 from hub.core.reading import PLAYING
-from hub.core.undo import fix_error
+from hub.core.undo import fix_error, moved_since
 from hub.games import follow
 from hub.persist.storage import BackupService
 from hub.persist.store_writer import StoreWriter
@@ -273,10 +273,18 @@ class Games:
 
     # --- putting mistakes right -------------------------------------------------------
 
-    def undo(self, by: str = "scorekeeper") -> dict[str, Any]:
+    def undo(self, by: str = "scorekeeper", seen: int | None = None) -> dict[str, Any]:
         """Take back the last table action (as the centre's long hold does); returns
-        the snapshot after it (an undo with nothing to take back plays ``nope``)."""
-        self.loop.post(UndoRequested(self.clock.now(), by))
+        the snapshot after it (an undo with nothing to take back plays ``nope``).
+
+        ``seen``: the snapshot's ``undo`` the asker saw. When the table has since taken
+        or lost an action (a second tap of a double tap, another phone's undo, a press
+        at the hub) nothing is undone and :class:`TableChanged` says so."""
+        event = UndoRequested(self.clock.now(), by)
+        if seen is None:
+            self.loop.post(event)
+        else:
+            self.loop.submit(event, unless=lambda table: moved_since(table, seen)).result(5.0)
         # The drain waits for the journal, written on the store writer's thread after
         # the reopened round it was handed first: that is out of the store when we answer.
         self.loop.drain()

@@ -23,6 +23,7 @@ from hub.games.changes import Games, RoundInPlay
 from hub.games.trust import TableTrust
 from hub.http.players import PlayerReads, PlayerRequests
 from hub.runtime.eventlog import EventLog
+from hub.runtime.loop import TableChanged
 from hub.runtime.settings import SettingsError, check, settings_view
 from hub.runtime.timers import Timers
 from hub.selftest.session import SelftestRefused, SelftestSession
@@ -36,6 +37,7 @@ REFUSALS: tuple[tuple[type[Exception], int], ...] = (
     (GameNotFound, 404),
     (StaleEdit, 409),
     (RoundInPlay, 409),
+    (TableChanged, 409),
     (StoreError, 400),
     (SetupError, 400),
     (SettingsError, 400),
@@ -251,10 +253,12 @@ class HubWebService(PlayerRequests):
         if self.running_game() != game_id:
             raise Refused(409, f"game {game_id} is not being played on the table")
 
-    def undo(self, game_id: int) -> dict[str, Any]:
-        """Undo the game's last table action (the snapshot after it)."""
+    def undo(self, game_id: int, seen: int | None = None) -> dict[str, Any]:
+        """Undo the game's last table action (the snapshot after it); ``seen``: the
+        snapshot's ``undo`` the phone saw (409 on ``undo`` when the table moved since)."""
         self._on_table(game_id)
-        return self._parts.games.undo()
+        with _refusals():
+            return self._parts.games.undo(seen=seen)
 
     def fix_table(
         self,
@@ -392,6 +396,5 @@ class HubWebService(PlayerRequests):
         """Start, answer, skip or stop the self-test; its status after."""
         try:
             return self._parts.selftest.act(action, tokens, proven, step)
-        except SelftestRefused as exc:
-            field = str(exc).partition(":")[0]
-            raise Refused(exc.status, str(exc), field if field == "step" else "action") from exc
+        except SelftestRefused as exc:  # the field its message names: action or step
+            raise Refused.because(exc, exc.status) from exc

@@ -45,11 +45,18 @@ class _Restore:
         self.table = table
 
 
-class _Submitted:
-    """An event whose poster waits for it: ``future`` gets the snapshot after it."""
+class TableChanged(Exception):
+    """A guarded event was not applied: the table is no longer the one its sender saw
+    (:meth:`HubLoop.submit`'s ``unless``); the message says how."""
 
-    def __init__(self, event: Event) -> None:
+
+class _Submitted:
+    """An event whose poster waits for it: ``future`` gets the snapshot after it, or
+    :class:`TableChanged` when ``unless(table)`` gave a reason not to apply it."""
+
+    def __init__(self, event: Event, unless: Callable[[Table], str | None] | None) -> None:
         self.event = event
+        self.unless = unless
         self.future: Future[Snapshot] = Future()
 
 
@@ -104,11 +111,18 @@ class HubLoop:
         """Queue an event for the loop thread; never blocks."""
         self._queue.put(event)
 
-    def submit(self, event: Event) -> Future[Snapshot]:
+    def submit(
+        self, event: Event, unless: Callable[[Table], str | None] | None = None
+    ) -> Future[Snapshot]:
         """Queue ``event``; the future resolves with the snapshot once the loop has
         applied it and dispatched its effects. Without a loop thread the event (and
-        everything queued before it) is processed before this returns."""
-        item = _Submitted(event)
+        everything queued before it) is processed before this returns.
+
+        ``unless(table)``: asked on the loop thread just before, with every deadline due
+        fired, so nothing comes between the look and the event; a reason it returns
+        leaves the table alone and the future raises :class:`TableChanged` with it (a
+        phone's undo of the table it saw, not of a press made since)."""
+        item = _Submitted(event, unless)
         self._queue.put(item)
         if self._thread is None:
             self.drain()
@@ -254,6 +268,16 @@ class HubLoop:
             item.done.set()
             return
         if isinstance(item, _Submitted):
+            if item.unless is not None:
+                self._fire_due()
+                try:
+                    why = item.unless(self._table)
+                except Exception as exc:  # the caller gets the error, the loop goes on
+                    item.future.set_exception(exc)
+                    return
+                if why is not None:
+                    item.future.set_exception(TableChanged(why))
+                    return
             self._apply(item.event)
             self._hand_off()
             item.future.set_result(self.snapshot)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import PHONE, Phone
 from tests.http_client import HubProcess
@@ -57,6 +58,34 @@ def test_undo_fix_one_tile_and_the_centre(keeper, roomy_hub):
     page.wait_for_function("() => document.querySelector('#fix-turn').value === '1'")
     assert hub.get("/api/state")[1]["turn"] == 1
     phone.shot("fixes")
+    assert not phone.errors and not phone.foreign
+
+
+def test_a_double_tap_on_undo_undoes_one_action_of_the_table_shown(keeper, roomy_hub):
+    """A hurried double tap on Undo takes back one action, and the request names the
+    table the phone showed (the hub refuses it if the table has moved on since)."""
+    import json
+
+    hub, phone = roomy_hub, keeper
+    page = phone.page
+    for slot in (1, 2, 3):  # Ann, Bob and Cid play
+        hub.post("/api/sim/slots/" + str(slot) + "/press", {"hold_ms": 50})
+    page.wait_for_function("() => document.querySelector('#fix-turn').value === '1'")
+    expect(page.locator("#undo")).to_be_enabled()
+    sent: list[dict] = []
+    page.on(
+        "request",
+        lambda r: sent.append(json.loads(r.post_data or "{}")) if r.url.endswith("/undo") else None,
+    )
+    page.locator("#undo").dblclick()
+    page.locator("#fix-log li").filter(has_text="undo (scorekeeper)").wait_for()
+    page.wait_for_function("() => document.querySelector('#fix-turn').value === '3'")
+    expect(page.locator("#undo")).to_be_enabled()  # it rests only while its request is out
+    _, state = hub.get("/api/state")
+    assert state["undo"] == 2 and state["turn"] == 3
+    assert sent == [{"undo": 3}]
+    undos = [e for e in hub.get("/api/log?limit=100")[1] if e["kind"] == "undo"]
+    assert len(undos) == 1
     assert not phone.errors and not phone.foreign
 
 

@@ -53,7 +53,20 @@ function tools() {
   box = place("v-table", "fixes", "div");
   box.className = "fixes";
   const undo = el("button", { type: "button", id: "undo", class: "btn wide" }, t("fixes.undo"));
-  undo.addEventListener("click", () => send("/undo", {}, t("fixes.undone")));
+  // The undo names the table this phone shows (its ``undo`` count): a double tap, a
+  // second phone's undo or a press at the hub since is refused, not a second undo.
+  // The button also rests while its request is out.
+  undo.addEventListener("click", async () => {
+    if (undo.dataset.busy) return;
+    undo.dataset.busy = "1";
+    undo.disabled = true;
+    try {
+      await send("/undo", { undo: S.snap.undo }, t("fixes.undone"));
+    } finally {
+      delete undo.dataset.busy;
+      render(S.snap);
+    }
+  });
   const panel = el("details", { id: "fix-panel" });
   panel.append(el("summary", {}, t("fixes.panel")), fixForm(), engineForm());
   box.append(undo, panel, el("ol", { id: "fix-log", class: "history", "aria-label": t("fixes.log") }));
@@ -115,14 +128,15 @@ function fillTools(snap) {
   const named = !!g.engine_named;
   $("engine-form").hidden = !named;
   if (named) options($("fix-engine"), Array.from({ length: g.set + 1 }, (_, n) => [g.set - n, `${g.set - n}-${g.set - n}`]), g.engine);
-  $("undo").disabled = !snap.undo && g.phase !== "round-over";
+  $("undo").disabled = !!$("undo").dataset.busy || (!snap.undo && g.phase !== "round-over");
 }
 
 async function send(path, body, done) {
   const g = S.snap && S.snap.game;
   if (!g) return;
   const r = await api("POST", `/api/games/${g.id}${path}`, body, g.id);
-  toast(r.ok ? done : t("fixes.not_done", { reason: r.data.error }));
+  const moved = r.status === 409 && r.data && r.data.field === "undo";  // the table moved on
+  toast(r.ok ? done : moved ? t("fixes.undo_moved") : t("fixes.not_done", { reason: r.data.error }));
   if (r.ok) for (const select of document.querySelectorAll("#fix-panel select")) delete select.dataset.picked;
   logAgain = r.ok;  // and once more with the table it made (its log line may come after)
   renderLog();
