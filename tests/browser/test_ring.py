@@ -42,6 +42,13 @@ def test_the_page_says_when_the_hub_box_is_unplugged(chromium, tmp_path):
         status = phone.page.locator("#hub-box")
         status.filter(has_text="Hub box: connected").wait_for()
         assert "on the hub box" in phone.page.get_attribute("#hub .leds", "aria-label")
+        # The hub announces the link's change, then the ring redrawn: between the two
+        # snapshots the ring's own flag is behind. The page says what the link says.
+        label = phone.page.evaluate(
+            """async () => (await import("/static/ring.js")).ringSvg(
+                {pixels: ["ff0000"], effects: ["steady"], connected: true}, {connected: false})"""
+        )
+        assert 'aria-label="LED ring (hub box disconnected)"' in label
         mcu.unplug()
         status.filter(has_text="disconnected").wait_for()
         assert "hub box disconnected" in phone.page.get_attribute("#hub .leds", "aria-label")

@@ -24,7 +24,11 @@ function pixelXY(i, n) {
 
 // With reduced motion the ring shows each LED steady: no SVG <animate> at all.
 const still = () => matchMedia("(prefers-reduced-motion: reduce)").matches;
-export function ringSvg(ring) {
+// ``serial``: the snapshot's hub box link, when there is one. Its ``connected`` is the
+// one the hub box line says: the ring's own copy comes in the next snapshot (the hub
+// announces the link's change, then the ring redrawn after it), and the two must not
+// disagree on the screen meanwhile.
+export function ringSvg(ring, serial) {
   if (!ring || !ring.pixels || !ring.pixels.length) return "";
   const n = ring.pixels.length, effects = ring.effects || [];
   const dots = ring.pixels.map((hex, i) => {
@@ -33,7 +37,8 @@ export function ringSvg(ring) {
     return `<circle class="led${off ? " off" : ""}" data-led="${i}" data-colour="${hex}" data-effect="${effect || "steady"}"` +
       ` cx="${x}" cy="${y}" r="${DOT}" fill="${off ? "none" : "#" + hex}">${motion}</circle>`;
   }).join("");
-  const where = ring.connected === true ? "ring.on_box" : ring.connected === false ? "ring.box_off" : "ring.no_box";
+  const connected = serial ? serial.connected : ring.connected;
+  const where = connected === true ? "ring.on_box" : connected === false ? "ring.box_off" : "ring.no_box";
   return `<g class="leds" role="img" aria-label="${esc(t(where))}">${dots}</g>`;
 }
 
@@ -47,7 +52,7 @@ function showLink(snap) {
   el.textContent = t(serial.connected ? "ring.box_connected" : "ring.box_disconnected");
 }
 
-layers.push((snap) => ringSvg(snap.ring));
+layers.push((snap) => ringSvg(snap.ring, snap.serial));
 on("state", showLink);
 showLink(S.snap);
 renderTable();  // loaded after the first paint: draw the ring now
