@@ -9,6 +9,18 @@ import { formatNumber, t } from "./i18n.js";
 
 let root = null, timer = null;
 let shown = null;  // the number of the step the view shows: an answer names it
+// A new step's answers rest a moment (and every button while a request is out): the
+// second tap of a double tap, landing just after the next step appeared, must not
+// answer a light nobody has looked at yet. A person needs longer to look.
+const SETTLE_MS = 600;
+let busy = false, settled = 0, settleTimer = null;
+function arm() {
+  const resting = performance.now() < settled;
+  for (const b of root.querySelectorAll("#st-buttons button")) {
+    const a = b.dataset.action;
+    b.disabled = busy || (resting && a !== "start" && a !== "stop");
+  }
+}
 
 // A step's part and what to do, in the page's language, from its kind and slot (the
 // hub's own English "part" and "prompt" are the same words: tests/test_i18n_usage.py).
@@ -70,7 +82,16 @@ function build() {
     // An answer or a skip is for the step on the screen: a double tap, or a tap on a
     // view a poll behind the hub, is refused (409) rather than answering the next step.
     const body = action === "start" || action === "stop" || shown == null ? { action } : { action, step: shown };
-    const r = await api("POST", "/api/selftest", body);
+    if (busy) return;
+    busy = true;
+    arm();
+    let r;
+    try {
+      r = await api("POST", "/api/selftest", body);
+    } finally {
+      busy = false;
+      arm();
+    }
     const behind = r.status === 409 && r.data && r.data.field === "step";  // the hub moved on
     root.querySelector("#st-error").textContent = r.ok || behind ? "" : r.data.error;
     const claim = root.querySelector("#st-claim");
@@ -91,12 +112,19 @@ async function refresh() {
 
 function show(test) {
   const step = test.step, running = test.running;
-  shown = running && step ? step.number : null;
+  const number = running && step ? step.number : null;
+  if (number !== shown) {
+    shown = number;
+    settled = performance.now() + SETTLE_MS;
+    clearTimeout(settleTimer);
+    settleTimer = setTimeout(arm, SETTLE_MS + 10);
+  }
   const buttons = root.querySelectorAll("#st-buttons button");
   for (const b of buttons) {
     const a = b.dataset.action;
     b.hidden = a === "start" ? running : !running || ((a === "yes" || a === "no") && !(step && step.answer));
   }
+  arm();
   root.querySelector("#st-step").textContent = running && step
     ? t("selftest.step", { number: step.number, steps: test.steps, part: partOf(step), pin: pinOf(step.pin), prompt: promptOf(step) })
     : test.done ? t(test.passed ? "selftest.passed" : "selftest.failed")
