@@ -77,8 +77,25 @@ def test_a_double_tap_on_undo_undoes_one_action_of_the_table_shown(keeper, roomy
         "request",
         lambda r: sent.append(json.loads(r.post_data or "{}")) if r.url.endswith("/undo") else None,
     )
+    # When the answer comes back ("Undone"), and when Undo is enabled again after it.
+    page.evaluate(
+        """() => { window.undoTimes = new Promise((resolve) => {
+            const undo = document.querySelector("#undo"), toast = document.querySelector("#toast");
+            let answered = null;
+            new MutationObserver(() => {
+                if (answered === null && toast.textContent === "Undone") {
+                    answered = performance.now();
+                }
+            }).observe(toast, { childList: true, characterData: true, subtree: true });
+            new MutationObserver(() => {
+                if (answered !== null && !undo.disabled) resolve(performance.now() - answered);
+            }).observe(undo, { attributes: true, attributeFilter: ["disabled"] });
+        }); }"""
+    )
     page.locator("#undo").dblclick()
     page.locator("#fix-log li").filter(has_text="undo (scorekeeper)").wait_for()
+    # A slow double tap's second tap lands after the answer: Undo rests 0.6 s after it.
+    assert page.evaluate("() => window.undoTimes") >= 590
     page.wait_for_function("() => document.querySelector('#fix-turn').value === '3'")
     expect(page.locator("#undo")).to_be_enabled()  # it rests only while its request is out
     _, state = hub.get("/api/state")

@@ -7,6 +7,7 @@ import { $, S, api, byWords, keeper, on, place, toast } from "./core.js";
 import { formatDate, t } from "./i18n.js";
 
 const PLAYING = ["first-turn", "play"];
+const UNDO_REST_MS = 600;
 let shownDepth = null;
 
 function el(tag, attrs = {}, text = "") {
@@ -55,7 +56,9 @@ function tools() {
   const undo = el("button", { type: "button", id: "undo", class: "btn wide" }, t("fixes.undo"));
   // The undo names the table this phone shows (its ``undo`` count): a double tap, a
   // second phone's undo or a press at the hub since is refused, not a second undo.
-  // The button also rests while its request is out.
+  // The button also rests while its request is out and UNDO_REST_MS after: a slow
+  // double tap's second tap, after the table came back undone, is not a second undo
+  // (walking further back takes a deliberate tap).
   undo.addEventListener("click", async () => {
     if (undo.dataset.busy) return;
     undo.dataset.busy = "1";
@@ -63,8 +66,7 @@ function tools() {
     try {
       await send("/undo", { undo: S.snap.undo }, t("fixes.undone"));
     } finally {
-      delete undo.dataset.busy;
-      render(S.snap);
+      setTimeout(() => { delete undo.dataset.busy; render(S.snap); }, UNDO_REST_MS);
     }
   });
   const panel = el("details", { id: "fix-panel" });
