@@ -81,8 +81,8 @@ function build() {
     if (!action) return;
     // An answer or a skip is for the step on the screen: a double tap, or a tap on a
     // view a poll behind the hub, is refused (409) rather than answering the next step.
-    const body = action === "start" || action === "stop" || shown == null ? { action } : { action, step: shown };
     if (busy) return;
+    const body = action === "start" || action === "stop" || shown == null ? { action } : { action, step: shown };
     busy = true;
     arm();
     let r;
