@@ -102,6 +102,7 @@ def eventually(
     *,
     every: float = POLL_S,
     condition: threading.Condition | None = None,
+    pause: Callable[[float], None] = time.sleep,
 ) -> T | Literal[False]:
     """Wait for ``predicate()`` to be true, which other threads (or processes) make it;
     its value, or False after ``timeout`` s (so ``assert eventually(...)`` reads well).
@@ -109,14 +110,17 @@ def eventually(
     The tests' one polling loop: ``predicate`` is asked again ``every`` s (5 ms unless a
     predicate that acts, such as one that presses a button, needs a slower pace) or,
     given a ``condition`` (held while asking), each time another thread notifies it
-    (and at least every 0.2 s).
+    (and at least every 0.2 s). ``pause(seconds)`` waits between two asks: a browser
+    test waiting on the hub for what a page's request does passes
+    ``tests.browser.conftest.browsing(page)``, since sync Playwright lets a routed request
+    through only while the test is inside a Playwright call (``time.sleep`` holds it).
     """
     deadline = time.monotonic() + timeout
     if condition is None:
         while not (value := predicate()):
             if time.monotonic() > deadline:
                 return False
-            time.sleep(every)
+            pause(every)
         return value
     with condition:
         while not (value := predicate()):

@@ -60,6 +60,16 @@ def hub(tmp_path):
     process.stop(signal.SIGKILL)
 
 
+def browsing(page):
+    """A pause for :func:`tests.helpers.eventually` that keeps ``page``'s browser going.
+
+    Every request of a :class:`Phone` is routed through this process (``_only_the_hub``),
+    and sync Playwright runs a route handler only while the test is inside a Playwright
+    call: during ``time.sleep`` a page's POST waits, unsent. A test polling the hub for
+    what a tap on the page does must wait with this, or it waits for its own request."""
+    return lambda seconds: page.wait_for_timeout(seconds * 1000)
+
+
 class Phone:
     """One phone at the table: a page in its own context (own localStorage)."""
 

@@ -11,6 +11,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.conftest import browsing
 from tests.helpers import eventually
 
 pytestmark = pytest.mark.browser
@@ -72,7 +73,7 @@ def claim_at_the_hub(hub, mcu, page) -> None:
     # every millisecond).
     for _ in range(3):
         mcu.press(slot, 1500)
-        if eventually(lambda: not claim_slot(hub), 8, every=0.1):
+        if eventually(lambda: not claim_slot(hub), 8, every=0.1, pause=browsing(page)):
             break
     page.locator("#claim-note").filter(has_text="The table trusts this phone").wait_for()
 
@@ -84,11 +85,11 @@ def claim_slot(hub) -> int | None:
 
 
 def lit_slot(hub, page) -> int:
-    """The slot the claim the page just asked for lit. A loaded machine (three test
-    workers, Chromium, the hub and the fake Pico on two cores) can take seconds over the
-    POST: waited for as long as Playwright's own waits, asked at a pace that leaves the
-    hub its CPU."""
-    slot = eventually(lambda: claim_slot(hub), 30, every=0.05)
+    """The slot the claim the page just asked for lit: waited for as long as Playwright's
+    own waits, with the browser going (the page's POST is routed through this process:
+    a plain sleep held it, unsent, until the next Playwright call), asked at a pace that
+    leaves the hub its CPU."""
+    slot = eventually(lambda: claim_slot(hub), 30, every=0.05, pause=browsing(page))
     assert slot, f"no claim lit; the page says {page.locator('#claim-note').inner_text()!r}"
     return slot
 
@@ -149,7 +150,7 @@ def walk(hub, mcu, page, timeout: float = 60.0) -> set[int]:
             # for a moment: a tap then names that one and is refused (409). Tapped
             # again, but only in the task that sees this step on the page (and Yes
             # awake), so the tap can answer no other step.
-            while not eventually(lambda: moved_on(done), 3.0, every=0.02):  # noqa: B023
+            while not eventually(lambda: moved_on(done), 3.0, every=0.02, pause=browsing(page)):  # noqa: B023
                 assert time.monotonic() < deadline, f"step {done} was never answered"
                 page.evaluate(TAP_YES_AT, f"{done} of ")
             continue
@@ -158,7 +159,7 @@ def walk(hub, mcu, page, timeout: float = 60.0) -> set[int]:
         else:
             mcu.marker(step["slot"], step["kind"] == "marker-on")
         # Nothing for 3 s on a loaded machine: the loop does it again, as a person would.
-        eventually(lambda: moved_on(done), 3.0, every=0.02)  # noqa: B023 (asked at once)
+        eventually(lambda: moved_on(done), 3.0, every=0.02, pause=browsing(page))  # noqa: B023
     raise AssertionError("the self-test did not end")
 
 
