@@ -35,9 +35,7 @@ const NOT_YET_WRAPPED = [
   "web/static/form.js",
   "web/static/games.js",
   "web/static/join.js",
-  "web/static/known.js",
   "web/static/newgame.js",
-  "web/static/patch.js",
   "web/static/player.js",
   "web/static/players.js",
   "web/static/ring.js",
@@ -46,7 +44,6 @@ const NOT_YET_WRAPPED = [
   "web/static/scores.js",
   "web/static/season.js",
   "web/static/selftest.js",
-  "web/static/storage.js",
   "web/static/table.js",
   "web/static/versus.js",
 ];
