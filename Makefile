@@ -20,7 +20,7 @@ TEST_PACKAGES := $(RUNTIME_PACKAGES) chromium mosquitto openscad shellcheck syst
 	$(REHEARSE_PACKAGES)
 REHEARSE := tools/rehearse.sh
 
-.PHONY: run test check lint typecheck bench soak clean runtime-packages test-packages install axe npm-packages \
+.PHONY: run test check lint typecheck bench soak clean runtime-packages test-packages install axe eslint npm-packages \
 	hardware stl rehearse rehearse-arm64 rehearse-image rehearse-test rehearse-packages torture
 
 $(BIN)/python:
@@ -40,9 +40,9 @@ $(TEST_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[test]'
 	touch $@ $(RUN_STAMP)
 
-# axe-core, the pinned version in tests/package-lock.json, for the browser tests only
-# (tests/browser/test_axe.py puts it into the page from this file, never from a CDN).
-# Without npm the test skips and says so; under CI it fails instead.
+# axe-core and ESLint, the pinned versions in tests/package-lock.json, for the tests only
+# (tests/browser/test_axe.py puts axe-core into the page from this file, never from a
+# CDN; ESLint is below). Without npm the test skips and says so; under CI it fails instead.
 # npm comes from Debian (nodejs, npm) when root and no npm is there: a machine whose
 # Node.js has its own npm keeps it (Debian's npm would conflict with it).
 AXE := tests/node_modules/axe-core/axe.min.js
@@ -54,6 +54,16 @@ $(AXE): tests/package.json tests/package-lock.json
 	else echo "not installing axe-core: npm is missing (apt install npm)"; fi
 
 axe: $(AXE)
+
+# ESLint over the page's code (web/static/, hub/board/static/), its config in
+# tests/eslint.config.mjs; installed with axe-core above. Without npm it says so and
+# skips; under CI it fails instead.
+ESLINT := tests/node_modules/.bin/eslint
+eslint: axe
+	@if [ -x $(ESLINT) ]; then \
+	  $(ESLINT) -c tests/eslint.config.mjs --max-warnings 0 web/static hub/board/static; \
+	elif [ -n "$$CI" ]; then echo "make eslint: ESLint is missing (npm) and CI needs it"; exit 1; \
+	else echo "make eslint: SKIPPED: ESLint is not installed (npm is missing: apt install npm)"; fi
 
 # Debian packages, installed only when root and missing (CI and the Pi image run as root).
 define apt_install
@@ -103,7 +113,7 @@ PYTEST := $(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist load --maxschedchunk
 # process compiles every test module again (~9 s of CPU each), every run.
 unexport PYTHONDONTWRITEBYTECODE
 
-# The whole check: lint, strict types over all product code, every test, and beside
+# The whole check: ruff, ESLint, strict types over all product code, every test, and beside
 # the tests the rehearsal on amd64 (below) when this machine can boot a container: it
 # mostly waits on its container (~2 minutes, a fraction of it CPU), so it runs while
 # pytest does (tools/beside.sh: its output in build/rehearse-test.log, shown after the
@@ -112,6 +122,7 @@ test: test-packages
 	$(MAKE) $(TEST_STAMP) axe
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
+	$(MAKE) --no-print-directory eslint
 	$(BIN)/mypy
 	$(MAKE) rehearse-image
 	tools/beside.sh build/rehearse-test.log "$(MAKE) --no-print-directory rehearse-test" $(PYTEST)
@@ -145,7 +156,7 @@ rehearse-test:
 
 check: test
 
-lint: $(TEST_STAMP)
+lint: $(TEST_STAMP) eslint
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 

@@ -26,7 +26,8 @@ document.addEventListener("click", (e) => {
   const chip = e.target.closest("[data-known]");
   if (!chip) return;
   const inputs = [...$("f-players").querySelectorAll("input[data-name]")];
-  const taken = inputs.some((i) => i.value.trim().toLowerCase() === chip.dataset.known.toLowerCase());
+  const known = chip.dataset.known.toLowerCase();
+  const taken = inputs.some((i) => i.value.trim().toLowerCase() === known);
   const empty = inputs.find((i) => !i.value.trim());
   if (taken || !empty) return;
   empty.value = chip.dataset.known;
@@ -36,7 +37,8 @@ function summary() {
   const g = S.view === "scores" ? S.shown || S.game : null;
   const link = place("v-scores", "evening-link", "p");
   link.hidden = !(g && g.finished);
-  if (!link.hidden) patch(link, `<a class="btn wide" href="#/evening/${g.id}">${esc(t("players.evening.link"))}</a>`);
+  if (link.hidden) return;
+  patch(link, `<a class="btn wide" href="#/evening/${g.id}">${esc(t("players.evening.link"))}</a>`);
 }
 
 on("view", offer);

@@ -14,7 +14,8 @@ export function patch(el, markup) {
 }
 
 const keyOf = (n) => (n.nodeType === 1 ? n.id || n.getAttribute("data-key") || "" : "");
-const same = (a, b) => a.nodeType === b.nodeType && a.nodeName === b.nodeName && keyOf(a) === keyOf(b);
+const same = (a, b) =>
+  a.nodeType === b.nodeType && a.nodeName === b.nodeName && keyOf(a) === keyOf(b);
 
 function children(to, from) {
   let old = to.firstChild;
@@ -24,7 +25,9 @@ function children(to, from) {
       // Drop the old nodes before the one with this key, if it is further on.
       let found = old.nextSibling;
       while (found && keyOf(found) !== key) found = found.nextSibling;
-      if (found && same(found, node)) while (old !== found) { const gone = old; old = old.nextSibling; gone.remove(); }
+      if (found && same(found, node)) {
+        while (old !== found) { const gone = old; old = old.nextSibling; gone.remove(); }
+      }
     }
     if (old && same(old, node)) { update(old, node); old = old.nextSibling; }
     else to.insertBefore(node, old);
@@ -35,7 +38,9 @@ function children(to, from) {
 function update(a, b) {
   if (a.nodeType !== 1) { if (a.nodeValue !== b.nodeValue) a.nodeValue = b.nodeValue; return; }
   for (const { name } of [...a.attributes]) if (!b.hasAttribute(name)) a.removeAttribute(name);
-  for (const { name, value } of b.attributes) if (a.getAttribute(name) !== value) a.setAttribute(name, value);
+  for (const { name, value } of b.attributes) {
+    if (a.getAttribute(name) !== value) a.setAttribute(name, value);
+  }
   // What the user can change lives in properties, not attributes: set them from the markup.
   if (a.nodeName === "INPUT") {
     if (a.type === "checkbox" || a.type === "radio") a.checked = b.hasAttribute("checked");

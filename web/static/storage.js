@@ -13,7 +13,8 @@ function show(snap) {
   if (el.hidden) return;
   const problem = ["read_only", "full"].includes(s.problem) ? s.problem : "error";
   el.dataset.problem = problem;
-  el.textContent = t(`errors.storage.${problem}`, { path: String(s.path), detail: String(s.detail) });
+  const params = { path: String(s.path), detail: String(s.detail) };
+  el.textContent = t(`errors.storage.${problem}`, params);
 }
 on("state", show);
 show(S.snap);  // loaded after the first snapshot: show that one now
