@@ -18,6 +18,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hub.core import follow
 from hub.core.effects import RoundEnded, RoundReopened, TablePlayed
 from hub.core.events import (
     DoubleFixed,
@@ -32,7 +33,6 @@ from hub.core.events import (
 )
 from hub.core.reading import PLAYING
 from hub.core.undo import fix_error, moved_since
-from hub.games import follow
 from hub.persist.storage import BackupService
 from hub.persist.store_writer import StoreWriter
 from hub.runtime.broadcast import Broadcaster
@@ -109,7 +109,7 @@ class Games:
 
     def round_scored(self, game: dict[str, Any]) -> None:
         """A score change was stored: tell phones, and the table follows the store
-        (:func:`hub.games.follow.steps`: the next round begins, or the game finished).
+        (:func:`hub.core.follow.steps`: the next round begins, or the game finished).
 
         The store is read again under a lock, so racing requests can neither advance
         the table twice nor publish an older game after a newer one.
