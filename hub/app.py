@@ -18,6 +18,7 @@ from hub.core.effects import Effect
 from hub.core.events import Event, MarkersRead
 from hub.games.changes import Games
 from hub.games.trust import TableTrust
+from hub.io.clock import Clock
 from hub.io.leds import LedDriver
 from hub.io.leds import payload as ring_payload
 from hub.io.pinmap import resolve_backend
@@ -27,7 +28,7 @@ from hub.persist.replay import Recovered, log_differences, put_back, recover
 from hub.persist.storage import DB_NAME, BackupService, check_storage
 from hub.persist.store_writer import StoreWriter
 from hub.runtime.broadcast import Broadcaster
-from hub.runtime.clock import Clock, SystemClock
+from hub.runtime.clock import SystemClock
 from hub.runtime.config import ConfigError, timings
 from hub.runtime.dispatch import EffectDispatcher
 from hub.runtime.eventlog import EventLog
@@ -232,16 +233,20 @@ class Hub:
         if not mqtt_settings.enabled(self.config):
             self.loop.set_extra("mqtt", {"enabled": False, "connected": False, "dropped": 0})
             return None
+        from hub import version
         from hub.mqtt.build import PublisherParts, publisher
+        from hub.runtime.settings import check as check_settings
 
         parts = PublisherParts(
             snapshot=lambda: self.loop.snapshot,
             get_game=self.games.get_game,
             settings_now=lambda: dict(self.settings.values),
             apply_settings=self.apply_settings,
+            check_settings=check_settings,
             undo=self.games.undo,
             sim=self.sim,
             on_status=lambda status: self.loop.set_extra("mqtt", status),
+            version=version(),
         )
         try:
             mqtt = publisher(self.config, mqtt_settings.settings(self.config), parts, link_factory)

@@ -14,10 +14,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hub.core.events import Event
+from hub.io.clock import Clock
 from hub.io.leds import LedDriver
 from hub.io.lights import RingLights
-from hub.io.sound import DisabledPlayer, SoundPlayer, SoundPolicy, parse_quiet_hours
-from hub.runtime.clock import Clock
+from hub.io.sound import (
+    SOUND_NAMES,
+    DisabledPlayer,
+    SoundPlayer,
+    SoundPolicy,
+    parse_quiet_hours,
+)
 from hub.runtime.config import ConfigError
 from hub.runtime.settings import Settings
 from hub.selftest.session import SelftestSession
@@ -178,7 +184,7 @@ def voice(
     set_extra("voice", spoken.status())
     if voice_on(config, settings) and spoken.problem is not None:
         log.warning("voice: %s; the hub will not speak", spoken.problem)
-    sounds, _ = load_sounds()
+    sounds, _ = load_sounds(SOUND_NAMES)
     return spoken, {name: len(samples) for name, samples in sounds.items()}
 
 

@@ -33,10 +33,10 @@ from hub.core.events import (
 )
 from hub.core.reading import PLAYING
 from hub.core.undo import fix_error, moved_since
+from hub.io.clock import Clock
 from hub.persist.storage import BackupService
 from hub.persist.store_writer import StoreWriter
 from hub.runtime.broadcast import Broadcaster
-from hub.runtime.clock import Clock
 from hub.runtime.eventlog import EventLog
 from hub.runtime.loop import HubLoop
 from scorer.games import KEEP, WentOut
