@@ -161,7 +161,7 @@ def voice(
     its change to end). Its status goes to ``set_extra("voice", …)`` (the snapshot)."""
     from hub.sounds import load_sounds
     from hub.voice.speaker import Announcer
-    from web.i18n import text  # the catalogs: one home for each sentence
+    from hub.wire.i18n import text  # the catalogs: one home for each sentence
 
     def winner(game_id: int) -> str | None:
         try:
@@ -197,7 +197,7 @@ def selftest_speaker(sound: SoundPlayer, settings: Settings) -> Callable[[str], 
     """The self-test's speaker: a sound by name, or (``say``) the voice's test
     sentence in the voice's language as it is when the step begins."""
     from hub.selftest.parts import speaking
-    from web.i18n import text
+    from hub.wire.i18n import text
 
     def play(name: str) -> None:
         lang = str(settings.values["voice_language"])

@@ -23,7 +23,7 @@ from hub.mqtt import discovery
 from hub.mqtt.commands import CommandError, HubCommands, QuietLog, Rate, SeenIds
 from hub.mqtt.outbox import Outbox
 from hub.mqtt.settings import MqttSettings
-from web.sse import compact
+from hub.wire.sse import compact
 
 log = logging.getLogger("hub.mqtt")
 
