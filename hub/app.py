@@ -1,6 +1,5 @@
 """The composition root: builds every part from the config, starts them in order and
-stops them in reverse (Mopidy's ``_app/server.py`` is the model). The CLI calls it.
-"""
+stops them in reverse (Mopidy's ``_app/server.py`` is the model). The CLI calls it."""
 
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hub import build, core
+from hub import build, core, version
 from hub.core.effects import Effect
 from hub.core.events import Event, MarkersRead
 from hub.games.changes import Games
@@ -233,7 +232,6 @@ class Hub:
         if not mqtt_settings.enabled(self.config):
             self.loop.set_extra("mqtt", {"enabled": False, "connected": False, "dropped": 0})
             return None
-        from hub import version
         from hub.mqtt.build import PublisherParts, publisher
         from hub.runtime.settings import check as check_settings
 
@@ -254,8 +252,6 @@ class Hub:
             raise ConfigError(str(exc)) from None
         self.broadcaster.callbacks.append(mqtt.offer)
         return mqtt
-
-    # --- lifecycle -------------------------------------------------------------------
 
     def start(self, threaded: bool = True) -> None:
         """Start the loop, read the sensors, and resume an unfinished game.
