@@ -22,7 +22,7 @@ Rows = tuple[tuple[int, int, int], ...]
 # and that the seeds' deal tables name (double-6, -9, -12, -15, -18).
 SETS: tuple[int, ...] = (6, 9, 12, 15, 18)
 
-# The hub's slots, 1 to 8 clockwise (DESIGN.md): where players sit and trains start.
+# The hub's slots, 1 to 8 clockwise (README.md): where players sit and trains start.
 SLOTS: tuple[int, ...] = tuple(range(1, 9))
 
 # A game seats 2 players up to one a slot, whatever the profile's deal table.

@@ -226,3 +226,27 @@ def test_the_table_parser_reads_rooms_and_refuses_an_unknown_one():
 def test_the_web_list_takes_a_whole_room():
     graph = {"hub.http.server": {"web.service"}, "hub.games.trust": {"web.service"}}
     assert web_reach(graph, {"hub.http.*"}, set()) == {"hub.games.trust -> web.service"}
+
+
+# The project's design card and house style live beside the repository, not in it.
+OUTSIDE = tuple(f"{name}.md" for name in ("DESIGN", "STYLE"))
+CITING = ("hub", "scorer", "web", "firmware_bridge", "tablesim", "tests", "bench", "tools")
+CITING += ("systemd", "hardware", "docs", "README.md", "Makefile", "pyproject.toml")
+
+
+def test_the_product_cites_no_file_outside_the_repository():
+    """The code and docs say what they rely on in docs/ (docs/architecture.md, "What the
+    code relies on"); CHANGELOG.md keeps its history as it was written."""
+    found = []
+    for place in CITING:
+        path = ROOT / place
+        files = [path] if path.is_file() else sorted(path.rglob("*"))
+        for file in files:
+            if not file.is_file() or "node_modules" in file.parts or "__pycache__" in file.parts:
+                continue
+            try:
+                text = file.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                continue  # a sound, an image
+            found += [f"{file.relative_to(ROOT)}: {name}" for name in OUTSIDE if name in text]
+    assert found == []

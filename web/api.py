@@ -1,4 +1,4 @@
-"""The JSON API of DESIGN.md: state, events (SSE), log, sim inputs, games, settings."""
+"""The JSON API of docs/api.md: state, events (SSE), log, sim inputs, games, settings."""
 
 from __future__ import annotations
 

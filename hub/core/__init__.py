@@ -277,7 +277,7 @@ def _derived_effects(before: Table, after: Table, at: float, chime: bool = True)
 
 
 def snapshot(table: Table, backend: str) -> dict[str, object]:
-    """The hub snapshot served at ``GET /api/state`` (see DESIGN.md)."""
+    """The hub snapshot served at ``GET /api/state`` (see docs/api.md)."""
     game = table.game
     double = table.doubles[0] if table.doubles else None
     timings = table.timings

@@ -1,4 +1,4 @@
-"""What the lights say (DESIGN.md): the table's state drawn on the ring.
+"""What the lights say (docs/serial.md, "The ring"): the table's state drawn on the ring.
 
 Each slot owns an arc of the ring (24 pixels: 3 a slot, clockwise from slot 1). The
 middle of the arc is the owner's colour, breathing while it is their turn (or they
