@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hub.core.state import PLAYING
 from hub.io.sound import RecordingPlayer
 from hub.runtime.clock import FakeClock
 from tablesim import (
@@ -159,7 +160,7 @@ def play_game(
         problems: list[str] = []
         if (
             before is not None
-            and before.phase in ("first-turn", "play")
+            and before.phase in PLAYING
             and isinstance(action, Tap | Hold | LongHold)
             and slips.random() < plan.mistakes
         ):

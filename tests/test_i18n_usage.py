@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from hub.core.state import PHASES
 from hub.io.sound import QUIET_MODES
 from hub.persist.journal import PROBLEMS
 from hub.selftest.walkthrough import OUTCOMES
@@ -45,6 +46,8 @@ FAMILIES = {
     "`settings.quiet_mode.${": [f"settings.quiet_mode.{mode}" for mode in QUIET_MODES],
     "`errors.storage.${": [f"errors.storage.{p}" for p in {*PROBLEMS.values(), "error"}],
     "`selftest.outcome.${": [f"selftest.outcome.{outcome}" for outcome in OUTCOMES],
+    "`phase.${": [f"phase.{phase}" for phase in PHASES],
+    "`board.phase.${": [f"board.phase.{phase}" for phase in PHASES],
 }
 
 

@@ -31,7 +31,7 @@ from hub.core.events import (
     TurnFixed,
     UndoRequested,
 )
-from hub.core.reading import PLAYING
+from hub.core.state import PLAYING
 from hub.core.undo import fix_error, moved_since
 from hub.io.clock import Clock
 from hub.persist.storage import BackupService
