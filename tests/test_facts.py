@@ -21,6 +21,7 @@ from hub.runtime.settings import SettingsError, check
 from hub.voice.engine import VOICES
 from hub.wire import i18n
 from scorer.names import MAX_NAME
+from scorer.player_stats import COLOURS
 from scorer.profiles import SLOTS, rules_view
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -155,7 +156,8 @@ def test_the_page_shows_the_rings_colours():
             turn = abs(hue - hue_light) * 360
             assert min(turn, 360 - turn) <= 8, name
         assert lightness_light < lightness, name
-    assert len(PLAYER_COLOURS) == len(SLOTS)  # a colour for every seat
+    assert len(PLAYER_COLOURS) == len(SLOTS) == COLOURS  # a colour for every seat
+    assert sorted(k for k in dark if re.fullmatch(r"c\d+", k)) == names[:-1]
 
 
 # --- the page's rest after an answer: web/static/core.js, REST_MS --------------------
