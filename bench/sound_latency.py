@@ -18,7 +18,7 @@ timed from the edge until aplay exits having played a 10 ms WAV.
 
 The floor, in the same batches: a bare hand-off from one thread to another
 (``queue.Queue``, as in ``bench/press_to_effect.py``). The hub decides every sound on
-its loop thread (DESIGN.md: callbacks only post), so a press reaches the device after
+its loop thread (callbacks only post: docs/architecture.md), so a press reaches the device after
 at least one such hand-off: aplay's p99 over the floor's p99 is the most any design
 with that hand-off can reach on this machine, and the script prints it beside the goal.
 

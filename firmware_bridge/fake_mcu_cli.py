@@ -10,8 +10,8 @@ import threading
 from firmware_bridge.fake_mcu import FakeMcu, Pixels
 from firmware_bridge.firmware import proto
 
-HELP = """commands (one a line): press SLOT HOLD_MS | centre HOLD_MS | marker SLOT 0|1 |
-unplug | replug | update | garbage N | reset | crash | stall SECONDS   (SLOT is 1-8)"""
+HELP = f"""commands (one a line): press SLOT HOLD_MS | centre HOLD_MS | marker SLOT 0|1 |
+unplug | replug | update | garbage N | reset | crash | stall SECONDS   (SLOT is 1-{proto.SLOTS})"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,12 +55,12 @@ def execute(mcu: FakeMcu, line: str) -> None:
     if len(args) != arity[name]:
         raise ValueError(f"{name}: expected {arity[name]} argument(s); {HELP}")
     if name == "press":
-        slot = int(_number(args[0], 1, 8, "SLOT"))
+        slot = int(_number(args[0], 1, proto.SLOTS, "SLOT"))
         mcu.press(slot, _number(args[1], 0, 60_000, "HOLD_MS"))
     elif name == "centre":
         mcu.press(0, _number(args[0], 0, 60_000, "HOLD_MS"))
     elif name == "marker":
-        slot = int(_number(args[0], 1, 8, "SLOT"))
+        slot = int(_number(args[0], 1, proto.SLOTS, "SLOT"))
         if args[1] not in ("0", "1"):
             raise ValueError(f"marker: expected 0 or 1, got {args[1]!r}")
         mcu.marker(slot, args[1] == "1")

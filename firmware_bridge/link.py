@@ -99,7 +99,7 @@ class SerialLink:
 
     def read_markers(self) -> tuple[bool, ...]:
         """The marker levels last reported (all off before the first snapshot)."""
-        return self.session.markers or (False,) * 8
+        return self.session.markers or (False,) * proto.SLOTS
 
     def active_inputs(self) -> list[tuple[str, int]] | None:
         """The box's inputs that read active now (the self-test's level check); None

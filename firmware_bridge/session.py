@@ -247,12 +247,12 @@ class Session:
             self._note("time", "a snapshot with a time that cannot be true", rx)
             at = max(rx, self.last_at)
         self.edge_next = edge_next
-        held = {i for i in range(9) if buttons & (1 << i)}
+        held = {i for i in range(proto.SLOTS + 1) if buttons & (1 << i)}
         for index in sorted(self.pressed - held):
             self.post(ButtonLost(CENTRE if index == 0 else index, at))
         self.ignored = held - self.pressed
         self.pressed &= held
-        present = tuple(bool(markers & (2 << i)) for i in range(8))
+        present = tuple(bool(markers & (2 << i)) for i in range(proto.SLOTS))
         if self.markers is None:
             self.post(MarkersRead(present, at))
         else:  # caught up: what changed while the link was down
@@ -271,14 +271,14 @@ class Session:
             return  # sent before (a resend), or after one not yet here (it is resent)
         self.edge_next = (number + 1) & 0xFF
         if flags & ~(proto.LEVEL | proto.LATE) or not (
-            source <= 8 or proto.MARKER + 1 <= source <= proto.MARKER + 8
+            source <= proto.SLOTS or proto.MARKER + 1 <= source <= proto.MARKER + proto.SLOTS
         ):
             raise ValueError(f"input {source}, level byte {flags}")
         level = bool(flags & proto.LEVEL)
         at = self._at(raw, rx)
         if at is None:
             self._note("time", f"an edge of input {source} with a time that cannot be true", rx)
-        if source > 8:
+        if source > proto.SLOTS:
             self._marker(source - proto.MARKER, level, rx if at is None else at)
         elif at is None or (flags & proto.LATE and not level):
             self._untimed(source, level, at)

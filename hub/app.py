@@ -1,6 +1,5 @@
 """The composition root: builds every part from the config, starts them in order and
-stops them in reverse (Mopidy's ``_app/server.py`` is the model). The CLI calls it.
-"""
+stops them in reverse (Mopidy's ``_app/server.py`` is the model). The CLI calls it."""
 
 from __future__ import annotations
 
@@ -13,11 +12,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hub import build, core
+from hub import build, core, version
 from hub.core.effects import Effect
 from hub.core.events import Event, MarkersRead
 from hub.games.changes import Games
 from hub.games.trust import TableTrust
+from hub.io.clock import Clock
 from hub.io.leds import LedDriver
 from hub.io.leds import payload as ring_payload
 from hub.io.pinmap import resolve_backend
@@ -27,7 +27,7 @@ from hub.persist.replay import Recovered, log_differences, put_back, recover
 from hub.persist.storage import DB_NAME, BackupService, check_storage
 from hub.persist.store_writer import StoreWriter
 from hub.runtime.broadcast import Broadcaster
-from hub.runtime.clock import Clock, SystemClock
+from hub.runtime.clock import SystemClock
 from hub.runtime.config import ConfigError, timings
 from hub.runtime.dispatch import EffectDispatcher
 from hub.runtime.eventlog import EventLog
@@ -233,15 +233,18 @@ class Hub:
             self.loop.set_extra("mqtt", {"enabled": False, "connected": False, "dropped": 0})
             return None
         from hub.mqtt.build import PublisherParts, publisher
+        from hub.runtime.settings import check as check_settings
 
         parts = PublisherParts(
             snapshot=lambda: self.loop.snapshot,
             get_game=self.games.get_game,
             settings_now=lambda: dict(self.settings.values),
             apply_settings=self.apply_settings,
+            check_settings=check_settings,
             undo=self.games.undo,
             sim=self.sim,
             on_status=lambda status: self.loop.set_extra("mqtt", status),
+            version=version(),
         )
         try:
             mqtt = publisher(self.config, mqtt_settings.settings(self.config), parts, link_factory)
@@ -249,8 +252,6 @@ class Hub:
             raise ConfigError(str(exc)) from None
         self.broadcaster.callbacks.append(mqtt.offer)
         return mqtt
-
-    # --- lifecycle -------------------------------------------------------------------
 
     def start(self, threaded: bool = True) -> None:
         """Start the loop, read the sensors, and resume an unfinished game.

@@ -14,10 +14,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hub.core.events import Event
+from hub.io.clock import Clock
 from hub.io.leds import LedDriver
 from hub.io.lights import RingLights
-from hub.io.sound import DisabledPlayer, SoundPlayer, SoundPolicy, parse_quiet_hours
-from hub.runtime.clock import Clock
+from hub.io.sound import (
+    SOUND_NAMES,
+    DisabledPlayer,
+    SoundPlayer,
+    SoundPolicy,
+    parse_quiet_hours,
+)
 from hub.runtime.config import ConfigError
 from hub.runtime.settings import Settings
 from hub.selftest.session import SelftestSession
@@ -155,7 +161,7 @@ def voice(
     its change to end). Its status goes to ``set_extra("voice", …)`` (the snapshot)."""
     from hub.sounds import load_sounds
     from hub.voice.speaker import Announcer
-    from web.i18n import text  # the catalogs: one home for each sentence
+    from hub.wire.i18n import text  # the catalogs: one home for each sentence
 
     def winner(game_id: int) -> str | None:
         try:
@@ -178,7 +184,7 @@ def voice(
     set_extra("voice", spoken.status())
     if voice_on(config, settings) and spoken.problem is not None:
         log.warning("voice: %s; the hub will not speak", spoken.problem)
-    sounds, _ = load_sounds()
+    sounds, _ = load_sounds(SOUND_NAMES)
     return spoken, {name: len(samples) for name, samples in sounds.items()}
 
 
@@ -191,7 +197,7 @@ def selftest_speaker(sound: SoundPlayer, settings: Settings) -> Callable[[str], 
     """The self-test's speaker: a sound by name, or (``say``) the voice's test
     sentence in the voice's language as it is when the step begins."""
     from hub.selftest.parts import speaking
-    from web.i18n import text
+    from hub.wire.i18n import text
 
     def play(name: str) -> None:
         lang = str(settings.values["voice_language"])

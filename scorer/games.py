@@ -243,7 +243,7 @@ def _standings_view(game: GameRecord, scored: list[dict[str, int]]) -> dict[str,
 
 
 def game_view(game: GameRecord) -> dict[str, Any]:
-    """The game shaped like DESIGN.md's ``GET /api/games/<id>`` (see ``GameStore.get_game``)."""
+    """The game shaped like docs/api.md's ``GET /api/games/<id>`` (see ``GameStore.get_game``)."""
     current = game.rounds[-1] if game.rounds else None
     return {
         "id": game.id,

@@ -15,9 +15,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from scorer.people import person
+from scorer.profiles import SLOTS
 
 Sql = Callable[..., list[Any]]  # runs one query (text, parameters): its rows
-COLOURS = 8  # the page's player colours (web/static/app.css), by seat
+# A colour for each seat (hub/io/lights.py, PLAYER_COLOURS; app.css --c0 …): a player's
+# is their seat's. tests/test_facts.py holds there to be as many colours as slots.
+COLOURS = len(SLOTS)
 
 SEATS_OF = (  # a person's seats in finished games: the FROM and WHERE of most queries
     " FROM players p JOIN games g ON g.id = p.game_id"

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from scorer.names import MAX_NAME
+
 # (fewest players, most players, value): tiles each, or the default set's max pips.
 Rows = tuple[tuple[int, int, int], ...]
 
@@ -22,7 +24,7 @@ Rows = tuple[tuple[int, int, int], ...]
 # and that the seeds' deal tables name (double-6, -9, -12, -15, -18).
 SETS: tuple[int, ...] = (6, 9, 12, 15, 18)
 
-# The hub's slots, 1 to 8 clockwise (DESIGN.md): where players sit and trains start.
+# The hub's slots, 1 to 8 clockwise (README.md): where players sit and trains start.
 SLOTS: tuple[int, ...] = tuple(range(1, 9))
 
 # A game seats 2 players up to one a slot, whatever the profile's deal table.
@@ -386,9 +388,12 @@ def _option_view(option: Option) -> dict[str, object]:
 
 def rules_view(default_rules: str = DEFAULT_RULES) -> dict[str, object]:
     """The rule data as ``GET /api/rules`` answers it (``docs/api.md``): every profile,
-    set and option a new game may choose, with the deal tables."""
+    set and option a new game may choose, with the deal tables; and the hub's slots and
+    the longest name, which the page's forms are drawn to (their one home)."""
     return {
         "default_rules": default_rules,
+        "slots": len(SLOTS),
+        "name_length": MAX_NAME,
         "sets": list(SETS),
         "profiles": [_profile_view(profile) for profile in PROFILES.values()],
         "options": {key: _option_view(option) for key, option in OPTIONS.items()},

@@ -175,10 +175,10 @@ class GameConfig:
 
 
 def _check_seats(seats: tuple[int, ...]) -> None:
-    if not 2 <= len(seats) <= 8:
-        raise ValueError(f"seats {list(seats)}: the hub seats 2 to 8 players")
+    if not 2 <= len(seats) <= len(SLOTS):
+        raise ValueError(f"seats {list(seats)}: the hub seats 2 to {len(SLOTS)} players")
     if len(set(seats)) != len(seats) or any(s not in SLOTS for s in seats):
-        raise ValueError(f"seats {list(seats)}: distinct slots from 1 to 8")
+        raise ValueError(f"seats {list(seats)}: distinct slots from 1 to {len(SLOTS)}")
 
 
 def _check_set(set_max: int) -> None:

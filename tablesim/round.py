@@ -15,6 +15,7 @@ import random
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 
+from hub.core.state import PHASES
 from tablesim import dealer, doubles
 from tablesim.actions import (
     Action,
@@ -35,7 +36,7 @@ from tablesim.first_turns import FirstTurns
 from tablesim.table import Layout, Move, OpenDouble
 from tablesim.tiles import Tile, hand_points, is_double
 
-FIRST, PLAY, OVER = "first-turn", "play", "round-over"
+FIRST, PLAY, OVER = PHASES[:3]  # the hub's phases (hub/core/state.py)
 CALLS = 0.8  # how often a player remembers to call their last tile
 CHICKEN = 0.5  # how often a double inside a first-turn string gets its hold (chicken)
 TAP_PASS = 0.5  # how often a doubler who cannot answer on their own train taps first

@@ -31,8 +31,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hub.core.state import PLAYING
 from hub.io.sound import RecordingPlayer
 from hub.runtime.clock import FakeClock
+from scorer.profiles import SLOTS
 from tablesim import (
     PROFILES,
     Action,
@@ -159,7 +161,7 @@ def play_game(
         problems: list[str] = []
         if (
             before is not None
-            and before.phase in ("first-turn", "play")
+            and before.phase in PLAYING
             and isinstance(action, Tap | Hold | LongHold)
             and slips.random() < plan.mistakes
         ):
@@ -288,14 +290,14 @@ class ProgressLine:
 
 
 def players_range(text: str) -> tuple[int, int]:
-    """``"2..8"`` (or ``"5"``) as (low, high), within 2..8."""
+    """``"2..8"`` (or ``"5"``) as (low, high), within 2 and the hub's slots."""
     low, _, high = text.partition("..")
     try:
         bounds = (int(low), int(high or low))
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: expected A..B, e.g. 2..8") from None
-    if not 2 <= bounds[0] <= bounds[1] <= 8:
-        raise argparse.ArgumentTypeError(f"{text!r}: players from 2 to 8, low to high")
+    if not 2 <= bounds[0] <= bounds[1] <= len(SLOTS):
+        raise argparse.ArgumentTypeError(f"{text!r}: players from 2 to {len(SLOTS)}, low to high")
     return bounds
 
 

@@ -81,7 +81,7 @@ class Spec:
 
     rules: str
     games: int
-    players: tuple[int, int] = (2, 8)
+    players: tuple[int, int] = (2, len(SLOTS))
     seed: int = 1
     game_seed: int | None = None
     rounds: int | None = None

@@ -1,9 +1,9 @@
-"""hub/games/follow.py alone: the core events that bring a table to what the store says."""
+"""hub/core/follow.py alone: the core events that bring a table to what the store says."""
 
 from __future__ import annotations
 
 from hub.core.events import EngineSet, GameEnded, PlayerWentOut, RoundBlocked, RoundScored
-from hub.games.follow import steps
+from hub.core.follow import steps
 from tests.helpers import CoreDriver
 
 PLAYERS = ["Ann", "Bob", "Cid"]

@@ -1,5 +1,5 @@
 """The request guard: changes are JSON only and come from the hub's own page; every
-answer carries the security headers (see web/guard.py and DESIGN.md's trust model)."""
+answer carries the security headers (see web/guard.py and docs/security.md)."""
 
 from __future__ import annotations
 

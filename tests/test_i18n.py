@@ -1,4 +1,4 @@
-"""The catalogs (web/i18n.py): every language has every key, with the same
+"""The catalogs (hub/wire/i18n.py): every language has every key, with the same
 placeholders, stored in the one form that merges cleanly; the Python side picks the
 language and fills the words as the page does."""
 
@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from web import i18n
+from hub.wire import i18n
 
 
 def stored(lang: str) -> str:
@@ -20,7 +20,7 @@ def test_each_catalog_is_stored_sorted_and_indented(lang: str) -> None:
     text = stored(lang)
     assert text == i18n.canonical(json.loads(text)), (
         f"web/static/i18n/{lang}.json is not in canonical form: "
-        f"python -c 'import json,web.i18n as i; ...' or keep keys sorted, indent 2"
+        f"python -c 'import json,hub.wire.i18n as i; ...' or keep keys sorted, indent 2"
     )
 
 

@@ -18,11 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from hub.core.state import PHASES
 from hub.io.sound import QUIET_MODES
 from hub.persist.journal import PROBLEMS
 from hub.selftest.walkthrough import OUTCOMES
+from hub.wire import i18n
 from scorer.profiles import OPTIONS, PROFILES
-from web import i18n
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "web" / "static"
@@ -33,7 +34,7 @@ PAGE = [
     BOARD / "board.js",
     BOARD / "board.html",
 ]
-# The hub's Python that names keys (web/i18n.py, the reader, only shows examples).
+# The hub's Python that names keys (hub/wire/i18n.py, the reader, only shows examples).
 PYTHON = sorted(path for path in (ROOT / "web").glob("*.py") if path.name != "i18n.py")
 OTHERS = ("say.", "players.", "settings.voice.")
 LITERAL = re.compile(r"""(?<![\w$])["'`]([a-z][a-z0-9_]*(?:\.[A-Za-z0-9_-]+)+)["'`]""")
@@ -45,6 +46,8 @@ FAMILIES = {
     "`settings.quiet_mode.${": [f"settings.quiet_mode.{mode}" for mode in QUIET_MODES],
     "`errors.storage.${": [f"errors.storage.{p}" for p in {*PROBLEMS.values(), "error"}],
     "`selftest.outcome.${": [f"selftest.outcome.{outcome}" for outcome in OUTCOMES],
+    "`phase.${": [f"phase.{phase}" for phase in PHASES],
+    "`board.phase.${": [f"board.phase.{phase}" for phase in PHASES],
 }
 
 

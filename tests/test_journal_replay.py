@@ -253,7 +253,7 @@ def test_a_damaged_checkpoint_starts_from_the_store(table, caplog):
 # restart (the journal caught up with the store) must give the table the live hub had,
 # play and undo history alike: the live hub followed the store (``Games.round_scored``)
 # or led it (a long hold, a blocked round, an undo), the restart follows it
-# (``catch_up``), with the same events (``hub.games.follow.steps``).
+# (``catch_up``), with the same events (``hub.core.follow.steps``).
 
 
 def finish_round_1(table: Table) -> None:

@@ -1,4 +1,5 @@
-"""The layout DESIGN.md draws: the product apart from its harnesses, one gpiozero module."""
+"""The layout docs/architecture.md draws: the product apart from its harnesses, one
+gpiozero module."""
 
 from __future__ import annotations
 

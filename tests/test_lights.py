@@ -1,4 +1,4 @@
-"""What the lights say (DESIGN.md), drawn from snapshots; brightness, quiet hours, the
+"""What the lights say (docs/serial.md), drawn from snapshots; brightness, quiet hours, the
 refused press's flash (from the core's ``PressRefused``), the no-ring driver, and the
 ring in /api/state."""
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 
 from hub.runtime.clock import SystemClock
+from hub.wire import i18n
 from scorer.names import MAX_NAME
-from web import create_app, i18n
+from web import create_app
 from web.messages import MESSAGES, plain, words_for
 
 ES = {"Accept-Language": "es-MX,es;q=0.9,en;q=0.8"}

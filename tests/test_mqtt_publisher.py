@@ -10,6 +10,7 @@ from hub.io.mqtt import LinkHandlers, Will
 from hub.mqtt.commands import HubCommands
 from hub.mqtt.publisher import MqttPublisher
 from hub.mqtt.settings import MqttSettings
+from hub.runtime.settings import check
 from tests.doubles import RecordingLink
 
 GAME = {"id": 4, "round": 1, "engine": 12, "phase": "play"}
@@ -33,7 +34,7 @@ class World:
         self.applied: list[dict] = []
         self.posted: list[object] = []
         self.link: RecordingLink | None = None
-        commands = HubCommands(self.applied.append, self.posted.append, None)
+        commands = HubCommands(self.applied.append, self.posted.append, None, check)
         self.settings = MqttSettings(
             host="127.0.0.1", port=1883, hub_id="h", **{"outbox": 16, **settings}
         )
@@ -310,7 +311,7 @@ def test_a_command_flood_costs_bounded_threads_and_log_lines(caplog):
 
     pins = Pins()
     world = World(commands=True)
-    world.publisher._commands = HubCommands(world.applied.append, world.posted.append, pins)
+    world.publisher._commands = HubCommands(world.applied.append, world.posted.append, pins, check)
     world.link.connect()
     threads = threading.active_count()
     for i in range(10_000):

@@ -86,7 +86,7 @@ RULES = served_rules()
 
 
 def test_rules_have_the_shape_of_the_contract() -> None:
-    assert set(RULES) == {"default_rules", "sets", "profiles", "options"}
+    assert set(RULES) == {"default_rules", "slots", "name_length", "sets", "profiles", "options"}
     assert RULES["default_rules"] == "aces"  # the standard rules, recommended
     assert RULES["sets"] == [6, 9, 12, 15, 18]
     assert [p["id"] for p in RULES["profiles"]] == [

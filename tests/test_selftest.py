@@ -265,7 +265,7 @@ def test_without_a_pico_the_lights_are_not_asked_about(tmp_path, mock_factory, c
 
 def _said_in_english(result) -> str:
     """A result as the page words it (selftest.js), from the English catalog."""
-    from web import i18n
+    from hub.wire import i18n
 
     seconds = "" if result.seconds is None else f"{result.seconds:g}"
     said = i18n.text("en", f"selftest.outcome.{result.outcome}", seconds=seconds)

@@ -1,4 +1,4 @@
-"""Small pieces, one name per class: STYLE.md's modules under 400 lines and functions
+"""Small pieces, one name per class: docs/architecture.md's modules under 400 lines and functions
 under 50, and no class name defined in two product modules (``import`` never a question).
 """
 

@@ -89,7 +89,7 @@ def test_the_sounds_differ_from_one_another():
 
 
 def test_the_loader_reads_every_sound():
-    sounds, bad = load_sounds()
+    sounds, bad = load_sounds(SOUND_NAMES)
     assert bad == {}
     assert set(sounds) == set(SOUND_NAMES)
 

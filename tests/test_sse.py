@@ -1,4 +1,4 @@
-"""The Server-Sent Events bytes (web/sse.py), and the streams that write them: the
+"""The Server-Sent Events bytes (hub/wire/sse.py), and the streams that write them: the
 phones' live-stream thread (the API's one path: the hub's server takes the request
 over; a server that cannot gets a 503), and the board's."""
 
@@ -12,9 +12,9 @@ from hub.board import app as board_app
 from hub.board.app import create_board_app
 from hub.http.server import make_server
 from hub.runtime.broadcast import Broadcaster
+from hub.wire.sse import KEEPALIVE, KEEPALIVE_S, RETRY, RETRY_MS, compact, event, news_event
 from tests.fake_service import FakeHubService
 from web import create_app
-from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, RETRY_MS, compact, event, news_event
 
 START = b"retry: 2000\n\n"
 QUIET = b": keepalive\n\n"

@@ -30,10 +30,10 @@ def test_start_line_names_version_backend_devices_broker_address(make_hub):
 
     def start_line_of(host, port):
         leds = type(hub.leds).__name__
-        return start_line(hub.config, hub.backend, hub.sound.status(), leds, host, port)
+        return start_line(hub.config, hub.backend, hub.sound.status(), leds, host, port, "1.0")
 
     line = start_line_of("0.0.0.0", 80)
-    assert line.startswith("mtrain-hub ")
+    assert line.startswith("mtrain-hub 1.0: ")
     for part in (
         "backend sim",
         "sound",
@@ -59,7 +59,9 @@ def test_supervision_installs_no_signal_hook(make_hub):
     supervision.stopping()
     supervision.stop()
     assert signal.getsignal(signal.SIGUSR2) is before  # the freeze hook is the tests' own
-    assert "leds NoRing" in start_line(hub.config, "sim", {"available": True}, "NoRing", "", 80)
+    assert "leds NoRing" in start_line(
+        hub.config, "sim", {"available": True}, "NoRing", "", 80, "1.0"
+    )
 
 
 def test_journal_lines_carry_the_priority_on_every_line():

@@ -1,6 +1,6 @@
 """The trust model over HTTP on a live sim hub: who may start a game over a running one,
 abandoned games and bringing them back, settings, the claim at the table, and stale
-score edits (DESIGN.md, "Who may do what")."""
+score edits (docs/security.md, "Trust: who may do what")."""
 
 from __future__ import annotations
 

@@ -21,10 +21,10 @@ from hub.runtime.eventlog import EventLog
 from hub.voice import engine
 from hub.voice.phrases import VOICE_MODES, Phrase, check_mode, choose, every_phrase
 from hub.voice.speaker import Announcer, Cache, joined
+from hub.wire.i18n import LANGUAGES, catalog, text
 from scorer.setup import check_setup
 from tests.conftest import need
 from tests.helpers import until
-from web.i18n import LANGUAGES, catalog, text
 
 PLAYERS = ("Ann", "Bea", "Cid")
 RATE = engine.RATE

@@ -1,4 +1,4 @@
-"""The JSON API of DESIGN.md: state, events (SSE), log, sim inputs, games, settings."""
+"""The JSON API of docs/api.md: state, events (SSE), log, sim inputs, games, settings."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from typing import Any, cast
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
+from hub.wire.sse import STREAM_HEADERS
 from web.errors import abort, error_response
 from web.inputs import SLOT, BadInput, parse_body, query_whole
 from web.service import LIVE_SERVER, HubService, ServerTakeover
-from web.sse import STREAM_HEADERS
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 

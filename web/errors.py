@@ -20,8 +20,8 @@ from typing import NoReturn
 from flask import Flask, Response, has_request_context, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from hub.wire import i18n
 from scorer.store import StorageFault
-from web import i18n
 from web.messages import words_for
 from web.service import Refused
 

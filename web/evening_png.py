@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from web.i18n import text
+from hub.wire.i18n import text
 
 WIDTH, MARGIN, LINE = 720, 32, 34
 FONTS = (

@@ -1,4 +1,4 @@
-"""The games endpoints of DESIGN.md: history, one game, scores and corrections, a
+"""The games endpoints of docs/api.md: history, one game, scores and corrections, a
 blocked round, ending a game early, and the CSV/JSON downloads.
 
 Reads are open to every phone at the table. Edits need the game's scorekeeper token,

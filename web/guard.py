@@ -1,4 +1,4 @@
-"""The request guard of the trust model (DESIGN.md, "Who may do what").
+"""The request guard of the trust model (docs/security.md, "Trust: who may do what").
 
 Every request that changes something (POST, PUT, PATCH, DELETE) must carry a JSON body
 (``Content-Type: application/json``, else 415) and must come from the hub's own page:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any, cast
 
-from web import i18n
+from hub.wire import i18n
 
 _FIELD = re.compile(r"^[a-z_][a-z0-9_]*(?:\.[^:\s]+)?: ")
 _NAME = r"'(?P<name>.+)'"

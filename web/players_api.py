@@ -16,8 +16,8 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
+from hub.wire import i18n
 from scorer import export
-from web import i18n
 from web.api import TABLE_COOKIE, has_proof, hub_service, json_body, request_token
 from web.errors import abort
 from web.inputs import ID, MAX_ID, BadInput, query_whole

@@ -8,7 +8,7 @@ unfinished, and without the table's proof (a table token from a claim at the hub
 the scorekeeper's token of the newest game (403): a stranger's phone cannot take the
 hub's inputs (issue 25, LOW 15). The other actions need the proof or a token the start
 was made with. Changing requests must be JSON (415) from the hub's own page (403 for
-another origin), as DESIGN.md's trust model asks. ``/selftest`` opens the page's view.
+another origin), as the trust model asks (docs/security.md). ``/selftest`` opens the page's view.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The trust model's own calls (DESIGN.md, "Who may do what"): claiming the
+"""The trust model's own calls (docs/security.md, "Trust: who may do what"): claiming the
 scorekeeper role with hands on the hub, and bringing an abandoned game back.
 
 ``POST /api/claim`` asks the table: the hub lights a slot and chimes, and a press there

@@ -85,7 +85,8 @@ class Firmware:
     def send_identify(self) -> None:
         """Who this is: version, capabilities, slots, pixels, boot id, clock, name."""
         caps = proto.CAP_INPUTS | proto.CAP_LEDS
-        head = struct.pack("<BBBBH", proto.VERSION, caps, 8, self.board.pixels, self.boot_id)
+        slots = proto.SLOTS
+        head = struct.pack("<BBBBH", proto.VERSION, caps, slots, self.board.pixels, self.boot_id)
         self.send(proto.IDENTIFY, head + proto.pack_time(self.clock()) + NAME)
 
     def send_snapshot(self) -> None:
@@ -164,7 +165,7 @@ class Firmware:
         if buttons == self.buttons and markers == self.markers:
             return
         stamp = proto.pack_time(now)
-        for i in range(9):
+        for i in range(proto.SLOTS + 1):  # the centre button (0) and each slot
             bit = 1 << i
             if (buttons ^ self.buttons) & bit:
                 self.send_edge(stamp, proto.BUTTON + i, late | (1 if buttons & bit else 0))

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
-from web.i18n import CATALOGS, LANGUAGES
-from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, STREAM_HEADERS, Places, event
+from hub.wire.i18n import CATALOGS, LANGUAGES
+from hub.wire.sse import KEEPALIVE, KEEPALIVE_S, RETRY, STREAM_HEADERS, Places, event
 
 if TYPE_CHECKING:
     from flask import Flask, Response

@@ -10,6 +10,7 @@ import sqlite3
 import sys
 from typing import TYPE_CHECKING, Any
 
+from hub import version
 from hub.cli import EXIT_CONFIG, EXIT_OK, EXIT_STORAGE
 from hub.runtime import logs
 from hub.runtime.config import ConfigError, load
@@ -114,7 +115,7 @@ def command(args: argparse.Namespace) -> int:
 
     def describe(host: str, port: int) -> str:
         leds = type(hub.leds).__name__
-        return start_line(config, hub.backend, hub.sound.status(), leds, host, port)
+        return start_line(config, hub.backend, hub.sound.status(), leds, host, port, version())
 
     supervision = Supervision(hub.loop.call, hub.loop.beat, describe, notifier)
 

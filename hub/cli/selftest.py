@@ -167,7 +167,7 @@ def walk_through(
 ) -> int:
     """Open the hub's parts (``open_parts``: tests hand in fakes), walk the person
     through them with ``say`` and ``ask``, print the table; 0 when all passed."""
-    from web.i18n import text  # the voice's test sentence: one home for it
+    from hub.wire.i18n import text  # the voice's test sentence: one home for it
 
     if open_parts is None:
         from hub.selftest.parts import open_parts

@@ -12,6 +12,7 @@ import argparse
 from collections.abc import Callable
 
 from hub.io.alsa_player import AlsaPlayer
+from hub.io.sound import SOUND_NAMES
 from hub.sounds import load_sounds
 from hub.voice import engine
 
@@ -22,7 +23,7 @@ class SoundError(Exception):
 
 def list_sounds() -> list[str]:
     """The names of the sounds that can be played (the hub's set, then any extras)."""
-    sounds, _ = load_sounds()
+    sounds, _ = load_sounds(SOUND_NAMES)
     return list(sounds)
 
 

@@ -32,6 +32,7 @@ from hub.core.events import (
     UndoRequested,
 )
 from hub.core.state import (
+    PLAYING,
     Double,
     Game,
     MarkerInput,
@@ -103,7 +104,7 @@ def _apply(table: Table, event: Event) -> Result:
     if isinstance(event, RoundBlocked | PlayerWentOut):
         out = event.slot if isinstance(event, PlayerWentOut) else None
         game = table.game
-        if game is None or game.phase not in reading.PLAYING or out not in (None, *game.seats):
+        if game is None or game.phase not in PLAYING or out not in (None, *game.seats):
             return table, []
         return turns.round_over(table, out, event.at)
     if isinstance(event, GameEnded):
@@ -277,14 +278,13 @@ def _derived_effects(before: Table, after: Table, at: float, chime: bool = True)
 
 
 def snapshot(table: Table, backend: str) -> dict[str, object]:
-    """The hub snapshot served at ``GET /api/state`` (see DESIGN.md)."""
+    """The hub snapshot served at ``GET /api/state`` (see docs/api.md)."""
     game = table.game
     double = table.doubles[0] if table.doubles else None
     timings = table.timings
     return {
         "backend": backend,
-        # How long the hub's hands are read (the config's [gestures]): the page's
-        # virtual hub holds its buttons by these, and says them in its help.
+        # The hands' thresholds (the config's [gestures]): the page's virtual hub holds by these.
         "gestures": {
             "tap_max_ms": round(timings.tap_max * 1000),
             "long_hold_ms": round(timings.long_hold * 1000),
@@ -299,6 +299,7 @@ def snapshot(table: Table, backend: str) -> dict[str, object]:
             "rounds": game.rounds,
             "engine": game.engine,
             "phase": game.phase,
+            "playing": game.phase in PLAYING,
             "set": game.set_max,
             "engine_named": reading.profile_of(game).engine_chosen,
             "players": list(game.players),

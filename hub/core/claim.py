@@ -1,4 +1,4 @@
-"""Claiming the scorekeeper role with hands on the hub (DESIGN.md, the trust model).
+"""Claiming the scorekeeper role with hands on the hub (docs/security.md, the trust model).
 
 A phone asks (:class:`ClaimRequested`); the table lights the claim's slot (the
 snapshot's ``claim``, drawn by the ring) and chimes. A *hold* on that slot (longer than

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from hub.core.effects import Effect, LogEntry, PlaySound, PressRefused, TablePlayed
 from hub.core.events import Gesture, Held, LongHeld, MarkerPlaced, MarkerRemoved, Tapped
-from hub.core.state import Double, Game, Table, evolve
+from hub.core.state import PLAYING, Double, Game, Table, evolve
 from scorer.profiles import PROFILES, Profile
 
 Result = tuple[Table, list[Effect]]
-PLAYING = ("first-turn", "play")
 # The play a table action changed (``hub.core.undo.PLAY`` without the last-tile state).
 RESTORED = ("game", "turn", "doubles", "first_turns_left", "went_out", "out_pending")
 

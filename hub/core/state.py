@@ -11,6 +11,12 @@ from scorer.profiles import PROFILES, SLOTS
 _T = TypeVar("_T")
 
 MEXICAN = "mexican"
+# A game's phases, in order (the snapshot's ``game.phase``, docs/api.md): their one home.
+# A turn is played only in the first two (the snapshot's ``game.playing``). The page words
+# them from its catalogs (``phase.<phase>``) and tests/test_facts.py holds every phase the
+# code names to this list.
+PHASES = ("first-turn", "play", "round-over", "finished")
+PLAYING = PHASES[:2]
 HISTORY = 256  # table actions kept per round for undo (a long round has about 150)
 
 

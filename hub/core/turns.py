@@ -10,7 +10,6 @@ from __future__ import annotations
 from hub.core.effects import Effect, LogEntry, PlaySound, RoundEnded
 from hub.core.events import CENTRE, Gesture, Held, MarkerPlaced, MarkerRemoved, Tapped
 from hub.core.reading import (
-    PLAYING,
     active_double,
     called_last_tile,
     covered,
@@ -33,7 +32,7 @@ from hub.core.reading import (
     tap_was_a_pass,
     uncalled,
 )
-from hub.core.state import Double, Game, Table, evolve
+from hub.core.state import PLAYING, Double, Game, Table, evolve
 
 Result = tuple[Table, list[Effect]]
 

@@ -20,11 +20,10 @@ from hub.core.effects import (
     TablePlayed,
 )
 from hub.core.events import DoubleFixed, EngineSet, PublicFixed, TurnFixed
-from hub.core.state import HISTORY, Double, Moment, Table, evolve
+from hub.core.state import HISTORY, PLAYING, Double, Moment, Table, evolve
 
 Result = tuple[Table, list[Effect]]
 Fix = TurnFixed | DoubleFixed | PublicFixed
-PLAYING = ("first-turn", "play")
 
 PLAY = (
     "game",

@@ -18,6 +18,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hub.core import follow
 from hub.core.effects import RoundEnded, RoundReopened, TablePlayed
 from hub.core.events import (
     DoubleFixed,
@@ -30,13 +31,12 @@ from hub.core.events import (
     TurnFixed,
     UndoRequested,
 )
-from hub.core.reading import PLAYING
+from hub.core.state import PLAYING
 from hub.core.undo import fix_error, moved_since
-from hub.games import follow
+from hub.io.clock import Clock
 from hub.persist.storage import BackupService
 from hub.persist.store_writer import StoreWriter
 from hub.runtime.broadcast import Broadcaster
-from hub.runtime.clock import Clock
 from hub.runtime.eventlog import EventLog
 from hub.runtime.loop import HubLoop
 from scorer.games import KEEP, WentOut
@@ -109,7 +109,7 @@ class Games:
 
     def round_scored(self, game: dict[str, Any]) -> None:
         """A score change was stored: tell phones, and the table follows the store
-        (:func:`hub.games.follow.steps`: the next round begins, or the game finished).
+        (:func:`hub.core.follow.steps`: the next round begins, or the game finished).
 
         The store is read again under a lock, so racing requests can neither advance
         the table twice nor publish an older game after a newer one.

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from typing import Any
 
-from web.sse import KEEPALIVE, KEEPALIVE_S, RETRY, Places, news_event
+from hub.wire.sse import KEEPALIVE, KEEPALIVE_S, RETRY, Places, news_event
 
 log = logging.getLogger("hub.http.streams")
 

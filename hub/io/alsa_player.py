@@ -34,7 +34,7 @@ from typing import Any
 
 from hub.io.alsa_output import AlsaOutput, OpenDevice, PcmOutput
 from hub.io.mixer import Mixer
-from hub.io.sound import FRAME_BYTES, SAY, check_volume
+from hub.io.sound import FRAME_BYTES, SAY, SOUND_NAMES, check_volume
 from hub.sounds import RATE, SOUNDS_DIR, load_sounds
 
 log = logging.getLogger("hub.io.sound")
@@ -102,7 +102,7 @@ class AlsaPlayer:
     ) -> tuple[dict[str, array.array[int]], dict[str, str]]:
         if sounds is not None:
             return dict(sounds), {}
-        loaded, bad = load_sounds(sounds_dir or SOUNDS_DIR)
+        loaded, bad = load_sounds(SOUND_NAMES, sounds_dir or SOUNDS_DIR)
         for reason in bad.values():
             log.warning("sound file unusable, it will not play: %s", reason)
         return loaded, bad

@@ -1,4 +1,4 @@
-"""What the lights say (DESIGN.md): the table's state drawn on the ring.
+"""What the lights say (docs/serial.md, "The ring"): the table's state drawn on the ring.
 
 Each slot owns an arc of the ring (24 pixels: 3 a slot, clockwise from slot 1). The
 middle of the arc is the owner's colour, breathing while it is their turn (or they
@@ -21,25 +21,27 @@ from hub.io.leds import BLINK, BREATHE, CHASE, EFFECTS, STEADY, LedDriver, Pixel
 from hub.io.sound import in_quiet_hours
 from scorer.profiles import SLOTS
 
-# The page's player colours (web/static), so a phone and the ring agree.
+# The players' colours, by their place in the game, and the Mexican Train's: their one
+# home. The page shows the same ones (app.css ``--c0`` … ``--c7`` and ``--mex`` of its
+# dark scheme, and of its light scheme the same hues darkened to be read on white):
+# tests/test_facts.py holds app.css to these.
 PLAYER_COLOURS = [
-    (0x00, 0x72, 0xB2),
-    (0xD5, 0x5E, 0x00),
-    (0x00, 0x9E, 0x73),
-    (0xCC, 0x79, 0xA7),
-    (0xE6, 0x9F, 0x00),
-    (0x56, 0xB4, 0xE9),
-    (0xA0, 0x52, 0x2D),
-    (0x7F, 0x7F, 0x7F),
+    (0x5A, 0xAE, 0xEA),
+    (0xFF, 0x8A, 0x4C),
+    (0x2F, 0xC5, 0x9A),
+    (0xE8, 0x95, 0xC6),
+    (0xE6, 0xA8, 0x17),
+    (0x8E, 0xCF, 0xF2),
+    (0xD0, 0x8A, 0x5C),
+    (0xB0, 0xB0, 0xB0),
 ]
-MEXICAN = (0x0B, 0x9A, 0x3B)
+MEXICAN = (0x3E, 0xCF, 0x7E)
 AMBER = (0xFF, 0x9A, 0x00)
 RED = (0xFF, 0x00, 0x10)
 WHITE = (0xFF, 0xFF, 0xFF)
 IDLE = (0x30, 0x30, 0x2C)
 QUIET_FACTOR = 0.25
 FLASH_S = 0.25
-PLAYING = ("first-turn", "play")
 
 Rgb = tuple[int, int, int]
 

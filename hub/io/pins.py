@@ -20,8 +20,8 @@ from gpiozero import DigitalInputDevice
 from gpiozero.pins.mock import MockFactory
 
 from hub.core.events import CENTRE, ButtonChanged, Event, MarkerChanged
+from hub.io.clock import Clock
 from hub.io.pinmap import is_raspberry_pi
-from hub.runtime.clock import Clock
 
 log = logging.getLogger("hub.io.pins")
 

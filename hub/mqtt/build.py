@@ -8,7 +8,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from hub import version
 from hub.io.mqtt import Broker, LinkHandlers, PahoLink, Will
 from hub.mqtt.commands import HubCommands, SimInputs
 from hub.mqtt.publisher import LinkFactory, MqttPublisher
@@ -51,16 +50,19 @@ def paho_links(s: MqttSettings) -> LinkFactory:
 class PublisherParts:
     """What the publisher reads and the commands act on, handed in by the composition
     root: the snapshot, a game by id (:meth:`hub.games.changes.Games.get_game`, which
-    waits for the writes the loop ordered so far), the settings, the undo, the
-    simulated pins (None off the ``sim`` backend), and where the status goes."""
+    waits for the writes the loop ordered so far), the settings and their check
+    (:func:`hub.runtime.settings.check`), the undo, the simulated pins (None off the
+    ``sim`` backend), where the status goes, and the hub's version (for discovery)."""
 
     snapshot: Callable[[], dict[str, Any]]
     get_game: Callable[[int], dict[str, Any]]
     settings_now: Callable[[], dict[str, Any]]
     apply_settings: Callable[[dict[str, Any]], object]
+    check_settings: Callable[[object], dict[str, Any]]
     undo: Callable[[str], object]
     sim: SimInputs | None
     on_status: Callable[[dict[str, Any]], None]
+    version: str
 
 
 def publisher(
@@ -87,6 +89,6 @@ def publisher(
         load_game=load_game,
         settings_now=parts.settings_now,
         on_status=parts.on_status,
-        commands=HubCommands(parts.apply_settings, parts.undo, parts.sim),
-        version=version(),
+        commands=HubCommands(parts.apply_settings, parts.undo, parts.sim, parts.check_settings),
+        version=parts.version,
     )

@@ -6,7 +6,9 @@ Only when ``[mqtt] commands = true``; the broker's ACL decides who may publish t
 changed then. A JSON payload is read as an HTTP body is (``web.inputs.parse_body``:
 nesting, number sizes, no key twice) and may carry an ``"id"``: a command whose id
 was seen among the last :data:`IDS_KEPT` is a duplicate and does nothing
-(:class:`SeenIds`). :class:`HubCommands` carries a checked command out.
+(:class:`SeenIds`). :class:`HubCommands` carries a checked command out. A settings
+change is checked by the settings' own check, handed in by the composition root
+(:func:`hub.runtime.settings.check`): this room sits below the runtime.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from hub.core.events import CENTRE
-from hub.runtime.settings import SettingsError, check
 from scorer.profiles import SLOTS
 from web.inputs import BadInput, parse_body
 
@@ -149,10 +150,13 @@ def _text(payload: bytes) -> str:
         return ""
 
 
-def _settings(name: str, changes: object) -> Command:
+CheckSettings = Callable[[object], dict[str, Any]]  # a change checked, or ValueError
+
+
+def _settings(name: str, changes: object, check: CheckSettings) -> Command:
     try:
         return Command("settings", {"changes": check(changes)})
-    except SettingsError as exc:
+    except ValueError as exc:  # the settings' SettingsError names the field
         raise CommandError(f"cmd/{name}: {exc}") from None
 
 
@@ -200,24 +204,25 @@ def _sim(name: str, parts: list[str], payload: bytes) -> Command:
     raise CommandError(f"cmd/{name[:60]}: unknown command (allowed: {', '.join(NAMES)})")
 
 
-def parse(name: str, payload: bytes) -> Command:
-    """The command ``cmd/<name>`` with ``payload``, checked; :class:`CommandError` if not."""
+def parse(name: str, payload: bytes, check: CheckSettings) -> Command:
+    """The command ``cmd/<name>`` with ``payload``, checked (a settings change by
+    ``check``); :class:`CommandError` if not."""
     found = command_id(name, payload)
-    command = _parse(name, payload)
+    command = _parse(name, payload, check)
     return Command(command.name, command.args, found)
 
 
-def _parse(name: str, payload: bytes) -> Command:
+def _parse(name: str, payload: bytes, check: CheckSettings) -> Command:
     if name == "settings":
-        return _settings(name, _json(name, payload))
+        return _settings(name, _json(name, payload), check)
     if name == "volume":
         try:
             volume: object = float(_text(payload))
         except ValueError:
             volume = _text(payload)
-        return _settings(name, {"volume": volume})
+        return _settings(name, {"volume": volume}, check)
     if name == "quiet":
-        return _settings(name, {"quiet": _text(payload)})
+        return _settings(name, {"quiet": _text(payload)}, check)
     if name == "turn_chime":
         return Command("settings", {"changes": {"turn_chime": _on_off(name, payload)}})
     if name == "undo":
@@ -243,18 +248,25 @@ class SimInputs(Protocol):
 
 
 class HubCommands:
-    """Carries checked commands out on the hub: settings, undo, simulated inputs."""
+    """Checks commands (:meth:`parse`, a settings change by ``check_settings``) and
+    carries them out on the hub: settings, undo, simulated inputs."""
 
     def __init__(
         self,
         apply_settings: Callable[[dict[str, Any]], object],
         undo: Callable[[str], object],
         sim: SimInputs | None,
+        check_settings: CheckSettings,
     ) -> None:
+        self.check_settings = check_settings
         self.apply_settings = apply_settings
         self.undo = undo
         self.sim = sim
         self._held = threading.BoundedSemaphore(MOST_HELD)  # presses waiting for release
+
+    def parse(self, name: str, payload: bytes) -> Command:
+        """The command ``cmd/<name>`` with ``payload``, checked (:func:`parse`)."""
+        return parse(name, payload, self.check_settings)
 
     def run(self, command: Command) -> None:
         """Carry ``command`` out; :class:`CommandError` when this hub cannot."""

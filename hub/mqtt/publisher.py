@@ -20,10 +20,10 @@ from typing import Any, Protocol
 
 from hub.io.mqtt import LinkHandlers, Will
 from hub.mqtt import discovery
-from hub.mqtt.commands import CommandError, HubCommands, QuietLog, Rate, SeenIds, parse
+from hub.mqtt.commands import CommandError, HubCommands, QuietLog, Rate, SeenIds
 from hub.mqtt.outbox import Outbox
 from hub.mqtt.settings import MqttSettings
-from web.sse import compact
+from hub.wire.sse import compact
 
 log = logging.getLogger("hub.mqtt")
 
@@ -318,7 +318,7 @@ class MqttPublisher:
                 self._quiet.warn("rate", f"more than {self._rate.per_s} commands a second; ignored")
                 continue
             try:
-                command = parse(name, payload)
+                command = self._commands.parse(name, payload)
                 if not self._seen.first_time(command.id):
                     self._quiet.warn("repeat", f"cmd/{name}: id {command.id!r} again; ignored")
                     continue

@@ -13,7 +13,7 @@ the sensors.
 3. **Catch up with the store.** The journal is never ahead of the store (they share a
    writer thread) but may be behind it by its last batch: a round scored or ended,
    reopened by an undo, an engine named, the game ended. Those steps, the core
-   events :func:`hub.games.follow.steps` names (the ones a live hub posts when a score is
+   events :func:`hub.core.follow.steps` names (the ones a live hub posts when a score is
    stored, and the round's end), are applied to the table through ``core.apply``;
    when the store is on another game or round, the journal is no help and the round
    starts from the store, as it did before the journal.
@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from hub import core
+from hub.core import follow
 from hub.core.events import Event
 from hub.core.state import ButtonInput, MarkerInput, Table, Timings, evolve
-from hub.games import follow
 from hub.persist.codec import CodecError, decode_event, decode_table
 from hub.persist.journal import VERSION, Journal
 from scorer.profiles import SLOTS
@@ -145,7 +145,7 @@ def recover(journal: Journal, store: Store, timings: Timings, now: float) -> Rec
 
 def catch_up(table: Table, store: Store, now: float) -> Table | None:
     """``table`` with the steps the store took after the journal's last record
-    (:func:`hub.games.follow.steps`); None when the store is on another game or round."""
+    (:func:`hub.core.follow.steps`); None when the store is on another game or round."""
     current = store.current_game()
     if current is None:  # none to resume: the table's game, if the store finished it
         game = table.running_game

@@ -1,26 +1,11 @@
-"""The clock port: monotonic time for events, wall time for the log. And its fake."""
+"""The clock port's adapter (:class:`hub.io.clock.Clock`): monotonic time for events, wall
+time for the log. And its fake."""
 
 from __future__ import annotations
 
 import threading
 import time
 from datetime import UTC, datetime
-from typing import Protocol
-
-
-class Clock(Protocol):
-    """The clock port: what the loop, the pins and the log read time from."""
-
-    virtual: bool
-
-    def now(self) -> float:
-        """Monotonic seconds (virtual on a fake clock)."""
-
-    def wall(self, at: float | None = None) -> float:
-        """Epoch seconds of monotonic time ``at`` (now when None)."""
-
-    def timeout_until(self, deadline: float | None) -> float | None:
-        """Seconds to wait for ``deadline``; None: wait for the next event."""
 
 
 class SystemClock:

@@ -6,7 +6,8 @@ import threading
 from collections import deque
 from typing import Any
 
-from hub.runtime.clock import Clock, iso
+from hub.io.clock import Clock
+from hub.runtime.clock import iso
 
 # One entry as kept: epoch seconds, kind, then its fields' names and values in turn.
 # A flat tuple costs about 170 bytes where the JSON-ready dict with its ISO time string

@@ -14,19 +14,35 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, Protocol
 
 from hub import core
 from hub.core.effects import Effect
 from hub.core.events import ClockTicked, Event
 from hub.core.state import Table
-from hub.persist.journal import JournalWriter
-from hub.runtime.clock import Clock
+from hub.io.clock import Clock
 
 log = logging.getLogger("hub.runtime.loop")
 
 _STOP = object()
 Snapshot = dict[str, Any]  # the JSON of GET /api/state
+
+
+class JournalSink(Protocol):
+    """Where the loop hands every event it applied: the journal's writer
+    (:class:`hub.persist.journal.JournalWriter`, which the composition root hands in)."""
+
+    def record(self, event: Event, table: Table) -> None:
+        """``event`` was applied and made ``table`` (loop thread; never blocks)."""
+
+    def restart(self, table: Table) -> None:
+        """The loop starts over from ``table``: a new segment."""
+
+    def hand_off(self) -> None:
+        """Pass what was gathered to the writer thread (loop thread; never blocks)."""
+
+    def written(self) -> Future[Any]:
+        """A future that resolves once every batch handed off so far is on disk."""
 
 
 class _Call:
@@ -83,7 +99,7 @@ class HubLoop:
         dispatch: Callable[[list[Effect]], None],
         backend: str,
         on_state: Callable[[Snapshot], None] | None = None,
-        journal: JournalWriter | None = None,
+        journal: JournalSink | None = None,
     ) -> None:
         self._table = table
         self._journal = journal

@@ -19,6 +19,7 @@ from hub.io.sound import QUIET_MODES, check_quiet_mode, check_volume
 from hub.voice.engine import VOICES
 from hub.voice.phrases import VOICE_MODES, check_mode
 from scorer.errors import FieldError
+from scorer.names import MAX_NAME  # a player's name, as the games and the store take it
 from scorer.store import StorageFault
 
 log = logging.getLogger("hub.runtime.settings")
@@ -50,7 +51,6 @@ def settings_view(values: dict[str, Any], sound: dict[str, Any]) -> dict[str, An
 
 
 MOST_SPELLINGS = 32  # spellings for the voice kept at once (a family's players)
-LONGEST_NAME = 40  # a player's name, as the games take it
 LONGEST_SPELLING = 60
 
 
@@ -96,7 +96,7 @@ def check_spellings(value: object) -> dict[str, str]:
     if len(value) > MOST_SPELLINGS:
         raise ValueError(f"at most {MOST_SPELLINGS} names, got {len(value)}")
     for name, spelling in value.items():
-        pairs = (("name", name, LONGEST_NAME), ("spelling", spelling, LONGEST_SPELLING))
+        pairs = (("name", name, MAX_NAME), ("spelling", spelling, LONGEST_SPELLING))
         for what, text, most in pairs:
             if not isinstance(text, str) or not text.strip():
                 raise ValueError(f"{name!r}: each {what} must be some text, got {text!r}")

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from hub import version
 from hub.runtime.notify import LoopBeat, LoopCall, Notifier, WatchdogFeeder
 
 log = logging.getLogger("hub")
@@ -49,15 +48,17 @@ def start_line(
     leds: str,
     host: str,
     port: int,
+    version: str,
 ) -> str:
-    """The one line each start logs: version, ``backend``, devices (``sound``, the
-    player's status; ``leds``, the LED driver's name), broker and address."""
+    """The one line each start logs: ``version`` (:func:`hub.version`), ``backend``,
+    devices (``sound``, the player's status; ``leds``, the LED driver's name), broker
+    and address."""
     serial = config.get("serial", {}).get("port") or (
         "found by USB id" if backend == "serial" else "none"
     )
     address = f"http://{'0.0.0.0' if host in ('', '0.0.0.0') else host}:{port}/"
     return (
-        f"mtrain-hub {version()}: backend {backend}; {_sound(config, sound)}; "
+        f"mtrain-hub {version}: backend {backend}; {_sound(config, sound)}; "
         f"serial {serial}; leds {leds}; {_broker(config)}; scorepad on {address}"
     )
 

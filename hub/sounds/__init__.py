@@ -11,8 +11,6 @@ import sys
 import wave
 from pathlib import Path
 
-from hub.io.sound import SOUND_NAMES
-
 RATE = 22050
 SOUNDS_DIR = Path(__file__).resolve().parent
 
@@ -39,12 +37,15 @@ def read_wav(path: Path) -> array.array[int]:
     return samples
 
 
-def load_sounds(directory: Path = SOUNDS_DIR) -> tuple[dict[str, array.array[int]], dict[str, str]]:
-    """Every sound the hub knows plus any other ``*.wav`` in ``directory``.
+def load_sounds(
+    known: tuple[str, ...], directory: Path = SOUNDS_DIR
+) -> tuple[dict[str, array.array[int]], dict[str, str]]:
+    """Every sound the hub knows (``known``: :data:`hub.io.sound.SOUND_NAMES`, the names
+    the sound port plays) plus any other ``*.wav`` in ``directory``.
 
     Returns (samples by name, reason by name for each one that could not be loaded).
     """
-    names = dict.fromkeys(SOUND_NAMES)
+    names = dict.fromkeys(known)
     names.update(dict.fromkeys(sorted(path.stem for path in directory.glob("*.wav"))))
     sounds: dict[str, array.array[int]] = {}
     bad: dict[str, str] = {}

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from hub.core.effects import Effect, LogEntry, PlaySound
-from hub.core.state import Game, Table
+from hub.core.state import PLAYING, Game, Table
 
 VOICE_MODES = ("off", "turns", "all")
 DEFAULT_MODE = "turns"
@@ -55,7 +55,6 @@ def check_mode(mode: object) -> str:
 # The log entries a phrase is read from: in every mode, and in ``all`` during a game.
 _ANY_MODE = frozenset({"round-over", "game-over"})
 _SAID_KINDS = _ANY_MODE | {"marker", "last-tile", "reminder"}
-_PLAYING = frozenset({"first-turn", "play"})  # the phases with a turn to say
 
 
 @lru_cache(maxsize=1024)  # a game's few hundred phrases, made once each (the press's path)
@@ -156,7 +155,7 @@ def _turn_phrase(table: Table, turned: bool) -> Phrase | None:
     logged a turn (``turned``): the player who must cover a double open now, else the
     new turn's player (only when the turn passed)."""
     game = table.game
-    if game is None or table.turn is None or game.phase not in _PLAYING:
+    if game is None or table.turn is None or game.phase not in PLAYING:
         return None
     for double in table.doubles:
         if not (double.waiting or double.queued):  # the one open now

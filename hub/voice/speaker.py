@@ -2,7 +2,7 @@
 cached, one render thread.
 
 :class:`Announcer` is built by the composition root, which hands it the catalogs' words
-(``words(lang, key, **params)``: ``web.i18n.text``), the settings (voice mode,
+(``words(lang, key, **params)``: ``hub.wire.i18n.text``), the settings (voice mode,
 language, spellings for the voice) and a way to name a finished game's winner.
 ``hub/voice`` never imports ``web/``.
 

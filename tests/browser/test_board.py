@@ -12,10 +12,10 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from hub.wire.i18n import CATALOGS
 from tests.browser.conftest import PHONE, Phone
 from tests.helpers import until
 from tests.http_client import HubProcess, ServerProcess
-from web.i18n import CATALOGS
 
 pytestmark = pytest.mark.browser
 

@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from web.i18n import CATALOGS
+from hub.wire.i18n import CATALOGS
 
 pytestmark = pytest.mark.browser
 

@@ -1,4 +1,4 @@
-"""The trust model in real Chromium (DESIGN.md, "Who may do what"): a page from
+"""The trust model in real Chromium (docs/security.md, "Trust: who may do what"): a page from
 another local origin cannot change anything, even in a browser holding the
 scorekeeper's cookie; a viewer cannot take over; the table claim hands the role to a
 second phone by a press on the virtual hub."""

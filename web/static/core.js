@@ -29,6 +29,19 @@ export function on(kind, fn) { hooks[kind].push(fn); }
 export function emit(kind, data) { for (const fn of hooks[kind]) fn(data); }
 export function newState(snap) { S.snap = snap; emit("state", snap); }
 
+// A control rests a moment once what it acts on has changed (a new self-test step, the
+// table an undo came back to): the second tap of a double tap, landing just after, must
+// not answer what nobody has looked at yet. One rule for the whole page: rest(wake)
+// gives {start(), resting}; start() begins a rest of REST_MS, and wake() runs after it.
+export const REST_MS = 600;
+export function rest(wake) {
+  let until = 0, timer = null;
+  return {
+    start() { until = performance.now() + REST_MS; clearTimeout(timer); timer = setTimeout(wake, REST_MS + 10); },
+    get resting() { return performance.now() < until; },
+  };
+}
+
 // --- tokens: {gameId: token} in localStorage -------------------------------------------
 const KEY = "mtrain.tokens";
 function tokens() { try { return JSON.parse(localStorage.getItem(KEY)) || {}; } catch { return {}; } }

@@ -3,11 +3,10 @@
 // right by hand (whose turn, the open double and who covers it, a train's public flag
 // when its marker is missing); the last undos and fixes from /api/log; and, on the sim
 // backend's virtual hub, the centre button (tap, hold, long hold = undo).
-import { $, S, api, byWords, keeper, on, place, toast } from "./core.js";
+import { $, S, api, byWords, keeper, on, place, rest, toast } from "./core.js";
+import { holdMs } from "./table.js";
 import { formatDate, t } from "./i18n.js";
 
-const PLAYING = ["first-turn", "play"];
-const UNDO_REST_MS = 600;
 let shownDepth = null;
 
 function el(tag, attrs = {}, text = "") {
@@ -41,7 +40,7 @@ function renderOneTile(snap) {
   const box = place("v-table", "one-tile", "p");
   box.className = "status one-tile";
   // Only while a round is played: whoever went out holds none, and a new round starts afresh.
-  const playing = snap.game && (snap.game.phase === "play" || snap.game.phase === "first-turn");
+  const playing = snap.game && snap.game.playing;
   const names = playing ? (snap.one_tile || []).map((slot) => owner(snap, slot)).filter((n) => n !== snap.went_out) : [];
   box.hidden = !names.length;
   box.textContent = names.length ? t("fixes.one_tile", { names: names.join(", "), count: names.length }) : "";
@@ -56,9 +55,10 @@ function tools() {
   const undo = el("button", { type: "button", id: "undo", class: "btn wide" }, t("fixes.undo"));
   // The undo names the table this phone shows (its ``undo`` count): a double tap, a
   // second phone's undo or a press at the hub since is refused, not a second undo.
-  // The button also rests while its request is out and UNDO_REST_MS after: a slow
-  // double tap's second tap, after the table came back undone, is not a second undo
-  // (walking further back takes a deliberate tap).
+  // The button also rests while its request is out and a moment after (core.js, rest):
+  // a slow double tap's second tap, after the table came back undone, is not a second
+  // undo (walking further back takes a deliberate tap).
+  const resting = rest(() => { delete undo.dataset.busy; render(S.snap); });
   undo.addEventListener("click", async () => {
     if (undo.dataset.busy) return;
     undo.dataset.busy = "1";
@@ -66,7 +66,7 @@ function tools() {
     try {
       await send("/undo", { undo: S.snap.undo }, t("fixes.undone"));
     } finally {
-      setTimeout(() => { delete undo.dataset.busy; render(S.snap); }, UNDO_REST_MS);
+      resting.start();
     }
   });
   const panel = el("details", { id: "fix-panel" });
@@ -181,10 +181,11 @@ function centre(snap) {
   if (!box) {
     box = place("sim", "centre", "div");
     box.className = "row centre";
-    for (const [ms, label] of [[0, "fixes.centre_tap"], [1400, "fixes.centre_hold"], [4300, "fixes.centre_undo"]]) {
-      const b = el("button", { type: "button", "data-centre": String(ms), "data-i18n": label }, t(label));
+    // Held as long as the hub's own thresholds say (the snapshot's gestures: table.js).
+    for (const [kind, label] of [["tap", "fixes.centre_tap"], ["hold", "fixes.centre_hold"], ["long", "fixes.centre_undo"]]) {
+      const b = el("button", { type: "button", "data-centre": kind, "data-i18n": label }, t(label));
       b.addEventListener("click", async () => {
-        const r = await api("POST", "/api/sim/centre/press", { hold_ms: ms });
+        const r = await api("POST", "/api/sim/centre/press", { hold_ms: holdMs(kind, S.snap.gestures, true) });
         if (!r.ok) toast(r.data.error);
       });
       box.append(b);
@@ -203,7 +204,7 @@ function render(snap) {
   box.hidden = false;
   fillTools(snap);
   if (snap.undo !== shownDepth) { shownDepth = snap.undo; renderLog(); }
-  if (!PLAYING.includes(g.phase) && g.phase !== "round-over") box.hidden = true;
+  if (!g.playing && g.phase !== "round-over") box.hidden = true;
 }
 
 on("state", render);

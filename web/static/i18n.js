@@ -1,5 +1,5 @@
 // The page's words: one catalog per language, the same files the hub's Python reads
-// (web/static/i18n/<lang>.json; web/i18n.py says their form). Every string a person
+// (web/static/i18n/<lang>.json; hub/wire/i18n.py says their form). Every string a person
 // reads goes through t(); sentences are whole entries with {name} placeholders, never
 // glued from pieces; an entry that depends on a count is an object of plural forms
 // chosen by Intl.PluralRules ("other" stands in for a missing form).

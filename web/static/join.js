@@ -1,7 +1,7 @@
 // The join view: the hub's address as a QR code, handing the scorekeeping over, and
 // the hub's settings (volume, quiet mode, turn chime, the voice).
 import { $, S, api, emit, gameId, keeper, setToken, toast, tokenFor } from "./core.js";
-import { formatNumber, language, names, saved, setLanguage, t } from "./i18n.js";
+import { LANGUAGES, formatNumber, language, names, saved, setLanguage, t } from "./i18n.js";
 import { renderHeader } from "./running.js";
 import { clearErrors, clearOnFix, showError } from "./form.js";
 
@@ -23,7 +23,12 @@ export async function open() {
 // language is offered in its own words (its catalog's "language.name").
 async function showLanguage() {
   const select = $("language"), own = await names().catch(() => ({}));
-  for (const option of select.options) if (option.value && own[option.value]) option.textContent = own[option.value];
+  // One option for each language the hub has (i18n.js, LANGUAGES), in its own words.
+  for (const lang of LANGUAGES) {
+    const option = [...select.options].find((o) => o.value === lang) || select.appendChild(new Option(lang, lang));
+    option.lang = lang;
+    option.textContent = own[lang] || lang;
+  }
   select.value = saved();
 }
 $("language").addEventListener("change", async (e) => {

@@ -57,14 +57,15 @@ function renderPlayers() {
   const [fewest, most] = profile().players;
   patch($("f-players"), N.players.map((p, i) =>
     `<li class="hand player-row" data-key="row${i}"><button type="button" class="seat" data-seat="${i}" aria-pressed="${N.picking === i}" aria-label="${esc(`${t("table.slot", { slot: p.slot })}: ${t("new.choose_slot", { n: i + 1 })}`)}">${esc(t("table.slot", { slot: p.slot }))}</button>` +
-    `<input data-field="players players.${i}" data-name="${i}" value="${esc(p.name)}" maxlength="24" autocomplete="off" aria-label="${esc(t("new.name_of", { n: i + 1 }))}" placeholder="${esc(t("new.player", { n: i + 1 }))}">` +
+    `<input data-field="players players.${i}" data-name="${i}" value="${esc(p.name)}" maxlength="${N.rules.name_length}" autocomplete="off" aria-label="${esc(t("new.name_of", { n: i + 1 }))}" placeholder="${esc(t("new.player", { n: i + 1 }))}">` +
     `<button type="button" data-remove="${i}" aria-label="${esc(t("new.remove", { n: i + 1 }))}"${N.players.length <= fewest ? " disabled" : ""}>✕</button></li>`).join(""));
   $("f-players").setAttribute("aria-label", t("count.players", { count: N.players.length }));
-  const full = N.players.length >= Math.min(most, 8);
+  const slots = N.rules.slots;  // the hub's slots and the longest name: GET /api/rules
+  const full = N.players.length >= Math.min(most, slots);
   $("add-player").disabled = full;
   // Greyed out with the reason beside it, never silently.
   place("v-new", "add-note", "p").className = "note";
-  $("add-note").textContent = !full ? "" : most < 8 ? t("new.rules_seat_most", { count: most }) : t("new.hub_seats_most", { count: 8 });
+  $("add-note").textContent = !full ? "" : most < slots ? t("new.rules_seat_most", { count: most }) : t("new.hub_seats_most", { count: slots });
   $("add-player").after($("add-note"));
   renderFirst();
 }
@@ -127,7 +128,7 @@ function renderSeats() {
   const slots = [], mex = mexAt();
   $("seat-mex").hidden = $("no-mex").hidden = !mexOn();
   if (!mexOn() && N.picking === "mex") N.picking = null;
-  for (let n = 1; n <= 8; n++) {
+  for (let n = 1; n <= N.rules.slots; n++) {
     const i = N.players.findIndex((p) => p.slot === n), p = N.players[i];
     const cls = [p ? "player" : n === mex ? "mexican" : "empty", "tappable"];
     if ((p && N.picking === i) || (n === mex && N.picking === "mex")) cls.push("turn");
@@ -159,7 +160,7 @@ function seatAt(n) {
 // The list is the order of play: clockwise round the hub, from slot 1.
 function clockwise() { N.players.sort((a, b) => a.slot - b.slot); }
 function firstFree() {
-  for (let n = 1; n <= 8; n++) if (n !== N.mex && !N.players.some((p) => p.slot === n)) return n;
+  for (let n = 1; n <= N.rules.slots; n++) if (n !== N.mex && !N.players.some((p) => p.slot === n)) return n;
   return null;
 }
 $("seat-hub").addEventListener("click", (e) => { const n = slotFromEvent(e); if (n) seatAt(n); });

@@ -30,10 +30,12 @@ export async function open(arg) {
 let shown = null, sure = false;  // the player on screen; "Forget" was tapped once
 async function changes(p) {
   shown = p; sure = false;
-  const r = await api("GET", "/api/players");
+  // The longest name the hub takes comes with the rules (GET /api/rules, its one source).
+  const [r, rules] = await Promise.all([api("GET", "/api/players"), api("GET", "/api/rules")]);
+  const longest = rules.ok ? ` maxlength="${rules.data.name_length}"` : "";
   const others = r.ok ? r.data.filter((o) => o.id !== p.id) : [];
   let html = `<h3>${esc(t("players.change.title"))}</h3><form id="p-rename" class="pick">` +
-    `<label>${esc(t("players.change.name"))} <input id="p-name" maxlength="24" autocomplete="off" value="${esc(p.name)}"></label>` +
+    `<label>${esc(t("players.change.name"))} <input id="p-name"${longest} autocomplete="off" value="${esc(p.name)}"></label>` +
     `<button type="submit">${esc(t("players.change.rename"))}</button></form>`;
   if (others.length) html += `<form id="p-merge" class="pick"><label>${esc(t("players.change.into"))} <select id="p-into">` +
     others.map((o) => `<option value="${o.id}">${esc(o.name)}</option>`).join("") + `</select></label>` +

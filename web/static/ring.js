@@ -16,9 +16,9 @@ function chase(i, n) {
   return `<animate attributeName="opacity" values="1;.75;.5;.25;0;0" keyTimes="0;${1 / n};${2 / n};${3 / n};${4 / n};1" dur="${n * step}s" begin="${begin.toFixed(2)}s" repeatCount="indefinite"/>`;
 }
 
-// Slot 1's arc is centred at the top, as on the hub; pixels go clockwise.
-function pixelXY(i, n) {
-  const a = ((i - (n / 8 - 1) / 2) * 2 * Math.PI) / n - Math.PI / 2;
+// Slot 1's arc (n / slots pixels) is centred at the top, as on the hub; pixels go clockwise.
+function pixelXY(i, n, slots) {
+  const a = ((i - (n / slots - 1) / 2) * 2 * Math.PI) / n - Math.PI / 2;
   return [(R * Math.cos(a)).toFixed(1), (R * Math.sin(a)).toFixed(1)];
 }
 
@@ -27,12 +27,12 @@ const still = () => matchMedia("(prefers-reduced-motion: reduce)").matches;
 // ``serial``: the snapshot's hub box link, when there is one. Its ``connected`` is the
 // one the hub box line says: the ring's own copy comes in the next snapshot (the hub
 // announces the link's change, then the ring redrawn after it), and the two must not
-// disagree on the screen meanwhile.
-export function ringSvg(ring, serial) {
+// disagree on the screen meanwhile. ``slots``: the hub's (the snapshot's ``slots``).
+export function ringSvg(ring, serial, slots) {
   if (!ring || !ring.pixels || !ring.pixels.length) return "";
   const n = ring.pixels.length, effects = ring.effects || [];
   const dots = ring.pixels.map((hex, i) => {
-    const [x, y] = pixelXY(i, n), off = hex === "000000", effect = effects[i];
+    const [x, y] = pixelXY(i, n, slots), off = hex === "000000", effect = effects[i];
     const motion = off || still() ? "" : effect === "chase" ? chase(i, n) : ANIMATE[effect] || "";
     return `<circle class="led${off ? " off" : ""}" data-led="${i}" data-colour="${hex}" data-effect="${effect || "steady"}"` +
       ` cx="${x}" cy="${y}" r="${DOT}" fill="${off ? "none" : "#" + hex}">${motion}</circle>`;
@@ -52,7 +52,7 @@ function showLink(snap) {
   el.textContent = t(serial.connected ? "ring.box_connected" : "ring.box_disconnected");
 }
 
-layers.push((snap) => ringSvg(snap.ring, snap.serial));
+layers.push((snap) => ringSvg(snap.ring, snap.serial, snap.slots.length));
 on("state", showLink);
 showLink(S.snap);
 renderTable();  // loaded after the first paint: draw the ring now

@@ -4,21 +4,20 @@
 // Starting it needs the table's proof (a claim at the hub, on the join view) or the
 // newest game's scorekeeper; the start reads every input's level first (a stuck one is
 // named at once) and leaves the lights out when no hub box drives a ring.
-import { S, api, esc } from "./core.js";
+import { S, api, esc, rest } from "./core.js";
 import { formatNumber, t } from "./i18n.js";
 
 let root = null, timer = null;
 let shown = null;  // the number of the step the view shows: an answer names it
-// A new step's answers rest a moment (and every button while a request is out): the
-// second tap of a double tap, landing just after the next step appeared, must not
-// answer a light nobody has looked at yet. A person needs longer to look.
-const SETTLE_MS = 600;
-let busy = false, settled = 0, settleTimer = null;
+// A new step's answers rest a moment (core.js, rest), and every button while a request
+// is out: the second tap of a double tap, landing just after the next step appeared,
+// must not answer a light nobody has looked at yet. A person needs longer to look.
+let busy = false;
+const settling = rest(() => arm());
 function arm() {
-  const resting = performance.now() < settled;
   for (const b of root.querySelectorAll("#st-buttons button")) {
     const a = b.dataset.action;
-    b.disabled = busy || (resting && a !== "start" && a !== "stop");
+    b.disabled = busy || (settling.resting && a !== "start" && a !== "stop");
   }
 }
 
@@ -115,9 +114,7 @@ function show(test) {
   const number = running && step ? step.number : null;
   if (number !== shown) {
     shown = number;
-    settled = performance.now() + SETTLE_MS;
-    clearTimeout(settleTimer);
-    settleTimer = setTimeout(arm, SETTLE_MS + 10);
+    settling.start();
   }
   const buttons = root.querySelectorAll("#st-buttons button");
   for (const b of buttons) {

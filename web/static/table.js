@@ -51,7 +51,6 @@ export const nameOf = (snap, slot) => {
   const s = snap.slots.find((x) => x.slot === slot);
   return s && s.owner ? (s.owner === "mexican" ? t("table.the_mexican") : s.owner) : t("table.slot", { slot });
 };
-const PHASES = { "first-turn": "phase.first-turn", play: "phase.play", "round-over": "phase.round-over", finished: "phase.finished" };
 const doublesOf = (snap) => snap.doubles || (snap.double ? [snap.double] : []);
 
 function tableSlot(snap, s, doubles) {
@@ -88,7 +87,7 @@ export function renderTable() {
   const snap = S.snap;
   if (!snap) return;
   const g = snap.game, svg = $("hub"), doubles = doublesOf(snap);
-  const centre = g ? engineSvg(g.engine, t("table.centre_round", { round: g.round, rounds: g.rounds }), t(PHASES[g.phase] || "phase.play"))
+  const centre = g ? engineSvg(g.engine, t("table.centre_round", { round: g.round, rounds: g.rounds }), t(`phase.${g.phase}`))
     : `<text class="center-note">${esc(t("table.no_game_yet"))}</text>`;
   const extra = layers.map((layer) => layer(snap)).join("");
   patch(svg, hubSvg(snap.slots.map((s) => tableSlot(snap, s, doubles)), centre, extra));
@@ -185,10 +184,11 @@ sheet.addEventListener("click", (e) => {
   } else simAct("press", { hold_ms: holdMs(b.dataset.press, S.snap.gestures) }, b);
 });
 // How long the virtual hand holds, from the hub's own thresholds (the snapshot's
-// `gestures`): a double's hold sits well inside the hold band, the long hold past it.
-export function holdMs(kind, g) {
+// `gestures`): a double's hold sits well inside the hold band, the long hold past it
+// (the centre button's own long hold, `centre`, undoes).
+export function holdMs(kind, g, centre = false) {
   if (kind === "tap") return 0;
-  if (kind === "long") return g.long_hold_ms + 300;
+  if (kind === "long") return (centre ? g.centre_long_hold_ms : g.long_hold_ms) + 300;
   return Math.min(g.tap_max_ms + 500, Math.round((g.tap_max_ms + g.long_hold_ms) / 2));
 }
 

@@ -58,15 +58,15 @@ function tableName(id) {
   return t("board.table_name", { table: id });
 }
 
-const PHASES = { "first-turn": "board.phase.first-turn", play: "board.phase.play",
-  "round-over": "board.phase.round-over", finished: "board.phase.finished" };
 function meta(table) {
   const round = num(table.round), rounds = num(table.rounds), engine = num(table.engine);
   if (round === null) return t("board.no_game");
   const parts = [rounds ? t("board.round_of", { round, rounds }) : t("board.round", { round })];
   if (engine !== null) parts.push(t("board.engine", { engine }));
   const phase = str(table.phase);
-  if (phase) parts.push(PHASES[phase] ? t(PHASES[phase]) : phase);
+  // The hub's phases (hub/core/state.py, PHASES) each have words; another hub's newer one
+  // is shown as it came.
+  if (phase) parts.push(Object.hasOwn(words, `board.phase.${phase}`) ? t(`board.phase.${phase}`) : phase);
   return parts.join(" · ");
 }
 

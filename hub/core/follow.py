@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hub import core
+import hub.core as core
 from hub.core.events import (
     EngineSet,
     Event,

@@ -22,7 +22,8 @@ from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
-CATALOGS = Path(__file__).resolve().parent / "static" / "i18n"
+# The catalogs stay where the page fetches them (web/ serves them as static files).
+CATALOGS = Path(__file__).resolve().parent.parent.parent / "web" / "static" / "i18n"
 LANGUAGES = ("en", "es")
 DEFAULT = "en"
 

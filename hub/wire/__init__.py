@@ -1,0 +1,7 @@
+"""What the hub and web/ both send out, in one form: words, events and JSON.
+
+``i18n.py`` reads the catalogs the page fetches too (``web/static/i18n/*.json``, where
+they stay); ``sse.py`` writes the Server-Sent Events bytes and their compact JSON for
+the phones' streams, the tournament board and MQTT. Stdlib only, importing no other
+room: below everything that speaks to people or programs.
+"""
