@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from scorer.inputs import MAX_DEPTH, BadInput, depth, parse_body, query_whole
 from scorer.names import BadName, clean, first_clash, skeleton
 from scorer.setup import SetupError, check_setup
-from web.inputs import MAX_DEPTH, BadInput, depth, parse_body, query_whole
 
 # --- names ------------------------------------------------------------------------------
 

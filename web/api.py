@@ -7,8 +7,8 @@ from typing import Any, cast
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
+from scorer.inputs import SLOT, BadInput, parse_body, query_whole
 from web.errors import abort, error_response
-from web.inputs import SLOT, BadInput, parse_body, query_whole
 from web.service import LIVE_SERVER, HubService, ServerTakeover
 from web.sse import STREAM_HEADERS
 

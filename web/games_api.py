@@ -16,10 +16,10 @@ from flask import Blueprint, Response, jsonify
 
 from scorer import export
 from scorer.games import KEEP
+from scorer.inputs import ID, MAX_ID
 from scorer.names import BadName, clean
 from web.api import authorise, hub_service, json_body
 from web.errors import abort
-from web.inputs import ID, MAX_ID
 
 bp = Blueprint("games", __name__, url_prefix="/api/games")
 

@@ -13,10 +13,10 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
+from scorer.inputs import ID, MAX_ID
 from web import qr, rules_api, static_files
 from web.api import hub_service, json_body, request_token, set_token_cookie
 from web.errors import abort
-from web.inputs import ID, MAX_ID
 
 bp = Blueprint("pages", __name__)
 # The new-game form's rule data (/api/rules) and deal helper (/api/deal) come with

@@ -17,10 +17,10 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 
 from scorer import export
+from scorer.inputs import ID, MAX_ID, BadInput, query_whole
 from web import i18n
 from web.api import TABLE_COOKIE, has_proof, hub_service, json_body, request_token
 from web.errors import abort
-from web.inputs import ID, MAX_ID, BadInput, query_whole
 
 bp = Blueprint("players", __name__, url_prefix="/api")
 

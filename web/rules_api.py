@@ -15,10 +15,10 @@ from __future__ import annotations
 from flask import Blueprint, Response, jsonify, request
 
 from scorer.deal import DealError, deal, default_set
+from scorer.inputs import MAX_ID, BadInput, query_whole
 from scorer.profiles import PROFILES, SETS, rules_view
 from web.api import hub_service
 from web.errors import abort
-from web.inputs import MAX_ID, BadInput, query_whole
 from web.service import field_of
 
 bp = Blueprint("rules_api", __name__, url_prefix="/api")

@@ -24,10 +24,10 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 
 from hub.core.events import CENTRE
+from scorer.inputs import ID
 from scorer.profiles import SLOTS
 from web.api import answer_when_done, authorise, hub_service, json_body
 from web.errors import abort
-from web.inputs import ID
 
 bp = Blueprint("table", __name__, url_prefix="/api")
 

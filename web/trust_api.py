@@ -17,10 +17,10 @@ from collections.abc import Callable
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
+from scorer.inputs import ID
 from web.api import has_proof, hub_service, json_body, set_token_cookie
 from web.errors import abort
 from web.guard import HEADERS
-from web.inputs import ID
 from web.service import EARLY_CHECKED, EarlyAnswer, EarlyGate
 
 bp = Blueprint("trust", __name__, url_prefix="/api")

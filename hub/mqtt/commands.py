@@ -3,7 +3,7 @@
 Only when ``[mqtt] commands = true``; the broker's ACL decides who may publish them
 (docs/mqtt.md, "Trust"). :func:`parse` turns a topic and payload into a
 :class:`Command` or raises :class:`CommandError` naming what is wrong; nothing is
-changed then. A JSON payload is read as an HTTP body is (``web.inputs.parse_body``:
+changed then. A JSON payload is read as an HTTP body is (``scorer.inputs.parse_body``:
 nesting, number sizes, no key twice) and may carry an ``"id"``: a command whose id
 was seen among the last :data:`IDS_KEPT` is a duplicate and does nothing
 (:class:`SeenIds`). :class:`HubCommands` carries a checked command out.
@@ -19,8 +19,8 @@ from typing import Any, Protocol
 
 from hub.core.events import CENTRE
 from hub.runtime.settings import SettingsError, check
+from scorer.inputs import BadInput, parse_body
 from scorer.profiles import SLOTS
-from web.inputs import BadInput, parse_body
 
 MAX_HOLD_MS = 10_000
 MAX_ID = 64  # characters of a command's id
