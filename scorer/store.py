@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from scorer import games, people, queries, rows
+from scorer.errors import FieldError, clip
 from scorer.errors import StorageFault as StorageFault
 from scorer.games import KEEP, GameRecord, WentOut
 from scorer.keepers import Keepers
@@ -69,9 +70,8 @@ def _as_store_error(path: str) -> Iterator[None]:
         yield
     except (StoreError, sqlite3.IntegrityError, sqlite3.ProgrammingError):
         raise  # refused input, or a bug: the log shows its traceback
-    except ValueError as error:
-        # The request body field at fault, when the scorer named one, for the web layer.
-        raise StoreError(str(error), getattr(error, "field", None)) from error
+    except FieldError as error:  # the scorer's refusal, its code and field kept
+        raise StoreError(str(error), error.field, code=error.code, **error.params) from error
     except sqlite3.DatabaseError as error:  # read-only, full, I/O error, malformed
         raise StorageFault(f"{path}: {error}") from error
 
@@ -105,7 +105,9 @@ class GameStore(Roster, Keepers):
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if mode != "wal":
             conn.close()
-            raise StoreError(f"{self._path}: cannot use the WAL journal (got {mode})")
+            raise StoreError(
+                f"{self._path}: cannot use the WAL journal (got {mode})", code="storage_mode"
+            )
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.create_function("token_hash", 1, hash_token, deterministic=True)
@@ -152,7 +154,10 @@ class GameStore(Roster, Keepers):
         with self._write() as conn:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version > len(MIGRATIONS):
-                raise StoreError(f"{self._path}: schema {version} is newer than this program's")
+                raise StoreError(
+                    f"{self._path}: schema {version} is newer than this program's",
+                    code="schema_newer",
+                )
             for number in range(version + 1, len(MIGRATIONS) + 1):
                 for statement in MIGRATIONS[number - 1]:
                     conn.execute(statement)
@@ -167,7 +172,9 @@ class GameStore(Roster, Keepers):
         try:
             datetime.fromisoformat(stamp)
         except (TypeError, ValueError):
-            raise StoreError(f"at {stamp!r}: not an ISO 8601 time") from None
+            raise StoreError(
+                f"at {clip(stamp)}: not an ISO 8601 time", "at", code="not_a_time"
+            ) from None
         return stamp
 
     def close(self) -> None:
@@ -268,7 +275,11 @@ class GameStore(Roster, Keepers):
         with self._write() as conn:
             game = _load(conn, game_id)
             if game.finished_at is not None:
-                raise StoreError(f"game {game_id} is finished: nothing to bring back")
+                raise StoreError(
+                    f"game {game_id} is finished: nothing to bring back",
+                    code="game_finished",
+                    game=game_id,
+                )
             if replaces is not None and replaces != game_id:
                 _run(conn, [rows.abandon(replaces, stamp)])
             _run(conn, [rows.bring_back(game_id)])
@@ -304,7 +315,7 @@ class GameStore(Roster, Keepers):
         """
         stamp = self._stamp(at)
         if (points is None) == (tiles is None):
-            raise StoreError("scores: give either points or tiles")
+            raise StoreError("scores: give either points or tiles", code="points_or_tiles")
         with self._write() as conn:
             game = _load(conn, game_id)
             rows.check_version(game, based_on, round)

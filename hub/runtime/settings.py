@@ -18,7 +18,7 @@ from typing import Any
 from hub.io.sound import QUIET_MODES, check_quiet_mode, check_volume
 from hub.voice.engine import VOICES
 from hub.voice.phrases import VOICE_MODES, check_mode
-from scorer.errors import FieldError
+from scorer.errors import FieldError, clip
 from scorer.store import StorageFault
 
 log = logging.getLogger("hub.runtime.settings")
@@ -62,10 +62,20 @@ class SettingsError(FieldError):
 def check(changes: object) -> dict[str, Any]:
     """Validate a partial settings change; raise :class:`SettingsError` naming the key."""
     if not isinstance(changes, dict) or not changes:
-        raise SettingsError(f"body: expected an object with any of {', '.join(KEYS)}")
+        raise SettingsError(
+            f"body: expected an object with any of {', '.join(KEYS)}",
+            code="settings_object",
+            allowed=", ".join(KEYS),
+        )
     for key, value in changes.items():
         if key not in KEYS:
-            raise SettingsError(f"{key}: unknown setting (allowed: {', '.join(KEYS)})", key)
+            raise SettingsError(
+                f"{clip(key)}: unknown setting (allowed: {', '.join(KEYS)})",
+                key,
+                code="unknown_setting",
+                name=key,
+                allowed=", ".join(KEYS),
+            )
         try:
             if key in ("volume", "brightness"):
                 if isinstance(value, bool) or not isinstance(value, int | float):
@@ -85,7 +95,9 @@ def check(changes: object) -> dict[str, Any]:
             elif not isinstance(value, bool):
                 raise ValueError(f"expected true or false, got {value!r}")
         except ValueError as exc:
-            raise SettingsError(f"{key}: {exc}", key) from None
+            raise SettingsError(
+                f"{key}: {exc}", key, code="setting_value", name=key, value=clip(value)
+            ) from None
     return dict(changes)
 
 
