@@ -50,8 +50,8 @@ def check_profile(profile: str) -> str:
             f"rules {clip(profile)}: unknown profile; choose one of {', '.join(PROFILE_IDS)}",
             "rules",
             code="no_such_rules",
-            value=clip(profile),
-            allowed=", ".join(PROFILE_IDS),
+            value=profile,
+            allowed=PROFILE_IDS,
         )
     return profile
 
@@ -68,7 +68,7 @@ def _lookup(rows: Rows, profile: str, players: int) -> int:
             f"players {clip(players)}: must be a whole number",
             "players",
             code="whole_number",
-            value=clip(players),
+            value=players,
         )
     for fewest, most, value in rows:
         if fewest <= players <= most:

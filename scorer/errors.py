@@ -13,11 +13,13 @@ edge in the reader's language. :class:`FieldError` is the validators' refusal,
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-Param = str | int | float | bool | None
+Param = str | int | float | bool | None | tuple[str, ...]
 MOST = 60  # characters of a client's text a refusal carries (then an ellipsis)
 MOST_FIELD = 100  # characters of a field's path (points.<name>, an unknown key)
+MOST_ITEMS = 32  # items of a list param (the allowed values)
 
 
 def clip(text: object, most: int = MOST) -> str:
@@ -26,8 +28,21 @@ def clip(text: object, most: int = MOST) -> str:
     return words if len(words) <= most else words[: most - 1] + "…"
 
 
-def _small(value: Param) -> Param:
-    return clip(value) if isinstance(value, str) else value
+def small(value: object) -> Param:
+    """``value`` as a refusal's param: numbers (JSON's), truth values and None as they
+    are; text cut to :data:`MOST`; a list of text item by item (at most
+    :data:`MOST_ITEMS`); anything else as its cut ``repr``."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int) and abs(value) <= 2**53:
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    if isinstance(value, str):
+        return clip(value)
+    if isinstance(value, tuple | list) and all(isinstance(item, str) for item in value):
+        return tuple(clip(item) for item in value[:MOST_ITEMS])
+    return clip(value)
 
 
 class FieldError(ValueError):
@@ -37,12 +52,12 @@ class FieldError(ValueError):
     wrong. The message (``str(exc)``) is English for developers."""
 
     def __init__(
-        self, message: str, field: str | None = None, *, code: str, **params: Param
+        self, message: str, field: str | None = None, *, code: str, **params: object
     ) -> None:
         super().__init__(message)
         self.field = None if field is None else clip(field, MOST_FIELD)
         self.code = code
-        self.params: dict[str, Param] = {name: _small(v) for name, v in params.items()}
+        self.params: dict[str, Param] = {name: small(v) for name, v in params.items()}
 
 
 class Refused(FieldError):
@@ -60,7 +75,7 @@ class Refused(FieldError):
         field: str | None = None,
         *,
         code: str,
-        **params: Param,
+        **params: object,
     ) -> None:
         super().__init__(message, field, code=code, **params)
         self.status = status

@@ -99,7 +99,7 @@ class GameRecord:
             raise GameError(
                 f"round {clip(number)}: must be a round number",
                 code="whole_number",
-                value=clip(number),
+                value=number,
             )
         for rnd in self.rounds:
             if rnd.round == number:
@@ -204,7 +204,7 @@ def check_engine(game: GameRecord, number: int, engine: object) -> RoundRecord:
             f"0 to {game.set_max}",
             "engine",
             code="engine_range",
-            value=clip(engine),
+            value=engine,
             most=game.set_max,
         )
     if rnd.finished:

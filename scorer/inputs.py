@@ -20,7 +20,7 @@ import math
 import re
 from typing import Any
 
-from scorer.errors import FieldError, Param, clip
+from scorer.errors import FieldError, clip
 
 MAX_DEPTH = 32
 MAX_NUMBER = 2**53  # the largest whole number a phone's JavaScript holds exactly
@@ -37,7 +37,7 @@ class BadInput(FieldError):
     """Input refused at the edge; ``field`` names the request field when one is at fault."""
 
     def __init__(
-        self, message: str, field: str | None = None, *, code: str, **params: Param
+        self, message: str, field: str | None = None, *, code: str, **params: object
     ) -> None:
         super().__init__(message, field, code=code, **params)
 

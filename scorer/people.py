@@ -55,7 +55,7 @@ def person_number(person_id: object) -> int:
         raise PersonNotFound(
             f"player {clip(person_id)}: no such player",
             code="player_missing",
-            player=clip(person_id),
+            player=person_id,
         )
     return person_id
 
@@ -158,7 +158,7 @@ def note_play(sql: Sql, game_id: int, round: int, name: str, kind: str) -> None:
             f"kind: {clip(kind)} is not one of {', '.join(PLAY_KINDS)}",
             "kind",
             code="play_kind",
-            value=clip(kind),
+            value=kind,
         )
     load(sql, game_id).round_at(round)
     sql(

@@ -39,7 +39,7 @@ def round_schedule(set_max: int, rounds: int | None = None) -> tuple[int, ...]:
             f"rounds {clip(rounds)}: a double-{set_max} game plays 1 to {full} rounds",
             "rounds",
             code="rounds_range",
-            value=clip(rounds),
+            value=rounds,
             low=1,
             high=full,
         )
@@ -53,7 +53,7 @@ def engine_of(set_max: int, round_number: int) -> int:
         raise RoundError(
             f"round {clip(round_number)}: a double-{set_max} game has rounds 1 to {len(schedule)}",
             code="round_outside",
-            round=clip(round_number),
+            round=round_number,
             last=len(schedule),
         )
     return schedule[round_number - 1]
@@ -100,7 +100,7 @@ def _check_points(name: str, value: object, max_points: int | None) -> int:
             f"points.{name}",
             code="points_whole",
             name=name,
-            value=clip(value),
+            value=value,
         )
     if value < 0:
         raise RoundError(
@@ -146,7 +146,7 @@ def check_round_points(
                 f"went out: {clip(went_out)!r} is not a player in this game",
                 "went_out",
                 code="out_unknown",
-                name=clip(went_out),
+                name=went_out,
             )
         if checked[went_out] != 0:
             raise RoundError(

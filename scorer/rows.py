@@ -46,9 +46,7 @@ class StaleEdit(StoreError):
 def game_number(game_id: object) -> int:
     """``game_id`` as a game's id (an int, not a bool); else :class:`GameNotFound`."""
     if isinstance(game_id, bool) or not isinstance(game_id, int):
-        raise GameNotFound(
-            f"game {clip(game_id)}: no such game", code="game_missing", game=clip(game_id)
-        )
+        raise GameNotFound(f"game {clip(game_id)}: no such game", code="game_missing", game=game_id)
     return game_id
 
 

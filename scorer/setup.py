@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from scorer.deal import default_set
-from scorer.errors import FieldError, Param, clip
+from scorer.errors import FieldError, clip
 from scorer.names import BadName, clash, clean, first_clash
 from scorer.profiles import DEFAULT_RULES, HUB_PLAYERS, OPTIONS, PROFILES, SETS, SLOTS
 from scorer.rounds import round_schedule
@@ -31,7 +31,7 @@ class SetupError(FieldError):
     """
 
 
-def _refuse(field: str, why: str, code: str, **params: Param) -> SetupError:
+def _refuse(field: str, why: str, code: str, **params: object) -> SetupError:
     return SetupError(f"{clip(field)}: {why}", field, code=code, **params)
 
 
@@ -68,7 +68,7 @@ def _whole(body: Mapping[str, object], key: str) -> int | None:
         return None
     if not isinstance(value, int) or isinstance(value, bool):
         raise _refuse(
-            key, f"expected a whole number, got {clip(value)}", "whole_number", value=clip(value)
+            key, f"expected a whole number, got {clip(value)}", "whole_number", value=value
         )
     return value
 
@@ -107,10 +107,10 @@ def _rules(body: Mapping[str, object], default_rules: str) -> str:
     if not isinstance(rules, str) or rules not in PROFILES:
         raise _refuse(
             "rules",
-            f"{clip(rules)} is not one of {', '.join(PROFILES)}",
+            f"{clip(repr(rules))} is not one of {', '.join(PROFILES)}",
             "no_such_rules",
-            value=clip(rules),
-            allowed=", ".join(PROFILES),
+            value=rules,
+            allowed=tuple(PROFILES),
         )
     return rules
 
@@ -125,9 +125,7 @@ def _seats(body: Mapping[str, object], count: int) -> tuple[int, ...]:
         )
     for slot in seats:
         if not isinstance(slot, int) or isinstance(slot, bool) or slot not in SLOTS:
-            raise _refuse(
-                "seats", f"{clip(slot)} is not a slot (1 to 8)", "not_a_slot", value=clip(slot)
-            )
+            raise _refuse("seats", f"{clip(slot)} is not a slot (1 to 8)", "not_a_slot", value=slot)
     if len(set(seats)) != count:
         raise _refuse("seats", "two players on the same slot", "seats_twice")
     return tuple(seats)
@@ -197,17 +195,17 @@ def _option(key: str, value: object, rules: str, count: int) -> bool | int:
             f"unknown option (allowed: {allowed})",
             "unknown_option",
             name=key,
-            allowed=allowed,
+            allowed=tuple(OPTIONS),
         )
     if type(value) is not type(option.default) or value not in option.values:
         allowed = ", ".join(str(v).lower() for v in option.values)
         raise _refuse(
             field,
-            f"{clip(value)} is not one of {allowed}",
+            f"{clip(repr(value))} is not one of {allowed}",
             "option_value",
             name=key,
-            value=clip(value),
-            allowed=allowed,
+            value=value,
+            allowed=tuple(str(v).lower() for v in option.values),
         )
     assert isinstance(value, bool | int)
     offered = PROFILES[rules].options
@@ -284,7 +282,7 @@ def check_setup(body: object, default_rules: str = DEFAULT_RULES) -> GameSetup:
             f"unknown field (allowed: {allowed})",
             "unknown_field",
             name=unknown[0],
-            allowed=allowed,
+            allowed=tuple(sorted(FIELDS)),
         )
     players = _players(body)
     rules = _rules(body, default_rules)

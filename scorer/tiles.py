@@ -67,7 +67,7 @@ def check_set_max(set_max: int) -> int:
         raise TileError(
             f"set {clip(set_max)}: must be a whole number from {MIN_SET} to {MAX_SET}",
             code="set_range",
-            value=clip(set_max),
+            value=set_max,
             low=MIN_SET,
             high=MAX_SET,
         )
@@ -88,7 +88,7 @@ def check_double_blank(double_blank: int) -> int:
         raise TileError(
             f"double-blank worth {clip(double_blank)}: must be 0, 25 or 50",
             code="double_blank",
-            value=clip(double_blank),
+            value=double_blank,
         )
     return double_blank
 
@@ -129,7 +129,7 @@ def parse_tile(text: str | Tile, set_max: int = MAX_SET) -> Tile:
     else:
         if not isinstance(text, str):
             raise TileError(
-                f"tile {clip(text)}: must be text like '6-5'", code="tile_text", tile=clip(text)
+                f"tile {clip(text)}: must be text like '6-5'", code="tile_text", tile=text
             )
         parts = text.split("-")
         if len(parts) != 2:
@@ -280,7 +280,7 @@ def max_hand_points(set_max: int, engine: int, double_blank: int = 0, blanks: bo
             f"engine {clip(engine)}: not a double of a double-{set_max} set",
             "engine",
             code="engine_range",
-            value=clip(engine),
+            value=engine,
             most=set_max,
         )
     total = sum(tile_points(tile, double_blank, blanks) for tile in set_tiles(set_max))

@@ -22,6 +22,7 @@ from hub.io.sound import QUIET_MODES
 from hub.persist.journal import PROBLEMS
 from hub.selftest.walkthrough import OUTCOMES
 from scorer.profiles import OPTIONS, PROFILES
+from tests.test_refusals import ANSWERED, raise_sites
 from web import i18n
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,6 +46,10 @@ FAMILIES = {
     "`settings.quiet_mode.${": [f"settings.quiet_mode.{mode}" for mode in QUIET_MODES],
     "`errors.storage.${": [f"errors.storage.{p}" for p in {*PROBLEMS.values(), "error"}],
     "`selftest.outcome.${": [f"selftest.outcome.{outcome}" for outcome in OUTCOMES],
+    # A refusal's words, by its code (web/static/core.js; web/errors.py on the hub's side).
+    "`error.${": sorted(
+        {f"error.{code}" for _, code, _ in raise_sites()} | {f"error.{code}" for code in ANSWERED}
+    ),
 }
 
 

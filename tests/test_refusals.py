@@ -46,8 +46,8 @@ def product_files() -> list[Path]:
 
 def raise_sites() -> list[tuple[str, str, set[str] | None]]:
     """Every refusal the product makes: (where, code, the params it names; None when it
-    spreads a mapping). A ``code=`` keyword, or ``scorer/setup.py``'s ``_refuse(field,
-    why, code, ...)``."""
+    spreads a mapping). A ``code=`` keyword, ``scorer/setup.py``'s ``_refuse(field,
+    why, code, ...)`` or ``hub/selftest/session.py``'s ``_refused(code, ...)``."""
     sites = []
     for path in product_files():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -58,6 +58,8 @@ def raise_sites() -> list[tuple[str, str, set[str] | None]]:
             name = getattr(node.func, "id", None)
             if code is None and name == "_refuse" and len(node.args) >= 3:
                 code = node.args[2]
+            if code is None and name == "_refused" and node.args:
+                code = node.args[0]
             if not (isinstance(code, ast.Constant) and isinstance(code.value, str)):
                 continue
             spread = any(k.arg is None for k in node.keywords)

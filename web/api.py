@@ -92,7 +92,7 @@ def answer_when_done(future: Future[dict[str, Any]]) -> Response:
 def _only(body: dict[str, Any], allowed: str) -> None:
     unknown = sorted(set(body) - {allowed})
     if unknown:
-        refuse_unknown(unknown[0], allowed)
+        refuse_unknown(unknown[0], (allowed,))
 
 
 @bp.post(f"/sim/slots/<{SLOT}:n>/press")

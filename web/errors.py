@@ -16,7 +16,7 @@ There is deliberately no catch-all that would dress a bug up as a bad request.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
 from flask import Flask, Response, has_request_context, jsonify, request
@@ -37,20 +37,20 @@ HTTP_CODES = {
 
 
 def abort(
-    status: int, message: str, field: str | None = None, *, code: str, **params: Param
+    status: int, message: str, field: str | None = None, *, code: str, **params: object
 ) -> NoReturn:
     """Refuse the request: answer ``status`` with ``code`` and ``params`` (naming
     ``field``); ``message`` is the English for the log."""
     raise Refused(status, message, field, code=code, **params)
 
 
-def refuse_unknown(name: str, allowed: str, where: str = "") -> NoReturn:
+def refuse_unknown(name: str, allowed: Sequence[str], where: str = "") -> NoReturn:
     """Refuse a body or query field ``name`` the request may not carry (400);
-    ``allowed`` lists the ones it may (or says none). ``where``: the object it sits in."""
+    ``allowed`` lists the ones it may. ``where``: the object it sits in."""
     field = f"{where}.{name}" if where else name
     abort(
         400,
-        f"{clip(field)}: unknown field (allowed: {allowed})",
+        f"{clip(field)}: unknown field (allowed: {', '.join(allowed) or 'none'})",
         field,
         code="unknown_field",
         name=name,
@@ -60,7 +60,11 @@ def refuse_unknown(name: str, allowed: str, where: str = "") -> NoReturn:
 
 def words(lang: str, code: str, params: Mapping[str, Param]) -> str:
     """The refusal ``code`` in plain words in ``lang``, filled from ``params``."""
-    values: dict[str, Any] = {k: v for k, v in params.items() if k != "count"}
+    values: dict[str, Any] = {
+        k: ", ".join(v) if isinstance(v, tuple | list) else v
+        for k, v in params.items()
+        if k != "count"
+    }
     count = params.get("count")
     if isinstance(count, int):
         return i18n.text(lang, f"error.{code}", count=count, **values)
@@ -109,7 +113,7 @@ def install(app: Flask, max_body: int) -> None:
     def storage_fault(exc: StorageFault) -> Response:
         # The disk, not the request, failed (full, read-only): the store rolled back.
         app.logger.error("storage: %s", exc)
-        return error_response(503, "storage", {"reason": clip(str(exc))})
+        return error_response(503, "storage", {"reason": clip(str(exc), 300)})  # not a client's
 
     app.register_error_handler(Refused, refused)
     app.register_error_handler(StorageFault, storage_fault)

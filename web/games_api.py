@@ -58,8 +58,7 @@ def _authorise(game_id: int) -> None:
 def _no_fields(body: dict[str, Any], allowed: tuple[str, ...] = ()) -> None:
     unknown = sorted(set(body) - set(allowed))
     if unknown:
-        allowed_text = ", ".join(allowed) or "none"
-        refuse_unknown(unknown[0], allowed_text)
+        refuse_unknown(unknown[0], allowed)
 
 
 def _name(name: object, field: str) -> str:
@@ -103,7 +102,7 @@ def _check_tiles(tiles: object) -> dict[str, Any]:
                     f'tiles: {clip(tile)} in {clip(name)}\'s hand is not a tile like "6-5"',
                     f"tiles.{name}",
                     code="tile_text",
-                    tile=clip(tile),
+                    tile=tile,
                 )
     return _by_name(tiles, "tiles")
 

@@ -28,8 +28,9 @@ bp = Blueprint("players", __name__, url_prefix="/api")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
-def _proof(doing: str) -> None:
-    """401/403 unless this request has the scorekeeper's token or the table's proof."""
+def _proof(doing: str, hidden: bool = False) -> None:
+    """401/403 unless this request has the scorekeeper's token or the table's proof
+    (``hidden``: the statistics are hidden from viewers, and the refusal says so)."""
     game_id = hub_service().running_game()
     if has_proof(game_id):
         return
@@ -40,6 +41,8 @@ def _proof(doing: str) -> None:
         else "the table's proof: claim it at the hub (a press on the slot it lights)"
     )
     status, why = 403 if sent else 401, f"token: {doing} needs {who}"
+    if hidden:
+        abort(status, why, "token", code="stats_hidden")
     if game_id is not None:
         abort(status, why, "token", code="keeper_or_table", game=game_id)
     abort(status, why, "token", code="table_proof")
@@ -54,14 +57,14 @@ def _hidden() -> bool:
 
 def _statistics() -> None:
     if _hidden():
-        _proof("reading the players' statistics (hidden from viewers by the settings)")
+        _proof("reading the players' statistics (hidden from viewers by the settings)", True)
 
 
 def _body(allowed: tuple[str, ...]) -> dict[str, Any]:
     body = json_body()
     unknown = sorted(set(body) - set(allowed))
     if unknown:
-        refuse_unknown(unknown[0], ", ".join(allowed) or "none")
+        refuse_unknown(unknown[0], allowed)
     return body
 
 
@@ -69,7 +72,7 @@ def _since() -> str | None:
     """The ``since`` query parameter, a date ``YYYY-MM-DD``, or None."""
     unknown = sorted(set(request.args) - {"since"})
     if unknown:
-        refuse_unknown(unknown[0], "since")
+        refuse_unknown(unknown[0], ("since",))
     since = request.args.get("since")
     if since is None:
         return None
@@ -145,7 +148,7 @@ def _evening() -> dict[str, Any]:
     _statistics()
     unknown = sorted(set(request.args) - {"game"})
     if unknown:
-        refuse_unknown(unknown[0], "game")
+        refuse_unknown(unknown[0], ("game",))
     game = request.args.get("game")
     try:
         number = None if game is None else query_whole(game, "game", 1, MAX_ID)

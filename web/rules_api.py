@@ -52,7 +52,7 @@ def _query() -> tuple[str, int, int | None]:
     if rules not in PROFILES:
         allowed = ", ".join(PROFILES)
         why = f"rules: {clip(rules)} is not one of {allowed}"
-        abort(400, why, "rules", code="no_such_rules", value=rules, allowed=allowed)
+        abort(400, why, "rules", code="no_such_rules", value=rules, allowed=tuple(PROFILES))
     players = _whole("players")
     if players is None:
         abort(400, "players: missing", "players", code="players_missing")

@@ -55,11 +55,11 @@ def act() -> Response:
     body = json_body()
     unknown = sorted(set(body) - {"action", "step"})
     if unknown:
-        refuse_unknown(unknown[0], "action, step")
+        refuse_unknown(unknown[0], ("action", "step"))
     action = body.get("action")
     if action not in ACTIONS:
         why = f"action: expected one of {', '.join(ACTIONS)}, got {clip(action)}"
-        abort(400, why, "action", code="selftest_action", allowed=", ".join(ACTIONS))
+        abort(400, why, "action", code="selftest_action", allowed=ACTIONS)
     step = body.get("step")
     if step is not None and (type(step) is not int or step < 1):
         why = f"step: expected a step number (1 or more), got {clip(step)}"

@@ -67,7 +67,7 @@ def sim_centre_press() -> Response:
         abort(400, why, "hold_ms", code="hold_ms", most=10000)
     unknown = sorted(set(body) - {"hold_ms"})
     if unknown:
-        refuse_unknown(unknown[0], "hold_ms")
+        refuse_unknown(unknown[0], ("hold_ms",))
     return answer_when_done(hub_service().sim_centre_press_later(hold_ms / 1000))
 
 
@@ -77,7 +77,7 @@ def undo(game_id: int) -> Response:
     body = _scorekeeper(game_id)
     unknown = sorted(set(body) - {"undo"})
     if unknown:
-        refuse_unknown(unknown[0], "undo")
+        refuse_unknown(unknown[0], ("undo",))
     seen = body.get("undo")
     if seen is not None and (type(seen) is not int or seen < 0):
         why = f"undo: expected the snapshot's undo count (0 or more), got {clip(seen)}"
@@ -92,10 +92,10 @@ def fix(game_id: int) -> Response:
     given = [key for key in FIXES if key in body]
     unknown = sorted(set(body) - set(FIXES))
     if unknown:
-        refuse_unknown(unknown[0], ", ".join(FIXES))
+        refuse_unknown(unknown[0], FIXES)
     if len(given) != 1:
         why = f"give exactly one of: {', '.join(FIXES)}"
-        abort(400, why, code="fix_one", allowed=", ".join(FIXES))
+        abort(400, why, code="fix_one", allowed=FIXES)
     what = given[0]
     if what == "turn":
         return jsonify(hub_service().fix_table(game_id, turn=_slot(body["turn"], "turn")))
@@ -110,7 +110,7 @@ def fix(game_id: int) -> Response:
 def _public(part: dict[str, Any]) -> tuple[int, bool]:
     extra = sorted(set(part) - {"slot", "public"})
     if extra:
-        refuse_unknown(extra[0], "slot, public", "public")
+        refuse_unknown(extra[0], ("slot", "public"), "public")
     if not isinstance(part.get("public"), bool):
         abort(400, "public.public: expected true or false", "public.public", code="true_or_false")
     return _slot(part.get("slot"), "public.slot"), bool(part["public"])
@@ -119,7 +119,7 @@ def _public(part: dict[str, Any]) -> tuple[int, bool]:
 def _double(part: dict[str, Any]) -> tuple[int | None, int, int | None]:
     extra = sorted(set(part) - {"slot", "covers_left", "responsible"})
     if extra:
-        refuse_unknown(extra[0], "slot, covers_left, responsible", "double")
+        refuse_unknown(extra[0], ("slot", "covers_left", "responsible"), "double")
     if "slot" not in part:
         why = "double.slot: the double's train, or null to close it"
         abort(400, why, "double.slot", code="double_slot")
@@ -142,7 +142,7 @@ def set_engine(game_id: int, number: int) -> Response:
     engine = body.get("engine")
     unknown = sorted(set(body) - {"engine"})
     if unknown:
-        refuse_unknown(unknown[0], "engine")
+        refuse_unknown(unknown[0], ("engine",))
     if not isinstance(engine, int) or isinstance(engine, bool) or not 0 <= engine <= 18:
         why = "engine: expected the engine double's pips, a whole number"
         abort(400, why, "engine", code="engine_number")

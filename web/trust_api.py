@@ -111,7 +111,7 @@ def start_claim() -> Response:
     body = json_body()
     if body:
         field = sorted(body)[0]
-        refuse_unknown(field, "none")
+        refuse_unknown(field, ())
     # Counted by the server's early gate already, when it has one (the hub's does).
     wait = 0.0 if request.environ.get(EARLY_CHECKED) else _limits().wait(request.remote_addr or "")
     if wait:
@@ -150,7 +150,7 @@ def resume_game(game_id: int) -> Response:
     body = json_body()
     if body:
         field = sorted(body)[0]
-        refuse_unknown(field, "none")
+        refuse_unknown(field, ())
     service = hub_service()
     if not has_proof(game_id):
         abort(

@@ -231,7 +231,7 @@ def _sim(name: str, parts: list[str], payload: bytes) -> Command:
 def _unknown(name: str) -> CommandError:
     allowed = ", ".join(NAMES)
     why = f"cmd/{clip(name)}: unknown command (allowed: {allowed})"
-    return CommandError(why, code="unknown_command", name=name, allowed=allowed)
+    return CommandError(why, code="unknown_command", name=name, allowed=NAMES)
 
 
 def parse(name: str, payload: bytes) -> Command:

@@ -65,7 +65,7 @@ def check(changes: object) -> dict[str, Any]:
         raise SettingsError(
             f"body: expected an object with any of {', '.join(KEYS)}",
             code="settings_object",
-            allowed=", ".join(KEYS),
+            allowed=KEYS,
         )
     for key, value in changes.items():
         if key not in KEYS:
@@ -74,7 +74,7 @@ def check(changes: object) -> dict[str, Any]:
                 key,
                 code="unknown_setting",
                 name=key,
-                allowed=", ".join(KEYS),
+                allowed=KEYS,
             )
         try:
             if key in ("volume", "brightness"):
@@ -96,7 +96,7 @@ def check(changes: object) -> dict[str, Any]:
                 raise ValueError(f"expected true or false, got {value!r}")
         except ValueError as exc:
             raise SettingsError(
-                f"{key}: {exc}", key, code="setting_value", name=key, value=clip(value)
+                f"{key}: {exc}", key, code="setting_value", name=key, value=value
             ) from None
     return dict(changes)
 

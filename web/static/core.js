@@ -70,9 +70,10 @@ export function refusal(res, data) {
   const given = data && typeof data === "object" ? data : {};
   const code = typeof given.error === "string" ? given.error : "";
   const params = given.params && typeof given.params === "object" ? given.params : {};
+  const words = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : v]));
   const key = `error.${code}`;
-  const known = code && t(key, params) !== key;
-  let error = known ? t(key, params) : given.message;
+  const known = code && t(key, words) !== key;
+  let error = known ? t(key, words) : given.message;
   if (!error && res.status === 429) error = t("error.wait", { count: Math.max(1, +res.headers.get("Retry-After") || 1) });
   if (!error) error = t("error.status", { status: res.status });
   return { ...given, code, params, error };
