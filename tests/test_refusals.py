@@ -112,6 +112,13 @@ def test_every_code_has_words_needing_only_the_params_given(lang: str) -> None:
         assert f"error.{code}" in catalog, code
 
 
+def test_the_api_doc_lists_every_code() -> None:
+    """docs/api.md, "Refusal codes": one row per code the hub answers with."""
+    doc = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| `([a-z0-9_]+)` \|", doc.split("## Refusal codes", 1)[1], re.M))
+    assert listed == {code for _, code, _ in raise_sites()} | ANSWERED
+
+
 # --- no regex over refusal text ---------------------------------------------------
 
 
