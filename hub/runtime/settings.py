@@ -96,7 +96,7 @@ def check(changes: object) -> dict[str, Any]:
                 raise ValueError(f"expected true or false, got {value!r}")
         except ValueError as exc:
             raise SettingsError(
-                f"{key}: {exc}", key, code="setting_value", name=key, value=value
+                f"{key}: {clip(str(exc), 200)}", key, code="setting_value", name=key, value=value
             ) from None
     return dict(changes)
 
