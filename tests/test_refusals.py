@@ -284,6 +284,17 @@ def test_a_storage_fault_never_shows_the_system_error() -> None:
         assert body["message"] == i18n.text(lang, "error.storage")
 
 
+def test_words_that_need_a_param_not_given_are_logged_not_a_500(caplog) -> None:
+    from tests.fake_service import FakeHubService
+
+    fake = FakeHubService()
+    fake.fail["get_game"] = Refused(409, "round 2: not yet", code="round_not_played")
+    answer = create_app(fake, {"TESTING": True}).test_client().get("/api/games/1")
+    body = refused(answer, 409)
+    assert (body["error"], body["message"]) == ("round_not_played", i18n.text("en", "error.failed"))
+    assert "no words for the refusal round_not_played" in caplog.text
+
+
 # --- attacker text stays small -------------------------------------------------------
 
 

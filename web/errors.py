@@ -16,6 +16,7 @@ There is deliberately no catch-all that would dress a bug up as a bad request.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
@@ -25,6 +26,8 @@ from werkzeug.exceptions import HTTPException
 from scorer.errors import Param, Refused, clip
 from scorer.store import StorageFault
 from web import i18n
+
+log = logging.getLogger("hub")
 
 # Flask's own HTTP errors: their code (the rest are ``http_error`` with their status).
 HTTP_CODES = {
@@ -66,6 +69,11 @@ def words(lang: str, code: str, params: Mapping[str, Param]) -> str:
         if k != "count"
     }
     count = params.get("count")
+    given = set(values) | ({"count"} if isinstance(count, int) else set())
+    entry = i18n.catalog(i18n.DEFAULT).get(f"error.{code}")
+    if entry is None or i18n.placeholders(entry) - given:  # a bug: logged, said generally
+        log.error("no words for the refusal %s with params %s", code, sorted(params))
+        return i18n.text(lang, "error.failed")
     if isinstance(count, int):
         return i18n.text(lang, f"error.{code}", count=count, **values)
     return i18n.text(lang, f"error.{code}", **values)
