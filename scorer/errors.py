@@ -24,7 +24,10 @@ MOST_ITEMS = 32  # items of a list param (the allowed values)
 
 def clip(text: object, most: int = MOST) -> str:
     """``text`` as a string of at most ``most`` characters, an ellipsis marking a cut."""
-    words = text if isinstance(text, str) else repr(text)
+    try:
+        words = text if isinstance(text, str) else repr(text)
+    except ValueError:  # an int past Python's digit limit: no text to show of it
+        words = "…"
     return words if len(words) <= most else words[: most - 1] + "…"
 
 

@@ -304,6 +304,8 @@ def test_params_and_fields_are_cut_to_a_small_size() -> None:
     assert error.params["name"] == clip(huge) and len(error.params["name"]) == MOST
     assert error.params["name"].endswith("…") and error.params["count"] == 3
     assert len(error.field or "") <= 100
+    assert FieldError("x", code="whole_number", value=10**5000).params == {"value": "…"}
+    assert FieldError("x", code="whole_number", value=float("nan")).params == {"value": "nan"}
     refusal = Refused.because(error, 400)
     assert (refusal.code, refusal.params, refusal.status) == ("unknown_field", error.params, 400)
 
