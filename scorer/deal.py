@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from scorer.errors import FieldError, clip
 from scorer.profiles import PROFILE_IDS, PROFILES, Rows
 from scorer.tiles import check_set_max, set_size
 
@@ -31,7 +32,7 @@ __all__ = [
 ]
 
 
-class DealError(ValueError):
+class DealError(FieldError):
     """A profile, player count or set the deal tables do not cover; the message says why."""
 
 
@@ -46,7 +47,11 @@ def check_profile(profile: str) -> str:
     """Return ``profile`` if it is one of :data:`PROFILE_IDS`, else raise :class:`DealError`."""
     if profile not in PROFILE_IDS:
         raise DealError(
-            f"rules {profile!r}: unknown profile; choose one of {', '.join(PROFILE_IDS)}"
+            f"rules {clip(profile)}: unknown profile; choose one of {', '.join(PROFILE_IDS)}",
+            "rules",
+            code="no_such_rules",
+            value=profile,
+            allowed=PROFILE_IDS,
         )
     return profile
 
@@ -59,12 +64,25 @@ def player_range(profile: str) -> tuple[int, int]:
 
 def _lookup(rows: Rows, profile: str, players: int) -> int:
     if isinstance(players, bool) or not isinstance(players, int):
-        raise DealError(f"players {players!r}: must be a whole number")
+        raise DealError(
+            f"players {clip(players)}: must be a whole number",
+            "players",
+            code="whole_number",
+            value=players,
+        )
     for fewest, most, value in rows:
         if fewest <= players <= most:
             return value
     fewest, most = player_range(profile)
-    raise DealError(f"{players} players: {profile} rules are for {fewest} to {most} players")
+    raise DealError(
+        f"{players} players: {profile} rules are for {fewest} to {most} players",
+        "players",
+        code="rules_players",
+        rules=profile,
+        fewest=fewest,
+        most=most,
+        given=players,
+    )
 
 
 def check_players(profile: str, players: int) -> int:
@@ -98,17 +116,27 @@ def deal(profile: str, players: int, set_max: int | None = None) -> Deal:
         set_max = default_set(profile, players)
     try:
         size = set_size(check_set_max(set_max))
-    except ValueError as error:
-        raise DealError(str(error)) from None
+    except FieldError as error:
+        raise DealError(str(error), "set", code=error.code, **error.params) from None
     try:
         each = tiles_each(profile, players, set_max)
     except DealError:
         check_players(profile, players)  # the profile's own limit is named first
-        raise DealError(f"{players} players: no deal for a double-{set_max} set") from None
+        raise DealError(
+            f"{players} players: no deal for a double-{set_max} set",
+            "set",
+            code="no_deal",
+            given=players,
+            set=set_max,
+        ) from None
     # At least the engine must remain outside the hands.
     if players * each > size - 1:
         raise DealError(
             f"{players} players × {each} tiles need more than the "
-            f"{size} tiles of a double-{set_max} set"
+            f"{size} tiles of a double-{set_max} set",
+            "set",
+            code="no_deal",
+            given=players,
+            set=set_max,
         )
     return Deal(each, size - players * each)

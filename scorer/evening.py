@@ -65,7 +65,9 @@ def evening(sql: Sql, game: int | None = None) -> dict[str, Any]:
         game = int(latest[0]["id"])
     ids = evening_of(sql(AROUND, {"game": game}), game)
     if not ids:
-        raise GameNotFound(f"game {game}: no such finished game")
+        raise GameNotFound(
+            f"game {game}: no such finished game", code="no_finished_game", game=game
+        )
     marks = ", ".join("?" for _ in ids)
     return evening_view(sql(SEATS.format(ids=marks), ids))
 

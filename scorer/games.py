@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Any
 
+from scorer.errors import FieldError, clip
 from scorer.partnerships import partnership_points, team_ranking, team_totals, teams
 from scorer.profiles import PROFILES
 from scorer.rounds import check_round_points, round_schedule, totals
@@ -21,7 +22,7 @@ from scorer.standings import ranking, standings
 from scorer.tiles import hands_points, max_hand_points
 
 
-class GameError(ValueError):
+class GameError(FieldError):
     """A change the game's rules refuse; the message says what and why."""
 
 
@@ -95,15 +96,27 @@ class GameRecord:
     def round_at(self, number: object) -> RoundRecord:
         """Round ``number``, or :class:`GameError` if it does not exist (yet)."""
         if isinstance(number, bool) or not isinstance(number, int):
-            raise GameError(f"round {number!r}: must be a round number")
+            raise GameError(
+                f"round {clip(number)}: must be a round number",
+                code="whole_number",
+                value=number,
+            )
         for rnd in self.rounds:
             if rnd.round == number:
                 return rnd
         if not 1 <= number <= self.round_count:
-            raise GameError(f"round {number}: game {self.id} has rounds 1 to {self.round_count}")
+            raise GameError(
+                f"round {number}: game {self.id} has rounds 1 to {self.round_count}",
+                code="round_outside",
+                round=number,
+                last=self.round_count,
+            )
         last = self.rounds[-1].round if self.rounds else 0
         raise GameError(
-            f"round {number} has not been played yet in game {self.id} (the last round is {last})"
+            f"round {number} has not been played yet in game {self.id} (the last round is {last})",
+            code="round_not_played",
+            round=number,
+            now=last,
         )
 
 
@@ -151,10 +164,17 @@ def tile_scores(
     """
     rnd = game.round_at(number)
     if not isinstance(tiles, Mapping):
-        raise GameError("tiles: must map each player's name to a list of tiles")
+        raise GameError(
+            "tiles: must map each player's name to a list of tiles", "tiles", code="tiles_object"
+        )
     went = rnd.went_out if isinstance(went_out, Keep) else went_out
     if went is not None and tiles.get(went):
-        raise GameError(f"{went} went out, so holds no tiles")
+        raise GameError(
+            f"{went} went out, so holds no tiles",
+            f"tiles.{went}",
+            code="out_holds_tiles",
+            name=went,
+        )
     return hands_points(tiles, game.set_max, game.double_blank, rnd.engine, game.blanks)
 
 
@@ -173,14 +193,26 @@ def check_engine(game: GameRecord, number: int, engine: object) -> RoundRecord:
     if not PROFILES[game.rules].engine_chosen:
         raise GameError(
             f"engine: fixed by the {game.rules} rules (round {number}: "
-            f"{rnd.engine}); only aces tables name the engine"
+            f"{rnd.engine}); only aces tables name the engine",
+            "engine",
+            code="engine_fixed",
+            rules=game.rules,
         )
     if isinstance(engine, bool) or not isinstance(engine, int) or not (0 <= engine <= game.set_max):
         raise GameError(
-            f"engine {engine!r}: a double of the double-{game.set_max} set, 0 to {game.set_max}"
+            f"engine {clip(engine)}: a double of the double-{game.set_max} set, "
+            f"0 to {game.set_max}",
+            "engine",
+            code="engine_range",
+            value=engine,
+            most=game.set_max,
         )
     if rnd.finished:
-        raise GameError(f"round {number} is already scored: its engine stays {rnd.engine}")
+        raise GameError(
+            f"round {number} is already scored: its engine stays {rnd.engine}",
+            code="round_scored",
+            round=number,
+        )
     return rnd
 
 
@@ -188,19 +220,32 @@ def check_went_out(game: GameRecord, number: int, name: str) -> RoundRecord:
     """Check that ``name`` can be recorded as having gone out of round ``number``."""
     rnd = game.round_at(number)
     if name not in game.players:
-        raise GameError(f"went out: {name!r} is not a player in game {game.id}")
+        raise GameError(
+            f"went out: {clip(name)!r} is not a player in game {game.id}",
+            "went_out",
+            code="out_unknown",
+            name=name,
+        )
     if rnd.points.get(name, 0) != 0:
-        raise GameError(f"{name} scored {rnd.points[name]} in round {number}, so did not go out")
+        raise GameError(
+            f"{name} scored {rnd.points[name]} in round {number}, so did not go out",
+            "went_out",
+            code="out_scores_zero",
+            name=name,
+            value=rnd.points[name],
+        )
     return rnd
 
 
 def plan_finish(game: GameRecord) -> int:
     """Check that a game can stop early; return how many rounds were played."""
     if game.finished_at is not None:
-        raise GameError(f"game {game.id} is already finished")
+        raise GameError(f"game {game.id} is already finished", code="game_finished", game=game.id)
     played = sum(1 for r in game.rounds if r.finished)
     if not played:
-        raise GameError(f"game {game.id}: no round has been scored yet")
+        raise GameError(
+            f"game {game.id}: no round has been scored yet", code="nothing_scored", game=game.id
+        )
     return played
 
 

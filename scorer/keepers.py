@@ -20,7 +20,7 @@ def hand_over(sql: Sql, game_id: object, token: str, stamp: str) -> str | None:
     game's. Raises :class:`GameNotFound`."""
     number, given = rows.game_number(game_id), rows.token_text(token)
     if not sql(queries.GAME, (number,)):
-        raise GameNotFound(f"game {number}: no such game")
+        raise GameNotFound(f"game {number}: no such game", code="game_missing", game=number)
     hashes = [r["hash"] for r in sql(queries.TOKEN_HASHES, (number,))]
     matched = [h for h in hashes if tokens_match(h, given)]
     if not matched:

@@ -25,6 +25,8 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 
+from scorer.errors import FieldError, clip
+
 MAX_NAME = 24
 REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cn", "Cs"})
 
@@ -80,12 +82,8 @@ HOMOGLYPHS: dict[str, str] = {
 _TABLE = str.maketrans(HOMOGLYPHS)
 
 
-class BadName(ValueError):
+class BadName(FieldError):
     """A name that cannot be used; ``field`` names the request field it came in."""
-
-    def __init__(self, message: str, field: str) -> None:
-        super().__init__(message)
-        self.field = field
 
 
 def _describe(char: str) -> str:
@@ -96,20 +94,35 @@ def _describe(char: str) -> str:
 def clean(name: object, field: str = "players") -> str:
     """``name`` normalised (NFC) and trimmed; :class:`BadName` naming ``field`` if unusable."""
     if not isinstance(name, str):
-        raise BadName(f"{field}: {name!r} is not a name", field)
+        raise BadName(f"{field}: {clip(name)!r} is not a name", field, code="not_a_name")
     for char in name:
         if unicodedata.category(char) in REFUSED_CATEGORIES:
             raise BadName(
-                f"{field}: {name!r} holds an invisible or control character ({_describe(char)})",
+                f"{field}: {clip(name)!r} holds an invisible or control character "
+                f"({_describe(char)})",
                 field,
+                code="name_invisible",
+                name=name,
+                char=_describe(char),
             )
     if not name.strip():
-        raise BadName(f"{field}: {name!r} is not a name", field)
+        raise BadName(f"{field}: {name!r} is not a name", field, code="not_a_name")
     name = unicodedata.normalize("NFC", name).strip()
     if len(name) > MAX_NAME:
-        raise BadName(f"{field}: {name!r} is longer than {MAX_NAME} characters", field)
+        raise BadName(
+            f"{field}: {clip(name)!r} is longer than {MAX_NAME} characters",
+            field,
+            code="name_too_long",
+            name=name,
+            most=MAX_NAME,
+        )
     if skeleton(name) == "mexican":
-        raise BadName(f"{field}: {name!r} names the Mexican Train, not a player", field)
+        raise BadName(
+            f"{field}: {name!r} names the Mexican Train, not a player",
+            field,
+            code="name_mexican",
+            name=name,
+        )
     return name
 
 
@@ -130,14 +143,16 @@ def same(one: str, other: str) -> bool:
     return fold(one) == fold(other)
 
 
-def clash_message(field: str, one: str, other: str) -> str:
-    """Why ``one`` and ``other`` cannot both be players (the message names ``field``)."""
+def clash(field: str, one: str, other: str) -> BadName:
+    """Why ``one`` and ``other`` cannot both be players (naming ``field``)."""
     if same(one, other):
-        return f"{field}: {one!r} and {other!r} are the same name"
-    return (
+        words = f"{field}: {one!r} and {other!r} are the same name"
+        return BadName(words, field, code="same_name", one=one, other=other)
+    words = (
         f"{field}: {one!r} and {other!r} look the same: give each player a name "
         "the table can tell apart"
     )
+    return BadName(words, field, code="names_alike", one=one, other=other)
 
 
 def first_clash(names: Iterable[str]) -> tuple[str, str] | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from scorer.errors import FieldError, clip
 from scorer.profiles import OPTIONS
 from scorer.standings import Ranking, ranking
 
@@ -18,7 +19,7 @@ from scorer.standings import Ranking, ranking
 PAIRED = OPTIONS["partnerships"].players or ()
 
 
-class PartnershipError(ValueError):
+class PartnershipError(FieldError):
     """Players that cannot be paired, or a name that is in no team."""
 
 
@@ -44,9 +45,18 @@ def teams(players: Sequence[str]) -> tuple[Team, ...]:
     """Pair players (in seat order) with the player opposite; 4, 6 or 8 players only."""
     count = len(players)
     if count not in PAIRED:
-        raise PartnershipError(f"partnerships need 4, 6 or 8 players, not {count}")
+        raise PartnershipError(
+            f"partnerships need 4, 6 or 8 players, not {count}",
+            "options.partnerships",
+            code="option_players",
+            name="partnerships",
+            counts="4, 6 or 8",
+            given=count,
+        )
     if len(set(players)) != count:
-        raise PartnershipError("partnerships: each player's name must appear once")
+        raise PartnershipError(
+            "partnerships: each player's name must appear once", "players", code="names_twice"
+        )
     half = count // 2
     return tuple(Team(players[i], players[i + half]) for i in range(half))
 
@@ -56,7 +66,9 @@ def partner_of(players: Sequence[str], name: str) -> str:
     for team in teams(players):
         if name in team.members:
             return team.second if name == team.first else team.first
-    raise PartnershipError(f"{name!r} is not a player in this game")
+    raise PartnershipError(
+        f"{clip(name)!r} is not a player in this game", code="not_a_player", name=name
+    )
 
 
 def partnership_points(

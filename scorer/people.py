@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from scorer import games, queries
+from scorer.errors import clip
 from scorer.games import GameRecord
 from scorer.names import clean, skeleton
 from scorer.rows import Statement, StoreError
@@ -51,7 +52,11 @@ class PersonBusy(StoreError):
 def person_number(person_id: object) -> int:
     """``person_id`` as a player's id (an int, not a bool); else :class:`PersonNotFound`."""
     if isinstance(person_id, bool) or not isinstance(person_id, int):
-        raise PersonNotFound(f"player {person_id!r}: no such player")
+        raise PersonNotFound(
+            f"player {clip(person_id)}: no such player",
+            code="player_missing",
+            player=person_id,
+        )
     return person_id
 
 
@@ -114,7 +119,10 @@ def check_free(seats: Iterable[Mapping[str, Any]], action: str) -> None:
         if seat["on_table"]:
             raise PersonBusy(
                 f"{seat['name']} is playing game {seat['game_id']} on the table: "
-                f"{action} once it is finished (or abandoned)"
+                f"{action} once it is finished (or abandoned)",
+                code="player_at_table",
+                name=seat["name"],
+                game=seat["game_id"],
             )
 
 
@@ -126,6 +134,9 @@ def check_no_clash(game_id: int, new: str, others: Iterable[str]) -> None:
                 f"name: {new!r} would sit beside {other!r} in game {game_id}: "
                 "the table could not tell them apart",
                 "name",
+                code="names_alike",
+                one=new,
+                other=other,
             )
 
 
@@ -143,7 +154,12 @@ def note_play(sql: Sql, game_id: int, round: int, name: str, kind: str) -> None:
     """Note that ``name`` played a double or called their last tile (``kind``) in a
     round of a game (the seat must exist: a foreign key)."""
     if kind not in PLAY_KINDS:
-        raise StoreError(f"kind: {kind!r} is not one of {', '.join(PLAY_KINDS)}", "kind")
+        raise StoreError(
+            f"kind: {clip(kind)} is not one of {', '.join(PLAY_KINDS)}",
+            "kind",
+            code="play_kind",
+            value=kind,
+        )
     load(sql, game_id).round_at(round)
     sql(
         "INSERT INTO plays (game_id, round, player, kind) VALUES (?, ?, ?, ?)",
@@ -178,7 +194,9 @@ def person(sql: Sql, person_id: object) -> dict[str, Any]:
     number = person_number(person_id)
     found = sql("SELECT id, name, seen_at AS last_seen FROM people WHERE id = ?", (number,))
     if not found:
-        raise PersonNotFound(f"player {number}: no such player")
+        raise PersonNotFound(
+            f"player {number}: no such player", code="player_missing", player=number
+        )
     return dict(found[0])
 
 
@@ -210,6 +228,8 @@ def rename(sql: Sql, person_id: int, name: str) -> None:
         raise PersonBusy(
             f"name: {name!r} is player {taken[0]['id']} ({taken[0]['name']}): merge them instead",
             "name",
+            code="name_taken",
+            name=taken[0]["name"],
         )
     for seat in seats:
         _reseat(sql, seat, name, person_id)
@@ -219,7 +239,7 @@ def rename(sql: Sql, person_id: int, name: str) -> None:
 def merge(sql: Sql, source: int, into: int) -> None:
     """Player ``source`` (a typo) becomes ``into`` in every game, and is no more."""
     if source == into:
-        raise StoreError("into: a player cannot be merged into themself", "into")
+        raise StoreError("into: a player cannot be merged into themself", "into", code="merge_self")
     seats = _seats(sql, source, "merge them")
     _seats(sql, into, "merge them")
     target = person(sql, into)

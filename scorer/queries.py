@@ -60,7 +60,7 @@ def game_record(
     """One game from the rows of :data:`GAME` (None: :class:`GameNotFound`),
     :data:`PLAYERS`, :data:`ROUNDS` and :data:`SCORES`."""
     if game is None:
-        raise GameNotFound(f"game {game_id}: no such game")
+        raise GameNotFound(f"game {game_id}: no such game", code="game_missing", game=game_id)
     seats = list(seated)
     names = [p["name"] for p in seats]
     played = [RoundRecord(r[0], r[1], r[2], bool(r[3]), bool(r[4])) for r in rounds]

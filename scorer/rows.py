@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from scorer import games
-from scorer.errors import FieldError
+from scorer.errors import FieldError, clip
 from scorer.games import GameRecord, RoundChange
 from scorer.setup import GameSetup
 
@@ -38,22 +38,22 @@ class StaleEdit(StoreError):
     """A score edit based on an older version of the game (an HTTP layer answers 409);
     ``game`` is the game as it is now, so the editor sees what changed."""
 
-    def __init__(self, message: str, game: dict[str, Any]) -> None:
-        super().__init__(message, "version")
+    def __init__(self, message: str, game: dict[str, Any], round: int) -> None:
+        super().__init__(message, "version", code="stale", round=round)
         self.game = game
 
 
 def game_number(game_id: object) -> int:
     """``game_id`` as a game's id (an int, not a bool); else :class:`GameNotFound`."""
     if isinstance(game_id, bool) or not isinstance(game_id, int):
-        raise GameNotFound(f"game {game_id!r}: no such game")
+        raise GameNotFound(f"game {clip(game_id)}: no such game", code="game_missing", game=game_id)
     return game_id
 
 
 def token_text(token: object) -> str:
     """``token`` when it is non-empty text (what a scorekeeper token must be)."""
     if not isinstance(token, str) or not token:
-        raise StoreError("token: must be non-empty text")
+        raise StoreError("token: must be non-empty text", "token", code="token_text")
     return token
 
 
@@ -149,7 +149,7 @@ def round_change(game_id: int, change: RoundChange, by: str, stamp: str) -> list
     """A round's new scores, each edit for its history (``by``, at ``stamp``), its
     outcome, the next round (if any) and the game's end (if it finishes it)."""
     if not isinstance(by, str) or not by.strip():
-        raise StoreError("by: say who edits the scores")
+        raise StoreError("by: say who edits the scores", "by", code="editor_missing")
     writes: list[Statement] = []
     for name, old, new in change.edits:
         writes.append(
@@ -209,4 +209,5 @@ def check_version(game: GameRecord, based_on: int | None, round: int) -> None:
         f"version {based_on}: game {game.id} changed since (now version {game.version}); "
         f"see round {round} as it is now",
         {"version": game.version, "round": current},
+        round,
     )

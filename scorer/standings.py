@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from scorer.errors import FieldError
+
 
 @dataclass(frozen=True)
 class Standing:
@@ -63,7 +65,7 @@ def _summary(name: str, rounds: Sequence[Mapping[str, int]]) -> tuple[int, int, 
 def standings(players: Sequence[str], rounds: Sequence[Mapping[str, int]]) -> list[Standing]:
     """Every player's :class:`Standing`, best first, over the given rounds' points."""
     if len(set(players)) != len(players):
-        raise ValueError("players: each name must appear once")
+        raise FieldError("players: each name must appear once", "players", code="names_twice")
     summaries = {name: _summary(name, rounds) for name in players}
     order = sorted(players, key=lambda name: _key(*summaries[name]))
     keys = [_key(*summaries[name]) for name in order]

@@ -5,15 +5,12 @@ write: nothing acknowledged is lost, refused input changes nothing. The schema v
 is ``PRAGMA user_version``; opening a store runs the missing :data:`MIGRATIONS`.
 
 Threads: one writer (the hub loop; a lock serialises writes anyway) and any number of
-readers, each read on a connection no other read is using, inside a read transaction
-(a consistent snapshot that never blocks the writer); idle reader connections are kept
-for the next reads. ``path`` must be a file, not ``:memory:``.
+readers, each on a connection no other read is using, in a read transaction (a snapshot
+that never blocks the writer); idle reader connections are kept. ``path``: a file.
 
 Time: every write takes ``at`` (ISO 8601, the caller's event time), else ``now()``.
-The rules and the SQL are the pure :mod:`scorer`'s (:mod:`scorer.games`; the errors,
-re-exported here, and every write's statements in :mod:`scorer.rows`, the queries in
-:mod:`scorer.queries`); this module holds the connections, the transactions and the
-migrations, and runs the statements and queries on them."""
+The rules and SQL are the pure :mod:`scorer`'s (:mod:`scorer.games`; the errors, here
+re-exported; the writes :mod:`scorer.rows`; the queries :mod:`scorer.queries`)."""
 
 from __future__ import annotations
 
@@ -26,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from scorer import games, people, queries, rows
+from scorer.errors import FieldError
 from scorer.errors import StorageFault as StorageFault
 from scorer.games import KEEP, GameRecord, WentOut
 from scorer.keepers import Keepers
@@ -69,9 +67,8 @@ def _as_store_error(path: str) -> Iterator[None]:
         yield
     except (StoreError, sqlite3.IntegrityError, sqlite3.ProgrammingError):
         raise  # refused input, or a bug: the log shows its traceback
-    except ValueError as error:
-        # The request body field at fault, when the scorer named one, for the web layer.
-        raise StoreError(str(error), getattr(error, "field", None)) from error
+    except FieldError as error:  # the scorer's refusal, its code and field kept
+        raise StoreError(str(error), error.field, code=error.code, **error.params) from error
     except sqlite3.DatabaseError as error:  # read-only, full, I/O error, malformed
         raise StorageFault(f"{path}: {error}") from error
 
@@ -105,7 +102,8 @@ class GameStore(Roster, Keepers):
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if mode != "wal":
             conn.close()
-            raise StoreError(f"{self._path}: cannot use the WAL journal (got {mode})")
+            why = f"{self._path}: cannot use the WAL journal (got {mode})"
+            raise StoreError(why, code="storage_mode")
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.create_function("token_hash", 1, hash_token, deterministic=True)
@@ -152,7 +150,8 @@ class GameStore(Roster, Keepers):
         with self._write() as conn:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version > len(MIGRATIONS):
-                raise StoreError(f"{self._path}: schema {version} is newer than this program's")
+                why = f"{self._path}: schema {version} is newer than this program's"
+                raise StoreError(why, code="schema_newer")
             for number in range(version + 1, len(MIGRATIONS) + 1):
                 for statement in MIGRATIONS[number - 1]:
                     conn.execute(statement)
@@ -167,7 +166,8 @@ class GameStore(Roster, Keepers):
         try:
             datetime.fromisoformat(stamp)
         except (TypeError, ValueError):
-            raise StoreError(f"at {stamp!r}: not an ISO 8601 time") from None
+            why = f"at {stamp!r}: not an ISO 8601 time"
+            raise StoreError(why, "at", code="not_a_time") from None
         return stamp
 
     def close(self) -> None:
@@ -268,7 +268,7 @@ class GameStore(Roster, Keepers):
         with self._write() as conn:
             game = _load(conn, game_id)
             if game.finished_at is not None:
-                raise StoreError(f"game {game_id} is finished: nothing to bring back")
+                raise StoreError(f"game {game_id} is finished", code="game_finished", game=game_id)
             if replaces is not None and replaces != game_id:
                 _run(conn, [rows.abandon(replaces, stamp)])
             _run(conn, [rows.bring_back(game_id)])
@@ -304,7 +304,7 @@ class GameStore(Roster, Keepers):
         """
         stamp = self._stamp(at)
         if (points is None) == (tiles is None):
-            raise StoreError("scores: give either points or tiles")
+            raise StoreError("scores: give either points or tiles", code="points_or_tiles")
         with self._write() as conn:
             game = _load(conn, game_id)
             rows.check_version(game, based_on, round)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from scorer.errors import FieldError
+from scorer.errors import FieldError, clip
 from scorer.profiles import DOUBLE_BLANK_VALUES, SETS
 
 MIN_SET = SETS[0]
@@ -41,7 +41,11 @@ class Tile:
 
     def __post_init__(self) -> None:
         if not 0 <= self.low <= self.high:
-            raise TileError(f"tile {self.high}-{self.low}: ends must satisfy 0 <= low <= high")
+            raise TileError(
+                f"tile {self.high}-{self.low}: ends must satisfy 0 <= low <= high",
+                code="tile_ends",
+                tile=f"{self.high}-{self.low}",
+            )
 
     def __str__(self) -> str:
         return f"{self.high}-{self.low}"
@@ -60,10 +64,20 @@ class Tile:
 def check_set_max(set_max: int) -> int:
     """Return ``set_max`` if it names a supported set (double-6 … double-18), else raise."""
     if isinstance(set_max, bool) or not isinstance(set_max, int):
-        raise TileError(f"set {set_max!r}: must be a whole number from {MIN_SET} to {MAX_SET}")
+        raise TileError(
+            f"set {clip(set_max)}: must be a whole number from {MIN_SET} to {MAX_SET}",
+            code="set_range",
+            value=set_max,
+            low=MIN_SET,
+            high=MAX_SET,
+        )
     if not MIN_SET <= set_max <= MAX_SET:
         raise TileError(
-            f"set double-{set_max}: the hub supports double-{MIN_SET} to double-{MAX_SET}"
+            f"set double-{set_max}: the hub supports double-{MIN_SET} to double-{MAX_SET}",
+            code="set_range",
+            value=set_max,
+            low=MIN_SET,
+            high=MAX_SET,
         )
     return set_max
 
@@ -71,7 +85,11 @@ def check_set_max(set_max: int) -> int:
 def check_double_blank(double_blank: int) -> int:
     """Return the double-blank value if it is one of 0, 25 or 50, else raise."""
     if isinstance(double_blank, bool) or double_blank not in DOUBLE_BLANK_VALUES:
-        raise TileError(f"double-blank worth {double_blank!r}: must be 0, 25 or 50")
+        raise TileError(
+            f"double-blank worth {clip(double_blank)}: must be 0, 25 or 50",
+            code="double_blank",
+            value=double_blank,
+        )
     return double_blank
 
 
@@ -91,8 +109,10 @@ def _parse_end(text: str, part: str) -> int:
     part = part.strip()
     if not part.isdigit() or not part.isascii():
         raise TileError(
-            f"tile {text!r}: {part!r} is not a number of pips "
-            "(write a tile as two numbers, like '6-5')"
+            f"tile {clip(text)!r}: {clip(part)!r} is not a number of pips "
+            "(write a tile as two numbers, like '6-5')",
+            code="tile_text",
+            tile=text,
         )
     return int(part)
 
@@ -108,15 +128,24 @@ def parse_tile(text: str | Tile, set_max: int = MAX_SET) -> Tile:
         tile = text
     else:
         if not isinstance(text, str):
-            raise TileError(f"tile {text!r}: must be text like '6-5'")
+            raise TileError(
+                f"tile {clip(text)}: must be text like '6-5'", code="tile_text", tile=text
+            )
         parts = text.split("-")
         if len(parts) != 2:
-            raise TileError(f"tile {text!r}: write a tile as two numbers joined by '-', like '6-5'")
+            raise TileError(
+                f"tile {clip(text)!r}: write a tile as two numbers joined by '-', like '6-5'",
+                code="tile_text",
+                tile=text,
+            )
         first, second = (_parse_end(text, part) for part in parts)
         tile = Tile(max(first, second), min(first, second))
     if tile.high > set_max:
         raise TileError(
-            f"tile {text!s}: not in a double-{set_max} set (ends go from 0 to {set_max})"
+            f"tile {text!s}: not in a double-{set_max} set (ends go from 0 to {set_max})",
+            code="tile_not_in_set",
+            tile=str(tile),
+            most=set_max,
         )
     return tile
 
@@ -161,7 +190,10 @@ def parse_hand(
     """
     if isinstance(tiles, str):
         raise TileError(
-            f"hand{_whose(player)}: must be a list of tiles, not the text {tiles!r}", _hand(player)
+            f"hand{_whose(player)}: must be a list of tiles, not the text {clip(tiles)!r}",
+            _hand(player),
+            code="hand_list",
+            name=player,
         )
     seen: set[Tile] = set()
     hand: list[Tile] = []
@@ -169,11 +201,23 @@ def parse_hand(
         try:
             tile = parse_tile(text, set_max)
         except TileError as error:
-            raise TileError(f"{error}{_whose(player)}", _hand(player)) from None
+            raise TileError(
+                f"{error}{_whose(player)}", _hand(player), code=error.code, **error.params
+            ) from None
         if tile in seen:
-            raise TileError(f"tile {tile} appears twice{_whose(player)}", _hand(player))
+            raise TileError(
+                f"tile {tile} appears twice{_whose(player)}",
+                _hand(player),
+                code="tile_twice",
+                tile=str(tile),
+            )
         if engine is not None and tile == Tile(engine, engine):
-            raise TileError(f"tile {tile}{_whose(player)} is this round's engine", _hand(player))
+            raise TileError(
+                f"tile {tile}{_whose(player)} is this round's engine",
+                _hand(player),
+                code="tile_engine",
+                tile=str(tile),
+            )
         seen.add(tile)
         hand.append(tile)
     return tuple(hand)
@@ -212,7 +256,12 @@ def hands_points(
         for tile in hand:
             if tile in holder:
                 raise TileError(
-                    f"tile {tile} is in both {holder[tile]}'s and {player}'s hand", _hand(player)
+                    f"tile {tile} is in both {holder[tile]}'s and {player}'s hand",
+                    _hand(player),
+                    code="tile_two_hands",
+                    tile=str(tile),
+                    one=holder[tile],
+                    other=player,
                 )
             holder[tile] = player
         points[player] = sum(tile_points(tile, double_blank, blanks) for tile in hand)
@@ -227,6 +276,12 @@ def max_hand_points(set_max: int, engine: int, double_blank: int = 0, blanks: bo
     """
     check_set_max(set_max)
     if isinstance(engine, bool) or not isinstance(engine, int) or not 0 <= engine <= set_max:
-        raise TileError(f"engine {engine!r}: not a double of a double-{set_max} set")
+        raise TileError(
+            f"engine {clip(engine)}: not a double of a double-{set_max} set",
+            "engine",
+            code="engine_range",
+            value=engine,
+            most=set_max,
+        )
     total = sum(tile_points(tile, double_blank, blanks) for tile in set_tiles(set_max))
     return total - tile_points(Tile(engine, engine), double_blank, blanks)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from concurrent.futures import Future
 from typing import Any
 
+from scorer.errors import Refused
 from scorer.profiles import DEFAULT_RULES, SLOTS
-from web.service import Refused
 
 
 def _done(snapshot: dict[str, Any]) -> Future[dict[str, Any]]:
@@ -80,9 +80,16 @@ class FakeHubService:
 
     def _slot(self, slot: int) -> dict[str, Any]:
         if self._backend != "sim":
-            raise Refused(404, f"the {self._backend} backend has no simulated pins")
+            raise Refused(
+                404,
+                f"the {self._backend} backend has no simulated pins",
+                code="not_simulated",
+                backend=self._backend,
+            )
         if slot not in SLOTS:
-            raise Refused(404, f"slot {slot}: there are slots 1 to 8")
+            raise Refused(
+                404, f"slot {slot}: there are slots 1 to 8", code="no_such_slot", slot=slot, last=8
+            )
         return dict(self.state["slots"][slot - 1])
 
     def sim_press_later(self, slot: int, hold_s: float) -> Future[dict[str, Any]]:
@@ -97,7 +104,12 @@ class FakeHubService:
         """Record the centre press and log it as a tap on slot 0; in a done future."""
         self._call("sim_centre_press", hold_s)
         if self._backend != "sim":
-            raise Refused(404, f"the {self._backend} backend has no simulated pins")
+            raise Refused(
+                404,
+                f"the {self._backend} backend has no simulated pins",
+                code="not_simulated",
+                backend=self._backend,
+            )
         self.log.append({"kind": "tap", "slot": 0})
         return _done(self.state)
 
@@ -113,10 +125,12 @@ class FakeHubService:
         it ``replaces`` is marked abandoned."""
         self._call("new_game", body)
         if self.running_game() != replaces:
-            raise Refused(409, "another game started meanwhile: look again")
+            raise Refused(409, "another game started meanwhile: look again", code="other_game")
         players = body.get("players") if isinstance(body, dict) else None
         if not isinstance(players, list) or len(players) < 2:
-            raise Refused(400, "players: expected a list of 2 to 8 names", "players")
+            raise Refused(
+                400, "players: expected a list of 2 to 8 names", "players", code="names_list"
+            )
         game_id = len(self.games) + 1
         self.games[game_id] = {
             "id": game_id,
@@ -180,7 +194,7 @@ class FakeHubService:
     def claim_status(self, claim: str) -> dict[str, Any]:
         """Where a claim stands."""
         if claim not in self.claims:
-            raise Refused(404, "claim: no such claim", "claim")
+            raise Refused(404, "claim: no such claim", "claim", code="claim_missing")
         return dict(self.claims[claim])
 
     def check_table(self, token: str) -> bool:
@@ -211,10 +225,15 @@ class FakeHubService:
         """Apply known keys; refuse anything else naming the key."""
         self._call("change_settings", changes)
         if not isinstance(changes, dict) or not changes:
-            raise Refused(400, "body: expected an object with any of volume, quiet, turn_chime")
+            raise Refused(
+                400,
+                "body: expected an object with any of volume, quiet, turn_chime",
+                code="settings_object",
+                allowed="volume, quiet, turn_chime",
+            )
         for key in changes:
             if key not in self.values:
-                raise Refused(400, f"{key}: unknown setting", key)
+                raise Refused(400, f"{key}: unknown setting", key, code="unknown_setting", name=key)
         self.values.update(changes)
         return self.settings()
 
@@ -226,7 +245,7 @@ class FakeHubService:
         """One game, or refused 404."""
         self._call("get_game", game_id)
         if game_id not in self.games:
-            raise Refused(404, f"game {game_id}: no such game")
+            raise Refused(404, f"game {game_id}: no such game", code="game_missing", game=game_id)
         return self.games[game_id]
 
     def round_history(self, game_id: int, number: int) -> list[dict[str, Any]]:
@@ -259,7 +278,12 @@ class FakeHubService:
         """Log the undo of the newest game (409 when ``seen`` is not the state's ``undo``)."""
         self._call("undo", game_id)
         if self.running_game() != game_id:
-            raise Refused(409, f"game {game_id} is not being played on the table")
+            raise Refused(
+                409,
+                f"game {game_id} is not being played on the table",
+                code="not_on_table",
+                game=game_id,
+            )
         now = self.state.get("undo", 0)
         if seen is not None and seen != now:
             raise Refused(
@@ -267,6 +291,9 @@ class FakeHubService:
                 f"undo: the table changed since this phone looked ({seen} to undo then, "
                 f"{now} now): look again",
                 "undo",
+                code="undo_moved",
+                then=seen,
+                now=now,
             )
         self.log.append({"kind": "undo", "by": "scorekeeper"})
         return self.state
@@ -282,7 +309,12 @@ class FakeHubService:
         """Log the fix; set the turn in the snapshot."""
         self._call("fix_table", game_id, turn, double, public)
         if self.running_game() != game_id:
-            raise Refused(409, f"game {game_id} is not being played on the table")
+            raise Refused(
+                409,
+                f"game {game_id} is not being played on the table",
+                code="not_on_table",
+                game=game_id,
+            )
         if turn is not None:
             self.state["turn"] = turn
         self.log.append({"kind": "fix", "turn": turn, "double": double, "public": public})
@@ -324,7 +356,12 @@ class FakeHubService:
     def _person(self, person_id: int) -> str:
         name = self._people().get(person_id)
         if name is None:
-            raise Refused(404, f"player {person_id}: no such player")
+            raise Refused(
+                404,
+                f"player {person_id}: no such player",
+                code="player_missing",
+                player=person_id,
+            )
         return name
 
     def players(self) -> list[dict[str, Any]]:

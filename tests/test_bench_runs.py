@@ -88,6 +88,15 @@ RUNS: dict[str, tuple[list[str], list[str]]] = {
         [rf"^{name} +[1-9][0-9]* " for name in ("aces", "mexicantrainfun", "consensus", "triples")]
         + [rf"^all +[1-9][0-9]* +{NUMBER} +{NUMBER} +{NUMBER}"],
     ),
+    "refusal_cost": (
+        ["--rounds", "2"],
+        [
+            rf"^GET /api/state alone \(baseline\) +{NUMBER} +{NUMBER} +1\.00x$",
+            rf"^POST, 200 KB Origin -> 403 +{NUMBER} +{NUMBER} +{NUMBER}x$",
+            rf"^  GET /api/state beside it +{NUMBER} +{NUMBER} +{NUMBER}x$",
+            r"^goal every answer's median within 50 ms: (NOT )?met",
+        ],
+    ),
     "page": (
         ["--presses", "3", "--clients", "2", "--loads", "1"],
         [

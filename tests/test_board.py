@@ -277,7 +277,9 @@ def test_live_pages_beyond_the_limit_are_told_to_poll():
     assert live.status_code == 200 and b"event: board" in next(live.response)
     refused = client.get("/api/board/events")
     assert refused.status_code == 503 and refused.headers["Retry-After"] == "5"
-    assert "updates every 5 s" in refused.get_json()["error"]
+    assert refused.get_json()["error"] == "board_full"
+    assert refused.get_json()["params"] == {"most": 1, "count": 5}
+    assert "updates every 5 seconds" in refused.get_json()["message"]
     assert client.get("/api/board").get_json()["tables"][0]["hub_id"] == "t1"  # still served
     live.close()  # the phone left: its place is free again
     again = client.get("/api/board/events", buffered=False)

@@ -63,7 +63,7 @@ def test_streams_past_capacity_get_a_503_with_retry_after_while_the_api_answers(
     assert b"\r\nRetry-After: 10" in headers
     while body.count(b"}") < 1:
         body += sock.recv(4096)
-    assert "live streams" in json.loads(body)["error"]
+    assert json.loads(body)["error"] == "streams_full"
     sock.close()
     assert call(base, "GET", "/api/state")[0] == 200  # the streams hold no worker
     streams.pop()[0].close()  # a phone goes away: its place is free again
@@ -248,7 +248,8 @@ def test_a_claim_flood_is_refused_before_any_worker_or_flask(served, monkeypatch
     assert 1 <= int(headers["Retry-After"]) <= 60
     assert headers["Content-Security-Policy"].startswith("default-src 'self'")
     assert headers["X-Frame-Options"] == "DENY" and headers["Content-Type"] == "application/json"
-    assert "too many claims" in json.loads(body)["error"]
+    assert json.loads(body)["error"] == "wait"
+    assert json.loads(body)["params"] == {"count": int(headers["Retry-After"])}
     assert served_by_workers == ["/api/claim"] * 3  # no worker saw the flood
     assert call(base, "GET", "/api/state")[0] == 200  # the API answers, on a worker
     # A kept-alive connection refused is not read again until its pause is over.

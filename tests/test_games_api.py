@@ -155,8 +155,9 @@ def test_a_round_still_in_play_is_not_scored_by_accident(client, hub, game):
         r = score(client, game_id, 1, phase_body, mid_round=False)
         body = r.get_json()
         assert r.status_code == 409 and body["field"] == "mid_round", body
-        assert body["error"].startswith("Round 1 is still being played on the table")
-        assert "mid_round" not in body["error"]  # words for people, not a field name
+        assert (body["error"], body["params"]) == ("round_in_play", {"round": 1})
+        assert body["message"].startswith("Round 1 is still being played on the table")
+        assert "mid_round" not in body["message"]  # words for people, not a field name
         assert (client.get(f"/api/games/{game_id}").get_json(), table(client)) == before
     assert client.get(f"/api/games/{game_id}/rounds/1/history").get_json() == []
     r = score(client, game_id, 1, {"points": OK_POINTS, "mid_round": "yes"}, mid_round=False)
@@ -168,7 +169,7 @@ def test_a_round_still_in_play_is_not_scored_by_accident(client, hub, game):
     r = score(client, game_id, 1, {"points": {"Ann": 0, "Bob": 1, "Cid": 30}}, mid_round=False)
     assert r.status_code == 200 and r.get_json()["rounds"][0]["points"]["Bob"] == 1
     r = score(client, game_id, 2, {"points": OK_POINTS}, mid_round=False)
-    assert r.status_code == 409 and "Round 2 is still" in r.get_json()["error"]
+    assert r.status_code == 409 and r.get_json()["params"] == {"round": 2}
 
 
 def test_a_round_over_on_the_table_is_scored_in_one_step(client, hub, game):
@@ -240,7 +241,7 @@ def test_blocked_round_ends_it_on_the_table_and_in_the_store(client, hub, game):
     assert r.status_code == 200 and r.get_json()["rounds"][0]["blocked"]
     assert table(client)["round"] == 2
     r = client.post(f"/api/games/{game_id}/rounds/1/blocked", json={})
-    assert r.status_code == 409 and "already scored" in r.get_json()["error"]
+    assert r.status_code == 409 and r.get_json()["error"] == "round_scored"
 
 
 def test_finish_early_keeps_the_scored_rounds(client, game):
@@ -253,7 +254,7 @@ def test_finish_early_keeps_the_scored_rounds(client, game):
     assert view["finished"] and view["winner"] == "Bob" and view["round_count"] == 1
     assert len(view["rounds"]) == 1 and table(client)["phase"] == "finished"
     r = client.post(f"/api/games/{game_id}/finish", json={})
-    assert r.status_code == 409 and "already finished" in r.get_json()["error"]
+    assert r.status_code == 409 and r.get_json()["error"] == "game_finished"
 
 
 def test_racing_submissions_advance_the_table_once(app, client, game):
@@ -301,82 +302,87 @@ OK_POINTS = {"Ann": 0, "Bob": 12, "Cid": 30}
 
 
 @pytest.mark.parametrize(
-    "round_no, body, status, fragment",
+    "round_no, body, status, code",
     [
-        (1, {"points": {"Ann": 0, "Bob": 1, "Cid": 2, "Zed": 3}}, 400, "unknown player 'Zed'"),
-        (1, {"points": {"Ann": 0, "Bob": 1}}, 400, "no points for Cid"),
-        (1, {"points": {"Ann": 0, "Bob": -1, "Cid": 2}}, 400, "cannot be negative"),
-        (1, {"points": {"Ann": 0, "Bob": 1.5, "Cid": 2}}, 400, "whole number"),
-        (1, {"points": {"Ann": 0, "Bob": "7", "Cid": 2}}, 400, "whole number"),
-        (1, {"points": {"Ann": 0, "Bob": True, "Cid": 2}}, 400, "whole number"),
+        (1, {"points": {"Ann": 0, "Bob": 1, "Cid": 2, "Zed": 3}}, 400, "not_a_player"),
+        (1, {"points": {"Ann": 0, "Bob": 1}}, 400, "points_missing"),
+        (1, {"points": {"Ann": 0, "Bob": -1, "Cid": 2}}, 400, "points_negative"),
+        (1, {"points": {"Ann": 0, "Bob": 1.5, "Cid": 2}}, 400, "points_whole"),
+        (1, {"points": {"Ann": 0, "Bob": "7", "Cid": 2}}, 400, "points_whole"),
+        (1, {"points": {"Ann": 0, "Bob": True, "Cid": 2}}, 400, "points_whole"),
         (
             1,
             {"points": {"Ann": 0, "Bob": 1069, "Cid": 2}},
             400,
-            "more than any hand can hold this round (1068)",
+            "points_too_many",
         ),
         (
             1,
             {"points": {"Ann": 5, "Bob": 1, "Cid": 2}, "went_out": "Ann"},
             400,
-            "Ann went out, so scores 0",
+            "out_scores_zero",
         ),
-        (1, {"points": {"Ann": 0, "Bob": 1, "Cid": 2}, "went_out": "Zed"}, 400, "'Zed'"),
-        (1, {"points": {"Ann": 0, "Bob": 1, "Cid": 2}, "went_out": 3}, 400, "went_out"),
-        (1, {"points": [0, 1, 2]}, 400, "points: expected an object"),
-        (1, {"tiles": {"Ann": [], "Bob": ["13-2"], "Cid": []}}, 400, "not in a double-12 set"),
-        (1, {"tiles": {"Ann": [], "Bob": ["6-"], "Cid": []}}, 400, "not a number of pips"),
-        (1, {"tiles": {"Ann": [], "Bob": ["six-five"], "Cid": []}}, 400, "tile 'six-five'"),
+        (1, {"points": {"Ann": 0, "Bob": 1, "Cid": 2}, "went_out": "Zed"}, 400, "out_unknown"),
+        (1, {"points": {"Ann": 0, "Bob": 1, "Cid": 2}, "went_out": 3}, 400, "went_out_name"),
+        (1, {"points": [0, 1, 2]}, 400, "points_object"),
+        (1, {"tiles": {"Ann": [], "Bob": ["13-2"], "Cid": []}}, 400, "tile_not_in_set"),
+        (1, {"tiles": {"Ann": [], "Bob": ["6-"], "Cid": []}}, 400, "tile_text"),
+        (1, {"tiles": {"Ann": [], "Bob": ["six-five"], "Cid": []}}, 400, "tile_text"),
         (
             1,
             {"tiles": {"Ann": [], "Bob": ["6-5"], "Cid": ["5-6"]}},
             400,
-            "tile 6-5 is in both Bob's and Cid's hand",
+            "tile_two_hands",
         ),
-        (1, {"tiles": {"Ann": [], "Bob": ["6-5", "6-5"], "Cid": []}}, 400, "appears twice"),
-        (1, {"tiles": {"Ann": [], "Bob": ["12-12"], "Cid": []}}, 400, "this round's engine"),
+        (1, {"tiles": {"Ann": [], "Bob": ["6-5", "6-5"], "Cid": []}}, 400, "tile_twice"),
+        (1, {"tiles": {"Ann": [], "Bob": ["12-12"], "Cid": []}}, 400, "tile_engine"),
         (
             1,
             {"tiles": {"Ann": ["1-0"], "Bob": [], "Cid": []}, "went_out": "Ann"},
             400,
-            "Ann went out, so holds no tiles",
+            "out_holds_tiles",
         ),
-        (1, {"tiles": {"Ann": [], "Bob": ["6-5"]}}, 400, "no points for Cid"),
-        (1, {"tiles": {"Ann": [], "Bob": ["6-5"], "Cid": [], "Zed": []}}, 400, "unknown player"),
-        (1, {"tiles": {"Ann": [], "Bob": "6-5", "Cid": []}}, 400, "Bob's hand must be a list"),
-        (1, {"tiles": {"Ann": [], "Bob": [65], "Cid": []}}, 400, "65 in Bob's hand"),
-        (1, {"tiles": ["6-5"]}, 400, "tiles: expected an object"),
-        (1, {"points": OK_POINTS, "tiles": {"Ann": [], "Bob": [], "Cid": []}}, 400, "not both"),
-        (1, {}, 400, 'give either "points"'),
-        (1, {"points": OK_POINTS, "colour": "red"}, 400, "colour: unknown field"),
-        (2, {"points": OK_POINTS}, 409, "round 2: not played yet"),
-        (0, {"points": OK_POINTS}, 404, "rounds 1 to 13"),
-        (14, {"points": OK_POINTS}, 404, "rounds 1 to 13"),
+        (1, {"tiles": {"Ann": [], "Bob": ["6-5"]}}, 400, "points_missing"),
+        (1, {"tiles": {"Ann": [], "Bob": ["6-5"], "Cid": [], "Zed": []}}, 400, "not_a_player"),
+        (1, {"tiles": {"Ann": [], "Bob": "6-5", "Cid": []}}, 400, "hand_list"),
+        (1, {"tiles": {"Ann": [], "Bob": [65], "Cid": []}}, 400, "tile_text"),
+        (1, {"tiles": ["6-5"]}, 400, "tiles_object"),
+        (
+            1,
+            {"points": OK_POINTS, "tiles": {"Ann": [], "Bob": [], "Cid": []}},
+            400,
+            "points_or_tiles",
+        ),
+        (1, {}, 400, "points_or_tiles"),
+        (1, {"points": OK_POINTS, "colour": "red"}, 400, "unknown_field"),
+        (2, {"points": OK_POINTS}, 409, "round_not_played"),
+        (0, {"points": OK_POINTS}, 404, "round_outside"),
+        (14, {"points": OK_POINTS}, 404, "round_outside"),
     ],
 )
-def test_bad_scores_change_nothing(client, game, round_no, body, status, fragment):
+def test_bad_scores_change_nothing(client, game, round_no, body, status, code):
     game_id, _ = game
     before = client.get(f"/api/games/{game_id}").get_json(), table(client)
     r = score(client, game_id, round_no, body)
-    assert r.status_code == status and fragment in r.get_json()["error"], r.get_json()
+    assert r.status_code == status and r.get_json()["error"] == code, r.get_json()
     assert (client.get(f"/api/games/{game_id}").get_json(), table(client)) == before
     assert client.get(f"/api/games/{game_id}/rounds/1/history").get_json() == []
 
 
 @pytest.mark.parametrize(
-    "data, status, fragment",
+    "data, status, code",
     [
-        ("{not json", 400, "not valid JSON"),
-        ("[1, 2]", 400, "expected a JSON object"),
-        ('{"points": {"Ann": 0}, "x": "' + "y" * 70000 + '"}', 413, "too large"),
+        ("{not json", 400, "not_json"),
+        ("[1, 2]", 400, "not_an_object"),
+        ('{"points": {"Ann": 0}, "x": "' + "y" * 70000 + '"}', 413, "too_large"),
     ],
 )
-def test_bad_bodies(client, game, data, status, fragment):
+def test_bad_bodies(client, game, data, status, code):
     game_id, _ = game
     r = client.post(
         f"/api/games/{game_id}/rounds/1/scores", data=data, content_type="application/json"
     )
-    assert r.status_code == status and fragment in r.get_json()["error"]
+    assert r.status_code == status and r.get_json()["error"] == code
     assert client.get(f"/api/games/{game_id}").get_json()["round"] == 1
 
 
@@ -386,16 +392,17 @@ def test_missing_wrong_and_foreign_tokens(app, client, game):
     stranger = app.test_client()
     body = {"points": OK_POINTS}
     r = score(stranger, game_id, 1, body)
-    assert r.status_code == 401 and "token" in r.get_json()["error"]
+    assert r.status_code == 401 and r.get_json()["error"] == "keeper_missing"
+    assert r.get_json()["params"] == {"game": game_id}
     assert r.headers["WWW-Authenticate"].startswith("Bearer")
     for wrong in ("nope", other_token, token[:-1]):
         r = score(stranger, game_id, 1, body, token=wrong)
-        assert r.status_code == 403 and "not this game's" in r.get_json()["error"]
+        assert r.status_code == 403 and r.get_json()["error"] == "keeper_wrong"
     for header in ("Basic abc", "Bearer", "Bearer   "):
         r = stranger.post(
             f"/api/games/{game_id}/rounds/1/scores", json=body, headers={"Authorization": header}
         )
-        assert r.status_code == 401 and "Bearer" in r.get_json()["error"]
+        assert r.status_code == 401 and r.get_json()["error"] == "keeper_missing"
     stranger.set_cookie(f"mtrain_token_{game_id}", other_token)
     assert score(stranger, game_id, 1, body).status_code == 403
     for path in (f"/api/games/{game_id}/rounds/1/blocked", f"/api/games/{game_id}/finish"):
@@ -424,25 +431,25 @@ def test_missing_wrong_and_foreign_tokens(app, client, game):
 def test_unknown_games_are_404(client, game, method, path):
     _, token = game
     r = getattr(client, method)(path, json={"points": OK_POINTS}, headers=bearer(token))
-    assert r.status_code == 404 and "error" in r.get_json()
+    assert r.status_code == 404 and r.get_json()["error"] in ("game_missing", "not_found")
 
 
 @pytest.mark.parametrize(
-    "path, status, fragment",
+    "path, status, code",
     [
-        ("/rounds/2/history", 409, "not played yet"),
-        ("/rounds/14/history", 404, "rounds 1 to 13"),
-        ("/rounds/2/blocked", 409, "not played yet"),
-        ("/rounds/99/blocked", 404, "rounds 1 to 13"),
+        ("/rounds/2/history", 409, "round_not_played"),
+        ("/rounds/14/history", 404, "round_outside"),
+        ("/rounds/2/blocked", 409, "round_not_played"),
+        ("/rounds/99/blocked", 404, "round_outside"),
     ],
 )
-def test_unknown_or_unplayed_rounds(client, game, path, status, fragment):
+def test_unknown_or_unplayed_rounds(client, game, path, status, code):
     game_id, _ = game
     if path.endswith("blocked"):
         r = client.post(f"/api/games/{game_id}{path}", json={})
     else:
         r = client.get(f"/api/games/{game_id}{path}")
-    assert r.status_code == status and fragment in r.get_json()["error"]
+    assert r.status_code == status and r.get_json()["error"] == code
     assert table(client)["phase"] == "first-turn"
 
 
@@ -450,7 +457,8 @@ def test_blocked_and_finish_take_no_fields(client, game):
     game_id, _ = game
     for path in ("rounds/1/blocked", "finish"):
         r = client.post(f"/api/games/{game_id}/{path}", json={"force": True})
-        assert r.status_code == 400 and "force: unknown field" in r.get_json()["error"]
+        assert r.status_code == 400 and r.get_json()["error"] == "unknown_field"
+        assert r.get_json()["field"] == "force"
     assert table(client)["phase"] == "first-turn"
     assert not client.get(f"/api/games/{game_id}").get_json()["rounds"][0]["blocked"]
 

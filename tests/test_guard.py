@@ -52,7 +52,7 @@ def test_a_change_that_is_not_json_is_refused_415(
     headers = {"Content-Type": content_type} if content_type else {}
     r = getattr(client, method)(path, data=data, headers=headers)
     assert r.status_code == 415
-    assert "application/json" in r.get_json()["error"]
+    assert r.get_json()["error"] == "json_only"
     assert _changed(fake) == []
 
 
@@ -71,7 +71,11 @@ def test_a_change_that_is_not_json_is_refused_415(
 def test_a_change_from_another_origin_is_refused_403(client, fake, method, path, body, headers):
     r = getattr(client, method)(path, json=body, headers=headers)
     assert r.status_code == 403
-    assert "hub's own page" in r.get_json()["error"]
+    code = "origin_refused" if "Origin" in headers else "foreign_site"
+    assert r.get_json()["error"] == code
+    if "Origin" in headers:
+        assert r.get_json()["params"] == {"origin": headers["Origin"]}
+    assert r.get_json()["message"] == "Only the hub's own page can change anything."
     assert _changed(fake) == []
 
 
@@ -173,7 +177,8 @@ def test_a_host_that_is_not_the_hubs_is_refused(client, fake, host):
         json={"players": ["Ann", "Bob"]},
         headers={"Host": host, "Origin": f"http://{host}"},
     )
-    assert answer.status_code == 421 and "not a name of this hub" in answer.get_json()["error"]
+    assert answer.status_code == 421 and answer.get_json()["error"] == "host_refused"
+    assert answer.get_json()["params"] == {"host": host}
     assert client.get("/api/state", headers={"Host": host}).status_code == 421
     assert _changed(fake) == []
 

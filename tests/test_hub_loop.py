@@ -9,6 +9,7 @@ from hub import core
 from hub.core.events import MarkersRead
 from hub.runtime.clock import SystemClock
 from hub.runtime.loop import HubLoop, TableChanged
+from scorer.errors import FieldError
 
 ONE_ON = MarkersRead((True,) + (False,) * 7, 1.0)
 
@@ -24,9 +25,12 @@ def loop(threaded: bool) -> HubLoop:
 def test_a_reason_leaves_the_table_alone_and_none_applies_the_event(threaded):
     hub = loop(threaded)
     try:
-        refused = hub.submit(ONE_ON, unless=lambda table: "moved")
-        with pytest.raises(TableChanged, match="^moved$"):
+        moved = FieldError("moved", "undo", code="undo_moved", then=1, now=2)
+        refused = hub.submit(ONE_ON, unless=lambda table: moved)
+        with pytest.raises(TableChanged, match="^moved$") as raised:
             refused.result(5)
+        assert (raised.value.code, raised.value.field) == ("undo_moved", "undo")
+        assert raised.value.params == {"then": 1, "now": 2}
         assert not any(m.present for m in hub.table.markers)
         looked: list[bool] = []
         done = hub.submit(ONE_ON, unless=lambda table: looked.append(True))  # None: go on

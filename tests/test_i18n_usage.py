@@ -24,6 +24,7 @@ from hub.persist.journal import PROBLEMS
 from hub.selftest.walkthrough import OUTCOMES
 from hub.wire import i18n
 from scorer.profiles import OPTIONS, PROFILES
+from tests.test_refusals import ANSWERED, raise_sites
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "web" / "static"
@@ -48,6 +49,10 @@ FAMILIES = {
     "`selftest.outcome.${": [f"selftest.outcome.{outcome}" for outcome in OUTCOMES],
     "`phase.${": [f"phase.{phase}" for phase in PHASES],
     "`board.phase.${": [f"board.phase.{phase}" for phase in PHASES],
+    # A refusal's words, by its code (web/static/core.js; web/errors.py on the hub's side).
+    "`error.${": sorted(
+        {f"error.{code}" for _, code, _ in raise_sites()} | {f"error.{code}" for code in ANSWERED}
+    ),
 }
 
 

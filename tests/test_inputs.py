@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from scorer.inputs import MAX_DEPTH, BadInput, depth, parse_body, query_whole
 from scorer.names import BadName, clean, first_clash, skeleton
 from scorer.setup import SetupError, check_setup
-from web.inputs import MAX_DEPTH, BadInput, depth, parse_body, query_whole
 
 # --- names ------------------------------------------------------------------------------
 
@@ -149,7 +149,7 @@ def test_query_numbers_are_ascii_digits_in_range(raw: str) -> None:
 )
 def test_ids_beyond_bounds_are_404(client, path: str) -> None:
     response = client.get(path)
-    assert response.status_code == 404 and "error" in response.get_json()
+    assert response.status_code == 404 and response.get_json()["error"] == "not_found"
 
 
 def test_a_huge_slot_is_404(client) -> None:
@@ -172,8 +172,9 @@ def test_a_deep_body_is_a_400_naming_the_body(client) -> None:
     response = client.post("/api/games", data=b"[" * 60000, content_type="application/json")
     assert response.status_code == 400
     assert response.get_json() == {
-        "error": f"body: nested more than {MAX_DEPTH} levels deep",
-        "message": f"Nested more than {MAX_DEPTH} levels deep",
+        "error": "too_deep",
+        "params": {"most": MAX_DEPTH},
+        "message": f"That is nested too deeply (at most {MAX_DEPTH} levels).",
     }
 
 

@@ -184,30 +184,31 @@ def test_commands_change_settings(topic, payload, applied):
 
 
 @pytest.mark.parametrize(
-    ("topic", "payload", "why"),
+    ("topic", "payload", "why", "code"),
     [
-        ("settings", b"{not json", "not valid JSON"),
-        ("settings", b'{"volume": 3}', "volume"),
-        ("settings", b'{"colour": "red"}', "unknown setting"),
-        ("settings", b"[]", "expected an object"),
-        ("volume", b"loud", "volume"),
-        ("quiet", b"sometimes", "quiet"),
-        ("turn_chime", b"maybe", "expected ON or OFF"),
-        ("reboot", b"", "unknown command"),
-        ("sim/slot/9/press", b"", "slots 1 to 8"),
-        ("sim/slot/2/press", b'{"hold_ms": -1}', "hold_ms"),
-        ("sim/slot/2/press", b"\xff\xfe", "not valid JSON"),
-        ("sim/slot/2/marker", b'{"present": "yes"}', "present"),
-        ("sim/slot/2/press", b"{}", "backend sim only"),
+        ("settings", b"{not json", "not valid JSON", "not_json"),
+        ("settings", b'{"volume": 3}', "volume", "setting_value"),
+        ("settings", b'{"colour": "red"}', "unknown setting", "unknown_setting"),
+        ("settings", b"[]", "expected an object", "not_an_object"),
+        ("volume", b"loud", "volume", "setting_value"),
+        ("quiet", b"sometimes", "quiet", "setting_value"),
+        ("turn_chime", b"maybe", "expected ON or OFF", "on_or_off"),
+        ("reboot", b"", "unknown command", "unknown_command"),
+        ("sim/slot/9/press", b"", "slots 1 to 8", "no_such_slot"),
+        ("sim/slot/2/press", b'{"hold_ms": -1}', "hold_ms", "hold_ms"),
+        ("sim/slot/2/press", b"\xff\xfe", "not valid JSON", "not_json"),
+        ("sim/slot/2/marker", b'{"present": "yes"}', "present", "marker_body"),
+        ("sim/slot/2/press", b"{}", "backend sim only", "not_simulated"),
     ],
 )
-def test_a_bad_command_is_logged_and_changes_nothing(topic, payload, why, caplog):
+def test_a_bad_command_is_logged_and_changes_nothing(topic, payload, why, code, caplog):
     world = World(commands=True)
     world.link.connect()
     world.link.handlers.message(f"mtrain/h/cmd/{topic}", payload)
     world.publisher.pump()
     assert world.applied == [] and world.posted == []
     assert why in caplog.text and "ignored" in caplog.text
+    assert f"mqtt: refused {code}: " in caplog.text  # the code first, as the HTTP API's
 
 
 def test_undo_asks_the_hub(world):
@@ -273,23 +274,29 @@ def test_a_repeated_command_id_is_a_duplicate(caplog):
 
 
 @pytest.mark.parametrize(
-    ("topic", "payload", "why"),
+    ("topic", "payload", "why", "code"),
     [
-        ("settings", b'{"volume": ' * 5000 + b"1" + b"}" * 5000, "nested"),
-        ("sim/slot/²/press", b"", "slots 1 to 8"),
-        ("sim/slot/99999999999999999999/press", b"", "slots 1 to 8"),
-        ("settings", b'{"volume": 0.5, "volume": 0.1}', "twice"),
-        ("sim/slot/2/press", b'{"hold_ms": 1' + b"0" * 5000 + b"}", "too large"),
-        ("settings", b'{"volume": 0.5, "id": 7}', "id"),
+        ("settings", b'{"volume": ' * 5000 + b"1" + b"}" * 5000, "nested", "too_deep"),
+        ("sim/slot/²/press", b"", "slots 1 to 8", "no_such_slot"),
+        ("sim/slot/99999999999999999999/press", b"", "slots 1 to 8", "no_such_slot"),
+        ("settings", b'{"volume": 0.5, "volume": 0.1}', "twice", "key_twice"),
+        (
+            "sim/slot/2/press",
+            b'{"hold_ms": 1' + b"0" * 5000 + b"}",
+            "too large",
+            "number_too_large",
+        ),
+        ("settings", b'{"volume": 0.5, "id": 7}', "id", "command_id"),
     ],
 )
-def test_commands_are_checked_as_http_bodies_are(topic, payload, why, caplog):
+def test_commands_are_checked_as_http_bodies_are(topic, payload, why, code, caplog):
     world = World(commands=True)
     world.link.connect()
     world.link.handlers.message(f"mtrain/h/cmd/{topic}", payload)
     world.publisher.pump()
     assert world.applied == [] and world.posted == []
     assert why in caplog.text and "ignored" in caplog.text
+    assert f"mqtt: refused {code}: " in caplog.text
     assert "publishing failed" not in caplog.text and "Traceback" not in caplog.text
 
 

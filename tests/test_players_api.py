@@ -89,7 +89,8 @@ def test_the_running_games_scorekeeper_may_change_players(client, live_hub, stor
         json={"name": "Zedd"},
         headers={"Authorization": f"Bearer {token}"},
     )
-    assert r.status_code == 409 and "on the table" in r.get_json()["error"]
+    assert r.status_code == 409 and r.get_json()["error"] == "player_at_table"
+    assert r.get_json()["params"]["name"] == "Zed"
 
 
 def test_rename_merge_and_forget_with_the_tables_proof(table_proof, stored, live_hub):
@@ -98,7 +99,8 @@ def test_rename_merge_and_forget_with_the_tables_proof(table_proof, stored, live
     r = client.post(f"/api/players/{ids['Bob']}/rename", json={"name": "Robert"})
     assert r.status_code == 200 and r.get_json()["name"] == "Robert"
     r = client.post(f"/api/players/{ids['Cy']}/rename", json={"name": "robert"})
-    assert r.status_code == 409 and "merge them instead" in r.get_json()["error"]
+    assert r.status_code == 409 and r.get_json()["error"] == "name_taken"
+    assert r.get_json()["params"] == {"name": "Robert"}
     for body, field in (({}, "name"), ({"name": 3}, "name"), ({"nom": "x"}, "nom")):
         r = client.post(f"/api/players/{ids['Cy']}/rename", json=body)
         assert r.status_code == 400 and r.get_json()["field"] == field
@@ -121,7 +123,7 @@ def test_hidden_statistics_need_the_proof_and_the_list_keeps_only_names(client, 
     assert listed and all("games" not in p and "wins" not in p for p in listed)
     for url in ("/api/players/1", "/api/players/1/vs/2", "/api/season", "/api/evening"):
         r = client.get(url)
-        assert r.status_code == 401 and "hidden" in r.get_json()["error"]
+        assert r.status_code == 401 and r.get_json()["error"] == "stats_hidden"
     client.set_cookie("mtrain_table", live_hub.trust.table_token())
     assert client.get("/api/players/1").status_code == 200
     assert "games" in client.get("/api/players").get_json()[0]

@@ -20,14 +20,6 @@ WEB_HEADER = "| module | why it imports `web/` |"
 FOLDER = re.compile(r"`([a-z_]+(?:/[a-z_]+)*/)`")
 MODULE = re.compile(r"`([a-z_]+(?:\.[a-z_*]+)+)`")
 
-# TODO(issue 32): the refusal type (web.service.Refused) and the body parsing
-# (web/inputs.py) move below both sides in another branch; the lead removes these two
-# once it is merged. Nothing else may be added here.
-KNOWN_UNTIL_MERGED = {
-    ("hub.games.trust", "web.service"),
-    ("hub.mqtt.commands", "web.inputs"),
-}
-
 
 def _table(text: str, header: str) -> list[list[str]]:
     """The rows (cells, stripped) of the markdown table under ``header``."""
@@ -152,7 +144,7 @@ def test_the_table_itself_runs_one_way():
 def test_the_code_keeps_the_rooms_rules():
     text = DOC.read_text(encoding="utf-8")
     graph = import_graph(product_modules())
-    assert folder_rule_breaks(graph, rooms_table(text), KNOWN_UNTIL_MERGED) == []
+    assert folder_rule_breaks(graph, rooms_table(text), set()) == []
 
 
 def test_the_hub_imports_web_only_where_the_doc_says_why():
@@ -160,15 +152,7 @@ def test_the_hub_imports_web_only_where_the_doc_says_why():
     graph = import_graph(product_modules())
     allowed = web_importers(text)
     assert {"hub.app", "hub.http.*"} <= allowed
-    assert web_reach(graph, allowed, KNOWN_UNTIL_MERGED) == set()
-
-
-def test_the_exceptions_waiting_for_a_merge_are_still_real():
-    """An exception that no longer happens goes (the list only shrinks)."""
-    graph = import_graph(product_modules())
-    assert {(m, t) for m, t in KNOWN_UNTIL_MERGED if t in graph.get(m, set())} == (
-        KNOWN_UNTIL_MERGED
-    )
+    assert web_reach(graph, allowed, set()) == set()
 
 
 def _package(root: Path, files: dict[str, str]) -> dict[str, set[str]]:

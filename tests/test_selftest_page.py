@@ -136,9 +136,8 @@ def test_an_answer_names_its_step_and_a_double_tap_answers_one_step(live_hub, cl
     again = client.post("/api/selftest", json=tap)  # the second tap of a double tap
     assert again.status_code == 409
     assert again.get_json()["field"] == "step"
-    assert again.get_json()["error"] == (
-        f"step: the self-test is at step {first + 1} now, not {first} (look again)"
-    )
+    assert again.get_json()["error"] == "selftest_moved"
+    assert again.get_json()["params"] == {"now": first + 1}
     late_skip = client.post("/api/selftest", json={"action": "skip", "step": first})
     assert late_skip.status_code == 409
     now = status(client)
@@ -156,11 +155,10 @@ def test_no_self_test_while_a_game_is_played(live_hub, client, table_proof):
     r = act(client, "start")
     assert r.status_code == 409
     assert r.get_json() == {
-        "error": "action: a game is being played: finish it (or end it) "
-        "before the self-test takes the hub",
+        "error": "selftest_game",
         "field": "action",
-        "message": "A game is being played: finish it (or end it) before the self-test "
-        "takes the hub",
+        "params": {},
+        "message": "A game is being played: finish it before the self-test takes the hub.",
     }
     assert status(client)["running"] is False
 
@@ -169,7 +167,8 @@ def test_bad_requests_are_refused_by_name(client):
     r = client.post("/api/selftest", data="action=start")
     assert r.status_code == 415
     r = act(client, "start", Origin="http://evil.example")
-    assert r.status_code == 403 and "Origin http://evil.example" in r.get_json()["error"]
+    assert r.status_code == 403 and r.get_json()["error"] == "origin_refused"
+    assert r.get_json()["params"] == {"origin": "http://evil.example"}
     r = act(client, "launch")
     assert r.status_code == 400 and r.get_json()["field"] == "action"
     r = client.post("/api/selftest", json={"action": "start", "force": True})
@@ -210,7 +209,7 @@ def test_a_game_started_during_the_self_test_ends_it_and_gets_the_presses(
 def test_a_strangers_phone_cannot_start_the_self_test(live_hub, client):
     r = act(client, "start")
     assert r.status_code == 403
-    assert "the table's proof (claim it at the hub)" in r.get_json()["error"]
+    assert r.get_json()["error"] == "selftest_proof"
     assert status(client)["running"] is False
     client.set_cookie("mtrain_table", "guessed-" + "0" * 24)  # a made-up table token
     assert act(client, "start").status_code == 403
@@ -227,7 +226,7 @@ def test_only_the_phone_that_started_it_or_the_table_answers_it(live_hub, client
     stranger = create_stranger(live_hub)
     for action in ("skip", "stop"):
         r = act(stranger, action)
-        assert r.status_code == 403 and "only the phone that started" in r.get_json()["error"]
+        assert r.status_code == 403 and r.get_json()["error"] == "selftest_not_yours"
     assert status(client)["results"] == []
     live_hub.trust._table_tokens.clear()  # lapsed: the starter's token still answers
     assert act(client, "skip", Authorization=f"Bearer {token}").status_code == 200

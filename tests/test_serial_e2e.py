@@ -127,7 +127,7 @@ def test_a_claim_through_the_fake_microcontroller_is_neither_raced_nor_camped(ri
     assert status == 202
     slot = claim["slot"]
     status, refused = hub.post("/api/claim", {})  # the rival races
-    assert status == 409 and "waiting" in refused["error"]
+    assert status == 409 and refused["error"] == "claim_waiting"
 
     def logged(kind: str) -> int:
         _, log = hub.get("/api/log?limit=500")

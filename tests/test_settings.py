@@ -86,12 +86,16 @@ def test_a_muted_hub_plays_nothing_and_sends_phones_no_sound_toast(client, live_
         ({"quiet": "sometimes"}, "quiet"),
         ({"turn_chime": "yes"}, "turn_chime"),
         ({"bass": 3}, "bass"),
-        ({}, "body"),
+        ({}, None),
     ],
 )
 def test_bad_settings(client, live_hub, body, fragment, table_proof):
     r = client.post("/api/settings", json=body)
-    assert r.status_code == 400 and fragment in r.get_json()["error"]
+    code = (
+        "settings_object" if not body else "unknown_setting" if "bass" in body else "setting_value"
+    )
+    assert r.status_code == 400 and r.get_json()["error"] == code
+    assert r.get_json().get("field") == fragment
     assert live_hub.settings.values["volume"] == 0.8
 
 

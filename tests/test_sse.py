@@ -94,7 +94,7 @@ def test_a_server_that_cannot_take_the_stream_over_gets_a_503():
     client = create_app(FakeHubService(), {"TESTING": True}).test_client()
     response = client.get("/api/events")
     assert response.status_code == 503 and response.headers["Retry-After"] == "10"
-    assert "poll /api/state" in response.get_json()["error"]
+    assert response.get_json()["error"] == "no_live_server"
 
 
 class QuietBoard:

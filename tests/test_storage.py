@@ -185,12 +185,14 @@ def test_a_full_disk_answers_503_and_changes_nothing(tmp_path, mock_factory):
                 json={"points": {"Ann": 0, "Bob": 5, "Cy": 7}, "mid_round": True},
                 headers={"Authorization": f"Bearer {first['token']}"},
             )
-            assert r.status_code == 503 and "full" in r.get_json()["error"]
+            assert r.status_code == 503 and r.get_json()["error"] == "storage"
+            assert "full" in r.get_json()["params"]["reason"]
             # The failed write may give some pages back (SQLite's WAL, a journal file a
             # writer let go): a settings file fits in one, so the disk is filled again.
             _fill(disk)
             r = client.post("/api/settings", json={"volume": 0.2})
-            assert r.status_code == 503 and "settings.json" in r.get_json()["error"]
+            assert r.status_code == 503 and r.get_json()["error"] == "storage"
+            assert "settings.json" in r.get_json()["params"]["reason"]
             after = (hub.loop.snapshot, hub.store.list_games(), dict(hub.settings.values))
             assert after == before
         finally:
@@ -257,7 +259,8 @@ def test_run_on_a_damaged_database_shows_the_problem_and_exits_3(tmp_path):
     hub = HubProcess(state)
     try:
         status, body = call(hub.base, "GET", "/api/state")
-        assert status == 503 and str(db) in body["error"] and "restore" in body["error"]
+        assert status == 503 and body["error"] == "storage_problem"
+        assert str(db) in body["message"] and "restore" in body["message"]
         with urllib_open(hub.base + "/") as page:
             assert "The hub cannot use its storage" in page and "mtrain-hub restore" in page
     finally:

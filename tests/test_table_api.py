@@ -35,7 +35,7 @@ def test_centre_press_on_the_sim_backend(client, game):
 def test_centre_press_is_refused_off_the_sim_backend():
     app = create_app(FakeHubService(backend="gpio"), {"TESTING": True})
     answer = app.test_client().post("/api/sim/centre/press", json={"hold_ms": 0})
-    assert answer.status_code == 404 and "no simulated pins" in answer.get_json()["error"]
+    assert answer.status_code == 404 and answer.get_json()["error"] == "not_simulated"
 
 
 def test_undo_needs_the_token_and_json(client, game):
@@ -70,13 +70,12 @@ def test_an_undo_names_the_table_it_saw_and_a_double_tap_undoes_once(client, gam
     again = client.post(path, json={"undo": 2}, headers=bearer(game))  # the second tap
     assert again.status_code == 409
     assert again.get_json()["field"] == "undo"
-    assert again.get_json()["error"] == (
-        "undo: the table changed since this phone looked (2 to undo then, 1 now): look again"
-    )
+    assert again.get_json()["error"] == "undo_moved"
+    assert again.get_json()["params"] == {"then": 2, "now": 1}
     assert client.get("/api/state").get_json()["undo"] == 1
     client.post("/api/sim/slots/2/press", json={"hold_ms": 50})  # Bob plays again meanwhile
     stale = client.post(path, json={"undo": 1}, headers=bearer(game))
-    assert stale.status_code == 409 and "(1 to undo then, 2 now)" in stale.get_json()["error"]
+    assert stale.status_code == 409 and stale.get_json()["params"] == {"then": 1, "now": 2}
     now = client.get("/api/state").get_json()
     assert now["undo"] == 2 and now["turn"] == 3
     undone = [e for e in client.get("/api/log?limit=100").get_json() if e["kind"] == "undo"]
@@ -155,10 +154,11 @@ def test_fix_refuses_bad_bodies_naming_the_field(client, game, body, field):
 
 def test_fix_the_table_cannot_take_is_a_conflict(client, game):
     answer = client.post(f"/api/games/{game['id']}/fix", json={"turn": 5}, headers=bearer(game))
-    assert answer.status_code == 409 and "no player" in answer.get_json()["error"]
+    assert answer.status_code == 409 and answer.get_json()["error"] == "fix_no_player"
+    assert (answer.get_json()["field"], answer.get_json()["params"]) == ("turn", {"slot": 5})
     other = client.post("/api/games", json={"players": PLAYERS}).get_json()
     answer = client.post(f"/api/games/{game['id']}/undo", json={}, headers=bearer(game))
-    assert answer.status_code == 409 and "not being played" in answer.get_json()["error"]
+    assert answer.status_code == 409 and answer.get_json()["error"] == "not_on_table"
     assert (
         client.post(f"/api/games/{other['id']}/undo", json={}, headers=bearer(other)).status_code
         == 200
@@ -174,4 +174,5 @@ def test_engine_route(client):
     answer = client.post(path, json={"engine": "ten"}, headers=bearer(game))
     assert answer.status_code == 400 and answer.get_json()["field"] == "engine"
     answer = client.post(path, json={"engine": 13}, headers=bearer(game))
-    assert answer.status_code == 400 and "0 to 12" in answer.get_json()["error"]
+    assert answer.status_code == 400 and answer.get_json()["error"] == "engine_range"
+    assert answer.get_json()["params"] == {"value": 13, "most": 12}

@@ -536,14 +536,15 @@ def test_the_voice_setting_is_checked_and_saved(client, live_hub, table_proof):
         ({"spoken_names": {f"P{i}": "x" for i in range(33)}}, "at most 32"),
     ]:
         r = client.post("/api/settings", json=body)
-        assert r.status_code == 400 and fragment in r.get_json()["error"], body
+        assert r.status_code == 400 and r.get_json()["error"] == "setting_value", body
+        assert r.get_json()["field"] == fragment.split(":")[0].split()[0] or "at most" in fragment
     assert live_hub.settings.values["voice"] == "all"
     assert live_hub.settings.values["spoken_names"] == names
 
 
 def test_the_voice_setting_needs_the_table_or_the_scorekeeper(client, live_hub):
     r = client.post("/api/settings", json={"voice": "off"})
-    assert r.status_code == 401 and "token" in r.get_json()["error"]
+    assert r.status_code == 401 and r.get_json()["error"] == "settings_table"
     r = client.post("/api/settings", json={"spoken_names": {"Ann": "Anne"}})
     assert r.status_code == 401
     assert live_hub.settings.values["spoken_names"] == {}

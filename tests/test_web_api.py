@@ -62,42 +62,59 @@ def test_log_limit(client):
 
 
 @pytest.mark.parametrize(
-    "body, fragment",
+    "body, code, field",
     [
-        ({"players": "Ann"}, "players"),
-        ({"players": ["Ann"]}, "2 to 8"),
-        ({"players": [f"P{i}" for i in range(9)]}, "2 to 8"),
-        ({"players": ["Ann", "ann"]}, "same name"),
-        ({"players": ["Ann", 3]}, "players"),
-        ({"players": PLAYERS, "rules": "poker"}, "rules"),
-        ({"players": PLAYERS, "seats": [1, 2]}, "seats"),
-        ({"players": PLAYERS, "seats": [1, 2, 9]}, "seats"),
-        ({"players": PLAYERS, "seats": [1, 1, 2]}, "same slot"),
-        ({"players": PLAYERS, "seats": [1, 2, 3], "mexican_slot": 3}, "mexican_slot"),
-        ({"players": PLAYERS, "mexican_slot": "x"}, "mexican_slot"),
-        ({"players": PLAYERS, "first": 7}, "first"),
-        ({"players": PLAYERS, "set": 13}, "set"),
-        ({"players": PLAYERS, "rounds": 0}, "rounds"),
-        ({"players": PLAYERS, "options": {"turbo": True}}, "options.turbo"),
-        ({"players": PLAYERS, "options": {"double_blank": 30}}, "double_blank"),
-        ({"players": PLAYERS, "rules": "aces", "options": {"chickenfoot": True}}, "chickenfoot"),
-        ({"players": PLAYERS, "options": {"partnerships": True}}, "partnerships"),
-        ({"players": PLAYERS, "colour": "red"}, "colour"),
-        ([1, 2], "JSON object"),
+        ({"players": "Ann"}, "names_list", "players"),
+        ({"players": ["Ann"]}, "player_count", "players"),
+        ({"players": [f"P{i}" for i in range(9)]}, "player_count", "players"),
+        ({"players": ["Ann", "ann"]}, "same_name", "players"),
+        ({"players": ["Ann", 3]}, "not_a_name", "players"),
+        ({"players": PLAYERS, "rules": "poker"}, "no_such_rules", "rules"),
+        ({"players": PLAYERS, "seats": [1, 2]}, "seats_count", "seats"),
+        ({"players": PLAYERS, "seats": [1, 2, 9]}, "not_a_slot", "seats"),
+        ({"players": PLAYERS, "seats": [1, 1, 2]}, "seats_twice", "seats"),
+        (
+            {"players": PLAYERS, "seats": [1, 2, 3], "mexican_slot": 3},
+            "mexican_on_player",
+            "mexican_slot",
+        ),
+        ({"players": PLAYERS, "mexican_slot": "x"}, "whole_number", "mexican_slot"),
+        ({"players": PLAYERS, "first": 7}, "first_empty", "first"),
+        ({"players": PLAYERS, "set": 13}, "not_a_set", "set"),
+        ({"players": PLAYERS, "rounds": 0}, "rounds_range", "rounds"),
+        ({"players": PLAYERS, "options": {"turbo": True}}, "unknown_option", "options.turbo"),
+        (
+            {"players": PLAYERS, "options": {"double_blank": 30}},
+            "option_value",
+            "options.double_blank",
+        ),
+        (
+            {"players": PLAYERS, "rules": "aces", "options": {"chickenfoot": True}},
+            "option_not_offered",
+            "options.chickenfoot",
+        ),
+        (
+            {"players": PLAYERS, "options": {"partnerships": True}},
+            "option_not_offered",
+            "options.partnerships",
+        ),
+        ({"players": PLAYERS, "colour": "red"}, "unknown_field", "colour"),
+        ([1, 2], "not_an_object", None),
     ],
 )
-def test_bad_game_bodies(client, body, fragment):
+def test_bad_game_bodies(client, body, code, field):
     r = client.post("/api/games", json=body)
     assert r.status_code == 400
-    assert fragment in r.get_json()["error"]
+    assert (r.get_json()["error"], r.get_json().get("field")) == (code, field)
     assert client.get("/api/state").get_json()["game"] is None
 
 
 def test_malformed_json_and_huge_body(client):
     r = client.post("/api/games", data="{not json", content_type="application/json")
-    assert r.status_code == 400 and "JSON" in r.get_json()["error"]
+    assert r.status_code == 400 and r.get_json()["error"] == "not_json"
     r = client.post("/api/games", data="x" * 70000, content_type="application/json")
-    assert r.status_code == 413 and "too large" in r.get_json()["error"]
+    assert r.status_code == 413 and r.get_json()["error"] == "too_large"
+    assert r.get_json()["params"] == {"limit": 64}
 
 
 @pytest.mark.parametrize(
@@ -122,18 +139,20 @@ def test_bad_sim_calls(client, url, body, status):
 
 def test_unknown_route_and_method_are_json(client):
     r = client.get("/api/nothing")
-    assert r.status_code == 404 and "error" in r.get_json()
+    assert r.status_code == 404 and r.get_json()["error"] == "not_found"
     r = client.delete("/api/state")
-    assert r.status_code == 405 and "error" in r.get_json()
+    assert r.status_code == 405 and r.get_json()["error"] == "method_not_allowed"
     r = client.get("/api/log?limit=abc")
-    assert r.status_code == 400 and "limit" in r.get_json()["error"]
+    assert r.status_code == 400 and r.get_json()["field"] == "limit"
+    assert r.get_json()["error"] == "whole_number"
 
 
 def test_sim_calls_refused_on_gpio_backend(make_hub):
     hub = make_hub(threaded=True, backend="gpio")
     client = create_app(hub.web_service(), {"TESTING": True}).test_client()
     r = client.post("/api/sim/slots/1/press", json={})
-    assert r.status_code == 404 and "gpio backend" in r.get_json()["error"]
+    assert r.status_code == 404 and r.get_json()["error"] == "not_simulated"
+    assert r.get_json()["params"] == {"backend": "gpio"}
     assert client.get("/api/state").get_json()["backend"] == "gpio"
 
 

@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 from hub.http.adapter import HubWebService
+from hub.wire import i18n
+from scorer.errors import Refused
 from tests.fake_service import FakeHubService
 from web import create_app
-from web.service import HubService, Refused, field_of
+from web.service import HubService
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = ["Ann", "Bob", "Cid"]
@@ -81,54 +83,72 @@ def test_handlers_ask_the_service(fake, fake_client):
             "/api/sim/slots/1/press",
             {"hold_ms": -1},
             400,
-            {
-                "error": "hold_ms: expected a whole number of milliseconds, 0 to 10000",
-                "field": "hold_ms",
-            },
+            {"error": "hold_ms", "field": "hold_ms", "params": {"most": 10000}},
         ),
         (
             "/api/sim/slots/1/press",
             {"hold_ms": 0, "colour": "red"},
             400,
-            {"error": "colour: unknown field (allowed: hold_ms)", "field": "colour"},
+            {
+                "error": "unknown_field",
+                "field": "colour",
+                "params": {"name": "colour", "allowed": ["hold_ms"]},
+            },
         ),
-        ("/api/sim/slots/9/press", {}, 404, {"error": "slot 9: there are slots 1 to 8"}),
+        (
+            "/api/sim/slots/9/press",
+            {},
+            404,
+            {"error": "no_such_slot", "params": {"slot": 9, "last": 8}},
+        ),
         (
             "/api/games",
             {"players": "Ann"},
             400,
-            {"error": "players: expected a list of 2 to 8 names", "field": "players"},
+            {"error": "names_list", "field": "players", "params": {}},
         ),
         (
             "/api/settings",
             {"loudness": 3},
             400,
-            {"error": "loudness: unknown setting", "field": "loudness"},
+            {"error": "unknown_setting", "field": "loudness", "params": {"name": "loudness"}},
         ),
     ],
 )
 def test_one_error_style(fake_client, path, body, status, error):
     r = fake_client.post(path, json=body)
     got = r.get_json()
-    # Beside the hub's own words, the same for people: no field name in front.
+    # Beside the code, words for people: no field name in front.
     message = got.pop("message")
     assert message and not message.startswith(f"{error.get('field')}:")
+    assert message == i18n.text("en", f"error.{error['error']}", **error["params"])
     assert (r.status_code, got) == (status, error)
 
 
 def test_errors_without_a_field_have_no_field_key(fake_client):
     r = fake_client.post("/api/games", data="{oops", content_type="application/json")
-    assert r.get_json() == {"error": "body: not valid JSON", "message": "Not valid JSON"}
+    assert r.get_json() == {
+        "error": "not_json",
+        "params": {},
+        "message": "That is not JSON the hub can read.",
+    }
     r = fake_client.get("/api/nowhere")
-    assert r.status_code == 404 and set(r.get_json()) == {"error", "message"}
+    assert r.status_code == 404 and set(r.get_json()) == {"error", "params", "message"}
 
 
 def test_a_refusal_from_the_hub_keeps_its_status_and_field(fake, fake_client):
-    fake.fail["get_game"] = Refused(409, "round 2: not yet", "rounds")
-    r = fake_client.get("/api/games/1")
+    fake.fail["get_game"] = Refused(
+        409, "round 2: not yet", "rounds", code="round_not_played", round=2, now=1
+    )
+    r = fake_client.get("/api/games/1", headers={"Accept-Language": "es"})
     assert (r.status_code, r.get_json()) == (
         409,
-        {"error": "round 2: not yet", "field": "rounds", "message": "Round 2: not yet"},
+        {
+            "error": "round_not_played",
+            "field": "rounds",
+            "params": {"round": 2, "now": 1},
+            "message": "La ronda 2 todavía no se juega (la partida va en la ronda 1).",
+        },
     )
 
 
@@ -154,8 +174,8 @@ def test_a_bug_in_a_handler_is_a_500_with_its_traceback_in_the_log(fake, caplog,
     with caplog.at_level(logging.ERROR):
         r = getattr(app.test_client(), method)(path, json={"players": PLAYERS})
     assert r.status_code == 500
-    assert "could not handle" not in r.get_json()["error"]
-    assert "injected bug" not in r.get_json()["error"]  # the log explains, not the phone
+    assert r.get_json()["error"] == "failed"
+    assert "injected bug" not in r.get_json()["message"]  # the log explains, not the phone
     logged = [rec for rec in caplog.records if rec.exc_info]
     assert logged and logged[0].exc_info[0] is ZeroDivisionError
     assert "Traceback" in caplog.text and "injected bug" in caplog.text
@@ -189,16 +209,6 @@ def test_a_bug_in_the_real_hub_is_a_500_too(live_hub, caplog, monkeypatch):
 def test_the_real_validators_name_the_field(client, body, field):
     r = client.post("/api/games", json=body)
     assert r.status_code == 400 and r.get_json()["field"] == field
-
-
-def test_field_of_prefers_the_exception_attribute():
-    class Invalid(ValueError):
-        field = "points.Ann"
-
-    assert field_of(Invalid("Ann's points: not a number")) == "points.Ann"
-    assert field_of(ValueError("players: twice")) == "players"
-    assert field_of(ValueError("round 3: no such round")) is None
-    assert field_of(ValueError("body: not JSON")) is None
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,9 @@ from typing import Any, cast
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from hub.wire.sse import STREAM_HEADERS
-from web.errors import abort, error_response
-from web.inputs import SLOT, BadInput, parse_body, query_whole
+from scorer.errors import Refused
+from scorer.inputs import SLOT, BadInput, parse_body, query_whole
+from web.errors import abort, error_response, refuse_unknown
 from web.service import LIVE_SERVER, HubService, ServerTakeover
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -28,7 +29,7 @@ def json_body() -> dict[str, Any]:
     try:
         return parse_body(request.get_data(cache=True))
     except BadInput as exc:
-        abort(400, str(exc), exc.field)
+        raise Refused.because(exc) from None
 
 
 @bp.get("/state")
@@ -43,7 +44,7 @@ def event_log() -> Response:
     try:
         limit = query_whole(request.args.get("limit", "100"), "limit", 1, 2000)
     except BadInput as exc:
-        abort(400, str(exc), exc.field)
+        raise Refused.because(exc) from None
     return jsonify(hub_service().recent_log(limit))
 
 
@@ -65,18 +66,15 @@ def events() -> Response:
     """
     live = live_server()
     if live is None:
-        return _no_stream("events: this server serves no live streams; poll /api/state")
+        return _no_stream("no_live_server")  # this server serves none: poll /api/state
     if not live.stream(SSE_KINDS):
-        return _no_stream(
-            "events: the hub is serving all the live streams it can; poll /api/state "
-            f"and try again in {RETRY_AFTER_S} s"
-        )
+        return _no_stream("streams_full")  # all it can: poll, try again in RETRY_AFTER_S
     return Response(iter(()), mimetype="text/event-stream", headers=STREAM_HEADERS)
 
 
-def _no_stream(message: str) -> Response:
+def _no_stream(code: str) -> Response:
     """A 503 that tells the page to poll and try the stream again later."""
-    response = error_response(503, message)
+    response = error_response(503, code, {"count": RETRY_AFTER_S})
     response.headers["Retry-After"] = str(RETRY_AFTER_S)
     return response
 
@@ -94,7 +92,7 @@ def answer_when_done(future: Future[dict[str, Any]]) -> Response:
 def _only(body: dict[str, Any], allowed: str) -> None:
     unknown = sorted(set(body) - {allowed})
     if unknown:
-        abort(400, f"{unknown[0]}: unknown field (allowed: {allowed})", unknown[0])
+        refuse_unknown(unknown[0], (allowed,))
 
 
 @bp.post(f"/sim/slots/<{SLOT}:n>/press")
@@ -103,7 +101,13 @@ def sim_press(n: int) -> Response:
     body = json_body()
     hold_ms = body.get("hold_ms", 0)
     if not isinstance(hold_ms, int) or isinstance(hold_ms, bool) or not 0 <= hold_ms <= 10000:
-        abort(400, "hold_ms: expected a whole number of milliseconds, 0 to 10000", "hold_ms")
+        abort(
+            400,
+            "hold_ms: expected a whole number of milliseconds, 0 to 10000",
+            "hold_ms",
+            code="hold_ms",
+            most=10000,
+        )
     _only(body, "hold_ms")
     return answer_when_done(hub_service().sim_press_later(n, hold_ms / 1000))
 
@@ -114,7 +118,7 @@ def sim_marker(n: int) -> Response:
     body = json_body()
     present = body.get("present")
     if not isinstance(present, bool):
-        abort(400, "present: expected true or false", "present")
+        abort(400, "present: expected true or false", "present", code="true_or_false")
     _only(body, "present")
     return jsonify(hub_service().sim_marker(n, present))
 
@@ -143,6 +147,8 @@ def create_game() -> Response:
             403,
             f"game {running} is not finished: starting another over it needs its "
             "scorekeeper's token, or the table's proof (claim it at the hub)",
+            code="game_unfinished",
+            game=running,
         )
     game_id, token = service.new_game(json_body(), replaces=running)
     answer: dict[str, Any] = {"id": game_id, "token": token}
@@ -177,13 +183,21 @@ def has_proof(game_id: int | None) -> bool:
     return False
 
 
-def authorise(game_id: int, missing: str, wrong: str) -> None:
-    """401 with ``missing`` without a token, 403 with ``wrong`` for another game's."""
+def authorise(game_id: int, doing: str) -> None:
+    """401 without a token, 403 with another game's: ``doing`` (``"editing scores"``)
+    needs game ``game_id``'s scorekeeper token."""
     token = request_token(game_id)
     if not token:
-        abort(401, missing)
+        abort(
+            401,
+            f"game {game_id}: {doing} needs the scorekeeper's token "
+            f"(cookie mtrain_token_{game_id} or Authorization: Bearer)",
+            code="keeper_missing",
+            game=game_id,
+        )
     if not hub_service().check_token(game_id, token):
-        abort(403, wrong)
+        why = f"game {game_id}: that is not this game's scorekeeper token"
+        abort(403, why, code="keeper_wrong", game=game_id)
 
 
 @bp.get("/settings")
@@ -205,11 +219,14 @@ def change_settings() -> Response:
                 f"token: changing the settings needs game {game_id}'s scorekeeper token "
                 "or the table's proof (claim it at the hub)",
                 "token",
+                code="settings_keeper",
+                game=game_id,
             )
         abort(
             403 if request.cookies.get(TABLE_COOKIE) or request_token(None) else 401,
             "token: with no game running, changing the settings needs the table's "
             "proof: claim it at the hub (a press on the slot it lights)",
             "token",
+            code="settings_table",
         )
     return jsonify(service.change_settings(json_body()))

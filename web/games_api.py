@@ -15,11 +15,12 @@ from typing import Any
 from flask import Blueprint, Response, jsonify
 
 from scorer import export
+from scorer.errors import Refused, clip
 from scorer.games import KEEP
+from scorer.inputs import ID, MAX_ID
 from scorer.names import BadName, clean
 from web.api import authorise, hub_service, json_body
-from web.errors import abort
-from web.inputs import ID, MAX_ID
+from web.errors import abort, refuse_unknown
 
 bp = Blueprint("games", __name__, url_prefix="/api/games")
 
@@ -32,7 +33,7 @@ SCORE_FIELDS = ("points", "tiles", "went_out", "mid_round")
 def _game(game_id: int) -> dict[str, Any]:
     """The stored game, or a 404."""
     if game_id > MAX_ID:
-        abort(404, f"game {game_id}: no such game")
+        abort(404, f"game {game_id}: no such game", code="game_missing", game=game_id)
     return hub_service().get_game(game_id)
 
 
@@ -42,25 +43,22 @@ def _round(game: dict[str, Any], number: int) -> dict[str, Any]:
         if rnd["round"] == number:
             return dict(rnd)
     if not 1 <= number <= game["round_count"]:
-        abort(404, f"round {number}: game {game['id']} has rounds 1 to {game['round_count']}")
-    abort(409, f"round {number}: not played yet (game {game['id']} is at round {game['round']})")
+        last = game["round_count"]
+        why = f"round {number}: game {game['id']} has rounds 1 to {last}"
+        abort(404, why, code="round_outside", round=number, last=last)
+    why = f"round {number}: not played yet (game {game['id']} is at round {game['round']})"
+    abort(409, why, code="round_not_played", round=number, now=game["round"])
 
 
 def _authorise(game_id: int) -> None:
     """401 without a token, 403 with the wrong one (reads need none)."""
-    authorise(
-        game_id,
-        f"game {game_id}: editing scores needs the scorekeeper's token "
-        f"(cookie mtrain_token_{game_id} or Authorization: Bearer)",
-        f"game {game_id}: that is not this game's scorekeeper token",
-    )
+    authorise(game_id, "editing scores")
 
 
 def _no_fields(body: dict[str, Any], allowed: tuple[str, ...] = ()) -> None:
     unknown = sorted(set(body) - set(allowed))
     if unknown:
-        allowed_text = ", ".join(allowed) or "none"
-        abort(400, f"{unknown[0]}: unknown field (allowed: {allowed_text})", unknown[0])
+        refuse_unknown(unknown[0], allowed)
 
 
 def _name(name: object, field: str) -> str:
@@ -68,7 +66,7 @@ def _name(name: object, field: str) -> str:
     try:
         return clean(name, field)
     except BadName as exc:
-        abort(400, str(exc), exc.field)
+        raise Refused.because(exc) from None
 
 
 def _by_name(values: dict[str, Any], field: str) -> dict[str, Any]:
@@ -78,7 +76,8 @@ def _by_name(values: dict[str, Any], field: str) -> dict[str, Any]:
     for key, value in values.items():
         name = _name(key, f"{field}.{key}")
         if name in keyed:
-            abort(400, f"{field}: {name!r} is given twice", f"{field}.{name}")
+            why = f"{field}: {name!r} is given twice"
+            abort(400, why, f"{field}.{name}", code="name_twice", name=name)
         keyed[name] = value
     return keyed
 
@@ -86,16 +85,24 @@ def _by_name(values: dict[str, Any], field: str) -> dict[str, Any]:
 def _check_tiles(tiles: object) -> dict[str, Any]:
     """Shape only (an object of lists of text); the store checks the tiles themselves."""
     if not isinstance(tiles, dict):
-        abort(400, 'tiles: expected an object like {"Ann": ["6-5", "0-0"]}', "tiles")
+        abort(
+            400,
+            'tiles: expected an object like {"Ann": ["6-5", "0-0"]}',
+            "tiles",
+            code="tiles_object",
+        )
     for name, hand in tiles.items():
         if not isinstance(hand, list):
-            abort(400, f'tiles: {name}\'s hand must be a list of tiles like "6-5"', f"tiles.{name}")
+            why = f'tiles: {clip(name)}\'s hand must be a list of tiles like "6-5"'
+            abort(400, why, f"tiles.{name}", code="hand_list", name=name)
         for tile in hand:
             if not isinstance(tile, str):
                 abort(
                     400,
-                    f'tiles: {tile!r} in {name}\'s hand is not a tile like "6-5"',
+                    f'tiles: {clip(tile)} in {clip(name)}\'s hand is not a tile like "6-5"',
                     f"tiles.{name}",
+                    code="tile_text",
+                    tile=tile,
                 )
     return _by_name(tiles, "tiles")
 
@@ -108,15 +115,22 @@ def _score_request(body: dict[str, Any], rnd: dict[str, Any]) -> dict[str, Any]:
             400,
             'give either "points" ({name: n}) or "tiles" ({name: ["6-5", …]}), '
             + ("not both" if "points" in body else "one of them"),
+            code="points_or_tiles",
         )
     went_out = body.get("went_out", KEEP)
     if went_out is not KEEP and went_out is not None and not isinstance(went_out, str):
-        abort(400, "went_out: expected a player's name, or null for a blocked round", "went_out")
+        abort(
+            400,
+            "went_out: expected a player's name, or null for a blocked round",
+            "went_out",
+            code="went_out_name",
+        )
     if isinstance(went_out, str):
         went_out = _name(went_out, "went_out")
     if "points" in body:
         if not isinstance(body["points"], dict):
-            abort(400, 'points: expected an object like {"Ann": 12, "Bob": 0}', "points")
+            why = 'points: expected an object like {"Ann": 12, "Bob": 0}'
+            abort(400, why, "points", code="points_object")
         return {"points": _by_name(body["points"], "points"), "went_out": went_out}
     tiles = _check_tiles(body["tiles"])
     out = rnd["went_out"] if went_out is KEEP else went_out
@@ -177,10 +191,11 @@ def score_round(game_id: int, number: int) -> Response:
             400,
             f"version: expected the game's version (a whole number) from GET /api/games/{game_id}",
             "version",
+            code="version_number",
         )
     mid_round = body.pop("mid_round", False)  # yes, score the round still in play
     if not isinstance(mid_round, bool):
-        abort(400, "mid_round: expected true or false", "mid_round")
+        abort(400, "mid_round: expected true or false", "mid_round", code="true_or_false")
     request_kwargs = _score_request(body, _round(game, number))
     if mid_round:
         request_kwargs["mid_round"] = True
@@ -199,6 +214,8 @@ def block_round(game_id: int, number: int) -> Response:
             409,
             f"round {number} is already scored: correct its scores instead "
             f'(with "went_out": null for a blocked round)',
+            code="round_scored",
+            round=number,
         )
     return jsonify(hub_service().block_round(game_id, number))
 
@@ -209,7 +226,8 @@ def finish_game(game_id: int) -> Response:
     _authorise(game_id)
     _no_fields(json_body())
     if game["finished"]:
-        abort(409, f"game {game_id} is already finished")
+        abort(409, f"game {game_id} is already finished", code="game_finished", game=game_id)
     if not any(rnd["finished"] for rnd in game["rounds"]):
-        abort(409, f"game {game_id}: no round has been scored yet, nothing to keep")
+        why = f"game {game_id}: no round has been scored yet, nothing to keep"
+        abort(409, why, code="nothing_scored", game=game_id)
     return jsonify(hub_service().end_game(game_id))

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 from flask import Flask, Response, request
 
+from scorer.errors import clip
 from web.errors import abort
 
 CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -94,8 +95,10 @@ def check_host(names: frozenset[str]) -> None:
     if not own_host(request.host, names):
         abort(
             421,
-            f"Host {request.host[:80]}: not a name of this hub (use its address, or add "
+            f"Host {clip(request.host)}: not a name of this hub (use its address, or add "
             "the name to [web] hosts)",
+            code="host_refused",
+            host=request.host,
         )
 
 
@@ -108,14 +111,18 @@ def check_request() -> None:
         if not same_origin(origin, request.host, request.scheme):
             abort(
                 403,
-                f"Origin {origin}: only the hub's own page may change anything "
-                f"(this hub is {request.scheme}://{request.host})",
+                f"Origin {clip(origin)}: only the hub's own page may change anything "
+                f"(this hub is {request.scheme}://{clip(request.host)})",
+                code="origin_refused",
+                origin=origin,
             )
     elif request.headers.get("Sec-Fetch-Site", "").lower() in FOREIGN_SITES:
-        abort(403, "Sec-Fetch-Site: only the hub's own page may change anything")
+        why = "Sec-Fetch-Site: only the hub's own page may change anything"
+        abort(403, why, code="foreign_site")
     if request.mimetype != "application/json":
         sent = request.mimetype or "no Content-Type"
-        abort(415, f"Content-Type: expected application/json, got {sent}")
+        why = f"Content-Type: expected application/json, got {clip(sent)}"
+        abort(415, why, code="json_only")
 
 
 def add_headers(response: Response) -> Response:

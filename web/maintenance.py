@@ -37,7 +37,8 @@ def create_maintenance_app(problem: dict[str, str]) -> Flask:
     @app.route("/api/", defaults={"rest": ""}, methods=["GET", "POST", "PUT", "DELETE"])
     @app.route("/api/<path:rest>", methods=["GET", "POST", "PUT", "DELETE"])
     def api(rest: str) -> tuple[Response, int]:
-        return jsonify(error=error, storage=problem), 503
+        body = {"error": "storage_problem", "params": {"path": problem["path"]}}
+        return jsonify(body | {"message": error, "storage": problem}), 503
 
     @app.route("/", defaults={"rest": ""})
     @app.route("/<path:rest>")

@@ -13,10 +13,10 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
+from scorer.inputs import ID, MAX_ID
 from web import qr, rules_api, static_files
 from web.api import hub_service, json_body, request_token, set_token_cookie
 from web.errors import abort
-from web.inputs import ID, MAX_ID
 
 bp = Blueprint("pages", __name__)
 # The new-game form's rule data (/api/rules) and deal helper (/api/deal) come with
@@ -71,9 +71,9 @@ def _handover_body() -> tuple[int, str]:
     body = json_body()
     game, token = body.get("game"), body.get("token")
     if not isinstance(game, int) or isinstance(game, bool) or not 1 <= game <= MAX_ID:
-        abort(400, "game: expected a game id", "game")
+        abort(400, "game: expected a game id", "game", code="handover_no_game")
     if not isinstance(token, str) or not token.strip():
-        abort(400, "token: expected the scorekeeper's token", "token")
+        abort(400, "token: expected the scorekeeper's token", "token", code="handover_wrong_token")
     return game, token.strip()
 
 
@@ -83,7 +83,8 @@ def handover() -> Any:
     phone the scorekeeper. 403 unless ``t`` is the game's token (also a token check)."""
     game, token = _handover_body()
     if not hub_service().check_token(game, token):
-        abort(403, f"token: not the scorekeeper's token of game {game}", "token")
+        why = f"token: not the scorekeeper's token of game {game}"
+        abort(403, why, "token", code="handover_wrong", game=game)
     url = f"{_url()}#claim={game}:{token}"
     svg = qr.qr_svg(url, f"Scan to keep the score of game {game}")
     return jsonify(url=url, svg=svg), 200, NO_STORE
@@ -98,7 +99,8 @@ def take_over() -> Any:
     game, token = _handover_body()
     fresh = hub_service().hand_over(game, token)
     if fresh is None:
-        abort(403, "That hand-over code was used already, or is not this game's.", "token")
+        why = "That hand-over code was used already, or is not this game's."
+        abort(403, why, "token", code="handover_used")
     response = jsonify(game=game, token=fresh)
     set_token_cookie(response, game, fresh)
     return response, 200, NO_STORE

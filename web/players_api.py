@@ -18,17 +18,19 @@ from flask import Blueprint, Response, jsonify, request
 
 from hub.wire import i18n
 from scorer import export
+from scorer.errors import Refused, clip
+from scorer.inputs import ID, MAX_ID, BadInput, query_whole
 from web.api import TABLE_COOKIE, has_proof, hub_service, json_body, request_token
-from web.errors import abort
-from web.inputs import ID, MAX_ID, BadInput, query_whole
+from web.errors import abort, refuse_unknown
 
 bp = Blueprint("players", __name__, url_prefix="/api")
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
-def _proof(doing: str) -> None:
-    """401/403 unless this request has the scorekeeper's token or the table's proof."""
+def _proof(doing: str, hidden: bool = False) -> None:
+    """401/403 unless this request has the scorekeeper's token or the table's proof
+    (``hidden``: the statistics are hidden from viewers, and the refusal says so)."""
     game_id = hub_service().running_game()
     if has_proof(game_id):
         return
@@ -38,7 +40,12 @@ def _proof(doing: str) -> None:
         if game_id is not None
         else "the table's proof: claim it at the hub (a press on the slot it lights)"
     )
-    abort(403 if sent else 401, f"token: {doing} needs {who}", "token")
+    status, why = 403 if sent else 401, f"token: {doing} needs {who}"
+    if hidden:
+        abort(status, why, "token", code="stats_hidden")
+    if game_id is not None:
+        abort(status, why, "token", code="keeper_or_table", game=game_id)
+    abort(status, why, "token", code="table_proof")
 
 
 def _hidden() -> bool:
@@ -50,18 +57,14 @@ def _hidden() -> bool:
 
 def _statistics() -> None:
     if _hidden():
-        _proof("reading the players' statistics (hidden from viewers by the settings)")
+        _proof("reading the players' statistics (hidden from viewers by the settings)", True)
 
 
 def _body(allowed: tuple[str, ...]) -> dict[str, Any]:
     body = json_body()
     unknown = sorted(set(body) - set(allowed))
     if unknown:
-        abort(
-            400,
-            f"{unknown[0]}: unknown field (allowed: {', '.join(allowed) or 'none'})",
-            unknown[0],
-        )
+        refuse_unknown(unknown[0], allowed)
     return body
 
 
@@ -69,7 +72,7 @@ def _since() -> str | None:
     """The ``since`` query parameter, a date ``YYYY-MM-DD``, or None."""
     unknown = sorted(set(request.args) - {"since"})
     if unknown:
-        abort(400, f"{unknown[0]}: unknown parameter (allowed: since)", unknown[0])
+        refuse_unknown(unknown[0], ("since",))
     since = request.args.get("since")
     if since is None:
         return None
@@ -78,7 +81,8 @@ def _since() -> str | None:
             raise ValueError
         date.fromisoformat(since)
     except ValueError:
-        abort(400, f"since: {since!r} is not a date like 2026-01-31", "since")
+        why = f"since: {clip(since)!r} is not a date like 2026-01-31"
+        abort(400, why, "since", code="not_a_date", value=since)
     return since
 
 
@@ -101,7 +105,8 @@ def player(person_id: int) -> Response:
 def head_to_head(a: int, b: int) -> Response:
     _statistics()
     if a == b:
-        abort(400, f"players: head to head needs two players, not player {a} twice", "players")
+        why = f"players: head to head needs two players, not player {a} twice"
+        abort(400, why, "players", code="versus_self")
     return jsonify(hub_service().head_to_head(a, b))
 
 
@@ -116,7 +121,7 @@ def rename(person_id: int) -> Response:
     _proof("renaming a player")
     name = _body(("name",)).get("name")
     if not isinstance(name, str):
-        abort(400, 'name: expected the new name, like {"name": "Ann"}', "name")
+        abort(400, 'name: expected the new name, like {"name": "Ann"}', "name", code="name_text")
     return jsonify(hub_service().rename_player(person_id, name))
 
 
@@ -125,7 +130,8 @@ def merge(person_id: int) -> Response:
     _proof("merging players")
     into = _body(("into",)).get("into")
     if isinstance(into, bool) or not isinstance(into, int) or not 0 < into <= MAX_ID:
-        abort(400, 'into: expected the id of the player to merge into, like {"into": 3}', "into")
+        why = 'into: expected the id of the player to merge into, like {"into": 3}'
+        abort(400, why, "into", code="merge_into")
     return jsonify(hub_service().merge_players(person_id, into))
 
 
@@ -142,12 +148,12 @@ def _evening() -> dict[str, Any]:
     _statistics()
     unknown = sorted(set(request.args) - {"game"})
     if unknown:
-        abort(400, f"{unknown[0]}: unknown parameter (allowed: game)", unknown[0])
+        refuse_unknown(unknown[0], ("game",))
     game = request.args.get("game")
     try:
         number = None if game is None else query_whole(game, "game", 1, MAX_ID)
     except BadInput as exc:
-        abort(400, str(exc), exc.field)
+        raise Refused.because(exc) from None
     return hub_service().evening(number)
 
 

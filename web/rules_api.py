@@ -15,11 +15,11 @@ from __future__ import annotations
 from flask import Blueprint, Response, jsonify, request
 
 from scorer.deal import DealError, deal, default_set
+from scorer.errors import Refused, clip
+from scorer.inputs import MAX_ID, BadInput, query_whole
 from scorer.profiles import PROFILES, SETS, rules_view
 from web.api import hub_service
 from web.errors import abort
-from web.inputs import MAX_ID, BadInput, query_whole
-from web.service import field_of
 
 bp = Blueprint("rules_api", __name__, url_prefix="/api")
 
@@ -44,38 +44,40 @@ def _whole(name: str) -> int | None:
     try:
         return query_whole(raw, name, 0, MAX_ID)
     except BadInput as exc:
-        raise DealError(str(exc)) from None
+        raise Refused.because(exc) from None
 
 
 def _query() -> tuple[str, int, int | None]:
     rules = request.args.get("rules", hub_service().default_rules)
     if rules not in PROFILES:
-        raise DealError(f"rules: {rules!r} is not one of {', '.join(PROFILES)}")
+        allowed = ", ".join(PROFILES)
+        why = f"rules: {clip(rules)} is not one of {allowed}"
+        abort(400, why, "rules", code="no_such_rules", value=rules, allowed=tuple(PROFILES))
     players = _whole("players")
     if players is None:
-        raise DealError("players: missing")
+        abort(400, "players: missing", "players", code="players_missing")
     fewest, most = PROFILES[rules].players
     if not fewest <= players <= most:
-        raise DealError(f"players: the hub seats {fewest} to {most} players")
+        why = f"players: the hub seats {fewest} to {most} players"
+        abort(400, why, "players", code="player_count", fewest=fewest, most=most, given=players)
     set_max = _whole("set")
     if set_max is not None and set_max not in SETS:
-        raise DealError(f"set: {set_max} is not a domino set ({', '.join(map(str, SETS))})")
+        sets = ", ".join(map(str, SETS))
+        why = f"set: {set_max} is not a domino set ({sets})"
+        abort(400, why, "set", code="not_a_set", value=set_max, sets=sets)
     return rules, players, set_max
 
 
 @bp.get("/deal")
 def deal_helper() -> Response:
     """How many tiles each player draws and how many stay in the boneyard."""
-    try:
-        rules, players, set_max = _query()
-    except DealError as exc:
-        abort(400, str(exc), field_of(exc))
+    rules, players, set_max = _query()
     usual = default_set(rules, players)
     chosen = usual if set_max is None else set_max
     try:
         dealt = deal(rules, players, chosen)
     except DealError as exc:  # a set too small for the hands
-        abort(400, f"set: {exc}", "set")
+        raise Refused.because(exc) from None
     return jsonify(
         rules=rules,
         players=players,

@@ -18,8 +18,9 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, jsonify, redirect, request
 
+from scorer.errors import clip
 from web.api import TABLE_COOKIE, has_proof, hub_service, json_body, request_token
-from web.errors import abort
+from web.errors import abort, refuse_unknown
 
 bp = Blueprint("selftest", __name__)
 ACTIONS = ("start", "yes", "no", "skip", "stop")
@@ -46,20 +47,23 @@ def status() -> Response:
 @bp.post("/api/selftest")
 def act() -> Response:
     if not request.is_json:
-        abort(415, "body: send JSON (Content-Type: application/json)")
+        abort(415, "body: send JSON (Content-Type: application/json)", code="json_only")
     origin = request.headers.get("Origin")
     if origin and _netloc(origin) != request.host:
-        abort(403, f"Origin {origin}: only the hub's own page may run its self-test")
+        why = f"Origin {clip(origin)}: only the hub's own page may run its self-test"
+        abort(403, why, code="origin_refused", origin=origin)
     body = json_body()
     unknown = sorted(set(body) - {"action", "step"})
     if unknown:
-        abort(400, f"{unknown[0]}: unknown field (allowed: action, step)", field=unknown[0])
+        refuse_unknown(unknown[0], ("action", "step"))
     action = body.get("action")
     if action not in ACTIONS:
-        abort(400, f"action: expected one of {', '.join(ACTIONS)}, got {action!r}", field="action")
+        why = f"action: expected one of {', '.join(ACTIONS)}, got {clip(action)}"
+        abort(400, why, "action", code="selftest_action", allowed=ACTIONS)
     step = body.get("step")
     if step is not None and (type(step) is not int or step < 1):
-        abort(400, f"step: expected a step number (1 or more), got {step!r}", field="step")
+        why = f"step: expected a step number (1 or more), got {clip(step)}"
+        abort(400, why, "step", code="step_number")
     tokens, proven = _proof()
     return jsonify(hub_service().selftest_action(action, tokens, proven, step))
 

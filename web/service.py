@@ -5,89 +5,14 @@ hands it to :func:`web.create_app`; request handlers use nothing else, so ``web/
 never imports the hub's runtime and never reaches into the loop or the store.
 :class:`tests.fake_service.FakeHubService` is the fake the web tests use.
 
-This module imports no Flask, so the hub side may import :class:`Refused` cheaply.
+Refusals are :class:`scorer.errors.Refused`, below both the hub and the web layer.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from concurrent.futures import Future
 from typing import Any, Protocol
-
-# Fields of the request bodies, for validators whose errors carry no ``field`` yet but
-# whose message starts with it (``"players: each name must appear once"``).
-BODY_FIELDS = frozenset(
-    {
-        "players",
-        "rules",
-        "seats",
-        "mexican_slot",
-        "first",
-        "set",
-        "rounds",
-        "options",
-        "points",
-        "tiles",
-        "went_out",
-        "volume",
-        "quiet",
-        "turn_chime",
-        "hold_ms",
-        "present",
-        "game",
-        "token",
-        "turn",
-        "double",
-        "public",
-        "engine",
-        "name",
-        "into",
-        "since",
-        "undo",
-        "action",
-        "step",
-    }
-)
-_LEADING_FIELD = re.compile(r"([a-z_]+)(\.[^\s:]+)?: ")
-
-
-class Refused(Exception):
-    """The hub refuses a request: bad input, a conflict, no such thing, no right to it.
-
-    ``status`` is the HTTP status to answer with, ``field`` the request body's field at
-    fault (dotted path, e.g. ``options.chickenfoot``) when exactly one is. The web
-    layer turns it into ``{"error": message, "field": field}`` (see ``web/errors.py``).
-    """
-
-    def __init__(self, status: int, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.field = field
-        self.extra: dict[str, Any] = {}  # more for the body (a 409's current round)
-
-    @classmethod
-    def because(cls, exc: Exception, status: int = 400) -> Refused:
-        """A refusal carrying a validator's error: its message, and its ``field``
-        attribute or else the body field its message starts with."""
-        return cls(status, str(exc), field_of(exc))
-
-
-def field_of(exc: Exception) -> str | None:
-    """The request body field a validator's error names, or None."""
-    field = getattr(exc, "field", None)
-    if isinstance(field, str) or field is None and hasattr(exc, "field"):
-        return field
-    message = str(exc)
-    match = _LEADING_FIELD.match(message)
-    if match is None:
-        return None
-    unknown = message[match.end() :].startswith(("unknown field", "unknown option"))
-    if match.group(1) not in BODY_FIELDS and not unknown:
-        return None
-    return match.group(1) + (match.group(2) or "")
-
 
 # The WSGI environ key of a server that can take a request over from its worker thread
 # (hub/http/server.py provides one; the Flask test client and other servers do not).
@@ -125,7 +50,8 @@ class EarlyGate(Protocol):
 
 
 class HubService(Protocol):
-    """Everything a request may ask of the hub. Refusals raise :class:`Refused`."""
+    """Everything a request may ask of the hub. Refusals raise
+    :class:`scorer.errors.Refused`."""
 
     @property
     def backend(self) -> str:

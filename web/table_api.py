@@ -24,10 +24,11 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 
 from hub.core.events import CENTRE
+from scorer.errors import clip
+from scorer.inputs import ID
 from scorer.profiles import SLOTS
 from web.api import answer_when_done, authorise, hub_service, json_body
-from web.errors import abort
-from web.inputs import ID
+from web.errors import abort, refuse_unknown
 
 bp = Blueprint("table", __name__, url_prefix="/api")
 
@@ -37,18 +38,13 @@ FIXES = ("turn", "double", "public")
 def _json_only() -> dict[str, Any]:
     """The body of a state-changing request, which must be JSON."""
     if request.mimetype != "application/json":
-        abort(415, "send the request as JSON (Content-Type: application/json)")
+        abort(415, "send the request as JSON (Content-Type: application/json)", code="json_only")
     return json_body()
 
 
 def _scorekeeper(game_id: int) -> dict[str, Any]:
     body = _json_only()
-    authorise(
-        game_id,
-        f"game {game_id}: putting the table right needs the scorekeeper's "
-        f"token (cookie mtrain_token_{game_id} or Authorization: Bearer)",
-        f"game {game_id}: that is not this game's scorekeeper token",
-    )
+    authorise(game_id, "putting the table right")
     return body
 
 
@@ -56,7 +52,8 @@ def _slot(value: object, field: str, low: int = SLOTS[0]) -> int:
     """A slot number from ``low`` (0: the centre too) to the last slot, else a 400."""
     last = SLOTS[-1]
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= last:
-        abort(400, f"{field}: expected a slot number, {low} to {last}", field)
+        why = f"{field}: expected a slot number, {low} to {last}"
+        abort(400, why, field, code="slot_number", low=low, last=last)
     return value
 
 
@@ -66,10 +63,11 @@ def sim_centre_press() -> Response:
     body = json_body()
     hold_ms = body.get("hold_ms", 0)
     if not isinstance(hold_ms, int) or isinstance(hold_ms, bool) or not 0 <= hold_ms <= 10000:
-        abort(400, "hold_ms: expected a whole number of milliseconds, 0 to 10000", "hold_ms")
+        why = "hold_ms: expected a whole number of milliseconds, 0 to 10000"
+        abort(400, why, "hold_ms", code="hold_ms", most=10000)
     unknown = sorted(set(body) - {"hold_ms"})
     if unknown:
-        abort(400, f"{unknown[0]}: unknown field (allowed: hold_ms)", unknown[0])
+        refuse_unknown(unknown[0], ("hold_ms",))
     return answer_when_done(hub_service().sim_centre_press_later(hold_ms / 1000))
 
 
@@ -79,10 +77,11 @@ def undo(game_id: int) -> Response:
     body = _scorekeeper(game_id)
     unknown = sorted(set(body) - {"undo"})
     if unknown:
-        abort(400, f"{unknown[0]}: unknown field (allowed: undo)", unknown[0])
+        refuse_unknown(unknown[0], ("undo",))
     seen = body.get("undo")
     if seen is not None and (type(seen) is not int or seen < 0):
-        abort(400, f"undo: expected the snapshot's undo count (0 or more), got {seen!r}", "undo")
+        why = f"undo: expected the snapshot's undo count (0 or more), got {clip(seen)}"
+        abort(400, why, "undo", code="undo_count")
     return jsonify(hub_service().undo(game_id, seen))
 
 
@@ -93,15 +92,16 @@ def fix(game_id: int) -> Response:
     given = [key for key in FIXES if key in body]
     unknown = sorted(set(body) - set(FIXES))
     if unknown:
-        abort(400, f"{unknown[0]}: unknown field (give one of: {', '.join(FIXES)})", unknown[0])
+        refuse_unknown(unknown[0], FIXES)
     if len(given) != 1:
-        abort(400, f"give exactly one of: {', '.join(FIXES)}")
+        why = f"give exactly one of: {', '.join(FIXES)}"
+        abort(400, why, code="fix_one", allowed=FIXES)
     what = given[0]
     if what == "turn":
         return jsonify(hub_service().fix_table(game_id, turn=_slot(body["turn"], "turn")))
     part = body[what]
     if not isinstance(part, dict):
-        abort(400, f"{what}: expected an object", what)
+        abort(400, f"{what}: expected an object", what, code="fix_object")
     if what == "public":
         return jsonify(hub_service().fix_table(game_id, public=_public(part)))
     return jsonify(hub_service().fix_table(game_id, double=_double(part)))
@@ -110,30 +110,25 @@ def fix(game_id: int) -> Response:
 def _public(part: dict[str, Any]) -> tuple[int, bool]:
     extra = sorted(set(part) - {"slot", "public"})
     if extra:
-        abort(
-            400, f"public.{extra[0]}: unknown field (allowed: slot, public)", f"public.{extra[0]}"
-        )
+        refuse_unknown(extra[0], ("slot", "public"), "public")
     if not isinstance(part.get("public"), bool):
-        abort(400, "public.public: expected true or false", "public.public")
+        abort(400, "public.public: expected true or false", "public.public", code="true_or_false")
     return _slot(part.get("slot"), "public.slot"), bool(part["public"])
 
 
 def _double(part: dict[str, Any]) -> tuple[int | None, int, int | None]:
     extra = sorted(set(part) - {"slot", "covers_left", "responsible"})
     if extra:
-        abort(
-            400,
-            f"double.{extra[0]}: unknown field (allowed: slot, covers_left, responsible)",
-            f"double.{extra[0]}",
-        )
+        refuse_unknown(extra[0], ("slot", "covers_left", "responsible"), "double")
     if "slot" not in part:
-        abort(400, "double.slot: the double's train, or null to close it", "double.slot")
+        why = "double.slot: the double's train, or null to close it"
+        abort(400, why, "double.slot", code="double_slot")
     if part["slot"] is None:
         return None, 1, None
     slot = _slot(part["slot"], "double.slot", low=CENTRE)  # the Mexican without a slot
     covers = part.get("covers_left", 1)
     if not isinstance(covers, int) or isinstance(covers, bool) or not 1 <= covers <= 3:
-        abort(400, "double.covers_left: 1 to 3", "double.covers_left")
+        abort(400, "double.covers_left: 1 to 3", "double.covers_left", code="covers_range")
     responsible = part.get("responsible")
     if responsible is not None:
         responsible = _slot(responsible, "double.responsible")
@@ -147,7 +142,8 @@ def set_engine(game_id: int, number: int) -> Response:
     engine = body.get("engine")
     unknown = sorted(set(body) - {"engine"})
     if unknown:
-        abort(400, f"{unknown[0]}: unknown field (allowed: engine)", unknown[0])
+        refuse_unknown(unknown[0], ("engine",))
     if not isinstance(engine, int) or isinstance(engine, bool) or not 0 <= engine <= 18:
-        abort(400, "engine: expected the engine double's pips, a whole number", "engine")
+        why = "engine: expected the engine double's pips, a whole number"
+        abort(400, why, "engine", code="engine_number")
     return jsonify(hub_service().set_engine(game_id, number, engine))

@@ -14,13 +14,15 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
+from hub.wire import i18n
+from scorer.inputs import ID
 from web.api import has_proof, hub_service, json_body, set_token_cookie
-from web.errors import abort
+from web.errors import abort, refuse_unknown, words
 from web.guard import HEADERS
-from web.inputs import ID
 from web.service import EARLY_CHECKED, EarlyAnswer, EarlyGate
 
 bp = Blueprint("trust", __name__, url_prefix="/api")
@@ -72,9 +74,15 @@ def _limits(app: Flask | None = None) -> ClaimLimits:
     return limits  # type: ignore[no-any-return]
 
 
-def _too_many(wait: float) -> tuple[dict[str, str], dict[str, str]]:
-    """The 429's body and headers: when to ask again."""
-    body = {"error": f"claim: too many claims lately; ask again in {wait:.0f} s"}
+def _too_many(wait: float, lang: str = i18n.DEFAULT) -> tuple[dict[str, Any], dict[str, str]]:
+    """The 429's body (the refusal ``wait``, in ``lang``: the server's early gate
+    answers before the request's language is read) and headers: when to ask again."""
+    seconds = max(1, round(wait))
+    body = {
+        "error": "wait",
+        "params": {"count": seconds},
+        "message": words(lang, "wait", {"count": seconds}),
+    }
     return body, {"Retry-After": str(max(1, round(wait))), "Cache-Control": "no-store"}
 
 
@@ -103,11 +111,11 @@ def start_claim() -> Response:
     body = json_body()
     if body:
         field = sorted(body)[0]
-        abort(400, f"{field}: unknown field (a claim takes none)", field)
+        refuse_unknown(field, ())
     # Counted by the server's early gate already, when it has one (the hub's does).
     wait = 0.0 if request.environ.get(EARLY_CHECKED) else _limits().wait(request.remote_addr or "")
     if wait:
-        answer, headers = _too_many(wait)
+        answer, headers = _too_many(wait, i18n.language(request.headers.get("Accept-Language")))
         response = jsonify(answer)
         response.status_code = 429
         response.headers.update(headers)
@@ -122,7 +130,7 @@ def start_claim() -> Response:
 def claim_status(claim: str) -> Response:
     """Where a claim stands; once granted, its token (also set as a cookie)."""
     if len(claim) > MAX_CLAIM_ID:
-        abort(404, "claim: no such claim", "claim")
+        abort(404, "claim: no such claim", "claim", code="claim_missing")
     answer = hub_service().claim_status(claim)
     response = jsonify(answer)
     response.headers["Cache-Control"] = "no-store"
@@ -142,13 +150,15 @@ def resume_game(game_id: int) -> Response:
     body = json_body()
     if body:
         field = sorted(body)[0]
-        abort(400, f"{field}: unknown field (none allowed)", field)
+        refuse_unknown(field, ())
     service = hub_service()
     if not has_proof(game_id):
         abort(
             403,
             f"game {game_id}: bringing it back needs its scorekeeper's token or "
             "the table's proof (claim it at the hub)",
+            code="bring_back_proof",
+            game=game_id,
         )
     running = service.running_game()
     if running is not None and running != game_id and not has_proof(running):
@@ -156,7 +166,9 @@ def resume_game(game_id: int) -> Response:
             403,
             f"game {running} is not finished: replacing it needs its scorekeeper's "
             "token too, or the table's proof",
+            code="game_unfinished",
+            game=running,
         )
     if running == game_id:
-        abort(409, f"game {game_id} is on the table already")
+        abort(409, f"game {game_id} is on the table already", code="on_table_already", game=game_id)
     return jsonify(service.bring_back(game_id, replaces=running))

@@ -57,7 +57,9 @@ def create_board_app(
     past ``most_streams`` at once (None: no limit) a stream is refused with a 503 and
     the page fetches ``/api/board`` every :data:`BUSY_RETRY_S` instead, so open pages
     never take every web thread and a page load always gets one."""
-    from flask import Flask, jsonify
+    from flask import Flask, jsonify, request
+
+    from hub.wire.i18n import language, text
 
     app = Flask(__name__, static_folder="static", static_url_path="/static")
     places = Places(most_streams)
@@ -76,10 +78,13 @@ def create_board_app(
     @app.get("/api/board/events")
     def events() -> Response:
         if not places.take():
+            params = {"most": places.most, "count": BUSY_RETRY_S}
+            lang = language(request.headers.get("Accept-Language"))
             response = jsonify(
                 {
-                    "error": f"the board has {places.most} live pages open "
-                    f"already; this page updates every {BUSY_RETRY_S} s"
+                    "error": "board_full",
+                    "params": params,
+                    "message": text(lang, "error.board_full", **params),
                 }
             )
             response.status_code = 503

@@ -64,7 +64,7 @@ def migrate(state_dir: Path) -> str:
     store = GameStore(path)
     try:
         if not store.integrity_ok():
-            raise StoreError(f"{path}: SQLite's integrity check found damage")
+            raise StoreError(f"{path}: SQLite's integrity check found damage", code="damaged")
     finally:
         store.close()
     if before == latest:

@@ -21,6 +21,7 @@ from hub.core.effects import (
 )
 from hub.core.events import DoubleFixed, EngineSet, PublicFixed, TurnFixed
 from hub.core.state import HISTORY, PLAYING, Double, Moment, Table, evolve
+from scorer.errors import FieldError
 
 Result = tuple[Table, list[Effect]]
 Fix = TurnFixed | DoubleFixed | PublicFixed
@@ -88,16 +89,20 @@ def _what(effects: list[Effect]) -> str:
     return "table action"
 
 
-def moved_since(table: Table, seen: int) -> str | None:
+def moved_since(table: Table, seen: int) -> FieldError | None:
     """Why an undo asked for by a phone that saw ``seen`` actions to undo (the
     snapshot's ``undo``) must not be done: the table has taken or lost an action since,
     and the undo would take back one the asker never saw. None: it is that table."""
     now = len(table.history)
     if now == seen:
         return None
-    return (
+    return FieldError(
         f"undo: the table changed since this phone looked ({seen} to undo then, "
-        f"{now} now): look again"
+        f"{now} now): look again",
+        "undo",
+        code="undo_moved",
+        then=seen,
+        now=now,
     )
 
 
@@ -136,29 +141,56 @@ def undo(table: Table, at: float, by: str, pressed: int | None = None) -> Result
 
 
 def fix_error(table: Table, fix: Fix) -> str | None:
-    """Why ``fix`` cannot be made on ``table`` now, or None when it can."""
+    """Why ``fix`` cannot be made on ``table`` now (in words, for the log), or None."""
+    refusal = fix_refusal(table, fix)
+    return None if refusal is None else str(refusal)
+
+
+def fix_refusal(table: Table, fix: Fix) -> FieldError | None:
+    """Why ``fix`` cannot be made on ``table`` now, or None when it can: the refusal's
+    ``field`` is the request's (``turn``, ``public``, ``double``)."""
+    field = (
+        "turn"
+        if isinstance(fix, TurnFixed)
+        else "public"
+        if isinstance(fix, PublicFixed)
+        else "double"
+    )
     game = table.game
     if game is None or game.phase not in PLAYING:
-        return "no round is being played"
+        return FieldError("no round is being played", code="fix_no_round")
     seats = game.seats
+    slot = fix.slot
     if isinstance(fix, TurnFixed):
-        return None if fix.slot in seats else f"slot {fix.slot}: no player sits there"
+        if fix.slot in seats:
+            return None
+        return FieldError(
+            f"slot {slot}: no player sits there", field, code="fix_no_player", slot=slot
+        )
     if isinstance(fix, PublicFixed):
         if fix.slot not in seats:
-            return f"slot {fix.slot}: only a player's train has a marker"
+            why = f"slot {slot}: only a player's train has a marker"
+            return FieldError(why, field, code="fix_not_a_train", slot=slot)
         if not fix.public and table.marker(fix.slot):
-            return f"slot {fix.slot}: a marker sits there; take it off instead"
+            why = f"slot {slot}: a marker sits there; take it off instead"
+            return FieldError(why, field, code="fix_marker_there", slot=slot)
         return None
     if fix.slot is None:
-        return None if table.doubles else "no double is open"
+        return (
+            None if table.doubles else FieldError("no double is open", field, code="fix_no_double")
+        )
     if fix.slot not in seats and fix.slot != game.mexican:
-        return f"slot {fix.slot}: neither a player's train nor the Mexican Train"
+        why = f"slot {slot}: neither a player's train nor the Mexican Train"
+        return FieldError(why, field, code="fix_no_train", slot=slot)
     if not 1 <= fix.covers_left <= 3:
-        return f"covers_left {fix.covers_left}: 1 to 3"
+        why = f"covers_left {fix.covers_left}: 1 to 3"
+        return FieldError(why, field, code="fix_covers", value=fix.covers_left)
     if fix.responsible is not None and fix.responsible not in seats:
-        return f"responsible {fix.responsible}: no player sits there"
+        why = f"responsible {fix.responsible}: no player sits there"
+        return FieldError(why, field, code="fix_responsible", slot=fix.responsible)
     if fix.responsible is None and table.turn is None:
-        return "responsible: say who must cover it (nobody's turn yet)"
+        why = "responsible: say who must cover it (nobody's turn yet)"
+        return FieldError(why, field, code="fix_who_covers")
     return None
 
 

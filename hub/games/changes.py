@@ -32,13 +32,14 @@ from hub.core.events import (
     UndoRequested,
 )
 from hub.core.state import PLAYING
-from hub.core.undo import fix_error, moved_since
+from hub.core.undo import fix_refusal, moved_since
 from hub.io.clock import Clock
 from hub.persist.storage import BackupService
 from hub.persist.store_writer import StoreWriter
 from hub.runtime.broadcast import Broadcaster
 from hub.runtime.eventlog import EventLog
 from hub.runtime.loop import HubLoop
+from scorer.errors import FieldError
 from scorer.games import KEEP, WentOut
 from scorer.setup import GameSetup
 from scorer.store import GameStore, new_token
@@ -46,17 +47,18 @@ from scorer.store import GameStore, new_token
 log = logging.getLogger("hub")
 
 
-class RoundInPlay(Exception):
+class RoundInPlay(FieldError):
     """Scores for the round the table is still playing, without ``mid_round``: the
     API answers 409 (a round is saved by accident no more)."""
-
-    field = "mid_round"
 
     def __init__(self, round: int) -> None:
         super().__init__(
             f"Round {round} is still being played on the table. Save its scores once "
             "someone has gone out or the round is blocked, or confirm that you want to "
-            "save them now."
+            "save them now.",
+            "mid_round",
+            code="round_in_play",
+            round=round,
         )
         self.round = round
 
@@ -291,11 +293,11 @@ class Games:
         return self.loop.snapshot
 
     def fix_table(self, fix: TurnFixed | DoubleFixed | PublicFixed) -> dict[str, Any]:
-        """Set the table right by hand; raises ``ValueError`` saying why it cannot be
-        done now (and then changes nothing). Returns the snapshot after it."""
-        error = self.loop.call(lambda table: fix_error(table, fix))
-        if error is not None:
-            raise ValueError(str(error))
+        """Set the table right by hand; raises a :class:`scorer.errors.FieldError` saying
+        why it cannot be done now (and then changes nothing). Returns the snapshot after."""
+        error = self.loop.call(lambda table: fix_refusal(table, fix))
+        if isinstance(error, FieldError):
+            raise error
         self.loop.post(fix)
         self.loop.drain()
         return self.loop.snapshot

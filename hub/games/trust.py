@@ -29,9 +29,9 @@ from typing import Any, Protocol
 from hub.core.effects import ClaimAnswered
 from hub.core.events import ClaimRequested, Event
 from hub.core.state import Table
+from scorer.errors import Refused
 from scorer.profiles import SLOTS
 from scorer.tokens import hash_token, new_token, tokens_match
-from web.service import Refused
 
 TABLE_TOKEN_S = 600.0  # a table token authorises settings and a new game this long
 KEPT_CLAIMS = 32  # answers kept for phones to fetch; older claims are forgotten
@@ -100,7 +100,10 @@ class TableTrust:
         if waiting is not None:  # never replaced: the core would refuse this one too
             wait = max(0.0, waiting.until - self._now())
             raise Refused(
-                409, f"claim: another claim is waiting at the hub; ask again in {wait:.0f} s"
+                409,
+                f"claim: another claim is waiting at the hub; ask again in {wait:.0f} s",
+                code="claim_waiting",
+                count=max(1, round(wait)),
             )
         slot = secrets.choice(SLOTS)
         claim = _Claim(secret=secrets.token_urlsafe(18), slot=slot)
@@ -151,7 +154,12 @@ class TableTrust:
             claims = list(self._claims.values())
         found = [c for c in claims if hmac.compare_digest(c.secret.encode(), secret.encode())]
         if not found:
-            raise Refused(404, "claim: no such claim (it may be long over: ask again)", "claim")
+            raise Refused(
+                404,
+                "claim: no such claim (it may be long over: ask again)",
+                "claim",
+                code="claim_missing",
+            )
         claim = found[0]
         answer: dict[str, Any] = {"state": claim.state, "slot": claim.slot}
         if claim.state == "granted":

@@ -5,58 +5,35 @@ Every method runs on the requesting thread (a waitress worker). It may wait (for
 loop to apply an event, for the store writer to finish) or write to SQLite; a held
 simulated press is released by a timer (``*_later`` answer with a future). None of
 that happens on the loop thread. The validators' errors become
-:class:`web.service.Refused` here, so the web layer needs to know no hub type.
+:class:`scorer.errors.Refused` here (their code, params and field kept), so the web
+layer needs to know no hub type.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import Future, InvalidStateError
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from hub.core.events import CENTRE, DoubleFixed, PublicFixed, TurnFixed
 from hub.core.state import Table
-from hub.games.changes import Games, RoundInPlay
+from hub.games.changes import Games
 from hub.games.trust import TableTrust
 from hub.http.players import PlayerReads, PlayerRequests
+from hub.http.refusals import not_simulated, other_game, refusals
 from hub.runtime.eventlog import EventLog
-from hub.runtime.loop import TableChanged
-from hub.runtime.settings import SettingsError, check, settings_view
+from hub.runtime.settings import check, settings_view
 from hub.runtime.timers import Timers
-from hub.selftest.session import SelftestRefused, SelftestSession
+from hub.selftest.session import SelftestSession
+from scorer.errors import FieldError, Refused
 from scorer.profiles import SLOTS
-from scorer.setup import SetupError, check_setup
-from scorer.store import GameNotFound, StaleEdit, StoreError
-from web.service import Refused
+from scorer.setup import check_setup
 
-# What each validator's refusal is answered with; anything else raised is a bug (500).
-REFUSALS: tuple[tuple[type[Exception], int], ...] = (
-    (GameNotFound, 404),
-    (StaleEdit, 409),
-    (RoundInPlay, 409),
-    (TableChanged, 409),
-    (StoreError, 400),
-    (SetupError, 400),
-    (SettingsError, 400),
-)
 SETTLE_S = 0.005  # beyond the debounce window, so the settled snapshot shows the press
 LOOP_TIMEOUT_S = 5.0  # a simulated press the loop has not answered by then fails
-
-
-@contextmanager
-def _refusals() -> Iterator[None]:
-    """Turn a validator's error into :class:`Refused` with its status and field."""
-    try:
-        yield
-    except tuple(kind for kind, _ in REFUSALS) as exc:
-        status = next(code for kind, code in REFUSALS if isinstance(exc, kind))
-        refused = Refused.because(exc, status)
-        if isinstance(exc, StaleEdit):
-            refused.extra = exc.game  # the round as it is now, and the version
-        raise refused from exc
 
 
 def _pass_on(source: Future[dict[str, Any]], target: Future[dict[str, Any]]) -> None:
@@ -192,9 +169,10 @@ class HubWebService(PlayerRequests):
     def _sim(self, slot: int) -> SimulatedPins:
         sim = self._parts.sim
         if sim is None:
-            raise Refused(404, f"the {self.backend} backend has no simulated pins")
+            raise not_simulated(self.backend)
         if slot not in SLOTS:
-            raise Refused(404, f"slot {slot}: there are slots {SLOTS[0]} to {SLOTS[-1]}")
+            why = f"slot {slot}: there are slots {SLOTS[0]} to {SLOTS[-1]}"
+            raise Refused(404, why, code="no_such_slot", slot=slot, last=SLOTS[-1])
         return sim
 
     def sim_press_later(self, slot: int, hold_s: float) -> Future[dict[str, Any]]:
@@ -212,7 +190,7 @@ class HubWebService(PlayerRequests):
         """The centre button, as :meth:`sim_press_later`."""
         sim = self._parts.sim
         if sim is None:
-            raise Refused(404, f"the {self.backend} backend has no simulated pins")
+            raise not_simulated(self.backend)
         return self._press(sim, CENTRE, hold_s)
 
     def _press(self, sim: SimulatedPins, slot: int, hold_s: float) -> Future[dict[str, Any]]:
@@ -251,13 +229,14 @@ class HubWebService(PlayerRequests):
     # --- putting the table right ------------------------------------------------------
     def _on_table(self, game_id: int) -> None:
         if self.running_game() != game_id:
-            raise Refused(409, f"game {game_id} is not being played on the table")
+            why = f"game {game_id} is not being played on the table"
+            raise Refused(409, why, code="not_on_table", game=game_id)
 
     def undo(self, game_id: int, seen: int | None = None) -> dict[str, Any]:
         """Undo the game's last table action (the snapshot after it); ``seen``: the
         snapshot's ``undo`` the phone saw (409 on ``undo`` when the table moved since)."""
         self._on_table(game_id)
-        with _refusals():
+        with refusals():
             return self._parts.games.undo(seen=seen)
 
     def fix_table(
@@ -281,12 +260,12 @@ class HubWebService(PlayerRequests):
             fix = DoubleFixed(double[0], now, covers_left=double[1], responsible=double[2])
         try:
             return self._parts.games.fix_table(fix)
-        except ValueError as exc:
-            raise Refused(409, str(exc)) from exc
+        except FieldError as exc:
+            raise Refused.because(exc, 409) from exc
 
     def set_engine(self, game_id: int, number: int, engine: int) -> dict[str, Any]:
         """Name a round's engine (``aces``)."""
-        with _refusals():
+        with refusals():
             return self._parts.games.set_engine(game_id, number, engine)
 
     # --- games ----------------------------------------------------------------------
@@ -294,19 +273,19 @@ class HubWebService(PlayerRequests):
     def new_game(self, body: object, replaces: int | None = None) -> tuple[int, str]:
         """Check the body, store the game, and start it on the table (abandoning
         ``replaces``, the running game the caller proved it may replace)."""
-        with _refusals():
+        with refusals():
             setup = check_setup(body, self.default_rules)
             if self.running_game() != replaces:
-                raise Refused(409, "another game started meanwhile: look again")
+                raise other_game()
             started = self._parts.games.new_game(setup, replaces)
         self._parts.selftest.game_started()  # the table's presses are the game's now
         return started
 
     def bring_back(self, game_id: int, replaces: int | None = None) -> dict[str, Any]:
         """Put an abandoned game back on the table."""
-        with _refusals():
+        with refusals():
             if self.running_game() != replaces:
-                raise Refused(409, "another game started meanwhile: look again")
+                raise other_game()
             game = self._parts.games.bring_back(game_id, replaces)
         self._parts.selftest.game_started()
         return game
@@ -334,7 +313,7 @@ class HubWebService(PlayerRequests):
 
     def hand_over(self, game_id: int, token: str) -> str | None:
         """The scorekeeping to the phone that opened a hand-over link."""
-        with _refusals():
+        with refusals():
             return self._parts.games.hand_over(game_id, token)
 
     def list_games(self) -> list[dict[str, Any]]:
@@ -344,28 +323,28 @@ class HubWebService(PlayerRequests):
 
     def get_game(self, game_id: int) -> dict[str, Any]:
         """One stored game (404 when there is none)."""
-        with _refusals():
+        with refusals():
             return self._parts.games.get_game(game_id)
 
     def round_history(self, game_id: int, number: int) -> list[dict[str, Any]]:
         """The edits of one round's scores."""
         self._parts.flush()
-        with _refusals():
+        with refusals():
             return self._parts.store.round_history(game_id, number)
 
     def score_round(self, game_id: int, number: int, **scores: Any) -> dict[str, Any]:
         """Record or correct a round's scores; the table follows."""
-        with _refusals():
+        with refusals():
             return self._parts.games.score_round(game_id, number, **scores)
 
     def block_round(self, game_id: int, number: int) -> dict[str, Any]:
         """End a round as blocked."""
-        with _refusals():
+        with refusals():
             return self._parts.games.block_round(game_id, number)
 
     def end_game(self, game_id: int) -> dict[str, Any]:
         """Finish a game early."""
-        with _refusals():
+        with refusals():
             return self._parts.games.end_game(game_id)
 
     # --- settings -------------------------------------------------------------------
@@ -376,7 +355,7 @@ class HubWebService(PlayerRequests):
 
     def change_settings(self, changes: object) -> dict[str, Any]:
         """Check, save (fsync, on this thread) and apply a settings change."""
-        with _refusals():
+        with refusals():
             values = self._parts.apply_settings(check(changes))
         return settings_view(values, self._parts.sound_status())
 
@@ -394,7 +373,4 @@ class HubWebService(PlayerRequests):
         step: int | None = None,
     ) -> dict[str, Any]:
         """Start, answer, skip or stop the self-test; its status after."""
-        try:
-            return self._parts.selftest.act(action, tokens, proven, step)
-        except SelftestRefused as exc:  # the field its message names: action or step
-            raise Refused.because(exc, exc.status) from exc
+        return self._parts.selftest.act(action, tokens, proven, step)

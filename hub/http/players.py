@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
+from scorer.errors import Refused
 from scorer.people import PersonBusy, PersonNotFound
 from scorer.rows import GameNotFound, StoreError
-from web.service import Refused
 
 
 class PlayerReads(Protocol):

@@ -2,13 +2,14 @@
 
 Only when ``[mqtt] commands = true``; the broker's ACL decides who may publish them
 (docs/mqtt.md, "Trust"). :func:`parse` turns a topic and payload into a
-:class:`Command` or raises :class:`CommandError` naming what is wrong; nothing is
-changed then. A JSON payload is read as an HTTP body is (``web.inputs.parse_body``:
-nesting, number sizes, no key twice) and may carry an ``"id"``: a command whose id
-was seen among the last :data:`IDS_KEPT` is a duplicate and does nothing
-(:class:`SeenIds`). :class:`HubCommands` carries a checked command out. A settings
-change is checked by the settings' own check, handed in by the composition root
-(:func:`hub.runtime.settings.check`): this room sits below the runtime.
+:class:`Command` or raises :class:`CommandError` (a refusal with its code, as the HTTP
+API's: ``scorer.errors``) naming what is wrong; nothing is changed then; the log line
+starts with the code. A JSON payload is read as an HTTP body is
+(``scorer.inputs.parse_body``: nesting, number sizes, no key twice) and may carry an
+``"id"``: a command whose id was seen among the last :data:`IDS_KEPT` is a duplicate
+and does nothing (:class:`SeenIds`). :class:`HubCommands` carries a checked command out.
+A settings change is checked by the settings' own check, handed in by the composition
+root (:func:`hub.runtime.settings.check`): this room sits below the runtime.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from hub.core.events import CENTRE
+from scorer.errors import FieldError, clip
+from scorer.inputs import BadInput, parse_body
 from scorer.profiles import SLOTS
-from web.inputs import BadInput, parse_body
 
 MAX_HOLD_MS = 10_000
 MAX_ID = 64  # characters of a command's id
@@ -41,8 +43,15 @@ NAMES = (
 )
 
 
-class CommandError(ValueError):
-    """A command that is not allowed: the message names the command and what is wrong."""
+class CommandError(FieldError):
+    """A command that is not allowed: ``code`` and ``params`` say what is wrong (the
+    HTTP API's codes), the message names the command too (for the log)."""
+
+    @classmethod
+    def because(cls, name: str, exc: FieldError) -> CommandError:
+        """The refusal ``exc`` of command ``cmd/<name>``."""
+        words = f"cmd/{clip(name)}: {exc}".replace("body: ", "")
+        return cls(words, exc.field, code=exc.code, **exc.params)
 
 
 @dataclass(frozen=True)
@@ -59,13 +68,13 @@ def _json(name: str, payload: bytes) -> dict[str, Any]:
     try:
         payload.decode()
     except UnicodeDecodeError:
-        raise CommandError(f"cmd/{name}: not valid JSON") from None
+        raise CommandError(f"cmd/{name}: not valid JSON", code="not_json") from None
     if payload.strip()[:1] not in (b"{", b""):
-        raise CommandError(f"cmd/{name}: expected an object")
+        raise CommandError(f"cmd/{name}: expected an object", code="not_an_object")
     try:
         body = parse_body(payload)
     except BadInput as exc:
-        raise CommandError(f"cmd/{name}: {exc}".replace("body: ", "")) from None
+        raise CommandError.because(name, exc) from None
     body.pop("id", None)
     return body
 
@@ -81,7 +90,12 @@ def command_id(name: str, payload: bytes) -> str | None:
     if found is None:
         return None
     if not isinstance(found, str) or not 0 < len(found) <= MAX_ID:
-        raise CommandError(f"cmd/{name}: id: expected text of 1 to {MAX_ID} characters")
+        raise CommandError(
+            f"cmd/{name}: id: expected text of 1 to {MAX_ID} characters",
+            "id",
+            code="command_id",
+            most=MAX_ID,
+        )
     return found
 
 
@@ -150,14 +164,14 @@ def _text(payload: bytes) -> str:
         return ""
 
 
-CheckSettings = Callable[[object], dict[str, Any]]  # a change checked, or ValueError
+CheckSettings = Callable[[object], dict[str, Any]]  # a change checked, or a FieldError
 
 
 def _settings(name: str, changes: object, check: CheckSettings) -> Command:
     try:
         return Command("settings", {"changes": check(changes)})
-    except ValueError as exc:  # the settings' SettingsError names the field
-        raise CommandError(f"cmd/{name}: {exc}") from None
+    except FieldError as exc:  # the settings' SettingsError names the field and code
+        raise CommandError.because(name, exc) from None
 
 
 def _on_off(name: str, payload: bytes) -> bool:
@@ -166,17 +180,24 @@ def _on_off(name: str, payload: bytes) -> bool:
         return True
     if text in ("OFF", "FALSE", "0"):
         return False
-    raise CommandError(f"cmd/{name}: expected ON or OFF, got {_text(payload)!r}")
+    raise CommandError(
+        f"cmd/{name}: expected ON or OFF, got {clip(_text(payload))!r}",
+        code="on_or_off",
+        value=_text(payload),
+    )
 
 
 def _hold(name: str, payload: bytes) -> float:
     body = _json(name, payload) if payload.strip() else {}
     if not isinstance(body, dict) or set(body) - {"hold_ms"}:
-        raise CommandError(f'cmd/{name}: expected {{"hold_ms": N}}')
+        raise CommandError(f'cmd/{name}: expected {{"hold_ms": N}}', code="hold_object")
     hold = body.get("hold_ms", 0)
     if isinstance(hold, bool) or not isinstance(hold, int) or not 0 <= hold <= MAX_HOLD_MS:
         raise CommandError(
-            f"cmd/{name}: hold_ms: expected a whole number of milliseconds, 0 to {MAX_HOLD_MS}"
+            f"cmd/{name}: hold_ms: expected a whole number of milliseconds, 0 to {MAX_HOLD_MS}",
+            "hold_ms",
+            code="hold_ms",
+            most=MAX_HOLD_MS,
         )
     return hold / 1000
 
@@ -188,7 +209,12 @@ def _sim(name: str, parts: list[str], payload: bytes) -> Command:
         digits = parts[1].isascii() and parts[1].isdigit() and len(parts[1]) <= 2
         if not digits or int(parts[1]) not in SLOTS:
             slots = f"there are slots {SLOTS[0]} to {SLOTS[-1]}"
-            raise CommandError(f"cmd/{name[:60]}: slot {parts[1][:20]!r}: {slots}")
+            raise CommandError(
+                f"cmd/{clip(name)}: slot {clip(parts[1], 20)!r}: {slots}",
+                code="no_such_slot",
+                slot=clip(parts[1], 20),
+                last=SLOTS[-1],
+            )
         slot = int(parts[1])
         if parts[2] == "press":
             return Command("sim-press", {"slot": slot, "hold_s": _hold(name, payload)})
@@ -199,9 +225,17 @@ def _sim(name: str, parts: list[str], payload: bytes) -> Command:
             or set(body) != {"present"}
             or not isinstance(body["present"], bool)
         ):
-            raise CommandError(f'cmd/{name}: expected {{"present": true}} or ON/OFF')
+            raise CommandError(
+                f'cmd/{name}: expected {{"present": true}} or ON/OFF', code="marker_body"
+            )
         return Command("sim-marker", {"slot": slot, "present": body["present"]})
-    raise CommandError(f"cmd/{name[:60]}: unknown command (allowed: {', '.join(NAMES)})")
+    raise _unknown(name)
+
+
+def _unknown(name: str) -> CommandError:
+    allowed = ", ".join(NAMES)
+    why = f"cmd/{clip(name)}: unknown command (allowed: {allowed})"
+    return CommandError(why, code="unknown_command", name=name, allowed=NAMES)
 
 
 def parse(name: str, payload: bytes, check: CheckSettings) -> Command:
@@ -230,7 +264,7 @@ def _parse(name: str, payload: bytes, check: CheckSettings) -> Command:
     parts = name.split("/")
     if parts[0] == "sim":
         return _sim(name, parts[1:], payload)
-    raise CommandError(f"cmd/{name[:60]}: unknown command (allowed: {', '.join(NAMES)})")
+    raise _unknown(name)
 
 
 class SimInputs(Protocol):
@@ -281,19 +315,28 @@ class HubCommands:
 
     def _simulated(self) -> SimInputs:
         if self.sim is None:
-            raise CommandError("cmd/sim: this hub's inputs are not simulated (backend sim only)")
+            raise CommandError(
+                "cmd/sim: this hub's inputs are not simulated (backend sim only)",
+                code="not_simulated",
+                backend="",
+            )
         return self.sim
 
     def _press(self, slot: int, hold_s: float) -> None:
         sim = self._simulated()
         if not self._held.acquire(blocking=False):  # a flood: bounded threads, not 923
-            raise CommandError(f"cmd/sim: {MOST_HELD} presses are held already")
+            raise CommandError(
+                f"cmd/sim: {MOST_HELD} presses are held already",
+                code="presses_held",
+                count=MOST_HELD,
+            )
         try:
             pressed_at = sim.now()
             sim.button(slot, True, at=pressed_at)
         except ValueError as exc:  # the centre button has no pin
             self._held.release()
-            raise CommandError(f"cmd/sim/centre/press: {exc}") from None
+            why = f"cmd/sim/centre/press: {exc}"
+            raise CommandError(why, code="no_centre_pin") from None
         _later(hold_s, self._release, sim, slot, pressed_at + hold_s)
 
     def _release(self, sim: SimInputs, slot: int, at: float) -> None:

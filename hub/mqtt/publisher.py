@@ -324,8 +324,8 @@ class MqttPublisher:
                     continue
                 self._commands.run(command)
                 log.info("mqtt: cmd/%s done", name[:60])
-            except CommandError as exc:
-                self._quiet.warn("bad", f"{exc}; ignored")
+            except CommandError as exc:  # its code first: what a script greps for
+                self._quiet.warn("bad", f"refused {exc.code}: {exc}; ignored")
 
     def status(self) -> dict[str, Any]:
         """The snapshot extra ``mqtt``: enabled, connected, dropped events."""

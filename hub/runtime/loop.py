@@ -21,6 +21,7 @@ from hub.core.effects import Effect
 from hub.core.events import ClockTicked, Event
 from hub.core.state import Table
 from hub.io.clock import Clock
+from scorer.errors import FieldError
 
 log = logging.getLogger("hub.runtime.loop")
 
@@ -61,16 +62,21 @@ class _Restore:
         self.table = table
 
 
-class TableChanged(Exception):
+class TableChanged(FieldError):
     """A guarded event was not applied: the table is no longer the one its sender saw
-    (:meth:`HubLoop.submit`'s ``unless``); the message says how."""
+    (:meth:`HubLoop.submit`'s ``unless``); its code and params say how."""
+
+    @classmethod
+    def because(cls, why: FieldError) -> TableChanged:
+        """The refusal ``why`` (from ``unless``) as a :class:`TableChanged`."""
+        return cls(str(why), why.field, code=why.code, **why.params)
 
 
 class _Submitted:
     """An event whose poster waits for it: ``future`` gets the snapshot after it, or
     :class:`TableChanged` when ``unless(table)`` gave a reason not to apply it."""
 
-    def __init__(self, event: Event, unless: Callable[[Table], str | None] | None) -> None:
+    def __init__(self, event: Event, unless: Callable[[Table], FieldError | None] | None) -> None:
         self.event = event
         self.unless = unless
         self.future: Future[Snapshot] = Future()
@@ -128,7 +134,7 @@ class HubLoop:
         self._queue.put(event)
 
     def submit(
-        self, event: Event, unless: Callable[[Table], str | None] | None = None
+        self, event: Event, unless: Callable[[Table], FieldError | None] | None = None
     ) -> Future[Snapshot]:
         """Queue ``event``; the future resolves with the snapshot once the loop has
         applied it and dispatched its effects. Without a loop thread the event (and
@@ -292,7 +298,7 @@ class HubLoop:
                     item.future.set_exception(exc)
                     return
                 if why is not None:
-                    item.future.set_exception(TableChanged(why))
+                    item.future.set_exception(TableChanged.because(why))
                     return
             self._apply(item.event)
             self._hand_off()

@@ -18,7 +18,7 @@ from typing import Any
 from hub.io.sound import QUIET_MODES, check_quiet_mode, check_volume
 from hub.voice.engine import VOICES
 from hub.voice.phrases import VOICE_MODES, check_mode
-from scorer.errors import FieldError
+from scorer.errors import FieldError, clip
 from scorer.names import MAX_NAME  # a player's name, as the games and the store take it
 from scorer.store import StorageFault
 
@@ -62,10 +62,20 @@ class SettingsError(FieldError):
 def check(changes: object) -> dict[str, Any]:
     """Validate a partial settings change; raise :class:`SettingsError` naming the key."""
     if not isinstance(changes, dict) or not changes:
-        raise SettingsError(f"body: expected an object with any of {', '.join(KEYS)}")
+        raise SettingsError(
+            f"body: expected an object with any of {', '.join(KEYS)}",
+            code="settings_object",
+            allowed=KEYS,
+        )
     for key, value in changes.items():
         if key not in KEYS:
-            raise SettingsError(f"{key}: unknown setting (allowed: {', '.join(KEYS)})", key)
+            raise SettingsError(
+                f"{clip(key)}: unknown setting (allowed: {', '.join(KEYS)})",
+                key,
+                code="unknown_setting",
+                name=key,
+                allowed=KEYS,
+            )
         try:
             if key in ("volume", "brightness"):
                 if isinstance(value, bool) or not isinstance(value, int | float):
@@ -85,7 +95,9 @@ def check(changes: object) -> dict[str, Any]:
             elif not isinstance(value, bool):
                 raise ValueError(f"expected true or false, got {value!r}")
         except ValueError as exc:
-            raise SettingsError(f"{key}: {exc}", key) from None
+            raise SettingsError(
+                f"{key}: {clip(str(exc), 200)}", key, code="setting_value", name=key, value=value
+            ) from None
     return dict(changes)
 
 

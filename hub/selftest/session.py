@@ -27,16 +27,18 @@ from typing import Any
 from hub.core.events import CENTRE, ButtonChanged, Event, MarkerChanged
 from hub.selftest.steps import Wiring, plan, ring_frame
 from hub.selftest.walkthrough import STUCK, Walkthrough
+from scorer.errors import Refused
 
 ACTIONS = ("start", "yes", "no", "skip", "stop")
 
 
-class SelftestRefused(Exception):
+class SelftestRefused(Refused):
     """An action the self-test cannot take now; ``status`` is the HTTP status."""
 
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
+
+def _refused(code: str, status: int, why: str) -> SelftestRefused:
+    """The refusal ``code`` of the body's ``action`` (``why``: the log's words)."""
+    return SelftestRefused(status, f"action: {why}", "action", code=code)
 
 
 class SelftestSession:
@@ -140,25 +142,24 @@ class SelftestSession:
             if action == "start":
                 self._start(digests, proven)
             elif not self._active or self._walk is None:
-                raise SelftestRefused(409, "action: no self-test is running (start one)")
+                raise _refused("selftest_not_running", 409, "no self-test is running (start one)")
             elif not proven and not digests & self._holders:
-                raise SelftestRefused(
-                    403,
-                    "action: only the phone that started the self-test, or one with the "
-                    "table's proof, may answer it",
-                )
+                why = "only the phone that started it, or one with the table's proof, may answer"
+                raise _refused("selftest_not_yours", 403, why)
             elif step is not None and action != "stop" and self._walk.number() != step:
                 raise SelftestRefused(
                     409,
                     f"step: the self-test is at step {self._walk.number()} now, "
                     f"not {step} (look again)",
+                    "step",
+                    code="selftest_moved",
+                    now=self._walk.number(),
                 )
             elif action in ("yes", "no"):
                 waiting = self._walk.current()
                 if waiting is None or not waiting.needs_answer:
-                    raise SelftestRefused(
-                        409, "action: this step waits for the hub, not an answer (or skip it)"
-                    )
+                    why = "this step waits for the hub, not an answer (or skip it)"
+                    raise _refused("selftest_no_answer", 409, why)
                 self._walk.answer(action == "yes")
             elif action == "skip":
                 self._walk.skip()
@@ -169,19 +170,16 @@ class SelftestSession:
 
     def _start(self, holders: frozenset[str], proven: bool) -> None:
         if self._active:
-            raise SelftestRefused(409, "action: a self-test is running already")
+            raise _refused("selftest_running", 409, "a self-test is running already")
         if self._running_game() is not None:
-            raise SelftestRefused(
-                409,
-                "action: a game is being played: finish it (or end "
-                "it) before the self-test takes the hub",
-            )
+            why = "a game is being played: finish it (or end it) before the self-test takes the hub"
+            raise _refused("selftest_game", 409, why)
         if not proven:
-            raise SelftestRefused(
-                403,
-                "action: the self-test takes the hub's buttons and lights: it needs the "
-                "table's proof (claim it at the hub) or a scorekeeper's token",
+            why = (
+                "the self-test takes the hub's buttons and lights: it needs the "
+                "table's proof (claim it at the hub) or a scorekeeper's token"
             )
+            raise _refused("selftest_proof", 403, why)
         self._active = True
         self._holders = holders
         self._stuck = self._levels()  # read before anyone presses anything

@@ -175,7 +175,7 @@ def test_the_api_answers_in_the_pages_language(hub, phones) -> None:
     page.fill("input[data-name='2']", "Cid")
     page.fill("input[data-name='3']", "Dee")
     page.click("#new [type=submit]")
-    expect(page.locator("#e-players")).to_have_text("«Ann» y «ann» son el mismo nombre")
+    expect(page.locator("#e-players")).to_have_text("«Ann» y «ann» son el mismo nombre.")
 
 
 def test_a_viewer_sees_a_finished_game_in_spanish(hub, phones) -> None:

@@ -129,7 +129,7 @@ def test_item_7_messages_have_no_field_names(hub, phones):
     page.check("#f-rules input[value='consensus']")  # 13 rounds at most (aces: 99)
     page.fill("#f-rounds", "40")
     page.click("#new [type=submit]")  # the hub's own message, without "rounds: "
-    expect(page.locator("#e-rounds")).to_have_text("40 is not between 1 and 13")
+    expect(page.locator("#e-rounds")).to_have_text("40 is not between 1 and 13.")
 
 
 def test_item_14_the_end_of_a_game_is_plain_on_the_table(hub, phones):

@@ -106,7 +106,7 @@ def test_renaming_needs_the_scorekeeper_and_then_changes_every_game(phones, hub,
     phone.open(f"/#/player/{evenings['Cid']}")
     page.fill("#p-name", "Cyd")
     page.locator("#p-rename button").click()
-    expect(page.locator("#e-player")).to_contain_text("table's proof")
+    expect(page.locator("#e-player")).to_contain_text("only a phone the table trusts can do that")
     assert hub.get(f"/api/players/{evenings['Cid']}")[1]["name"] == "Cid"
     status, made = hub.post("/api/games", {"players": ["Dee", "Eve"], "rules": "consensus"})
     assert status == 201

@@ -202,7 +202,7 @@ def test_bad_input_gets_a_message_next_to_the_field(hub, phones):
         page.fill(f"input[data-name='{i}']", name)
     page.click("button[data-remove='3']")
     page.click("#new [type=submit]")
-    expect(page.locator("#e-players")).to_have_text("'Ann' and 'ann' are the same name")
+    expect(page.locator("#e-players")).to_have_text("'Ann' and 'ann' are the same name.")
     expect(page.locator("input[data-name='0']")).to_have_attribute("aria-invalid", "true")
     phone.shot("new-game-error")
     page.fill("input[data-name='1']", "")
@@ -212,7 +212,7 @@ def test_bad_input_gets_a_message_next_to_the_field(hub, phones):
     page.check("#f-rules input[value='consensus']")  # 13 rounds at most (aces: 99)
     page.fill("#f-rounds", "40")
     page.click("#new [type=submit]")
-    expect(page.locator("#e-rounds")).to_have_text("40 is not between 1 and 13")
+    expect(page.locator("#e-rounds")).to_have_text("40 is not between 1 and 13.")
     expect(page.locator("#e-players")).to_have_text("")
     assert hub.get("/api/games")[1] == [] and hub.get("/api/state")[1]["game"] is None
 

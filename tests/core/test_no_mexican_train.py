@@ -20,7 +20,7 @@ from scorer.setup import SetupError, check_setup
 from tablesim import GameConfig
 from tablesim.soak_plans import Plan
 from tests.helpers import CoreDriver
-from web.messages import words_for
+from web.errors import words
 
 PLAYERS = ["Ann", "Bob", "Cid", "Dee"]
 
@@ -53,10 +53,11 @@ def test_a_mexican_slot_asked_for_under_triples_is_refused_plainly() -> None:
     assert refused.value.field == "mexican_slot"
     message = str(refused.value)
     assert message == "mexican_slot: the triples rules have no Mexican Train"
-    assert words_for("en", 400, message) == (
+    assert (refused.value.code, refused.value.params) == ("no_mexican", {"rules": "triples"})
+    assert words("en", refused.value.code, refused.value.params) == (
         "The triples rules have no Mexican Train: leave its place empty."
     )
-    assert words_for("es", 400, message) == (
+    assert words("es", refused.value.code, refused.value.params) == (
         "Las reglas triples no tienen Tren Mexicano: deja libre su lugar."
     )
 

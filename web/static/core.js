@@ -54,10 +54,11 @@ export function setToken(id, token) {
 export const gameId = () => (S.snap && S.snap.game ? S.snap.game.id : S.game ? S.game.id : null);
 export const keeper = (id = gameId()) => !!tokenFor(id);
 
-// --- HTTP: {ok, status, data}; an error's data is {error, field?, message} ------------
-// The hub answers in the page's language (Accept-Language): data.error is the message
-// for people (the hub's "message", in plain words), the hub's own "error" is kept as
-// data.detail.
+// --- HTTP: {ok, status, data}; a refusal's data is {code, error, field?, params} ----
+// The hub refuses with {"error": code, "field", "params", "message"}: the page words
+// it from the code and params with its own catalogs (error.<code>), in its language;
+// the hub's "message" is the fallback for a code this page does not know. So a view
+// shows data.error (the words) and decides by data.code, never by the words.
 export async function api(method, path, body, id) {
   // The hub takes changes as JSON only (415 otherwise): a change always sends a body.
   const changes = method !== "GET" && method !== "HEAD";
@@ -68,30 +69,27 @@ export async function api(method, path, body, id) {
   try {
     res = await fetch(path, { method, headers, body: changes ? JSON.stringify(body ?? {}) : undefined });
   } catch {
-    return { ok: false, status: 0, data: { error: t("error.no_answer") } };
+    return { ok: false, status: 0, data: { code: "no_answer", error: t("error.no_answer") } };
   }
   let data = null;
   try { data = await res.json(); } catch { data = null; }
-  if (!res.ok && !(data && data.error)) data = { error: t("error.status", { status: res.status }) };
-  if (!res.ok) { data.detail = data.error; data.error = data.message || unsaid(res, data); }
+  if (!res.ok) data = refusal(res, data);
   return { ok: res.ok, status: res.status, data };
 }
-// An answer the hub could not word for people (the server's early gate refuses a claim
-// flood with its 429 before Flask, so before the request's language is read): a 429
-// says when to ask again; otherwise the hub's English, or general words in another
-// language.
-function unsaid(res, data) {
-  if (res.status === 429) return t("error.wait", { count: Math.max(1, +res.headers.get("Retry-After") || 1) });
-  return language() === "en" ? plain(data.error, data.field) : t("error.status", { status: res.status });
-}
 
-// A message for people: without the request field it starts with ("players: …",
-// "points.Ann: …", "token: …"), its first letter a capital.
-export function plain(message, field) {
-  let m = String(message ?? "");
-  const head = /^([a-z_][a-z0-9_]*(?:\.[^:\s]+)?): /.exec(m);
-  if (head && (!field || field === head[1] || field.split(".")[0] === head[1].split(".")[0] || !head[1].includes("."))) m = m.slice(head[0].length);
-  return m.charAt(0).toUpperCase() + m.slice(1);
+// A refusal's words from its code: the catalogs' error.<code> with its params; else
+// the hub's message; else general words for the status (a 429 says when to ask again).
+export function refusal(res, data) {
+  const given = data && typeof data === "object" ? data : {};
+  const code = typeof given.error === "string" ? given.error : "";
+  const params = given.params && typeof given.params === "object" ? given.params : {};
+  const words = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : v]));
+  const key = `error.${code}`;
+  const known = code && t(key, words) !== key;
+  let error = known ? t(key, words) : given.message;
+  if (!error && res.status === 429) error = t("error.wait", { count: Math.max(1, +res.headers.get("Retry-After") || 1) });
+  if (!error) error = t("error.status", { status: res.status });
+  return { ...given, code, params, error };
 }
 
 let toastTimer;

@@ -137,7 +137,7 @@ async function send(path, body, done) {
   const g = S.snap && S.snap.game;
   if (!g) return;
   const r = await api("POST", `/api/games/${g.id}${path}`, body, g.id);
-  const moved = r.status === 409 && r.data && r.data.field === "undo";  // the table moved on
+  const moved = r.status === 409 && r.data.code === "undo_moved";  // the table moved on
   toast(r.ok ? done : moved ? t("fixes.undo_moved") : t("fixes.not_done", { reason: r.data.error }));
   if (r.ok) for (const select of document.querySelectorAll("#fix-panel select")) delete select.dataset.picked;
   logAgain = r.ok;  // and once more with the table it made (its log line may come after)

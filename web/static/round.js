@@ -207,8 +207,8 @@ async function save(g) {
   button.disabled = true;
   const r = await api("POST", `/api/games/${g.id}/rounds/${R.round}/scores`, sent, g.id);
   button.disabled = false;
-  if (r.status === 409 && r.data.field === "version") return stale(g, r);
-  if (r.status === 409 && r.data.field === "mid_round") return inPlay(r);
+  if (r.status === 409 && r.data.code === "stale") return stale(g, r);
+  if (r.status === 409 && r.data.code === "round_in_play") return inPlay(r);
   if (!r.ok) return failed(g, r);
   const n = R.round;
   R.key = "";

@@ -91,7 +91,7 @@ function build() {
       busy = false;
       arm();
     }
-    const behind = r.status === 409 && r.data && r.data.field === "step";  // the hub moved on
+    const behind = r.status === 409 && r.data.code === "selftest_moved";  // the hub moved on
     root.querySelector("#st-error").textContent = r.ok || behind ? "" : r.data.error;
     const claim = root.querySelector("#st-claim");
     claim.hidden = r.ok || r.status !== 403;
