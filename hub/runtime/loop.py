@@ -66,11 +66,6 @@ class TableChanged(FieldError):
     """A guarded event was not applied: the table is no longer the one its sender saw
     (:meth:`HubLoop.submit`'s ``unless``); its code and params say how."""
 
-    @classmethod
-    def because(cls, why: FieldError) -> TableChanged:
-        """The refusal ``why`` (from ``unless``) as a :class:`TableChanged`."""
-        return cls(str(why), why.field, code=why.code, **why.params)
-
 
 class _Submitted:
     """An event whose poster waits for it: ``future`` gets the snapshot after it, or
@@ -298,7 +293,9 @@ class HubLoop:
                     item.future.set_exception(exc)
                     return
                 if why is not None:
-                    item.future.set_exception(TableChanged.because(why))
+                    item.future.set_exception(
+                        TableChanged(str(why), why.field, code=why.code, **why.params)
+                    )
                     return
             self._apply(item.event)
             self._hand_off()
