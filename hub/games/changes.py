@@ -30,6 +30,7 @@ from hub.core.events import (
     TurnFixed,
     UndoRequested,
 )
+from hub.core.news import Kind
 from hub.core.reading import PLAYING
 from hub.core.undo import fix_error, moved_since
 from hub.games import follow
@@ -159,7 +160,7 @@ class Games:
         )
         scored = next(r for r in game["rounds"] if r["round"] == round)
         self._log(
-            "score",
+            Kind.SCORE,
             game=game_id,
             round=round,
             points=scored["points"],
@@ -188,7 +189,7 @@ class Games:
             game = self.store.get_game(game_id)
             if not any(r["round"] == round and r["blocked"] for r in game["rounds"]):
                 game = self.store.set_blocked(game_id, round)
-            self._log("blocked", game=game_id, round=round)
+            self._log(Kind.BLOCKED, game=game_id, round=round)
             self.broadcaster.publish("game", game)
         return game
 
@@ -200,7 +201,7 @@ class Games:
             table = self.loop.table
             if table.game is not None and table.game.id == game_id:
                 self.loop.submit(GameEnded(self.clock.now())).result(5.0)
-            self._log("game-ended", game=game_id, winner=game["winner"])
+            self._log(Kind.GAME_ENDED, game=game_id, winner=game["winner"])
             self.broadcaster.publish("game", game)
         self._backup(f"game{game_id}")
         return game
@@ -216,7 +217,7 @@ class Games:
         if self.backups is not None:
             self.backups.request(reason)
 
-    def _log(self, kind: str, **fields: Any) -> None:
+    def _log(self, kind: Kind, **fields: Any) -> None:
         """A score edit for ``GET /api/log`` and the ``event`` subscribers (MQTT)."""
         self.broadcaster.publish("event", self.eventlog.append(kind, **fields))
 
@@ -227,7 +228,7 @@ class Games:
         self.writer.flush()
         fresh = self.store.hand_over(game_id, token)
         if fresh is not None:
-            self._log("handed-over", game=game_id)
+            self._log(Kind.HANDED_OVER, game=game_id)
             self.broadcaster.publish("game", self.store.get_game(game_id))
         return fresh
 
@@ -239,7 +240,7 @@ class Games:
             game = self.store.bring_back(game_id, replaces)
             self.resume(game)
             self.loop.drain()
-            self._log("game-back", game=game_id, replaces=replaces)
+            self._log(Kind.GAME_BACK, game=game_id, replaces=replaces)
             self.broadcaster.publish("game", game)
         return game
 

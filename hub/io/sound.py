@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, time
 from typing import Any, Protocol
 
-SOUND_NAMES = ("choo", "chicken", "turn", "turn_back", "nope", "reminder", "out", "last_tile")
+from hub.core.news import Sound
+
+SOUND_NAMES: tuple[str, ...] = tuple(Sound)  # the core's sounds: hub/core/news.py is their one home
 
 # Higher wins: a new sound that outranks everything playing cuts it short; an
 # equal or lower one is mixed in. `out` ends the round, so nothing talks over it.
