@@ -24,7 +24,8 @@ from typing import Any, Protocol
 
 from hub.core.news import Sound
 
-SOUND_NAMES: tuple[str, ...] = tuple(Sound)  # the core's sounds: hub/core/news.py is their one home
+# The core's sounds (hub/core/news.py is their one home), as plain names.
+SOUND_NAMES = tuple(sound.value for sound in Sound)
 
 # Higher wins: a new sound that outranks everything playing cuts it short; an
 # equal or lower one is mixed in. `out` ends the round, so nothing talks over it.
