@@ -12,9 +12,9 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from hub.io.sound import RecordingPlayer
 from tablesim import Hold, LongHold, Tap, Truth
 from tablesim.bot_table import BotTable, differences
+from tablesim.virtual import RecordingPlayer
 
 if TYPE_CHECKING:
     from hub.app import Hub

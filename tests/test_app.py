@@ -9,9 +9,9 @@ import pytest
 
 from hub.app import Hub
 from hub.io.leds import NoRing
-from hub.io.sound import RecordingPlayer
 from hub.runtime.clock import SystemClock
 from hub.runtime.config import load
+from tablesim.virtual import RecordingPlayer
 
 
 class BrokenPlayer(RecordingPlayer):

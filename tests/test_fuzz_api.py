@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from werkzeug.routing import IntegerConverter, Rule
 
 from hub.http.adapter import HubWebService
-from hub.runtime.clock import FakeClock
+from tablesim.virtual import FakeClock
 from tests.doubles import InlineTakeover, InlineTimers
 from tests.helpers import scaled
 from web import create_app

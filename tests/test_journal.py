@@ -25,8 +25,8 @@ from hub.persist.journal import (
     unframe,
 )
 from hub.persist.store_writer import StoreWriter
-from hub.runtime.clock import FakeClock
 from hub.runtime.loop import HubLoop
+from tablesim.virtual import FakeClock
 from tests.doubles import MemoryJournal
 
 

@@ -18,12 +18,11 @@ from hub.app import Hub
 from hub.core import state
 from hub.core.news import SOME_ACTION
 from hub.io.pins import SimPins
-from hub.io.sound import RecordingPlayer
 from hub.persist.journal import FILE_NAME
 from hub.persist.replay import settle
-from hub.runtime.clock import FakeClock
 from hub.runtime.config import load
 from scorer.setup import check_setup
+from tablesim.virtual import FakeClock, RecordingPlayer
 
 PLAYERS = ["Ann", "Bob", "Cid"]
 SEATS = [1, 3, 5]

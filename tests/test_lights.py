@@ -20,12 +20,12 @@ from hub.io.lights import (
     arc,
     render,
 )
-from hub.io.sound import RecordingPlayer, SoundPolicy
+from hub.io.sound import SoundPolicy
 from hub.runtime.broadcast import Broadcaster
-from hub.runtime.clock import FakeClock
 from hub.runtime.dispatch import EffectDispatcher
 from hub.runtime.eventlog import EventLog
 from hub.runtime.timers import Timers
+from tablesim.virtual import FakeClock, RecordingPlayer
 from tests.doubles import RecordingLeds
 
 

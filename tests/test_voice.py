@@ -15,15 +15,16 @@ from hub.core.effects import LogEntry, PlaySound, TablePlayed, TrainPublic
 from hub.core.news import Kind, Play, Reason, Sound
 from hub.core.reading import reminder
 from hub.core.state import Double, Game, Table
-from hub.io.sound import RecordingPlayer, SoundPolicy
+from hub.io.sound import SoundPolicy
 from hub.runtime.broadcast import Broadcaster
-from hub.runtime.clock import FakeClock, SystemClock
+from hub.runtime.clock import SystemClock
 from hub.runtime.dispatch import EffectDispatcher
 from hub.runtime.eventlog import EventLog
 from hub.voice import engine
 from hub.voice.phrases import VOICE_MODES, Phrase, check_mode, choose, every_phrase
 from hub.voice.speaker import Announcer, Cache, joined
 from scorer.setup import check_setup
+from tablesim.virtual import FakeClock, RecordingPlayer
 from tests.conftest import need
 from tests.helpers import CoreDriver, until
 from web.i18n import LANGUAGES, catalog, text
