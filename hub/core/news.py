@@ -143,12 +143,18 @@ class Action:
             object.__setattr__(self, "fixed", Fixed(self.fixed))
 
     def as_json(self) -> dict[str, object]:
-        """The action as the API shows it: ``kind`` and the fields it has."""
+        """The action as the API shows it: ``kind`` and the fields it has. Made once
+        (every snapshot names the next undo's action): the dict is shared, never to
+        be changed."""
+        made = self.__dict__.get("_json")
+        if made is not None:
+            return made  # type: ignore[no-any-return]
         found: dict[str, object] = {"kind": None if self.kind is None else str(self.kind)}
         for name in ("slot", "present", "fixed", "public", "went_out"):
             value = getattr(self, name)
             if value is not None:
                 found[name] = str(value) if name == "fixed" else value
+        self.__dict__["_json"] = found  # frozen: a cache, not a field
         return found
 
 

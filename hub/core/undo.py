@@ -11,6 +11,8 @@ when its marker is missing) are table actions too, so a wrong fix can be undone.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from hub.core.effects import (
     Effect,
     LogEntry,
@@ -20,7 +22,7 @@ from hub.core.effects import (
     TablePlayed,
 )
 from hub.core.events import DoubleFixed, EngineSet, PublicFixed, TurnFixed
-from hub.core.news import ACTIONS, SOME_ACTION, Action, Fixed, Kind, Play, Sound
+from hub.core.news import ACTIONS, GESTURES, SOME_ACTION, Action, Fixed, Kind, Play, Sound
 from hub.core.state import HISTORY, Double, Moment, Table, evolve
 
 Result = tuple[Table, list[Effect]]
@@ -87,6 +89,8 @@ def _what(effects: list[Effect]) -> Action:
 
 def action_of(entry: LogEntry) -> Action:
     """The table action log ``entry`` names (one of :data:`hub.core.news.ACTIONS`)."""
+    if entry.kind in GESTURES and entry.fields[0][0] == "slot":
+        return _gesture(entry.kind, entry.fields[0][1])  # a press's path: made once each
     f = dict(entry.fields)
     slot, present, fixed = f.get("slot"), f.get("present"), f.get("what")
     public, went_out = f.get("public"), f.get("went_out")
@@ -98,6 +102,11 @@ def action_of(entry: LogEntry) -> Action:
         public=public if isinstance(public, bool) else None,
         went_out=went_out if isinstance(went_out, str) else None,
     )
+
+
+@lru_cache(maxsize=32)
+def _gesture(kind: Kind, slot: object) -> Action:
+    return Action(kind, slot=slot if isinstance(slot, int) else None)
 
 
 def moved_since(table: Table, seen: int) -> str | None:
