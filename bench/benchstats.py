@@ -14,8 +14,8 @@ from gpiozero.pins.mock import MockFactory
 
 from hub.app import Hub
 from hub.cli.run import settle_heap
-from hub.io.sound import RecordingPlayer
 from hub.runtime.config import load
+from tablesim.virtual import RecordingPlayer
 
 
 def percentile(values: list[float], p: float) -> float:

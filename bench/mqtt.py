@@ -48,9 +48,9 @@ from gpiozero.pins.mock import MockFactory  # noqa: E402
 from bench.benchstats import percentile  # noqa: E402
 from bench.mqtt_board import board_latencies, print_board, row  # noqa: E402
 from hub.app import Hub  # noqa: E402
-from hub.io.sound import RecordingPlayer  # noqa: E402
 from hub.runtime.config import load  # noqa: E402
 from scorer.setup import check_setup  # noqa: E402
+from tablesim.virtual import RecordingPlayer  # noqa: E402
 from tests.mqtt_helpers import Listener, Mosquitto  # noqa: E402
 
 # Presses 20 ms apart in both runs: long enough for the publisher to finish one press's

@@ -9,12 +9,12 @@ import threading
 from collections.abc import Callable
 from contextlib import ExitStack
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hub import build, core, version
-from hub.core.effects import Effect
-from hub.core.events import Event, MarkersRead
+from hub.core.events import MarkersRead
 from hub.games.changes import Games
 from hub.games.trust import TableTrust
 from hub.io.clock import Clock
@@ -32,11 +32,12 @@ from hub.runtime.config import ConfigError, timings
 from hub.runtime.dispatch import EffectDispatcher
 from hub.runtime.eventlog import EventLog
 from hub.runtime.loop import HubLoop
+from hub.runtime.timers import Timers
 from scorer.store import GameStore
 
 if TYPE_CHECKING:
     from firmware_bridge.link import SerialLink
-    from hub.http.adapter import HubWebService, Later
+    from hub.http.adapter import HubWebService, WebParts
     from hub.io.pins import SlotInputs
     from hub.mqtt.publisher import MqttPublisher
 
@@ -75,6 +76,7 @@ class Hub:
         self.state_dir = Path(config["hub"]["state_dir"])
         self.eventlog = EventLog(self.clock)
         self.broadcaster = Broadcaster()
+        self.timers = Timers()  # one thread for what is due later (a flash's end, a held press)
         # Damaged, emptied or missing storage stops the hub here (StorageProblem).
         self.backups = (
             BackupService(check_storage(self.state_dir), self.state_dir / DB_NAME)
@@ -107,15 +109,12 @@ class Hub:
         build.on_stop(opened, "the journal", self.journal_file.close)
         self.journal = JournalWriter(self.journal_file, self.writer)
         # The loop comes first, so every part below may report into its snapshot from the
-        # start; it calls the dispatcher and the ring only once it runs, when they exist.
+        # start; the parts it calls (the dispatcher, the ring) are wired to it as they are
+        # built, straight: a press's path does not pass through here.
         self.loop = HubLoop(
-            core.new_table(timings(self.config)),
-            self.clock,
-            self._dispatch,
-            self.backend,
-            on_state=self._state_changed,
-            journal=self.journal,
+            core.new_table(timings(self.config)), self.clock, self.backend, journal=self.journal
         )
+        self.loop.on_state = partial(self.broadcaster.publish, "state")
         self.journal.watch(lambda problem: self.loop.set_extra("storage", problem))
         self.policy = build.sound_policy(self.config, self.settings, self._wall)
         self.sound = sound or build.sound_player(  # its status changes: to the snapshot
@@ -132,8 +131,8 @@ class Hub:
             self.config,
             self.backend,
             self.clock.now,
-            self._post_input,
-            self._serial_status,
+            self.loop.post,
+            partial(self.loop.set_extra, "serial"),  # the box came or went (its thread)
             lambda count: ring_payload(self.lights.pixels(count)),
         )
         if self.link is not None:
@@ -141,8 +140,9 @@ class Hub:
             self.loop.set_extra("serial", self.link.status())
         self.leds = leds if leds is not None else build.led_driver(self.link)
         self.lights = build.ring_lights(
-            self.config, self.leds, self._wall, lambda ring: self.loop.set_extra("ring", ring)
+            self.config, self.leds, self._wall, self.timers, self.loop.refresh
         )
+        self.loop.views["ring"] = self.lights.draw  # drawn into each snapshot
         self.selftest = build.selftest_session(  # before the inputs: it may take their edges
             self.config,
             self.backend,
@@ -154,6 +154,8 @@ class Hub:
             ring=self.link is not None or self.backend == "sim",  # sim: the page draws it
             voice=lambda: build.voice_on(self.config, self.settings),
         )
+        # While the self-test runs it takes the input edges, before the loop queues them.
+        self.loop.divert = self.selftest.take
         self.sim = build.sim_pins(self.config, self.backend, self.factory, self.clock)
         self.inputs = self._inputs()
         if self.inputs is not self.link:
@@ -185,28 +187,20 @@ class Hub:
             voice=self.voice,
             chime_frames=chime_frames,
         )
+        self.loop.dispatch = self.dispatcher
         self.apply_settings({})
         self.mqtt = self._mqtt_publisher(mqtt_link)
-
-    def _dispatch(self, effects: list[Effect]) -> None:
-        """The loop's effects (loop thread), to the dispatcher, with the table after them."""
-        self.dispatcher(effects, self.loop.table)
 
     def _inputs(self) -> SerialLink | SlotInputs:
         """The hub box when it is the backend, else the pins (real or simulated)."""
         if self.link is not None and self.backend == "serial":
             return self.link
         clock = self.sim.clock if self.sim and self.sim.clock else self.clock
-        return build.slot_inputs(self.config, self.factory, clock, self._post_input)
+        return build.slot_inputs(self.config, self.factory, clock, self.loop.post)
 
     def _wall(self) -> datetime:
         """The hub clock's local wall time (quiet hours are judged by it)."""
         return datetime.fromtimestamp(self.clock.wall())
-
-    def _serial_status(self, value: dict[str, Any]) -> None:
-        """The hub box came or went (the link's thread, once started)."""
-        self.loop.set_extra("serial", value)
-        self.lights.connection_changed()
 
     def _reread_markers(self) -> None:
         """The table reads the markers afresh (after the self-test borrowed them)."""
@@ -286,7 +280,7 @@ class Hub:
             build.on_stop(self._stops, "the MQTT publisher", self.mqtt.stop)
         if self.link is not None:
             self.link.start()
-        # At a stop the subscribers hear "closed" first (a live stream ends).
+        # At a stop the news ends first: no listener hears of a half-stopped hub.
         build.on_stop(self._stops, "the news", self.broadcaster.close)
 
     def _resume(self, recovered: Recovered) -> None:
@@ -355,19 +349,18 @@ class Hub:
         game = self.loop.table.running_game
         return None if game is None else game.id
 
-    def _post_input(self, event: Event) -> None:
-        """An input edge (pins or hub box): to the self-test while one runs, else the loop."""
-        if not self.selftest.take(event):
-            self.loop.post(event)
+    def web_service(self) -> HubWebService:
+        """The hub as the web layer sees it (:class:`web.service.HubService`)."""
+        from hub.http.adapter import HubWebService
 
-    def web_service(
-        self, sleep: Callable[[float], None] | None = None, timers: Later | None = None
-    ) -> HubWebService:
-        """The hub as the web layer sees it (:class:`web.service.HubService`): the parts
-        a request may reach. ``sleep`` and ``timers``: a test's virtual time."""
-        from hub.http.adapter import HubWebService, WebParts
+        return HubWebService(self.web_parts(), timers=self.timers)
 
-        parts = WebParts(
+    def web_parts(self) -> WebParts:
+        """The parts a request may reach (a test hands them to a web service on its
+        virtual time)."""
+        from hub.http.adapter import WebParts
+
+        return WebParts(
             backend=self.backend,
             default_rules=str(self.config["hub"]["default_rules"]),
             loop=self.loop,
@@ -383,7 +376,6 @@ class Hub:
             selftest=self.selftest,
             sim=self.sim,
         )
-        return HubWebService(parts, sleep=sleep, timers=timers)
 
     def stop_server(self) -> None:
         """End the live streams (on their own thread: hub/http/streams.py), then the server."""
@@ -391,9 +383,3 @@ class Hub:
         if self._server is not None:
             self._server.close()
             self._server = None
-
-    def _state_changed(self, snapshot: dict[str, Any]) -> None:
-        """The table changed (loop thread): the ring redraws, adding its pixels to the
-        snapshot at once (``set_extra``), then one ``state`` goes out with them."""
-        self.lights.table_changed(snapshot)
-        self.broadcaster.publish("state", self.loop.snapshot)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from hub.core.events import Event
 from hub.io.clock import Clock
 from hub.io.leds import LedDriver
-from hub.io.lights import RingLights
+from hub.io.lights import RingLights, Scheduler
 from hub.io.sound import (
     SOUND_NAMES,
     DisabledPlayer,
@@ -237,16 +237,19 @@ def ring_lights(
     config: dict[str, Any],
     leds: LedDriver,
     wall: Callable[[], datetime],
-    publish: Callable[[dict[str, object]], None],
+    later: Scheduler,
+    changed: Callable[[], None],
 ) -> RingLights:
-    """The ring drawn from each snapshot, dimmed in ``[sound] quiet_hours``."""
+    """The ring drawn from each snapshot, dimmed in ``[sound] quiet_hours``; its flash
+    ends on ``later`` (the hub's timers), and ``changed()`` draws it anew."""
     return RingLights(
         leds,
+        later=later,
         pixels=config["leds"]["pixels"],
         brightness=config["leds"]["brightness"],
         quiet_hours=quiet_hours(config),
         wall=wall,
-        publish=publish,
+        changed=changed,
     )
 
 

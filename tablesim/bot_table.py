@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hub.core.events import CENTRE
+from hub.core.news import Sound
 from scorer.setup import check_setup
 from tablesim import (
     Action,
@@ -41,7 +42,15 @@ if TYPE_CHECKING:
     from hub.io.pins import SimPins
 
 NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal")
-CHECKED_SOUNDS = ("chicken", "choo", "out", "nope", "last_tile", "reminder", "turn_back")
+CHECKED_SOUNDS = (
+    Sound.CHICKEN,
+    Sound.CHOO,
+    Sound.OUT,
+    Sound.NOPE,
+    Sound.LAST_TILE,
+    Sound.REMINDER,
+    Sound.TURN_BACK,
+)
 CENTRE_FOR_MEXICAN = 0.25  # how often a player presses the centre for the Mexican slot
 SETTLE_S = 0.15  # after a gesture's last edge: past the 30 ms bounce and 80 ms marker windows
 # Beyond the hub's last-tile window, before a tap on the slot of the player whose tap just
@@ -235,16 +244,16 @@ def expected_sounds(
             and before.double.slot == action.slot
             and before.phase != "first-turn"
         )
-        heard["chicken"] = 0 if dead else 1
+        heard[Sound.CHICKEN] = 0 if dead else 1
     elif isinstance(action, LongHold):
-        heard["out"] = 1
+        heard[Sound.OUT] = 1
     elif isinstance(action, LastTile):
-        heard["last_tile"] = 1
+        heard[Sound.LAST_TILE] = 1
     elif isinstance(action, MarkerOn) and action.slot != mexican:
-        heard["choo"] = 1
+        heard[Sound.CHOO] = 1
     ended = after is not None and after.phase == "round-over" and after.went_out is not None
     if ended and before is not None and before.phase == "first-turn":
-        heard["out"] = 1  # the round ends with the first turns: the fanfare now
+        heard[Sound.OUT] = 1  # the round ends with the first turns: the fanfare now
     return heard
 
 

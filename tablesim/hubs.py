@@ -8,9 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hub.io.sound import RecordingPlayer
-from hub.runtime.clock import FakeClock
 from hub.runtime.config import load
+from tablesim.virtual import FakeClock, RecordingPlayer
 
 if TYPE_CHECKING:
     from hub.app import Hub

@@ -12,9 +12,10 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from hub.io.sound import RecordingPlayer
+from hub.core.news import Sound
 from tablesim import Hold, LongHold, Tap, Truth
 from tablesim.bot_table import BotTable, differences
+from tablesim.virtual import RecordingPlayer
 
 if TYPE_CHECKING:
     from hub.app import Hub
@@ -40,10 +41,10 @@ def mistake(hub: Hub, table: BotTable, before: Truth, rng: random.Random) -> tup
             table.act(LongHold(0))  # the centre's long hold
         else:
             hub.games.undo(by="scorekeeper")
-        if sound.played.count("turn_back") != 1:
+        if sound.played.count(Sound.TURN_BACK) != 1:
             return [
                 f"undo of {kind.__name__}({slot}): turn_back played "
-                f"{sound.played.count('turn_back')} times"
+                f"{sound.played.count(Sound.TURN_BACK)} times"
             ], undone
     problems = [
         f"after {kind.__name__}({slot}) undone: {p}" for p in differences(before, table.observed())

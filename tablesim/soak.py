@@ -2,7 +2,7 @@
 
 Every action is done at the hub as a table does it (:class:`tablesim.bot_table.BotTable`:
 the sim pins with human timing, bounce and flicker; the scorepad's calls for new
-games, blocked rounds and scores) on a :class:`~hub.clock.FakeClock`, so a 1.5 s
+games, blocked rounds and scores) on a :class:`~tablesim.virtual.FakeClock`, so a 1.5 s
 hold costs no real 1.5 s. After each action the hub must show the simulator's truth
 (turn, public trains, the open double and who must cover it, phase, round, engine,
 who went out, who called their last tile) and the gesture's sounds (a chicken, a
@@ -32,8 +32,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hub.core.state import PLAYING
-from hub.io.sound import RecordingPlayer
-from hub.runtime.clock import FakeClock
 from scorer.profiles import SLOTS
 from tablesim import (
     PROFILES,
@@ -61,6 +59,7 @@ from tablesim.motions import Pace
 from tablesim.profiles import VARIANTS
 from tablesim.slips import mistake
 from tablesim.soak_plans import BOTS, MISTAKES, Plan, Spec
+from tablesim.virtual import FakeClock, RecordingPlayer
 
 if TYPE_CHECKING:
     from hub.app import Hub

@@ -11,9 +11,9 @@ from gpiozero.pins.mock import MockFactory
 from hypothesis import HealthCheck, settings
 
 from hub.app import Hub
-from hub.io.sound import RecordingPlayer
-from hub.runtime.clock import FakeClock, SystemClock
+from hub.runtime.clock import SystemClock
 from hub.runtime.config import load
+from tablesim.virtual import FakeClock, RecordingPlayer
 from web import create_app
 
 # No time limit on a hypothesis example (nor a health check on slow generation): the

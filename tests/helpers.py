@@ -83,7 +83,7 @@ class CoreDriver:
 
     def marker(self, slot, present, settle=0.2):
         self.send(MarkerChanged(slot, present, self.now))
-        self.advance(settle)
+        return self.advance(settle)  # the marker is taken once its flicker window ends
 
     def sounds(self):
         return [e.name for e in self.effects if isinstance(e, PlaySound)]

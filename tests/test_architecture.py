@@ -252,6 +252,13 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
     return zipfile.ZipFile(path)
 
 
+# The test doubles and the simulator's stand-ins: none lives in the hub's own packages.
+DOUBLE_PREFIXES = ("Fake", "Recording", "Inline", "Memory", "Freezable")
+THE_SIMULATORS = {"FakeClock": "tablesim.virtual", "RecordingPlayer": "tablesim.virtual"}
+# A tool the product offers by name: ``mtrain-hub fake-mcu`` runs the box's real firmware.
+TOOLS = {"FakeMcu": "firmware_bridge.fake_mcu"}
+
+
 def test_the_wheel_ships_the_product_and_no_tests(wheel):
     modules = {
         name.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
@@ -265,6 +272,28 @@ def test_the_wheel_ships_the_product_and_no_tests(wheel):
     assert "web/static/app.js" in wheel.namelist()
     for lang in ("en", "es"):
         assert f"web/static/i18n/{lang}.json" in wheel.namelist()
+
+
+def test_the_wheel_ships_no_test_double_in_the_hub(wheel):
+    """A fake is the tests' or the simulator's: no class of ``hub``, ``scorer``, ``web``
+    or ``firmware_bridge`` in the wheel is a double (but the fake box a maker runs), and
+    the simulator's stand-ins (virtual time, a listening player) are defined in its own
+    module only."""
+    defined: dict[str, list[str]] = {}
+    for name in wheel.namelist():
+        if name.endswith(".py"):
+            module = name.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+            for node in ast.walk(ast.parse(wheel.read(name).decode("utf-8"))):
+                if isinstance(node, ast.ClassDef):
+                    defined.setdefault(node.name, []).append(module)
+    doubles = {
+        cls: [m for m in modules if m.split(".")[0] != "tablesim"]
+        for cls, modules in defined.items()
+        if cls.startswith(DOUBLE_PREFIXES) and cls not in TOOLS
+    }
+    assert {cls: modules for cls, modules in doubles.items() if modules} == {}
+    for cls, home in {**THE_SIMULATORS, **TOOLS}.items():
+        assert defined[cls] == [home], cls
 
 
 def test_no_wheel_module_imports_the_tests(wheel):

@@ -65,7 +65,7 @@ def start(hub) -> None:
 def test_a_game_plays_through_the_hub_box(hub, mcu, api):
     start(hub)
     assert api()["serial"] == {"connected": True, "port": mcu.path}
-    assert api()["ring"]["connected"] is True
+    assert "connected" not in api()["ring"]  # the box's link is said once: "serial"
     tap(mcu, hub, 1)
     tap(mcu, hub, 2)
     assert api()["turn"] == 3
@@ -93,7 +93,6 @@ def test_unplugged_mid_game_then_caught_up(hub, mcu, api):
     tap(mcu, hub, 1)
     mcu.unplug()
     until(lambda: api()["serial"]["connected"] is False, what="the page to say unplugged")
-    assert api()["ring"]["connected"] is False
     mcu.marker(2, True)  # while unplugged
     mcu.replug()
     until(lambda: api()["serial"]["connected"], what="the box to come back")

@@ -10,8 +10,8 @@ import urllib.request
 
 import pytest
 
-from hub.runtime.clock import FakeClock
 from tablesim.demo import Demo
+from tablesim.virtual import FakeClock
 from tests.helpers import eventually, until
 from tests.http_client import ServerProcess
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from hub.runtime.clock import FakeClock, iso
+from hub.runtime.clock import iso
 from hub.runtime.eventlog import EventLog
+from tablesim.virtual import FakeClock
 
 
 def test_entries_come_back_as_they_went_in_newest_last_and_bounded() -> None:

@@ -31,7 +31,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from werkzeug.routing import IntegerConverter, Rule
 
-from hub.runtime.clock import FakeClock
+from hub.http.adapter import HubWebService
+from tablesim.virtual import FakeClock
 from tests.doubles import InlineTakeover, InlineTimers
 from tests.helpers import scaled
 from web import create_app
@@ -189,7 +190,9 @@ class Table:
     def __init__(self, make_hub: Callable[..., Any]) -> None:
         self.clock = FakeClock()
         self.hub = make_hub(threaded=True, clock=self.clock)
-        self.service = self.hub.web_service(sleep=self._sleep, timers=InlineTimers(self._sleep))
+        self.service = HubWebService(
+            self.hub.web_parts(), sleep=self._sleep, timers=InlineTimers(self._sleep)
+        )
         self.app = create_app(self.service, {"TESTING": True})
         self.client = self.app.test_client()
         # As the hub's server does on every request: it takes streams and answers over.

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from hub.core.news import Reason
 from hub.core.state import PHASES
 from hub.io.sound import QUIET_MODES
 from hub.persist.journal import PROBLEMS
@@ -136,30 +137,17 @@ def test_the_scan_finds_a_missing_key(tmp_path: Path) -> None:
 
 
 def test_the_reminders_the_page_words_are_the_hubs_own() -> None:
-    """fixes.js says each reminder of the turn rules (hub/core/turns.py, reading.py) as a
-    whole sentence, matched by the hub's exact words: a reworded reason would fall back
-    to the general words."""
+    """fixes.js says each reminder of the turn rules as a whole sentence, by the
+    reminder's ``reason`` (hub/core/news.py's ``Reason``), never by its English ``why``:
+    every reason has its sentence (a Spanish page never shows the hub's English words),
+    and the page knows no reason the hub does not give."""
     page = (STATIC / "fixes.js").read_text(encoding="utf-8")
     block = re.search(r"const REMINDERS = \{(.*?)\};", page, re.S)
     assert block is not None
-    reasons = re.findall(r'"([^"]+)": "fixes\.', block.group(1))
-    assert len(reasons) == 6, reasons
-    core = "".join(
-        (ROOT / "hub" / "core" / name).read_text(encoding="utf-8")
-        for name in ("turns.py", "reading.py")
-    )
-    for reason in reasons:
-        assert f'"{reason}"' in core, reason
-    # And the other way: every reason a function of the core gives with a reminder has
-    # its sentence (a Spanish page never shows the hub's English reason).
-    given = {
-        reason
-        for function in re.split(r"\ndef ", core)
-        if 'LogEntry("reminder"' in function
-        for reason in re.findall(r'"([a-z][^"]{15,})"', function)
-    }
-    assert len(given) >= 4, given
-    assert given <= set(reasons), given - set(reasons)
+    reasons = dict(re.findall(r'(\w+): "(fixes\.[\w.]+)"', block.group(1)))
+    assert set(reasons) == {reason.value for reason in Reason}
+    for key in reasons.values():
+        assert key in catalogs()[i18n.DEFAULT], key
 
 
 def test_the_self_tests_words_are_the_hubs_own_in_english() -> None:

@@ -25,8 +25,8 @@ from hub.persist.journal import (
     unframe,
 )
 from hub.persist.store_writer import StoreWriter
-from hub.runtime.clock import FakeClock
 from hub.runtime.loop import HubLoop
+from tablesim.virtual import FakeClock
 from tests.doubles import MemoryJournal
 
 
@@ -130,7 +130,7 @@ class CountingWriter(StoreWriter):
 def loop_with(journal: MemoryJournal, writer: StoreWriter | None = None, **options):
     writer = writer or StoreWriter()
     recorder = JournalWriter(journal, writer, **options)
-    loop = HubLoop(core.new_table(), FakeClock(), lambda effects: None, "sim", journal=recorder)
+    loop = HubLoop(core.new_table(), FakeClock(), "sim", journal=recorder)
     return loop, recorder
 
 
@@ -335,12 +335,13 @@ def test_a_round_the_table_ended_is_stored_before_its_event_is_journaled():
     writer = StoreWriter()
     gate = threading.Event()
 
-    def dispatch(effects):  # the dispatcher hands a round's end to the store writer
+    def dispatch(effects, table):  # the dispatcher hands a round's end to the store writer
         if any(isinstance(e, RoundEnded) for e in effects):
             writer.submit(lambda: (gate.wait(5), order.append("stored")))
 
     recorder = JournalWriter(OrderedJournal(order), writer)
-    loop = HubLoop(core.new_table(), FakeClock(), dispatch, "sim", journal=recorder)
+    loop = HubLoop(core.new_table(), FakeClock(), "sim", journal=recorder)
+    loop.dispatch = dispatch
     writer.start()
     loop.start()
     try:

@@ -5,6 +5,7 @@ of real games do too."""
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import types
 import typing
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from hub import core
 from hub.core import state
 from hub.core.events import ButtonChanged, MarkersRead, Tapped
+from hub.core.news import Action, Fixed, Kind
 from hub.persist.codec import (
     CLASSES,
     EVENT_TYPES,
@@ -55,6 +57,8 @@ def strategy(hint: object) -> st.SearchStrategy[typing.Any]:
         return st.frozensets(strategy(args[0]), max_size=4)
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         return dataclass_strategy(hint)
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return st.sampled_from(list(hint))
     raise AssertionError(f"no strategy for {hint!r}: teach the test (and the codec)")
 
 
@@ -139,6 +143,61 @@ def test_what_is_not_an_event_is_refused(data, why):
 def test_a_table_record_must_hold_a_table():
     with pytest.raises(CodecError, match="not a table"):
         decode_table(encode(Tapped(1, 2.0)))
+
+
+OLD_MOMENT = {  # a moment as a journal written before the undo named its action as data
+    "_": "Moment",
+    "game": None,
+    "turn": 2,
+    "doubles": [],
+    "first_turns_left": 0,
+    "went_out": None,
+    "out_pending": None,
+    "by_hand": {"set": []},
+    "one_tile": {"set": []},
+    "last_end": None,
+    "lifted": None,
+    "plays": [],
+}
+
+
+@pytest.mark.parametrize(
+    "words, action",
+    [
+        ("tap slot 3", Action(Kind.TAP, 3)),
+        ("hold slot 2 held_s 1.5", Action(Kind.HOLD, 2)),
+        ("long-hold slot 0", Action(Kind.LONG_HOLD, 0)),
+        ("marker slot 2 present True", Action(Kind.MARKER, 2, present=True)),
+        ("marker slot 5 present False", Action(Kind.MARKER, 5, present=False)),
+        ("fix what turn slot 3", Action(Kind.FIX, 3, fixed=Fixed.TURN)),
+        (
+            "fix what public slot 2 public False",
+            Action(Kind.FIX, 2, fixed=Fixed.PUBLIC, public=False),
+        ),
+        ("fix what double slot None", Action(Kind.FIX, fixed=Fixed.DOUBLE)),
+        (
+            "fix what double slot 4 covers_left 2 responsible 1",
+            Action(Kind.FIX, 4, fixed=Fixed.DOUBLE),
+        ),
+        ("round-over round 2 went_out Ann Lee", Action(Kind.ROUND_OVER, went_out="Ann Lee")),
+        ("round-over round 2 went_out None", Action(Kind.ROUND_OVER)),
+        ("table action", Action(None)),
+        ("", Action(None)),
+    ],
+)
+def test_an_old_journals_moment_names_its_action_as_data(words, action):
+    moment = decode({**OLD_MOMENT, "what": words})
+    assert isinstance(moment, state.Moment) and moment.what == action
+    assert type(moment.what.kind) is type(action.kind)
+    assert round_trip(moment) == moment  # and is written back as data
+
+
+def test_a_word_no_kind_knows_is_a_damaged_record():
+    record = {**OLD_MOMENT, "what": {"_": "Action", **Action(Kind.TAP, 1).__dict__}}
+    assert decode(record).what == Action(Kind.TAP, 1)
+    record["what"] = {**record["what"], "kind": "somersault"}
+    with pytest.raises(CodecError, match="Action"):
+        decode(record)
 
 
 def test_what_is_not_a_journal_type_does_not_encode():

@@ -16,13 +16,13 @@ from gpiozero.pins.mock import MockFactory
 from hub import core
 from hub.app import Hub
 from hub.core import state
+from hub.core.news import SOME_ACTION
 from hub.io.pins import SimPins
-from hub.io.sound import RecordingPlayer
 from hub.persist.journal import FILE_NAME
 from hub.persist.replay import settle
-from hub.runtime.clock import FakeClock
 from hub.runtime.config import load
 from scorer.setup import check_setup
+from tablesim.virtual import FakeClock, RecordingPlayer
 
 PLAYERS = ["Ann", "Bob", "Cid"]
 SEATS = [1, 3, 5]
@@ -357,8 +357,14 @@ def test_a_restart_brings_the_table_the_store_got_further_with(table, case):
     after(table, game_id)
     live, live_play = table.view(), play(table)
     assert {k: live["game"][k] for k in shown} == shown
-    assert table.restart_behind(saved) == live
+    # What the next undo takes back is named by the action that did it: the live
+    # table's long hold, the restart's "Bob went out" from the store (see ``play``).
+    assert without_undoes(table.restart_behind(saved)) == without_undoes(live)
     assert play(table) == live_play
+
+
+def without_undoes(snapshot: dict) -> dict:
+    return {k: v for k, v in snapshot.items() if k != "undoes"}
 
 
 def play(table: Table) -> state.Table:
@@ -367,7 +373,7 @@ def play(table: Table) -> state.Table:
     "Bob went out", not the long hold that said it)."""
     assert table.hub is not None
     t = settle(table.hub.loop.table, table.hub.loop.table.timings)
-    history = tuple(state.evolve(m, what="") for m in t.history)
+    history = tuple(state.evolve(m, what=SOME_ACTION) for m in t.history)
     return state.evolve(t, markers=(), centre=state.ButtonInput(), buttons=(), history=history)
 
 

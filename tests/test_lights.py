@@ -9,13 +9,45 @@ from datetime import datetime, time
 from hub.core.effects import LogEntry, PlaySound, PressRefused
 from hub.core.events import CENTRE
 from hub.io.leds import BLINK, BREATHE, CHASE, STEADY, NoRing, payload
-from hub.io.lights import AMBER, IDLE, MEXICAN, PLAYER_COLOURS, RED, RingLights, arc, render
-from hub.io.sound import RecordingPlayer, SoundPolicy
+from hub.io.lights import (
+    AMBER,
+    FLASH_S,
+    IDLE,
+    MEXICAN,
+    PLAYER_COLOURS,
+    RED,
+    RingLights,
+    arc,
+    render,
+)
+from hub.io.sound import SoundPolicy
 from hub.runtime.broadcast import Broadcaster
-from hub.runtime.clock import FakeClock
 from hub.runtime.dispatch import EffectDispatcher
 from hub.runtime.eventlog import EventLog
+from hub.runtime.timers import Timers
+from tablesim.virtual import FakeClock, RecordingPlayer
 from tests.doubles import RecordingLeds
+
+
+class HeldTimers:
+    """The hub's timers, held: a call scheduled runs when the test says (``fire``)."""
+
+    def __init__(self) -> None:
+        self.calls: list[list] = []  # [delay_s, fn, cancelled]
+
+    def call_later(self, delay_s, fn):
+        call = [delay_s, fn, False]
+        self.calls.append(call)
+
+        class Handle:
+            def cancel(self) -> None:
+                call[2] = True
+
+        return Handle()
+
+    def fire(self, index: int = -1) -> None:
+        """Make call ``index`` (cancelled or not: a cancel can come too late)."""
+        self.calls[index][1]()
 
 
 def snapshot(turn=1, public=(), doubles=(), phase="play", went_out=None):
@@ -69,29 +101,45 @@ def test_a_finished_round_chases_in_the_winners_colour():
 
 def test_brightness_quiet_hours_and_the_nope_flash():
     leds = RecordingLeds()
-    published = []
+    timers = HeldTimers()
     now = [datetime(2026, 12, 1, 12, 0)]
     lights = RingLights(
         leds,
+        later=timers,
         brightness=0.5,
         quiet_hours=(time(22, 0), time(7, 0)),
         wall=lambda: now[0],
-        publish=published.append,
     )
-    lights.table_changed(snapshot())
+    lights.draw(snapshot())
     assert leds.pixels[1][:3] == tuple(round(c * 0.5) for c in PLAYER_COLOURS[0])
     now[0] = datetime(2026, 12, 1, 23, 0)
     lights.redraw()
     assert leds.pixels[1][:3] == tuple(round(c * 0.125) for c in PLAYER_COLOURS[0])
     lights.refused(3)
     assert leds.pixels[6:9] == [(round(255 * 0.125), 0, round(16 * 0.125), STEADY)] * 3
-    lights._end_flash()
+    assert timers.calls[-1][0] == FLASH_S
+    timers.fire()  # the flash is over
     assert leds.pixels[7][3] == STEADY
     before = list(leds.pixels)
     lights.refused(CENTRE)  # the centre has no arc of its own
-    assert leds.pixels == before
-    assert published[-1]["connected"] is None and len(published[-1]["pixels"]) == 24
-    assert published[-1]["effects"][1] == "breathe"
+    assert leds.pixels == before and len(timers.calls) == 1
+    shown = lights.draw(snapshot())  # what the snapshot's "ring" says
+    assert set(shown) == {"pixels", "effects"} and len(shown["pixels"]) == 24
+    assert shown["effects"][1] == "breathe"
+
+
+def test_a_flash_ends_once_its_time_is_up_and_a_late_end_spares_a_newer_flash():
+    leds = RecordingLeds()
+    timers = HeldTimers()
+    lights = RingLights(leds, later=timers, brightness=1.0)
+    lights.draw(snapshot())
+    lights.refused(3)
+    lights.refused(5)  # a second refusal: the first flash's end is cancelled
+    assert [cancelled for _, _, cancelled in timers.calls] == [True, False]
+    timers.fire(0)  # ... but it ran already (a cancel too late): slot 5 still flashes
+    assert leds.pixels[arc(5, 24)[0]] == (*RED, STEADY)
+    timers.fire(1)
+    assert (*RED, STEADY) not in leds.pixels
 
 
 def test_the_no_ring_driver_keeps_only_the_last_frame():
@@ -104,8 +152,8 @@ def test_the_no_ring_driver_keeps_only_the_last_frame():
 
 def test_the_ring_flashes_from_the_refusal_not_from_the_sound():
     leds = RecordingLeds()
-    lights = RingLights(leds, brightness=1.0)
-    lights.table_changed(snapshot())
+    lights = RingLights(leds, later=HeldTimers(), brightness=1.0)
+    lights.draw(snapshot())
     player = RecordingPlayer()
     muted = SoundPolicy(quiet="mute")
     dispatch = EffectDispatcher(player, lights, EventLog(FakeClock()), Broadcaster(), muted)
@@ -125,7 +173,7 @@ def test_led_payload_is_the_protocols():
 
 def test_the_ring_is_in_the_snapshot_and_follows_brightness(client, live_hub, table_proof):
     ring = client.get("/api/state").get_json()["ring"]
-    assert ring["connected"] is None and ring["pixels"][0] == "1d1d1a"
+    assert ring["pixels"][0] == "1d1d1a" and "connected" not in ring  # the box's: "serial"
     assert "serial" not in client.get("/api/state").get_json()
     assert client.post("/api/settings", json={"brightness": 1.0}).status_code == 200
     live_hub.loop.drain()
@@ -143,42 +191,24 @@ def test_the_palette_shades_as_dim_and_hex_colours_would():
             assert palette.shade(ring) == (dim(ring, level), hex_colours(dim(ring, level)))
 
 
-def test_the_flash_ends_by_itself_on_one_thread_however_many_presses_are_refused():
+def test_the_flash_ends_by_itself_on_the_hubs_timers_however_many_presses_are_refused():
     import threading
 
     leds = RecordingLeds()
     dark = threading.Event()
-    frames = []
 
-    def published(shown):
-        frames.append(shown)
-        if "ff0010" not in shown["pixels"]:  # no red left on the ring
+    def changed():  # the loop's refresh: here, a look at the ring
+        if "ff0010" not in lights.redraw()["pixels"]:  # no red left on the ring
             dark.set()
 
-    lights = RingLights(leds, brightness=1.0, publish=published)
-    lights.table_changed(snapshot())
-    before = threading.active_count()
+    lights = RingLights(leds, later=Timers(), brightness=1.0, changed=changed)
+    lights.draw(snapshot())
+    before = {t.name for t in threading.enumerate()}
     for slot in (3, 5, 3, 5, 3):
         dark.clear()
         lights.refused(slot)
         assert leds.pixels[arc(slot, 24)[0]] == (*RED, STEADY)
-    assert threading.active_count() <= before + 1  # one deadline thread, not one per flash
+    started = {t.name for t in threading.enumerate()} - before
+    assert started <= {"hub-timers"}  # the hub's one timer thread, no thread of the ring's
     assert dark.wait(5)  # the last flash ended without anyone calling in
     assert (*RED, STEADY) not in leds.pixels
-
-
-def test_the_deadline_thread_ends_when_idle_and_a_new_deadline_starts_another():
-    import threading
-
-    from hub.io.lights import Deadline
-
-    fired = threading.Semaphore(0)
-    deadline = Deadline(fired.release, "test-deadline", linger_s=0.01)
-    deadline.set(0.0)
-    assert fired.acquire(timeout=5)
-    first = deadline._thread
-    if first is not None:
-        first.join(5)
-    assert deadline._thread is None  # ended after lingering
-    deadline.set(0.0)
-    assert fired.acquire(timeout=5)

@@ -288,7 +288,7 @@ def _beating_loop():
     from hub.runtime.clock import SystemClock
     from hub.runtime.loop import HubLoop
 
-    loop = HubLoop(core.new_table(), SystemClock(), lambda effects: None, "sim")
+    loop = HubLoop(core.new_table(), SystemClock(), "sim")
     loop.start()
     return loop
 

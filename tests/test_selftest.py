@@ -9,11 +9,12 @@ import pytest
 
 from hub.cli.selftest import walk_through
 from hub.core.events import ButtonChanged, MarkerChanged
-from hub.io.sound import SOUND_NAMES, RecordingPlayer
+from hub.io.sound import SOUND_NAMES
 from hub.runtime.config import load
 from hub.selftest.parts import open_parts
 from hub.selftest.steps import Step, Wiring, plan
 from hub.selftest.walkthrough import Walkthrough, table
+from tablesim.virtual import RecordingPlayer
 from tests.conftest import need
 from tests.doubles import RecordingLeds
 

@@ -10,11 +10,12 @@ import pytest
 from firmware_bridge.fake_mcu import FakeMcu
 from hub.cli.main import main
 from hub.cli.selftest import walk_through
-from hub.io.sound import SOUND_NAMES, RecordingPlayer
+from hub.io.sound import SOUND_NAMES
 from hub.runtime.config import load
 from hub.selftest.parts import open_parts
 from hub.selftest.serial_link import check_link
 from hub.selftest.steps import Step
+from tablesim.virtual import RecordingPlayer
 from tests.helpers import eventually
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hub.core.events import ButtonChanged, MarkerChanged
 from hub.io.pins import FingerClock, SimPins, SlotInputs
-from hub.runtime.clock import FakeClock
+from tablesim.virtual import FakeClock
 
 BUTTONS, MARKERS = [5, 6, 13], [17, 27, 22]
 

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from hub.cli import EXIT_STORAGE
-from hub.io.sound import RecordingPlayer
 from hub.persist.storage import (
     DB_NAME,
     Backups,
@@ -22,10 +21,10 @@ from hub.persist.storage import (
     check_storage,
     lock_state_dir,
 )
-from hub.runtime.clock import FakeClock
 from hub.runtime.config import ConfigError, load
 from scorer.setup import check_setup
 from scorer.store import GameStore, new_token
+from tablesim.virtual import FakeClock, RecordingPlayer
 from tests.helpers import eventually
 from tests.http_client import HubProcess, call
 from web import create_app

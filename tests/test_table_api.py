@@ -79,7 +79,8 @@ def test_an_undo_names_the_table_it_saw_and_a_double_tap_undoes_once(client, gam
     now = client.get("/api/state").get_json()
     assert now["undo"] == 2 and now["turn"] == 3
     undone = [e for e in client.get("/api/log?limit=100").get_json() if e["kind"] == "undo"]
-    assert [e["undid"] for e in undone] == ["tap slot 2"]  # one undo, of what the phone saw
+    # one undo, of what the phone saw: Bob's tap, named as data
+    assert [e["undid"] for e in undone] == [{"kind": "tap", "slot": 2}]
     for bad in (-1, "2", True, 1.5, [2]):
         answer = client.post(path, json={"undo": bad}, headers=bearer(game))
         assert answer.status_code == 400 and answer.get_json()["field"] == "undo", bad

@@ -257,6 +257,7 @@ def test_centre_long_hold_walks_back_through_the_round(make_hub):
     first_turns(t)
     t.hold(1)
     assert t.snap["double"]["slot"] == 1 and t.snap["undo"] == 5
+    assert t.snap["undoes"] == {"kind": "hold", "slot": 1}  # what an undo would take back
     t.sounds()
     t.undo()
     assert t.snap["double"] is None and t.snap["turn"] == 1
@@ -265,14 +266,14 @@ def test_centre_long_hold_walks_back_through_the_round(make_hub):
     t.undo()
     assert t.snap["turn"] == 3 and t.snap["game"]["phase"] == "first-turn"
     assert [e["undid"] for e in t.log("undo")] == [
-        "hold slot 1 held_s 1.5",
-        "tap slot 4",
-        "tap slot 3",
+        {"kind": "hold", "slot": 1},
+        {"kind": "tap", "slot": 4},
+        {"kind": "tap", "slot": 3},
     ]
     t.undo()
     t.undo()
     t.undo()  # nothing left to take back in this round
-    assert t.snap["turn"] == 1 and t.snap["undo"] == 0
+    assert t.snap["turn"] == 1 and t.snap["undo"] == 0 and t.snap["undoes"] is None
     assert t.sounds()[-1] == "nope"
 
 

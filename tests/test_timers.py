@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 from hub.core.events import ButtonChanged
+from hub.http.adapter import HubWebService
 from hub.runtime.timers import LINGER_S, Timers
 from tests.doubles import InlineTimers
 from tests.helpers import eventually
@@ -125,16 +126,15 @@ class LateTimers:
 
 def test_a_late_timer_does_not_turn_a_simulated_tap_into_a_hold(live_hub, monkeypatch):
     edges: list[ButtonChanged] = []
-    post = live_hub.loop.post
 
     def record(event):  # type: ignore[no-untyped-def]
         if isinstance(event, ButtonChanged):
             edges.append(event)
-        post(event)
+        return False  # seen on its way to the table, not taken from it
 
-    monkeypatch.setattr(live_hub.loop, "post", record)
+    monkeypatch.setattr(live_hub.loop, "divert", record)
     late_s = live_hub.loop.table.timings.tap_max + 0.2  # a tap read then would be a hold
-    service = live_hub.web_service(timers=LateTimers(late_s))
+    service = HubWebService(live_hub.web_parts(), timers=LateTimers(late_s))
     service.sim_press_later(2, 0.05).result(10)
     press, release = edges
     assert (press.slot, press.pressed, release.slot, release.pressed) == (2, True, 2, False)

@@ -11,11 +11,13 @@ import re
 
 import pytest
 
-from hub.core.effects import LogEntry, PlaySound
+from hub.core.effects import LogEntry, PlaySound, TablePlayed, TrainPublic
+from hub.core.news import Kind, Play, Reason, Sound
+from hub.core.reading import reminder
 from hub.core.state import Double, Game, Table
-from hub.io.sound import RecordingPlayer, SoundPolicy
+from hub.io.sound import SoundPolicy
 from hub.runtime.broadcast import Broadcaster
-from hub.runtime.clock import FakeClock, SystemClock
+from hub.runtime.clock import SystemClock
 from hub.runtime.dispatch import EffectDispatcher
 from hub.runtime.eventlog import EventLog
 from hub.voice import engine
@@ -23,8 +25,9 @@ from hub.voice.phrases import VOICE_MODES, Phrase, check_mode, choose, every_phr
 from hub.voice.speaker import Announcer, Cache, joined
 from hub.wire.i18n import LANGUAGES, catalog, text
 from scorer.setup import check_setup
+from tablesim.virtual import FakeClock, RecordingPlayer
 from tests.conftest import need
-from tests.helpers import until
+from tests.helpers import CoreDriver, until
 
 PLAYERS = ("Ann", "Bea", "Cid")
 RATE = engine.RATE
@@ -58,7 +61,7 @@ def keys(phrases):
 
 
 def test_a_new_turn_says_whose_it_is_and_off_says_nothing():
-    effects = [PlaySound("turn"), LogEntry("turn", 1.0, (("slot", 2), ("player", "Bea")))]
+    effects = [PlaySound(Sound.TURN), LogEntry(Kind.TURN, 1.0, (("slot", 2), ("player", "Bea")))]
     assert keys(choose(effects, table(), "turns")) == [("say.turn", {"name": "Bea"})]
     assert keys(choose(effects, table(), "all")) == [("say.turn", {"name": "Bea"})]
     assert choose(effects, table(), "off") == []
@@ -66,11 +69,15 @@ def test_a_new_turn_says_whose_it_is_and_off_says_nothing():
 
 
 def test_an_open_double_names_who_must_cover_it_instead_of_the_turn():
-    opened = [LogEntry("hold", 1.0, (("slot", 1), ("held_s", 1.5))), PlaySound("chicken")]
+    opened = [
+        LogEntry(Kind.HOLD, 1.0, (("slot", 1), ("held_s", 1.5))),
+        PlaySound(Sound.CHICKEN),
+        TablePlayed(1, 1, "Ann", Play.DOUBLE),
+    ]
     after = table(turn=1, doubles=[Double(slot=1, covers_left=1, responsible=1, player=1)])
     assert keys(choose(opened, after, "turns")) == [("say.double", {"name": "Ann"})]
     # passed on with the turn: the next player must cover it, said once
-    passed = [PlaySound("turn"), LogEntry("turn", 2.0, (("slot", 2), ("player", "Bea")))]
+    passed = [PlaySound(Sound.TURN), LogEntry(Kind.TURN, 2.0, (("slot", 2), ("player", "Bea")))]
     after = table(turn=2, doubles=[Double(slot=1, covers_left=1, responsible=2, player=1)])
     assert keys(choose(passed, after, "turns")) == [("say.double", {"name": "Bea"})]
     # a double that waits (triples' first turn) binds nobody yet: a plain turn
@@ -82,13 +89,14 @@ def test_an_open_double_names_who_must_cover_it_instead_of_the_turn():
 
 def test_public_trains_last_tiles_and_reminders_only_with_everything():
     effects = [
-        LogEntry("marker", 1.0, (("slot", 3), ("present", True))),
-        PlaySound("choo"),
-        LogEntry("last-tile", 1.1, (("slot", 1), ("player", "Ann"))),
-        LogEntry("reminder", 1.2, (("slot", 2), ("why", "only the marker's owner …"))),
-        LogEntry("reminder", 1.3, (("slot", 1), ("why", "went out without calling the last tile"))),
-        PlaySound("turn"),
-        LogEntry("turn", 1.4, (("slot", 1), ("player", "Ann"))),
+        LogEntry(Kind.MARKER, 1.0, (("slot", 3), ("present", True))),
+        PlaySound(Sound.CHOO),
+        TrainPublic(3),
+        LogEntry(Kind.LAST_TILE, 1.1, (("slot", 1), ("player", "Ann"))),
+        reminder(2, 1.2, Reason.PRIVATE),
+        reminder(1, 1.3, Reason.LAST_TILE),
+        PlaySound(Sound.TURN),
+        LogEntry(Kind.TURN, 1.4, (("slot", 1), ("player", "Ann"))),
     ]
     assert keys(choose(effects, table(turn=1), "turns")) == [("say.turn", {"name": "Ann"})]
     assert keys(choose(effects, table(turn=1), "all")) == [
@@ -99,18 +107,49 @@ def test_public_trains_last_tiles_and_reminders_only_with_everything():
         ("say.turn", {"name": "Ann"}),  # last: who plays now
     ]
     # the Mexican Train's slot is always public: nothing to say about it
-    mexican = [LogEntry("marker", 1.0, (("slot", 8), ("present", True))), PlaySound("choo")]
+    mexican = [
+        LogEntry(Kind.MARKER, 1.0, (("slot", 8), ("present", True))),
+        PlaySound(Sound.CHOO),
+        TrainPublic(8),
+    ]
     assert choose(mexican, table(), "all") == []
+
+
+def test_the_voice_reads_what_the_core_decided_not_the_sounds_name():
+    """A double played and a train gone public are said from the core's decision: a
+    change whose chicken or choo nobody plays (switched off, left out) says the same."""
+    hub = CoreDriver()
+    hub.start(PLAYERS, first=1, mexican_slot=8)
+    for slot in (1, 2, 3):  # the first turns: Ann's turn again, in play
+        hub.tap(slot)
+    hub.marker(1, True)  # Ann marks her train: her turn ends, Bea's
+    effects = hub.hold(2)  # Bea plays a double on her own train: she must cover it
+    assert PlaySound(Sound.CHICKEN) in effects
+    silent = [e for e in effects if not isinstance(e, PlaySound)]
+    said = [("say.double", {"name": "Bea"})]
+    assert keys(choose(effects, hub.table, "turns")) == said
+    assert keys(choose(silent, hub.table, "turns")) == said
+    assert keys(choose(silent, hub.table, "all")) == said
+    effects = hub.marker(3, True)  # Cid's train goes public (the sensor), not his turn
+    assert PlaySound(Sound.CHOO) in effects
+    silent = [e for e in effects if not isinstance(e, PlaySound)]
+    assert keys(choose(silent, hub.table, "all")) == [("say.public", {"name": "Cid"})]
+    # and a chicken or a choo alone, with no decision of the core's, says nothing
+    sounds = [PlaySound(Sound.CHICKEN), PlaySound(Sound.CHOO)]
+    assert choose(sounds, hub.table, "all") == []
 
 
 def test_round_and_game_ends_name_the_winner_when_known():
     over = table(turn=None, phase="round-over")
-    out = [PlaySound("out"), LogEntry("round-over", 1.0, (("round", 1), ("went_out", "Cid")))]
+    out = [
+        PlaySound(Sound.OUT),
+        LogEntry(Kind.ROUND_OVER, 1.0, (("round", 1), ("went_out", "Cid"))),
+    ]
     assert keys(choose(out, over, "turns")) == [("say.out", {"name": "Cid"})]
-    blocked = [LogEntry("round-over", 1.0, (("round", 1), ("went_out", None)))]
+    blocked = [LogEntry(Kind.ROUND_OVER, 1.0, (("round", 1), ("went_out", None)))]
     assert keys(choose(blocked, over, "turns")) == [("say.blocked", {})]
     done = table(turn=None, phase="finished")
-    ended = [LogEntry("game-over", 1.0, (("game", 1),))]
+    ended = [LogEntry(Kind.GAME_OVER, 1.0, (("game", 1),))]
     assert keys(choose(ended, done, "turns", lambda gid: "Bea")) == [
         ("say.winner", {"name": "Bea"})
     ]
@@ -234,7 +273,7 @@ def test_a_game_is_rendered_ahead_once_and_again_after_a_spelling_or_language_ch
         again = render.calls[first:]
         assert again and all("Bay uh" in words for _, words in again)  # only Bea's
         spoken = voice.announce(
-            [PlaySound("turn"), LogEntry("turn", 1.0, (("slot", 2), ("player", "Bea")))], now
+            [PlaySound(Sound.TURN), LogEntry(Kind.TURN, 1.0, (("slot", 2), ("player", "Bea")))], now
         )
         assert [(s.text, s.lang) for s in spoken] == [("Bea's turn", "en")]
         assert spoken[0].samples is not None
@@ -244,7 +283,7 @@ def test_a_game_is_rendered_ahead_once_and_again_after_a_spelling_or_language_ch
         assert voice.wait_ready(10)
         assert ("es", "Te toca, Bay uh") in [(lang, w) for lang, w in render.calls]
         settings["voice"] = "off"
-        assert voice.announce([LogEntry("turn", 1.0, (("slot", 2),))], now) == []
+        assert voice.announce([LogEntry(Kind.TURN, 1.0, (("slot", 2),))], now) == []
     finally:
         voice.close()
 
@@ -291,8 +330,12 @@ class Said:
         return [e for e in self.eventlog.recent(100) if e["kind"] == kind]
 
 
-TURN_TO_BEA = [PlaySound("turn"), LogEntry("turn", 1.0, (("slot", 2), ("player", "Bea")))]
-CID_PUBLIC = [LogEntry("marker", 1.0, (("slot", 3), ("present", True))), PlaySound("choo")]
+TURN_TO_BEA = [PlaySound(Sound.TURN), LogEntry(Kind.TURN, 1.0, (("slot", 2), ("player", "Bea")))]
+CID_PUBLIC = [
+    LogEntry(Kind.MARKER, 1.0, (("slot", 3), ("present", True))),
+    PlaySound(Sound.CHOO),
+    TrainPublic(3),
+]
 
 
 def test_a_ready_turn_sentence_takes_the_chimes_place():

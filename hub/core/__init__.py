@@ -31,6 +31,7 @@ from hub.core.events import (
     TurnFixed,
     UndoRequested,
 )
+from hub.core.news import Kind, Sound
 from hub.core.state import (
     PLAYING,
     Double,
@@ -63,7 +64,7 @@ def apply(table: Table, event: Event) -> Result:
     effects += more
     if table.game is not None and not isinstance(event, EngineSet):
         table = undo.record(before, table, effects)
-    undone = any(isinstance(e, PlaySound) and e.name == "turn_back" for e in effects)
+    undone = any(isinstance(e, PlaySound) and e.name is Sound.TURN_BACK for e in effects)
     effects += _derived_effects(before, table, at, chime=not undone)
     if (
         table.buttons is not before.buttons
@@ -144,7 +145,7 @@ def _gestures(table: Table, found: list[Gesture]) -> Result:
             table, more = claim.grant(table, g)
         elif isinstance(g, LongHeld) and g.slot == CENTRE:
             table, more = undo.undo(table, g.at, "centre", pressed=CENTRE)
-            more.insert(0, LogEntry("long-hold", g.at, (("slot", CENTRE),)))
+            more.insert(0, LogEntry(Kind.LONG_HOLD, g.at, (("slot", CENTRE),)))
         else:
             table, more = turns.on_gesture(table, g)
         effects += more
@@ -246,7 +247,7 @@ def _game(table: Table, ev: GameStarted | GameResumed) -> Result:
         engine_set=engine,
     )
     log = LogEntry(
-        "game", ev.at, (("game", ev.game_id), ("rules", ev.rules), ("players", list(ev.players)))
+        Kind.GAME, ev.at, (("game", ev.game_id), ("rules", ev.rules), ("players", list(ev.players)))
     )
     table, effects = turns.start_round(table, game, ev.at)
     if isinstance(ev, GameResumed) and ev.round_over:
@@ -270,10 +271,9 @@ def _derived_effects(before: Table, after: Table, at: float, chime: bool = True)
         and (after.turn != before.turn or new_game)
     ):
         if chime:
-            effects.append(PlaySound("turn"))
-        effects.append(
-            LogEntry("turn", at, (("slot", after.turn), ("player", after.game.owner(after.turn))))
-        )
+            effects.append(PlaySound(Sound.TURN))
+        player = after.game.owner(after.turn)
+        effects.append(LogEntry(Kind.TURN, at, (("slot", after.turn), ("player", player))))
     return effects
 
 
@@ -290,23 +290,7 @@ def snapshot(table: Table, backend: str) -> dict[str, object]:
             "long_hold_ms": round(timings.long_hold * 1000),
             "centre_long_hold_ms": round(timings.centre_long_hold * 1000),
         },
-        "game": None
-        if game is None
-        else {
-            "id": game.id,
-            "rules": game.rules,
-            "round": game.round,
-            "rounds": game.rounds,
-            "engine": game.engine,
-            "phase": game.phase,
-            "playing": game.phase in PLAYING,
-            "set": game.set_max,
-            "engine_named": reading.profile_of(game).engine_chosen,
-            "players": list(game.players),
-            "seats": list(game.seats),
-            "mexican_slot": game.mexican_slot,
-            "first_turns_left": table.first_turns_left if game.phase == "first-turn" else 0,
-        },
+        "game": None if game is None else _game_json(game, table.first_turns_left),
         "turn": table.turn,
         "slots": [
             {
@@ -324,8 +308,28 @@ def snapshot(table: Table, backend: str) -> dict[str, object]:
         "went_out": game.owner(table.went_out) if game and table.went_out else None,
         "one_tile": sorted(table.one_tile),
         "undo": len(table.history),
+        # What the next undo takes back (the page words it): null with nothing to undo.
+        "undoes": table.history[-1].what.as_json() if table.history else None,
         "mexican_at": None if game is None else game.mexican,
         "claim": None if table.claim is None else {"slot": table.claim.slot},
+    }
+
+
+def _game_json(game: Game, first_turns_left: int) -> dict[str, object]:
+    return {
+        "id": game.id,
+        "rules": game.rules,
+        "round": game.round,
+        "rounds": game.rounds,
+        "engine": game.engine,
+        "phase": game.phase,
+        "playing": game.phase in PLAYING,
+        "set": game.set_max,
+        "engine_named": reading.profile_of(game).engine_chosen,
+        "players": list(game.players),
+        "seats": list(game.seats),
+        "mexican_slot": game.mexican_slot,
+        "first_turns_left": first_turns_left if game.phase == "first-turn" else 0,
     }
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from hub.core.effects import ClaimAnswered, Effect, LogEntry, PlaySound
 from hub.core.events import ClaimRequested, Gesture, Held, LongHeld
+from hub.core.news import Kind, Sound
 from hub.core.state import Claim, Table, evolve
 
 Result = tuple[Table, list[Effect]]
@@ -28,7 +29,7 @@ def request(table: Table, event: ClaimRequested) -> Result:
         return table, [ClaimAnswered(event.number, granted=False)]
     until = event.at + table.timings.claim_window
     claim = Claim(number=event.number, slot=event.slot, until=until)
-    effects += [PlaySound("turn"), LogEntry("claim", event.at, (("slot", event.slot),))]
+    effects += [PlaySound(Sound.TURN), LogEntry(Kind.CLAIM, event.at, (("slot", event.slot),))]
     return evolve(table, claim=claim), effects
 
 
@@ -48,7 +49,7 @@ def grant(table: Table, gesture: Gesture) -> Result:
     """The press on the lit slot: the claim is granted, the press goes no further."""
     assert table.claim is not None
     number = table.claim.number
-    log = LogEntry("claim-granted", gesture.at, (("slot", gesture.slot),))
+    log = LogEntry(Kind.CLAIM_GRANTED, gesture.at, (("slot", gesture.slot),))
     return evolve(table, claim=None), [log, ClaimAnswered(number, granted=True)]
 
 
@@ -57,7 +58,7 @@ def expire(table: Table, at: float) -> Result:
     claim = table.claim
     if claim is None or claim.until > at:
         return table, []
-    log = LogEntry("claim-expired", claim.until, (("slot", claim.slot),))
+    log = LogEntry(Kind.CLAIM_EXPIRED, claim.until, (("slot", claim.slot),))
     return evolve(table, claim=None), [log, ClaimAnswered(claim.number, granted=False)]
 
 

@@ -8,20 +8,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hub.core.news import Kind, Play, Sound
+
 
 @dataclass(frozen=True)
 class PlaySound:
-    """Play the named sound (``choo``, ``chicken``, ``turn``, ``nope``, ``reminder``, ``out``,
-    ``turn_back``, ``last_tile``)."""
+    """Play the named sound (:class:`hub.core.news.Sound`)."""
 
-    name: str
+    name: Sound
 
 
 @dataclass(frozen=True)
 class LogEntry:
-    """Append an entry to the hub's event log: ``kind`` plus ``fields`` (name, value) pairs."""
+    """Append an entry to the hub's event log: its :class:`~hub.core.news.Kind` plus
+    ``fields`` (name, value) pairs."""
 
-    kind: str
+    kind: Kind
     at: float
     fields: tuple[tuple[str, object], ...] = ()
 
@@ -58,8 +60,17 @@ class TablePlayed:
     game_id: int
     round: int
     player: str
-    kind: str
+    kind: Play
     undone: bool = False
+
+
+@dataclass(frozen=True)
+class TrainPublic:
+    """The core took train ``slot`` for public: its marker went down (the ``choo``
+    sounds with it, which the quiet mode may silence). The voice says it; no adapter
+    carries it out."""
+
+    slot: int
 
 
 @dataclass(frozen=True)
@@ -84,5 +95,12 @@ class ClaimAnswered:
 
 
 Effect = (
-    PlaySound | LogEntry | RoundEnded | RoundReopened | TablePlayed | PressRefused | ClaimAnswered
+    PlaySound
+    | LogEntry
+    | RoundEnded
+    | RoundReopened
+    | TablePlayed
+    | TrainPublic
+    | PressRefused
+    | ClaimAnswered
 )

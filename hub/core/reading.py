@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from hub.core.effects import Effect, LogEntry, PlaySound, PressRefused, TablePlayed
 from hub.core.events import Gesture, Held, LongHeld, MarkerPlaced, MarkerRemoved, Tapped
+from hub.core.news import Action, Kind, Play, Reason, Sound
 from hub.core.state import PLAYING, Double, Game, Table, evolve
 from scorer.profiles import PROFILES, Profile
 
@@ -40,8 +41,13 @@ def lifted_without_playing(table: Table, player: int, g: Gesture) -> list[Effect
         return []
     if table.game.phase not in PLAYING:
         return []
-    why = "lifted their marker without playing on their train: put it back"
-    return [PlaySound("reminder"), LogEntry("reminder", g.at, (("slot", player), ("why", why)))]
+    return [PlaySound(Sound.REMINDER), reminder(player, g.at, Reason.LIFTED)]
+
+
+def reminder(slot: int, at: float, reason: Reason, kind: Kind = Kind.REMINDER) -> LogEntry:
+    """The log's reminder to ``slot``'s player: its ``reason`` (the page and the voice
+    word it) and ``why``, the same in English for people reading the log."""
+    return LogEntry(kind, at, (("slot", slot), ("reason", reason), ("why", reason.why)))
 
 
 def is_last_tile_call(table: Table, g: Tapped) -> bool:
@@ -69,29 +75,29 @@ def called_last_tile(table: Table, slot: int, at: float, log: LogEntry) -> Resul
     game = table.game
     assert game is not None
     table = evolve(table, one_tile=table.one_tile | {slot}, last_end=None)
-    called = LogEntry("last-tile", at, (("slot", slot), ("player", game.owner(slot))))
-    return table, [log, PlaySound("last_tile"), called, played(game, slot, "last_tile")]
+    called = LogEntry(Kind.LAST_TILE, at, (("slot", slot), ("player", game.owner(slot))))
+    return table, [log, PlaySound(Sound.LAST_TILE), called, played(game, slot, Play.LAST_TILE)]
 
 
-def played(game: Game, slot: int, kind: str) -> TablePlayed:
+def played(game: Game, slot: int, kind: Play) -> TablePlayed:
     """``slot``'s player made a play the statistics count (see :class:`TablePlayed`)."""
     return TablePlayed(game.id, game.round, str(game.owner(slot)), kind)
 
 
 def gesture_log(g: Gesture) -> LogEntry:
     if isinstance(g, Tapped):
-        return LogEntry("tap", g.at, (("slot", g.slot),))
+        return LogEntry(Kind.TAP, g.at, (("slot", g.slot),))
     if isinstance(g, Held):
-        return LogEntry("hold", g.at, (("slot", g.slot), ("held_s", round(g.held_s, 3))))
+        return LogEntry(Kind.HOLD, g.at, (("slot", g.slot), ("held_s", round(g.held_s, 3))))
     if isinstance(g, LongHeld):
-        return LogEntry("long-hold", g.at, (("slot", g.slot),))
+        return LogEntry(Kind.LONG_HOLD, g.at, (("slot", g.slot),))
     present = isinstance(g, MarkerPlaced)
-    return LogEntry("marker", g.at, (("slot", g.slot), ("present", present)))
+    return LogEntry(Kind.MARKER, g.at, (("slot", g.slot), ("present", present)))
 
 
 def nope(table: Table, slot: int) -> Result:
     """A refused press on ``slot``: the table stays as it is."""
-    return table, [PlaySound("nope"), PressRefused(slot)]
+    return table, [PlaySound(Sound.NOPE), PressRefused(slot)]
 
 
 def engine_placed(table: Table, g: Gesture) -> Result:
@@ -103,7 +109,7 @@ def engine_placed(table: Table, g: Gesture) -> Result:
     starter = g.slot
     if profile_of(game).starter == "engine-left":
         starter = game.next_seat(g.slot)
-    log = LogEntry("engine", g.at, (("slot", g.slot), ("player", game.owner(g.slot))))
+    log = LogEntry(Kind.ENGINE, g.at, (("slot", g.slot), ("player", game.owner(g.slot))))
     return evolve(table, turn=starter), [log]
 
 
@@ -148,9 +154,8 @@ def must_keep_drawing(table: Table, double: Double) -> bool:
 
 def keep_drawing(table: Table, slot: int, at: float) -> Result:
     """The doubler's pass or marker while they must keep drawing: refused, and said."""
-    why = "continuous draw: keep drawing until you can cover the double"
-    log = LogEntry("reminder", at, (("slot", slot), ("why", why)))
-    return table, [PlaySound("nope"), PressRefused(slot), log]
+    log = reminder(slot, at, Reason.DRAW)
+    return table, [PlaySound(Sound.NOPE), PressRefused(slot), log]
 
 
 def may_play(table: Table, slot: int, player: int) -> bool:
@@ -198,9 +203,9 @@ def dismissed(table: Table, double: Double, at: float) -> Result:
     rest = tuple(d for d in table.doubles if d is not double)
     table = evolve(table, doubles=next_in_queue(rest, table.turn))
     log = LogEntry(
-        "double-dead", at, (("slot", double.slot), ("why", "last of its number: needs no cover"))
+        Kind.DOUBLE_DEAD, at, (("slot", double.slot), ("why", "last of its number: needs no cover"))
     )
-    return table, [PlaySound("turn"), log]  # the player plays on: their turn again
+    return table, [PlaySound(Sound.TURN), log]  # the player plays on: their turn again
 
 
 def uncalled(table: Table, game: Game, player: int) -> bool:
@@ -235,7 +240,7 @@ def tap_was_a_pass(table: Table, slot: int) -> Table | None:
     last = table.history[-1] if table.history else None
     if game is None or last is None or not profile_of(game).tracks_doubles:
         return None
-    if last.turn != slot or last.what != f"tap slot {slot}" or table.doubles:
+    if last.turn != slot or last.what != Action(Kind.TAP, slot) or table.doubles:
         return None
     own = [d for d in last.doubles if d.slot == slot and d.player == slot and not d.waiting]
     if not own or own[0].covers_done != 0:
@@ -253,18 +258,14 @@ def marker_lifted(table: Table, g: MarkerRemoved) -> Result:
         return evolve(table, lifted=g.slot), []
     if game.owner(g.slot) is None or just_played_own(table, g.slot):
         return table, []
-    why = "only the marker's owner makes a train private, in their own turn"
-    return table, [
-        PlaySound("reminder"),
-        LogEntry("reminder", g.at, (("slot", g.slot), ("why", why))),
-    ]
+    return table, [PlaySound(Sound.REMINDER), reminder(g.slot, g.at, Reason.PRIVATE)]
 
 
 def just_played_own(table: Table, slot: int) -> bool:
     """True when the table's last action was ``slot``'s owner playing on their own
     train, which ended their turn: lifting their marker now is the natural next move."""
     last = table.history[-1] if table.history else None
-    return last is not None and last.turn == slot and last.what == f"tap slot {slot}"
+    return last is not None and last.turn == slot and last.what == Action(Kind.TAP, slot)
 
 
 def pass_double(double: Double, nxt: int, phase: str) -> Double:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from hub.core.events import CENTRE
+from hub.core.news import SOME_ACTION, Action
 from scorer.profiles import PROFILES, SLOTS
 
 _T = TypeVar("_T")
@@ -213,7 +214,8 @@ class Table:
 @dataclass(frozen=True)
 class Moment:
     """The play part of a table (not its inputs) before one table action, and what
-    that action was (``what``, for the log); undo puts it back."""
+    that action was (``what``, as data: the log's ``undid``, the snapshot's
+    ``undoes``); undo puts it back."""
 
     game: Game | None
     turn: int | None
@@ -225,7 +227,7 @@ class Moment:
     one_tile: frozenset[int]
     last_end: tuple[int, float] | None
     lifted: int | None
-    what: str = ""
+    what: Action = SOME_ACTION
     # The action's plays the statistics count (TablePlayed's game, round, player and
     # kind): an undo takes them back.
     plays: tuple[tuple[int, int, str, str], ...] = ()

@@ -7,8 +7,9 @@ say what changed in the game. See ``docs/rules.md`` for the profile decisions.
 
 from __future__ import annotations
 
-from hub.core.effects import Effect, LogEntry, PlaySound, RoundEnded
+from hub.core.effects import Effect, LogEntry, PlaySound, RoundEnded, TrainPublic
 from hub.core.events import CENTRE, Gesture, Held, MarkerPlaced, MarkerRemoved, Tapped
+from hub.core.news import Kind, Play, Reason, Sound
 from hub.core.reading import (
     active_double,
     called_last_tile,
@@ -27,6 +28,7 @@ from hub.core.reading import (
     pass_double,
     played,
     profile_of,
+    reminder,
     satisfies_elsewhere,
     string_double,
     tap_was_a_pass,
@@ -54,7 +56,7 @@ def start_round(table: Table, game: Game, at: float) -> Result:
         lifted=None,
         history=(),
     )
-    log = LogEntry("round", at, (("round", game.round), ("engine", game.engine)))
+    log = LogEntry(Kind.ROUND, at, (("round", game.round), ("engine", game.engine)))
     return table, [log]
 
 
@@ -79,7 +81,7 @@ def next_round(table: Table, at: float, engine: int | None = None) -> Result:
         table = evolve(
             table, game=evolve(game, phase="finished"), turn=None, doubles=(), history=()
         )
-        return table, [LogEntry("game-over", at, (("game", game.id),))]
+        return table, [LogEntry(Kind.GAME_OVER, at, (("game", game.id),))]
     if engine is None and game.engine_set is not None:
         engine = game.engine_set - 1 if game.engine_set > 0 else game.set_max
     return start_round(table, evolve(game, round=game.round + 1, engine_set=engine), at)
@@ -98,7 +100,7 @@ def round_over(table: Table, went_out: int | None, at: float) -> Result:
         went_out=went_out,
         out_pending=None,
     )
-    log = LogEntry("round-over", at, (("round", game.round), ("went_out", name)))
+    log = LogEntry(Kind.ROUND_OVER, at, (("round", game.round), ("went_out", name)))
     return table, [log, RoundEnded(game.id, game.round, name)]
 
 
@@ -107,7 +109,7 @@ def on_gesture(table: Table, g: Gesture) -> Result:
     log = gesture_log(g)
     table, ended = _string_went_on(table, g)
     if ended:
-        log = LogEntry("string-end", g.at, (("slot", ended[0]), ("double", "waits")))
+        log = LogEntry(Kind.STRING_END, g.at, (("slot", ended[0]), ("double", "waits")))
         ended_log: list[Effect] = [log, *ended[1]]
         table, effects = on_gesture(table, g)
         return table, [*ended_log, *effects]
@@ -191,13 +193,9 @@ def _failed_to_cover(table: Table, double: Double, at: float) -> Result:
     effects: list[Effect] = []
     must_mark = profile.fail_reminder or (profile.doubler_must_mark and double.player == table.turn)
     if must_mark and double.covers_done == 0 and not table.public(table.turn):
-        why = (
-            "failed to cover without a marker"
-            if profile.fail_reminder
-            else "could not answer their own double: marker down"
-        )
-        effects.append(PlaySound("reminder"))
-        effects.append(LogEntry("reminder", at, (("slot", table.turn), ("why", why))))
+        reason = Reason.NO_MARKER if profile.fail_reminder else Reason.OWN_DOUBLE
+        effects.append(PlaySound(Sound.REMINDER))
+        effects.append(reminder(table.turn, at, reason))
     table, more = end_turn(table, at)
     return table, effects + more
 
@@ -223,7 +221,7 @@ def _hold(table: Table, slot: int, at: float) -> Result:
         legal = satisfies_elsewhere(table, slot, player)
     if not legal:
         return nope(table, slot)
-    effects: list[Effect] = [PlaySound("chicken"), played(game, player, "double")]
+    effects: list[Effect] = [PlaySound(Sound.CHICKEN), played(game, player, Play.DOUBLE)]
     if not profile.tracks_doubles:
         return table, effects
     if double is None and slot == player == table.lifted and profile.privatising_double_free:
@@ -232,7 +230,7 @@ def _hold(table: Table, slot: int, at: float) -> Result:
         # player may still lay a tile on it, or anywhere they may, and any play (a tap
         # on their own slot when they have none) ends the turn.
         log = LogEntry(
-            "double-free",
+            Kind.DOUBLE_FREE,
             at,
             (("slot", slot), ("why", "played to make the train private again: needs no cover")),
         )
@@ -258,8 +256,8 @@ def _queued(table: Table, slot: int, at: float) -> Result:
     game, player = table.game, table.turn
     assert game is not None and player is not None
     queued = Double(slot, 1, player, player=player, queued=True)
-    effects: list[Effect] = [PlaySound("chicken"), played(game, player, "double")]
-    log = LogEntry("double-queued", at, (("slot", slot), ("behind", len(table.doubles))))
+    effects: list[Effect] = [PlaySound(Sound.CHICKEN), played(game, player, Play.DOUBLE)]
+    log = LogEntry(Kind.DOUBLE_QUEUED, at, (("slot", slot), ("behind", len(table.doubles))))
     return evolve(table, doubles=(*table.doubles, queued)), [*effects, log]
 
 
@@ -269,16 +267,15 @@ def _long_hold(table: Table, slot: int, at: float) -> Result:
     assert game is not None and player is not None
     if slot != player:
         return nope(table, slot)
-    effects: list[Effect] = [PlaySound("out")]
+    effects: list[Effect] = [PlaySound(Sound.OUT)]
     if uncalled(table, game, player):
         # Noted, not sounded: the seeds' penalty (draw two) applies only before the
         # next player draws, so a reminder now, as the round ends, comes too late.
-        why = "went out without calling the last tile"
-        effects.append(LogEntry("uncalled", at, (("slot", player), ("why", why))))
+        effects.append(reminder(player, at, Reason.LAST_TILE, Kind.UNCALLED))
     if game.phase == "first-turn" and profile_of(game).out_waits_first_turns:
         first_out = player if table.out_pending is None else table.out_pending
         table, more = end_turn(evolve(table, out_pending=first_out), at)
-        return table, effects + [e for e in more if e != PlaySound("out")]
+        return table, effects + [e for e in more if e != PlaySound(Sound.OUT)]
     table, more = round_over(table, player, at)
     return table, effects + more
 
@@ -293,7 +290,7 @@ def _marker(table: Table, g: MarkerPlaced | MarkerRemoved) -> Result:
         table = evolve(table, by_hand=table.by_hand - {g.slot})
     if isinstance(g, MarkerRemoved):
         return marker_lifted(table, g)
-    effects: list[Effect] = [PlaySound("choo")]
+    effects: list[Effect] = [PlaySound(Sound.CHOO), TrainPublic(g.slot)]
     if game is None or game.phase not in PLAYING:
         return table, effects
     double = active_double(table)
@@ -305,7 +302,7 @@ def _marker(table: Table, g: MarkerPlaced | MarkerRemoved) -> Result:
             return table, effects
         why = "marker down: the tap was a pass, not an answer to their own double"
         table = passed
-        effects.append(LogEntry("pass", g.at, (("slot", g.slot), ("why", why))))
+        effects.append(LogEntry(Kind.PASS, g.at, (("slot", g.slot), ("why", why))))
     table, more = end_turn(table, g.at)
     return table, effects + more
 
@@ -330,5 +327,5 @@ def end_turn(table: Table, at: float) -> Result:
     )
     if game.phase == "play" and table.out_pending is not None:
         table, effects = round_over(table, table.out_pending, at)
-        return table, [PlaySound("out"), *effects]  # the round ends now: the fanfare
+        return table, [PlaySound(Sound.OUT), *effects]  # the round ends now: the fanfare
     return table, []

@@ -11,6 +11,8 @@ when its marker is missing) are table actions too, so a wrong fix can be undone.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from hub.core.effects import (
     Effect,
     LogEntry,
@@ -20,6 +22,7 @@ from hub.core.effects import (
     TablePlayed,
 )
 from hub.core.events import DoubleFixed, EngineSet, PublicFixed, TurnFixed
+from hub.core.news import ACTIONS, GESTURES, SOME_ACTION, Action, Fixed, Kind, Play, Sound
 from hub.core.state import HISTORY, PLAYING, Double, Moment, Table, evolve
 from scorer.errors import FieldError
 
@@ -41,7 +44,6 @@ PLAY = (
 # What makes an action worth undoing: ``last_end`` and ``lifted`` only qualify a later
 # gesture, so a change to them alone is not a table action of its own.
 CHANGES = PLAY[:8]
-ACTIONS = ("tap", "hold", "long-hold", "marker", "fix", "round-over")
 
 
 def record(before: Table, after: Table, effects: list[Effect]) -> Table:
@@ -77,16 +79,34 @@ def record(before: Table, after: Table, effects: list[Effect]) -> Table:
     return evolve(after, history=kept)
 
 
-def _what(effects: list[Effect]) -> str:
-    """The action in a few words, from its log entries: ``tap slot 3``."""
+def _what(effects: list[Effect]) -> Action:
+    """The action, from its log entry: ``Action(Kind.TAP, slot=3)``."""
     for effect in effects:
         if isinstance(effect, LogEntry) and effect.kind in ACTIONS:
-            words = [effect.kind]
-            for k, v in effect.fields:
-                if k != "by":
-                    words.append(f"{k} {v}")
-            return " ".join(words)
-    return "table action"
+            return action_of(effect)
+    return SOME_ACTION
+
+
+def action_of(entry: LogEntry) -> Action:
+    """The table action log ``entry`` names (one of :data:`hub.core.news.ACTIONS`)."""
+    if entry.kind in GESTURES and entry.fields[0][0] == "slot":
+        return _gesture(entry.kind, entry.fields[0][1])  # a press's path: made once each
+    f = dict(entry.fields)
+    slot, present, fixed = f.get("slot"), f.get("present"), f.get("what")
+    public, went_out = f.get("public"), f.get("went_out")
+    return Action(
+        entry.kind,
+        slot=slot if isinstance(slot, int) else None,
+        present=present if isinstance(present, bool) else None,
+        fixed=Fixed(fixed) if isinstance(fixed, str) else None,
+        public=public if isinstance(public, bool) else None,
+        went_out=went_out if isinstance(went_out, str) else None,
+    )
+
+
+@lru_cache(maxsize=32)
+def _gesture(kind: Kind, slot: object) -> Action:
+    return Action(kind, slot=slot if isinstance(slot, int) else None)
 
 
 def moved_since(table: Table, seen: int) -> FieldError | None:
@@ -117,9 +137,9 @@ def undo(table: Table, at: float, by: str, pressed: int | None = None) -> Result
         why = "nothing to undo in this round"
         refused: list[Effect] = [] if pressed is None else [PressRefused(pressed)]
         return table, [
-            PlaySound("nope"),
+            PlaySound(Sound.NOPE),
             *refused,
-            LogEntry("undo", at, (("by", by), ("undid", None), ("why", why))),
+            LogEntry(Kind.UNDO, at, (("by", by), ("undid", None), ("why", why))),
         ]
     moment = table.history[-1]
     restored = evolve(table, history=table.history[:-1], **{f: getattr(moment, f) for f in PLAY})
@@ -127,9 +147,12 @@ def undo(table: Table, at: float, by: str, pressed: int | None = None) -> Result
         # The engine is the scorekeeper's, in the store too: an undo keeps it.
         restored = evolve(restored, game=evolve(restored.game, engine_set=game.engine_set))
     effects: list[Effect] = [
-        PlaySound("turn_back"),
-        LogEntry("undo", at, (("by", by), ("undid", moment.what))),
-        *(TablePlayed(*play, undone=True) for play in moment.plays),  # the statistics too
+        PlaySound(Sound.TURN_BACK),
+        LogEntry(Kind.UNDO, at, (("by", by), ("undid", moment.what.as_json()))),
+        *(  # the statistics too
+            TablePlayed(gid, rnd, player, Play(kind), undone=True)
+            for gid, rnd, player, kind in moment.plays
+        ),
     ]
     if (
         game.phase == "round-over"
@@ -198,28 +221,32 @@ def fix(table: Table, event: Fix) -> Result:
     """Set the table right by hand: whose turn, the open double, a public flag."""
     error = fix_error(table, event)
     if error is not None:
-        return table, [LogEntry("fix-refused", event.at, (("by", event.by), ("why", error)))]
+        return table, [LogEntry(Kind.FIX_REFUSED, event.at, (("by", event.by), ("why", error)))]
     if isinstance(event, TurnFixed):
         table = evolve(table, turn=event.slot, last_end=None, lifted=None)
-        fields: tuple[tuple[str, object], ...] = (("what", "turn"), ("slot", event.slot))
+        fields: tuple[tuple[str, object], ...] = (("what", Fixed.TURN), ("slot", event.slot))
     elif isinstance(event, PublicFixed):
         flags = table.by_hand | {event.slot} if event.public else table.by_hand - {event.slot}
         table = evolve(table, by_hand=flags)
-        fields = (("what", "public"), ("slot", event.slot), ("public", event.public))
+        fields = (
+            ("what", Fixed.PUBLIC),
+            ("slot", event.slot),
+            ("public", event.public),
+        )
     else:
         table, fields = _fix_double(table, event)
-    return table, [LogEntry("fix", event.at, (*fields, ("by", event.by)))]
+    return table, [LogEntry(Kind.FIX, event.at, (*fields, ("by", event.by)))]
 
 
 def _fix_double(table: Table, event: DoubleFixed) -> tuple[Table, tuple[tuple[str, object], ...]]:
     if event.slot is None:
-        return evolve(table, doubles=()), (("what", "double"), ("slot", None))
+        return evolve(table, doubles=()), (("what", Fixed.DOUBLE), ("slot", None))
     responsible = event.responsible if event.responsible is not None else table.turn
     assert responsible is not None
     double = Double(event.slot, event.covers_left, responsible)
     table = evolve(table, doubles=(double,), turn=responsible, last_end=None, lifted=None)
     return table, (
-        ("what", "double"),
+        ("what", Fixed.DOUBLE),
         ("slot", event.slot),
         ("covers_left", event.covers_left),
         ("responsible", responsible),
@@ -234,7 +261,7 @@ def set_engine(table: Table, event: EngineSet) -> Result:
     table = evolve(table, game=evolve(game, engine_set=event.engine))
     return table, [
         LogEntry(
-            "engine-set",
+            Kind.ENGINE_SET,
             event.at,
             (("round", game.round), ("engine", event.engine), ("by", event.by)),
         )

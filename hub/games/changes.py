@@ -31,6 +31,7 @@ from hub.core.events import (
     TurnFixed,
     UndoRequested,
 )
+from hub.core.news import Kind
 from hub.core.state import PLAYING
 from hub.core.undo import fix_refusal, moved_since
 from hub.io.clock import Clock
@@ -161,7 +162,7 @@ class Games:
         )
         scored = next(r for r in game["rounds"] if r["round"] == round)
         self._log(
-            "score",
+            Kind.SCORE,
             game=game_id,
             round=round,
             points=scored["points"],
@@ -190,7 +191,7 @@ class Games:
             game = self.store.get_game(game_id)
             if not any(r["round"] == round and r["blocked"] for r in game["rounds"]):
                 game = self.store.set_blocked(game_id, round)
-            self._log("blocked", game=game_id, round=round)
+            self._log(Kind.BLOCKED, game=game_id, round=round)
             self.broadcaster.publish("game", game)
         return game
 
@@ -202,7 +203,7 @@ class Games:
             table = self.loop.table
             if table.game is not None and table.game.id == game_id:
                 self.loop.submit(GameEnded(self.clock.now())).result(5.0)
-            self._log("game-ended", game=game_id, winner=game["winner"])
+            self._log(Kind.GAME_ENDED, game=game_id, winner=game["winner"])
             self.broadcaster.publish("game", game)
         self._backup(f"game{game_id}")
         return game
@@ -218,7 +219,7 @@ class Games:
         if self.backups is not None:
             self.backups.request(reason)
 
-    def _log(self, kind: str, **fields: Any) -> None:
+    def _log(self, kind: Kind, **fields: Any) -> None:
         """A score edit for ``GET /api/log`` and the ``event`` subscribers (MQTT)."""
         self.broadcaster.publish("event", self.eventlog.append(kind, **fields))
 
@@ -229,7 +230,7 @@ class Games:
         self.writer.flush()
         fresh = self.store.hand_over(game_id, token)
         if fresh is not None:
-            self._log("handed-over", game=game_id)
+            self._log(Kind.HANDED_OVER, game=game_id)
             self.broadcaster.publish("game", self.store.get_game(game_id))
         return fresh
 
@@ -241,7 +242,7 @@ class Games:
             game = self.store.bring_back(game_id, replaces)
             self.resume(game)
             self.loop.drain()
-            self._log("game-back", game=game_id, replaces=replaces)
+            self._log(Kind.GAME_BACK, game=game_id, replaces=replaces)
             self.broadcaster.publish("game", game)
         return game
 

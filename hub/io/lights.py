@@ -10,12 +10,10 @@ idle. Brightness comes from the settings, dimmed further in the quiet hours.
 
 from __future__ import annotations
 
-import logging
 import threading
-import time as monotonic_clock
 from collections.abc import Callable, Sequence
 from datetime import datetime, time
-from typing import Any
+from typing import Any, Protocol
 
 from hub.io.leds import BLINK, BREATHE, CHASE, EFFECTS, STEADY, LedDriver, Pixel
 from hub.io.sound import in_quiet_hours
@@ -44,8 +42,6 @@ QUIET_FACTOR = 0.25
 FLASH_S = 0.25
 
 Rgb = tuple[int, int, int]
-
-log = logging.getLogger("hub.io.lights")
 
 
 def arc(slot: int, count: int) -> range:
@@ -145,91 +141,64 @@ class Palette:
         return entry
 
 
-class Deadline:
-    """Calls ``due()`` on a thread of its own once the deadline last set has passed.
+class Cancellable(Protocol):
+    """A call scheduled for later (:class:`hub.runtime.timers.TimedCall`)."""
 
-    The thread starts at the first :meth:`set` and then waits on a condition between
-    deadlines: setting one (from the loop thread) only notifies it, and a later
-    deadline replaces an earlier one, so a second refused press keeps its own flash.
-    After ``linger_s`` without a deadline the thread ends (a hub that stops leaves none).
-    """
+    def cancel(self) -> None:
+        """Do not make the call (nothing happens once it was made)."""
 
-    def __init__(self, due: Callable[[], None], name: str, linger_s: float = 30.0) -> None:
-        self.linger_s = linger_s
-        self._due = due
-        self._name = name
-        self._cond = threading.Condition()
-        self._at: float | None = None
-        self._thread: threading.Thread | None = None
 
-    def set(self, delay: float) -> None:
-        """Call ``due()`` ``delay`` seconds from now (instead of any earlier deadline)."""
-        with self._cond:
-            self._at = monotonic_clock.monotonic() + delay
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
-                self._thread.start()
-            self._cond.notify()
+class Scheduler(Protocol):
+    """Runs a call later on a thread of its own (the hub's :class:`hub.runtime.timers.Timers`)."""
 
-    def _run(self) -> None:
-        while True:
-            with self._cond:
-                if self._at is None and not self._cond.wait_for(
-                    lambda: self._at is not None, self.linger_s
-                ):
-                    self._thread = None  # idle a while: the next deadline starts another
-                    return
-                assert self._at is not None
-                left = self._at - monotonic_clock.monotonic()
-                if left > 0:
-                    self._cond.wait(left)
-                    continue
-                self._at = None
-            try:
-                self._due()
-            except Exception:  # a failed redraw must not end the thread
-                log.exception("%s failed", self._name)
+    def call_later(self, delay_s: float, fn: Callable[[], None]) -> Cancellable:
+        """Run ``fn()`` in ``delay_s`` seconds."""
 
 
 class RingLights:
-    """Keeps the ring in step with the table. Called on the loop thread
-    (:meth:`table_changed`, :meth:`refused`); the flash's end (:class:`Deadline`) and the
-    serial link's refresh read it from theirs, so its state sits behind a lock.
+    """Keeps the ring in step with the table.
 
-    The ring is drawn on the loop thread, right after the event's sounds went out, so
-    its pixels join the snapshot of that same change: one ``state`` per change (drawn
-    on a thread of its own, each change would announce a second snapshot)."""
+    The loop draws it into each snapshot (:meth:`draw`, one of the loop's ``views``, on
+    the loop thread, right after the event's sounds went out): its pixels join the
+    snapshot of that same change, one ``state`` per change. What changes the ring by
+    itself (a refused press's flash and its end, the brightness, the self-test's
+    lights) is shown at once and calls ``changed()`` (the loop's ``refresh``: the ring
+    is drawn into a new snapshot). The flash ends on the hub's timers
+    (``later``); the serial link's refresh reads the ring from its own thread, so its
+    state sits behind a lock."""
 
     def __init__(
         self,
         driver: LedDriver,
         *,
+        later: Scheduler,
         pixels: int = 24,
         brightness: float = 0.6,
         quiet_hours: tuple[time, time] | None = None,
         wall: Callable[[], datetime] = datetime.now,
-        publish: Callable[[dict[str, object]], None] | None = None,
+        changed: Callable[[], None] | None = None,
     ) -> None:
         self.driver = driver
         self.count = pixels
         self.brightness = brightness
         self.quiet_hours = quiet_hours
         self.wall = wall
-        self.publish = publish
+        self._later = later
+        self._changed = changed
         self._snapshot: dict[str, Any] = {"game": None}
         self._flash: tuple[int, ...] = ()
+        self._flash_end: Cancellable | None = None
+        self._flashes = 0  # the flashes so far: an end that comes late ends only its own
         self._lock = threading.RLock()
-        self._published: dict[str, object] | None = None
         self._override: list[Pixel] | None = None
         self._palette = Palette(self.level())
-        self._flash_end = Deadline(self._end_flash, "ring-flash")
 
     def override(self, pixels: list[Pixel] | None) -> None:
         """Show ``pixels`` instead of the table (the self-test's lights); None: the
         table again. The serial link's refresh sends the override too."""
         with self._lock:
             self._override = None if pixels is None else list(pixels)
-        self.redraw()
+        self._change()
 
     def level(self) -> float:
         """The brightness now: the setting, dimmed in the quiet hours."""
@@ -252,49 +221,52 @@ class RingLights:
                 self._palette = Palette(level)
             return self._palette.shade(full)
 
-    def table_changed(self, snapshot: dict[str, Any]) -> None:
-        """The table changed: redraw."""
+    def draw(self, snapshot: dict[str, Any]) -> dict[str, object]:
+        """The table is ``snapshot``: show it on the ring; the ring as the snapshot
+        tells the page (``pixels`` as ``"rrggbb"``, each one's ``effects``)."""
         with self._lock:
             self._snapshot = snapshot
-        self.redraw()
+            return self.redraw()
 
     def set_brightness(self, brightness: float) -> None:
         """A new brightness from the settings."""
         with self._lock:
             self.brightness = brightness
-        self.redraw()
+        self._change()
 
     def refused(self, slot: int) -> None:
         """The core refused a press on ``slot`` (:class:`hub.core.effects.PressRefused`):
-        flash it red once. The centre (``CENTRE``) has no arc of its own: nothing."""
+        flash it red once (a later refusal keeps its own whole flash). The centre
+        (``CENTRE``) has no arc of its own: nothing."""
         if slot not in SLOTS:
             return
         with self._lock:
             self._flash = (slot,)
-        self.redraw()
-        self._flash_end.set(FLASH_S)
+            self._flashes += 1
+            number = self._flashes
+            if self._flash_end is not None:
+                self._flash_end.cancel()
+            self._flash_end = self._later.call_later(FLASH_S, lambda: self._end_flash(number))
+        self._change()
 
-    def _end_flash(self) -> None:
+    def _end_flash(self, number: int) -> None:
+        """Flash ``number`` is over (the timers' thread): unless a later one began."""
         with self._lock:
+            if number != self._flashes:
+                return
             self._flash = ()
-        self.redraw()
+            self._flash_end = None
+        self._change()
 
-    def redraw(self) -> None:
-        """Send the ring to the driver, and tell the page when it changed."""
+    def _change(self) -> None:
+        """The ring changed by itself: shown at once, and drawn into a new snapshot."""
+        self.redraw()
+        if self._changed is not None:
+            self._changed()
+
+    def redraw(self) -> dict[str, object]:
+        """Send the ring to the driver; the ring as the snapshot tells the page."""
         with self._lock:
             pixels, colours = self._shaded()
             self.driver.show(pixels)
-            shown: dict[str, object] = {
-                "connected": self.driver.connected(),
-                "pixels": colours,
-                "effects": [EFFECTS[p[3]] for p in pixels],
-            }
-            if shown != self._published and self.publish is not None:
-                self._published = shown
-                self.publish(shown)
-
-    def connection_changed(self) -> None:
-        """The controller came or went: tell the page."""
-        with self._lock:
-            self._published = None
-        self.redraw()
+            return {"pixels": colours, "effects": [EFFECTS[p[3]] for p in pixels]}

@@ -1,9 +1,9 @@
-"""The sound port: what the hub needs from a speaker, and its recording fake.
+"""The sound port: what the hub needs from a speaker.
 
 The hub names sounds (``choo``, ``chicken``, ``turn``, ``turn_back``, ``nope``,
 ``reminder``, ``out``, ``last_tile``); an adapter turns a name into audio. The real adapter for ALSA
-lives in ``hub/io/alsa_player.py``; tests and the sim backend without a sound card use
-:class:`RecordingPlayer`.
+lives in ``hub/io/alsa_player.py``; without a sound card, :class:`DisabledPlayer`. The
+simulator and the tests listen through ``RecordingPlayer`` (``tablesim/virtual.py``).
 
 This module also holds the rules every player shares: which sound wins when two
 overlap (:data:`SOUND_PRIORITY`, applied by :class:`hub.io.mixer.Mixer`), and whether a sound plays
@@ -18,11 +18,14 @@ from __future__ import annotations
 import array
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, time
 from typing import Any, Protocol
 
-SOUND_NAMES = ("choo", "chicken", "turn", "turn_back", "nope", "reminder", "out", "last_tile")
+from hub.core.news import Sound
+
+# The core's sounds (hub/core/news.py is their one home), as plain names.
+SOUND_NAMES = tuple(sound.value for sound in Sound)
 
 # Higher wins: a new sound that outranks everything playing cuts it short; an
 # equal or lower one is mixed in. `out` ends the round, so nothing talks over it.
@@ -108,48 +111,6 @@ class SoundPolicy:
         """Whether speech plays now: a sentence about the turn is heard where the turn
         chime would be (quiet mode ``turn-only``), any other where every chime is."""
         return audible("turn" if about_turn else SAY, self.mode())
-
-
-@dataclass
-class RecordingPlayer:
-    """A sound player that remembers what it was asked to play (the fake for tests).
-
-    ``played`` records every request: what reached the player after the policy;
-    ``spoken`` the speech handed to :meth:`say` (its PCM, after its lead of silence).
-    """
-
-    played: list[str] = field(default_factory=list)
-    spoken: list[array.array[int]] = field(default_factory=list)
-    listeners: list[Callable[[str], None]] = field(default_factory=list)
-    volume: float = 1.0
-
-    def play(self, name: str) -> None:
-        """Record ``name`` and tell any listener (benchmarks wait on these)."""
-        self.played.append(name)
-        for listener in self.listeners:
-            listener(name)
-
-    def say(self, samples: array.array[int], lead_frames: int = 0) -> None:
-        """Record the speech as heard (its lead of silence first) and tell any
-        listener (as sound ``say``). Without a lead the very array is kept, no copy:
-        a copy of a sentence cost more than the hub's whole way from the dispatcher
-        to the player (``bench/press_to_effect.py`` times a turn said through here)."""
-        if lead_frames:
-            samples = array.array("h", bytes(2 * lead_frames)) + samples
-        self.spoken.append(samples)
-        for listener in self.listeners:
-            listener(SAY)
-
-    def status(self) -> dict[str, Any]:
-        """Always available."""
-        return {"available": True, "reason": None}
-
-    def set_volume(self, volume: float) -> None:
-        """Remember the volume (checked like the real player does)."""
-        self.volume = check_volume(volume)
-
-    def close(self) -> None:
-        """Nothing to release."""
 
 
 class DisabledPlayer:

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from hub.core.news import Kind
 from hub.io.mqtt import LinkHandlers, Will
 from hub.mqtt import discovery
 from hub.mqtt.commands import CommandError, HubCommands, QuietLog, Rate, SeenIds
@@ -27,7 +28,8 @@ from hub.wire.sse import compact
 
 log = logging.getLogger("hub.mqtt")
 
-GESTURES = {"tap": "tap", "hold": "hold", "long-hold": "long_hold"}
+# The gestures' log kinds (hub.core.news.GESTURES), as Home Assistant's triggers name them.
+GESTURES = {Kind.TAP: "tap", Kind.HOLD: "hold", Kind.LONG_HOLD: "long_hold"}
 STATUS_EVERY_S = 1.0
 
 
@@ -295,7 +297,7 @@ class MqttPublisher:
             slot = entry.get("slot")
             if isinstance(slot, int):
                 self._send(
-                    discovery.action_topic(self.settings, slot), GESTURES[str(entry["kind"])]
+                    discovery.action_topic(self.settings, slot), GESTURES[Kind(entry["kind"])]
                 )
         return True
 

@@ -7,6 +7,10 @@ booleans, None, tuples, frozensets and other such dataclasses (``hub.core.events
 ``{"set": [...]}``; decoding reverses it. Floats survive exactly (JSON writes the
 shortest repr that reads back the same). A game option's value is a bool or an
 int, so no list hides among them where a tuple was meant.
+
+A journal written before the undo named its action as data holds a moment's ``what``
+in words the hub itself wrote (``"marker slot 2 present True"``): :func:`legacy_action`
+reads those back into an :class:`~hub.core.news.Action`.
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, get_args
 
-from hub.core import events, state
+from hub.core import events, news, state
+from hub.core.news import SOME_ACTION, Action, Fixed, Kind
 
 TAG = "_"
 SET = "set"
@@ -28,7 +33,7 @@ class CodecError(ValueError):
 def _registry() -> dict[str, type]:
     """Every dataclass of the events and the table, by class name."""
     found: dict[str, type] = {}
-    for module in (events, state):
+    for module in (events, state, news):
         for name, value in vars(module).items():
             if (
                 isinstance(value, type)
@@ -76,12 +81,49 @@ def decode(data: Any) -> Any:
     if cls is None or not isinstance(name, str):
         raise CodecError(f"unknown record type {name!r}")
     values = {k: decode(v) for k, v in data.items() if k != TAG}
+    if cls is state.Moment and isinstance(values.get("what"), str):
+        values["what"] = legacy_action(values["what"])
     if set(values) != set(_FIELDS[name]):
         raise CodecError(f"{name}: fields {sorted(values)}, expected {sorted(_FIELDS[name])}")
     try:
         return cls(**values)
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:  # ValueError: a word no enum of news knows
         raise CodecError(f"{name}: {exc}") from None
+
+
+# The fields an old journal's ``what`` named after its kind, in the order written.
+_LEGACY_FIELDS = ("what", "slot", "held_s", "present", "public", "covers_left")
+
+
+def legacy_action(words: str) -> Action:
+    """The action an old journal's moment named in words (``"tap slot 3"``,
+    ``"fix what public slot 2 public True"``, ``"round-over round 2 went_out Ann"``,
+    ``"table action"``): the hub wrote them as ``kind`` then ``name value`` pairs."""
+    head, _, rest = words.partition(" ")
+    try:
+        kind = Kind(head)
+    except ValueError:  # "table action": a change no log entry named
+        return SOME_ACTION
+    found: dict[str, str] = {}
+    if kind is Kind.ROUND_OVER:  # last, the name that went out (it may hold spaces)
+        _, _, went_out = rest.partition(" went_out ")
+        found["went_out"] = went_out
+    else:
+        tokens = rest.split(" ")
+        for name, value in zip(tokens[::2], tokens[1::2], strict=False):
+            if name in _LEGACY_FIELDS:
+                found[name] = value
+    flag = {"True": True, "False": False}
+    slot = found.get("slot", "")
+    fixed = found.get("what", "")
+    return Action(
+        kind,
+        slot=int(slot) if slot.isdigit() else None,
+        present=flag.get(found.get("present", "")),
+        fixed=Fixed(fixed) if fixed in {f.value for f in Fixed} else None,
+        public=flag.get(found.get("public", "")),
+        went_out=None if found.get("went_out", "None") == "None" else found["went_out"],
+    )
 
 
 def decode_event(data: Any) -> events.Event:

@@ -23,6 +23,7 @@ from hub.core.effects import (
     RoundReopened,
     TablePlayed,
 )
+from hub.core.news import Kind, Sound
 from hub.core.state import Table
 from hub.io.sound import SoundPlayer, SoundPolicy
 from hub.runtime.broadcast import Broadcaster
@@ -99,7 +100,7 @@ class EffectDispatcher:
             if not isinstance(effect, PlaySound):
                 heard.append(effect)
             elif self._safely(self.policy.allows, effect.name):
-                if voiced_turn and effect.name == "turn":
+                if voiced_turn and effect.name is Sound.TURN:
                     voiced = effect  # the sentence is said in its place
                 else:
                     self._safely(self.sound.play, effect.name)
@@ -145,7 +146,7 @@ class EffectDispatcher:
             if late:
                 self.voice.render_late(s)
             extra = {"late": True} if late else {}
-            entry = self.eventlog.append("say", text=s.text, lang=s.lang, played=ok, **extra)
+            entry = self.eventlog.append(Kind.SAY, text=s.text, lang=s.lang, played=ok, **extra)
             self.broadcaster.publish("event", entry)
 
     def _safely(self, fn: Callable[..., Any], *args: object) -> Any:
@@ -159,7 +160,7 @@ class EffectDispatcher:
     def _one(self, effect: Effect, voiced: bool = False) -> None:
         if isinstance(effect, PlaySound):
             extra = {"voiced": True} if voiced else {}
-            entry = self.eventlog.append("sound", name=effect.name, **extra)
+            entry = self.eventlog.append(Kind.SOUND, name=effect.name, **extra)
             self.broadcaster.publish("sound", {"name": effect.name})
             self.broadcaster.publish("event", entry)
         elif isinstance(effect, LogEntry):

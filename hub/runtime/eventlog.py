@@ -6,13 +6,14 @@ import threading
 from collections import deque
 from typing import Any
 
+from hub.core.news import Kind
 from hub.io.clock import Clock
 from hub.runtime.clock import iso
 
 # One entry as kept: epoch seconds, kind, then its fields' names and values in turn.
 # A flat tuple costs about 170 bytes where the JSON-ready dict with its ISO time string
 # costs 280: a full log of 2,000 is ~0.2 MB less on a Pi (docs/performance.md).
-_Kept = tuple[float, str, tuple[Any, ...]]
+_Kept = tuple[float, Kind, tuple[Any, ...]]
 
 
 class EventLog:
@@ -24,7 +25,7 @@ class EventLog:
         self._entries: deque[_Kept] = deque(maxlen=size)
         self._lock = threading.Lock()
 
-    def append(self, kind: str, at: float | None = None, **fields: Any) -> dict[str, Any]:
+    def append(self, kind: Kind, at: float | None = None, **fields: Any) -> dict[str, Any]:
         """Add an entry of ``kind`` stamped with the wall time of monotonic ``at``; the
         entry as :meth:`recent` will give it."""
         kept = (self._clock.wall(at), kind, tuple(v for pair in fields.items() for v in pair))

@@ -88,8 +88,13 @@ class _Settle:
 class HubLoop:
     """Owns the table. ``post`` from any thread; everything else runs on the loop thread.
 
-    ``dispatch(effects)`` carries out effects; ``on_state(snapshot)`` hears of each
-    visible change; ``journal`` gets every event applied. Without :meth:`start`,
+    ``journal`` gets every event applied. The composition root wires the rest before
+    :meth:`start`, each straight to its part: ``dispatch(effects, table)`` carries out
+    an event's effects (the table after them, for the voice); ``views`` are parts drawn
+    from each snapshot whose drawing joins it under their key (the ring: its pixels
+    are in the snapshot they were drawn from, no second one follows); ``on_state``
+    hears of each snapshot; ``divert(event)`` takes an input edge from the table while
+    it returns True (the self-test borrows the inputs). Without :meth:`start`,
     :meth:`drain` processes events inline (the soak runs that way, on a virtual clock).
     """
 
@@ -97,17 +102,17 @@ class HubLoop:
         self,
         table: Table,
         clock: Clock,
-        dispatch: Callable[[list[Effect]], None],
         backend: str,
-        on_state: Callable[[Snapshot], None] | None = None,
         journal: JournalSink | None = None,
     ) -> None:
         self._table = table
         self._journal = journal
         self._clock = clock
-        self._dispatch = dispatch
         self._backend = backend
-        self._on_state = on_state
+        self.dispatch: Callable[[list[Effect], Table], None] = lambda effects, table: None
+        self.views: dict[str, Callable[[Snapshot], object]] = {}
+        self.on_state: Callable[[Snapshot], None] | None = None
+        self.divert: Callable[[Event], bool] | None = None
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._handling: int | None = None  # the thread handling an item, while it does
@@ -125,7 +130,10 @@ class HubLoop:
         return self._table
 
     def post(self, event: Event) -> None:
-        """Queue an event for the loop thread; never blocks."""
+        """Queue an event for the loop thread (unless ``divert`` takes it); never blocks."""
+        divert = self.divert
+        if divert is not None and divert(event):
+            return
         self._queue.put(event)
 
     def submit(
@@ -346,7 +354,7 @@ class HubLoop:
             log.exception("core failed on %r; event dropped", event)
             return
         self._table = table
-        self._dispatch(effects)
+        self.dispatch(effects, table)
         if self._journal is not None:  # after the dispatch: a store write goes first
             self._journal.record(event, table)
         key = self._visible(table)
@@ -355,23 +363,33 @@ class HubLoop:
             self._announce()
 
     def _announce(self) -> None:
-        """A fresh snapshot, and ``on_state`` told of it. What a listener adds with
-        :meth:`set_extra` meanwhile is in :attr:`snapshot` when it returns."""
-        self.snapshot = {**core.snapshot(self._table, self._backend), **self.extras}
+        """A fresh snapshot with every view drawn into it, and ``on_state`` told of it."""
+        snapshot = {**core.snapshot(self._table, self._backend), **self.extras}
+        for key, view in self.views.items():
+            try:
+                snapshot[key] = view(snapshot)
+            except Exception:  # a broken part: the table goes on without its drawing
+                log.exception("drawing the snapshot's %s failed", key)
+        self.snapshot = snapshot
         self._extras_pending = False
-        if self._on_state is not None:
-            self._on_state(self.snapshot)
-        self._extras_pending = False
+        if self.on_state is not None:
+            self.on_state(snapshot)
+
+    def refresh(self) -> None:
+        """A view changed by itself (the ring's flash or its end, its brightness, the
+        self-test's lights): draw it into a new snapshot and announce it, from any
+        thread (on the loop thread, with the event being handled)."""
+        if threading.get_ident() == self._handling:
+            self._extras_pending = True
+            return
+        self._queue.put(_Call(lambda _table: self._announce()))
 
     def set_extra(self, key: str, value: object) -> None:
         """Add ``key`` to the snapshot (e.g. the sound status) from any thread, without waiting.
 
         From another thread the change is made on the loop thread, which then announces
-        the new snapshot. From the loop thread itself it is made at once: an
-        ``on_state`` listener adding what it derived from the table (the ring's pixels)
-        is not announced again, its caller publishes :attr:`snapshot` after it; made
-        while an event's effects are dispatched (a flash), it is announced with (or
-        after) that event.
+        the new snapshot. From the loop thread itself it is made at once, and announced
+        with (or after) the event being handled.
         """
         if threading.get_ident() == self._handling:
             self.extras[key] = value

@@ -12,6 +12,13 @@ The setting ``voice`` chooses how much is said:
 
 At most one phrase about the turn is said per change, last: who must cover a double
 that is open after the change wins over a plain "Bea's turn".
+
+The voice reads what the core decided, never a sound's name: a double played is the
+core's :class:`~hub.core.effects.TablePlayed` of :attr:`~hub.core.news.Play.DOUBLE`, a
+train gone public its :class:`~hub.core.effects.TrainPublic`, the rest its log
+entries' kinds (:class:`~hub.core.news.Kind`) and a reminder's
+:class:`~hub.core.news.Reason`. So a sound the quiet mode or a profile leaves out
+changes nothing that is said.
 """
 
 from __future__ import annotations
@@ -20,7 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from hub.core.effects import Effect, LogEntry, PlaySound
+from hub.core.effects import Effect, LogEntry, TablePlayed, TrainPublic
+from hub.core.news import Kind, Play, Reason
 from hub.core.state import PLAYING, Game, Table
 
 VOICE_MODES = ("off", "turns", "all")
@@ -53,8 +61,8 @@ def check_mode(mode: object) -> str:
 
 
 # The log entries a phrase is read from: in every mode, and in ``all`` during a game.
-_ANY_MODE = frozenset({"round-over", "game-over"})
-_SAID_KINDS = _ANY_MODE | {"marker", "last-tile", "reminder"}
+_ANY_MODE = frozenset({Kind.ROUND_OVER, Kind.GAME_OVER})
+_SAID_KINDS = _ANY_MODE | {Kind.LAST_TILE, Kind.REMINDER}
 
 
 @lru_cache(maxsize=1024)  # a game's few hundred phrases, made once each (the press's path)
@@ -79,24 +87,21 @@ def choose(
         return []
     game = table.game
     read = _SAID_KINDS if mode == "all" and game is not None else _ANY_MODE
-    # One pass (a press's path): the entries with something to read, and what the
-    # change sounded and logged about the turn.
-    entries: list[LogEntry] = []
-    turned = opened = chooed = False
+    # One pass (a press's path): what the core decided with something to say, and
+    # whether it passed the turn or a double was played.
+    said: list[Phrase] = []
+    turned = opened = False
     for effect in effects:
+        phrase = None
         if isinstance(effect, LogEntry):
-            if effect.kind == "turn":
+            if effect.kind is Kind.TURN:
                 turned = True
             elif effect.kind in read:
-                entries.append(effect)
-        elif isinstance(effect, PlaySound):
-            if effect.name == "chicken":
-                opened = True
-            elif effect.name == "choo":
-                chooed = True
-    said = []
-    for entry in entries:
-        phrase = _read(entry, game, chooed, winner)
+                phrase = _read(effect, game, winner)
+        elif isinstance(effect, TablePlayed):
+            opened = opened or (effect.kind is Play.DOUBLE and not effect.undone)
+        elif isinstance(effect, TrainPublic) and read is _SAID_KINDS:
+            phrase = _public(effect.slot, game)
         if phrase is not None:
             said.append(phrase)
     if turned or opened:
@@ -106,43 +111,42 @@ def choose(
     return said
 
 
+def _public(slot: int, game: Game | None) -> Phrase | None:
+    """A player's train went public (the Mexican Train always is)."""
+    owner = None if game is None else game.owner(slot)
+    if owner is None or owner == "mexican":
+        return None
+    return _say("say.public", owner)
+
+
 def _read(
-    entry: LogEntry,
-    game: Game | None,
-    chooed: bool,
-    winner: Callable[[int], str | None] | None,
+    entry: LogEntry, game: Game | None, winner: Callable[[int], str | None] | None
 ) -> Phrase | None:
-    """The phrase log ``entry`` calls for (``chooed``: its change sounded the choo)."""
+    """The phrase log ``entry`` calls for."""
     kind = entry.kind
     f = dict(entry.fields)
-    if kind == "round-over":
+    if kind is Kind.ROUND_OVER:
         name = f.get("went_out")
         return _say("say.out", str(name)) if name else _say("say.blocked")
-    if kind == "game-over":
+    if kind is Kind.GAME_OVER:
         gid = f.get("game")
         won = winner(gid) if winner is not None and isinstance(gid, int) else None
         return _say("say.winner", won) if won else _say("say.game_over")
     assert game is not None  # the other kinds are read only during a game
-    if kind == "marker" and f.get("present") and chooed:
-        owner = game.owner(_slot(f))
-        if owner is not None and owner != "mexican":
-            return _say("say.public", owner)
-    elif kind == "last-tile" and f.get("player"):
+    if kind is Kind.LAST_TILE and f.get("player"):
         return _say("say.last_tile", str(f["player"]))
-    elif kind == "reminder":
+    if kind is Kind.REMINDER:
         owner = game.owner(_slot(f))
         if owner is not None and owner != "mexican":
-            return _say(_reminder_key(str(f.get("why", ""))), owner)
+            return _say(REMINDER_KEYS.get(f.get("reason"), "say.reminder.marker"), owner)
     return None
 
 
-def _reminder_key(why: str) -> str:
-    """The sentence for a reminder, by the reason the core logged."""
-    if "last tile" in why:
-        return "say.reminder.last_tile"
-    if "keep drawing" in why:
-        return "say.reminder.draw"
-    return "say.reminder.marker"
+# The sentence for a reminder, by the reason the core gave (any other: the marker's).
+REMINDER_KEYS: dict[object, str] = {
+    Reason.LAST_TILE: "say.reminder.last_tile",
+    Reason.DRAW: "say.reminder.draw",
+}
 
 
 def _slot(fields: dict[str, object]) -> int:
@@ -151,7 +155,7 @@ def _slot(fields: dict[str, object]) -> int:
 
 
 def _turn_phrase(table: Table, turned: bool) -> Phrase | None:
-    """Who must act now, after a change that opened a double (the chicken sounded) or
+    """Who must act now, after a change that played a double or
     logged a turn (``turned``): the player who must cover a double open now, else the
     new turn's player (only when the turn passed)."""
     game = table.game

@@ -77,13 +77,13 @@ def test_a_double_tap_on_undo_undoes_one_action_of_the_table_shown(keeper, roomy
         "request",
         lambda r: sent.append(json.loads(r.post_data or "{}")) if r.url.endswith("/undo") else None,
     )
-    # When the answer comes back ("Undone"), and when Undo is enabled again after it.
+    # When the answer comes back ("Undone: …"), and when Undo is enabled again after it.
     page.evaluate(
         """() => { window.undoTimes = new Promise((resolve) => {
             const undo = document.querySelector("#undo"), toast = document.querySelector("#toast");
             let answered = null;
             new MutationObserver(() => {
-                if (answered === null && toast.textContent === "Undone") {
+                if (answered === null && toast.textContent === "Undone: a tap on slot 3") {
                     answered = performance.now();
                 }
             }).observe(toast, { childList: true, characterData: true, subtree: true });
@@ -103,6 +103,40 @@ def test_a_double_tap_on_undo_undoes_one_action_of_the_table_shown(keeper, roomy
     assert sent == [{"undo": 3}]
     undos = [e for e in hub.get("/api/log?limit=100")[1] if e["kind"] == "undo"]
     assert len(undos) == 1
+    assert not phone.errors and not phone.foreign
+
+
+def test_the_undo_names_what_it_takes_back_in_the_phones_language(keeper, roomy_hub):
+    """The Undo button says what it would take back (the snapshot's ``undoes``, data the
+    page words from its catalogs), and the log says what an undo took back: a tap, a
+    double, a marker, a fix, in English and in Spanish."""
+    hub, phone = roomy_hub, keeper
+    page = phone.page
+    undo = page.locator("#undo")
+    hub.post("/api/sim/slots/1/press", {"hold_ms": 50})  # Ann plays: Bob's turn
+    expect(undo).to_have_text("Undo: a tap on slot 1")
+    hub.post("/api/sim/slots/2/press", {"hold_ms": 1500})  # Bob plays a double on his train
+    expect(undo).to_have_text("Undo: a double played on slot 2")
+    hub.post("/api/sim/slots/2/marker", {"present": True})  # he cannot cover: marker down
+    expect(undo).to_have_text("Undo: a marker put on slot 2")
+    assert hub.get("/api/state")[1]["undoes"] == {"kind": "marker", "slot": 2, "present": True}
+    undo.click()
+    line = page.locator("#fix-log li").filter(has_text="undo (scorekeeper)")
+    expect(line).to_contain_text("a marker put on slot 2")
+    expect(undo).to_have_text("Undo: a double played on slot 2")
+    page.locator("#fix-panel summary").click()
+    page.select_option("#fix-public", "3")
+    page.get_by_role("button", name="Public", exact=True).click()
+    expect(undo).to_have_text("Undo: slot 3 opened by hand")
+    page.evaluate("import('/static/i18n.js').then(m => m.setLanguage('es'))")
+    expect(page.locator("html")).to_have_attribute("lang", "es")
+    expect(page.locator("#undo")).to_have_text("Deshacer: el lugar 3 abierto a mano")
+    page.locator("#undo").click()
+    expect(page.locator("#undo")).to_have_text("Deshacer: una mula en el lugar 2")
+    page.locator("#undo").click()
+    expect(page.locator("#undo")).to_have_text("Deshacer: un toque en el lugar 1")
+    line = page.locator("#fix-log li").filter(has_text="una mula en el lugar 2")
+    expect(line).to_contain_text("deshecho (quien lleva los puntos)")
     assert not phone.errors and not phone.foreign
 
 

@@ -278,8 +278,9 @@ def test_aces_first_player_out_in_first_turn_is_kept():
 def test_the_core_orders_sounds_and_log_entries_but_draws_no_lights():
     """The ring is drawn from the snapshot (hub/io/lights.py): the core orders nothing
     of the LEDs, even when a double opens and a train goes public (the doubles played
-    go to the store, for the players' statistics)."""
+    go to the store, for the players' statistics; a train gone public is said by the
+    voice)."""
     hub = illustration_to_turn_15("consensus")
     kinds = {type(e).__name__ for e in hub.effects}
-    assert kinds == {"PlaySound", "LogEntry", "TablePlayed"}
+    assert kinds == {"PlaySound", "LogEntry", "TablePlayed", "TrainPublic"}
     assert hub.table.doubles and hub.public - {8} == {2}

@@ -63,8 +63,9 @@ function tools() {
     if (undo.dataset.busy) return;
     undo.dataset.busy = "1";
     undo.disabled = true;
+    const what = S.snap.undoes;  // what this phone shows the undo taking back
     try {
-      await send("/undo", { undo: S.snap.undo }, t("fixes.undone"));
+      await send("/undo", { undo: S.snap.undo }, what ? t("fixes.undone_what", { what: undid(what) }) : t("fixes.undone"));
     } finally {
       resting.start();
     }
@@ -131,6 +132,7 @@ function fillTools(snap) {
   $("engine-form").hidden = !named;
   if (named) options($("fix-engine"), Array.from({ length: g.set + 1 }, (_, n) => [g.set - n, `${g.set - n}-${g.set - n}`]), g.engine);
   $("undo").disabled = !!$("undo").dataset.busy || (!snap.undo && g.phase !== "round-over");
+  $("undo").textContent = snap.undoes ? t("fixes.undo_what", { what: undid(snap.undoes) }) : t("fixes.undo");
 }
 
 async function send(path, body, done) {
@@ -155,14 +157,21 @@ async function renderLog() {
   list.replaceChildren(...lines.map((e) => el("li", { class: "fix-line" }, describe(e))));
 }
 
-// What an undo took back (its ``undid``: the action's log entry in a few words,
-// hub/core/undo.py: "tap slot 3", "marker slot 2 present True"), in the page's words.
-const UNDID = { tap: "fixes.undid_tap", hold: "fixes.undid_hold", "long-hold": "fixes.undid_long_hold", fix: "fixes.undid_fix", "round-over": "fixes.undid_round_over" };
+// What an undo takes back (the snapshot's ``undoes``, an undo's ``undid``: an action
+// as data, docs/api.md: {"kind": "tap", "slot": 3}), in the page's words.
+const UNDID = { tap: "fixes.undid_tap", hold: "fixes.undid_hold", "long-hold": "fixes.undid_long_hold", "round-over": "fixes.undid_round_over" };
 function undid(what) {
-  const kind = what.split(" ")[0], slot = (/\bslot (\d+)/.exec(what) || [])[1];
-  const where = slot === "0" ? t("fixes.centre") : t("fixes.where_slot", { slot });
-  if (kind === "marker") return t(/\bpresent True\b/.test(what) ? "fixes.undid_marker_on" : "fixes.undid_marker_off", { where });
-  return t(UNDID[kind] || "fixes.undid_action", { where });
+  const where = what.slot === 0 ? t("fixes.centre") : t("fixes.where_slot", { slot: what.slot });
+  if (what.kind === "marker") return t(what.present ? "fixes.undid_marker_on" : "fixes.undid_marker_off", { where });
+  if (what.kind === "fix") return t(fixed(what), { where });
+  if (what.kind === "round-over" && what.went_out) return t("fixes.undid_went_out", { name: what.went_out });
+  return t(UNDID[what.kind] || "fixes.undid_action", { where });
+}
+function fixed(what) {
+  if (what.fixed === "turn") return "fixes.undid_fix_turn";
+  if (what.fixed === "public") return what.public ? "fixes.undid_fix_public" : "fixes.undid_fix_private";
+  if (what.fixed === "double") return what.slot == null ? "fixes.undid_fix_double_closed" : "fixes.undid_fix_double";
+  return "fixes.undid_fix";
 }
 
 function describe(e) {
@@ -214,21 +223,21 @@ on("sound", (sound) => {
   if (sound.name === "turn_back") toast(t("fixes.turn_back"));
   if (sound.name === "reminder") remind();
 });
-// The hub's reasons (its log's words, hub/core/turns.py) as whole sentences for people.
+// The hub's reasons (a reminder's ``reason``, hub/core/news.py) as whole sentences for people.
 const REMINDERS = {
-  "failed to cover without a marker": "fixes.remind_no_marker",
-  "could not answer their own double: marker down": "fixes.remind_own_double",
-  "went out without calling the last tile": "fixes.remind_last_tile",
-  "only the marker's owner makes a train private, in their own turn": "fixes.remind_private",
-  "lifted their marker without playing on their train: put it back": "fixes.remind_lifted",
-  "continuous draw: keep drawing until you can cover the double": "fixes.remind_draw",
+  no_marker: "fixes.remind_no_marker",
+  own_double: "fixes.remind_own_double",
+  last_tile: "fixes.remind_last_tile",
+  private: "fixes.remind_private",
+  lifted: "fixes.remind_lifted",
+  draw: "fixes.remind_draw",
 };
 async function remind() {  // say why: the reminder's reason is in the log
   const r = await api("GET", "/api/log?limit=20");
   const last = r.ok ? r.data.filter((e) => e.kind === "reminder").pop() : null;
   if (!last) return;
   const name = owner(S.snap, last.slot);
-  toast(t(REMINDERS[last.why] || "fixes.reminder", { name, why: last.why }));
+  toast(t(REMINDERS[last.reason] || "fixes.reminder", { name, why: last.why }));
 }
 document.addEventListener("change", (e) => { if (e.target && e.target.id === "sim-on") render(S.snap); });
 // A new language: the tools are built again in its words.

@@ -24,10 +24,9 @@ function pixelXY(i, n, slots) {
 
 // With reduced motion the ring shows each LED steady: no SVG <animate> at all.
 const still = () => matchMedia("(prefers-reduced-motion: reduce)").matches;
-// ``serial``: the snapshot's hub box link, when there is one. Its ``connected`` is the
-// one the hub box line says: the ring's own copy comes in the next snapshot (the hub
-// announces the link's change, then the ring redrawn after it), and the two must not
-// disagree on the screen meanwhile. ``slots``: the hub's (the snapshot's ``slots``).
+// ``serial``: the snapshot's hub box link, when there is one (no box: no ring on it).
+// Its ``connected`` is the one the hub box line says too: the snapshot says it once.
+// ``slots``: the hub's (the snapshot's ``slots``).
 export function ringSvg(ring, serial, slots) {
   if (!ring || !ring.pixels || !ring.pixels.length) return "";
   const n = ring.pixels.length, effects = ring.effects || [];
@@ -37,7 +36,7 @@ export function ringSvg(ring, serial, slots) {
     return `<circle class="led${off ? " off" : ""}" data-led="${i}" data-colour="${hex}" data-effect="${effect || "steady"}"` +
       ` cx="${x}" cy="${y}" r="${DOT}" fill="${off ? "none" : "#" + hex}">${motion}</circle>`;
   }).join("");
-  const connected = serial ? serial.connected : ring.connected;
+  const connected = serial ? serial.connected : null;
   const where = connected === true ? "ring.on_box" : connected === false ? "ring.box_off" : "ring.no_box";
   return `<g class="leds" role="img" aria-label="${esc(t(where))}">${dots}</g>`;
 }
