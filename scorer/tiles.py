@@ -89,6 +89,7 @@ def check_double_blank(double_blank: int) -> int:
             f"double-blank worth {clip(double_blank)}: must be 0, 25 or 50",
             code="double_blank",
             value=double_blank,
+            allowed=tuple(str(value) for value in sorted(DOUBLE_BLANK_VALUES)),
         )
     return double_blank
 

@@ -7,8 +7,9 @@ import pytest
 
 from hub import core
 from hub.core.events import MarkersRead
+from hub.runtime.asks import TableChanged
 from hub.runtime.clock import SystemClock
-from hub.runtime.loop import HubLoop, TableChanged
+from hub.runtime.loop import HubLoop
 from scorer.errors import FieldError
 
 ONE_ON = MarkersRead((True,) + (False,) * 7, 1.0)

@@ -17,13 +17,13 @@ from hub.io.sound import (
     SOUND_NAMES,
     SOUND_PRIORITY,
     DisabledPlayer,
-    RecordingPlayer,
     SoundPolicy,
     audible,
     effective_quiet,
     in_quiet_hours,
     parse_quiet_hours,
 )
+from tablesim.virtual import RecordingPlayer
 
 N = 4  # frames per period in the mixer tests: small enough to spell out
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from hub.games.changes import RoundInPlay
-from hub.runtime.loop import TableChanged
+from hub.runtime.asks import TableChanged
 from hub.runtime.settings import SettingsError
 from scorer.errors import FieldError, Refused
 from scorer.setup import SetupError

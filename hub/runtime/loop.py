@@ -21,12 +21,12 @@ from hub.core.effects import Effect
 from hub.core.events import ClockTicked, Event
 from hub.core.state import Table
 from hub.io.clock import Clock
+from hub.runtime.asks import Call, Restore, Settle, Snapshot, Submitted, TableChanged
 from scorer.errors import FieldError
 
 log = logging.getLogger("hub.runtime.loop")
 
 _STOP = object()
-Snapshot = dict[str, Any]  # the JSON of GET /api/state
 
 
 class JournalSink(Protocol):
@@ -44,45 +44,6 @@ class JournalSink(Protocol):
 
     def written(self) -> Future[Any]:
         """A future that resolves once every batch handed off so far is on disk."""
-
-
-class _Call:
-    """Run ``fn(table)`` on the loop thread and hand back its result."""
-
-    def __init__(self, fn: Callable[[Table], object]) -> None:
-        self.fn = fn
-        self.done = threading.Event()
-        self.result: object = None
-
-
-class _Restore:
-    """Start over from ``table`` (rebuilt from the journal at start)."""
-
-    def __init__(self, table: Table) -> None:
-        self.table = table
-
-
-class TableChanged(FieldError):
-    """A guarded event was not applied: the table is no longer the one its sender saw
-    (:meth:`HubLoop.submit`'s ``unless``); its code and params say how."""
-
-
-class _Submitted:
-    """An event whose poster waits for it: ``future`` gets the snapshot after it, or
-    :class:`TableChanged` when ``unless(table)`` gave a reason not to apply it."""
-
-    def __init__(self, event: Event, unless: Callable[[Table], FieldError | None] | None) -> None:
-        self.event = event
-        self.unless = unless
-        self.future: Future[Snapshot] = Future()
-
-
-class _Settle:
-    """Resolve ``future`` with the snapshot once everything queued before it is
-    applied and journaled (:meth:`HubLoop.settled_later`)."""
-
-    def __init__(self) -> None:
-        self.future: Future[Snapshot] = Future()
 
 
 class HubLoop:
@@ -147,7 +108,7 @@ class HubLoop:
         fired, so nothing comes between the look and the event; a reason it returns
         leaves the table alone and the future raises :class:`TableChanged` with it (a
         phone's undo of the table it saw, not of a press made since)."""
-        item = _Submitted(event, unless)
+        item = Submitted(event, unless)
         self._queue.put(item)
         if self._thread is None:
             self.drain()
@@ -161,7 +122,7 @@ class HubLoop:
         thread; the first call comes at once (the loop is woken for it)."""
         self._beat = None if fn is None else (fn, every_s)
         self._beat_due = 0.0
-        self._queue.put(_Call(lambda _table: None))  # wake the loop: it beats first
+        self._queue.put(Call(lambda _table: None))  # wake the loop: it beats first
 
     def _beat_wait(self, timeout: float | None) -> float | None:
         """Beat if one is due; ``timeout`` shortened to the next beat."""
@@ -182,7 +143,7 @@ class HubLoop:
     def restore(self, table: Table) -> None:
         """Start over from ``table`` (after everything queued so far): the journal
         begins a new segment with it, and it is announced."""
-        self._queue.put(_Restore(table))
+        self._queue.put(Restore(table))
 
     def settled(self, timeout: float = 5.0) -> Snapshot:
         """Wait until everything queued so far (and every deadline due) is processed
@@ -194,7 +155,7 @@ class HubLoop:
         """As :meth:`settled`, waited for by no thread: the future resolves (on the
         journal's writer thread, or here without a loop thread) with the snapshot once
         everything queued so far, and every deadline due, is processed and journaled."""
-        item = _Settle()
+        item = Settle()
         self._queue.put(item)
         if self._thread is None:
             self.drain()
@@ -214,7 +175,7 @@ class HubLoop:
 
     def call(self, fn: Callable[[Table], object], timeout: float = 5.0) -> object:
         """Run ``fn(table)`` after everything queued so far; return its result."""
-        item = _Call(fn)
+        item = Call(fn)
         self._queue.put(item)
         if self._thread is None:
             self.drain()
@@ -281,7 +242,7 @@ class HubLoop:
     def _handle_one(self, item: object) -> None:
         # Events carry their own time: the core fires earlier deadlines itself. A call
         # (a barrier) sees every deadline due by now fired first.
-        if isinstance(item, _Call):
+        if isinstance(item, Call):
             self._fire_due()
             try:
                 item.result = item.fn(self._table)
@@ -292,7 +253,7 @@ class HubLoop:
             self._hand_off()  # a caller waits: it may then wait for the journal
             item.done.set()
             return
-        if isinstance(item, _Submitted):
+        if isinstance(item, Submitted):
             if item.unless is not None:
                 self._fire_due()
                 try:
@@ -309,10 +270,10 @@ class HubLoop:
             self._hand_off()
             item.future.set_result(self.snapshot)
             return
-        if isinstance(item, _Restore):
+        if isinstance(item, Restore):
             self._restore(item.table)
             return
-        if isinstance(item, _Settle):
+        if isinstance(item, Settle):
             self._settle(item.future)
             return
         self._apply(item)  # type: ignore[arg-type]
@@ -382,7 +343,7 @@ class HubLoop:
         if threading.get_ident() == self._handling:
             self._extras_pending = True
             return
-        self._queue.put(_Call(lambda _table: self._announce()))
+        self._queue.put(Call(lambda _table: self._announce()))
 
     def set_extra(self, key: str, value: object) -> None:
         """Add ``key`` to the snapshot (e.g. the sound status) from any thread, without waiting.
@@ -401,7 +362,7 @@ class HubLoop:
             self.extras[key] = value
             self._announce()
 
-        self._queue.put(_Call(rebuild))
+        self._queue.put(Call(rebuild))
 
     @staticmethod
     def _visible(table: Table) -> tuple[object, ...]:
