@@ -19,7 +19,7 @@ from scorer.profiles import SLOTS
 
 Sql = Callable[..., list[Any]]  # runs one query (text, parameters): its rows
 # A colour for each seat (hub/io/lights.py, PLAYER_COLOURS; app.css --c0 …): a player's
-# is their seat's. tests/test_facts.py holds there to be as many colours as slots.
+# is their seat's. tests/arch/test_facts.py holds there to be as many colours as slots.
 COLOURS = len(SLOTS)
 
 SEATS_OF = (  # a person's seats in finished games: the FROM and WHERE of most queries

@@ -1,7 +1,7 @@
 """``mtrain-hub`` with the watchdog's test hook: ``SIGUSR2`` freezes the hub loop's
 thread, a second ``SIGUSR2`` thaws it.
 
-``tests/test_notify.py`` runs ``python -m tests.freezable_hub run ...`` in place of the
+``tests/runtime/test_notify.py`` runs ``python -m tests.freezable_hub run ...`` in place of the
 console script, to see the watchdog pings stop while the loop hangs and resume after.
 The product holds no such hook: this module wraps :class:`Supervision` in the child
 process only.

@@ -3,8 +3,8 @@
 They run in a copy because ``make hardware`` rewrites files other tests read, and
 ``make stl`` and the self-test write into build/, while other tests run at the same
 time. ``make stl`` is run once per test run (the ``made_stl`` fixture in
-tests/conftest.py): tests/test_hardware_guide.py checks the command, and
-tests/test_enclosure.py the parts it made.
+tests/conftest.py): tests/deploy/test_hardware_guide.py checks the command, and
+tests/deploy/test_enclosure.py the parts it made.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A seeded generator of a family's history of games, and an independent computation
 of the players' statistics over it (the oracle the SQL of scorer/player_stats.py is
-held against; tests/test_player_stats.py, bench/players.py).
+held against; tests/scorer/test_player_stats.py, bench/players.py).
 
 A person is one of :data:`FAMILY`'s keys; each game seats some of them under one of
 their spellings (case, a Cyrillic look-alike), which the hub must take for one

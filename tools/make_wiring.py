@@ -6,7 +6,7 @@
 sound; the Pico drives the ring); ``hardware/wiring-usb.svg`` is the "hub box on USB"
 build (the Pico reads everything). Pin numbers come from :mod:`hub.runtime.config` (the Pi's)
 and :mod:`hub.io.pinmap` (the header and the Pico's), so the drawing cannot drift from
-the config: ``tests/test_hardware_files.py`` redraws them and compares.
+the config: ``tests/deploy/test_hardware_files.py`` redraws them and compares.
 
     python tools/make_wiring.py           # writes hardware/wiring.svg, wiring-usb.svg, layout.svg
     python tools/make_wiring.py --out DIR

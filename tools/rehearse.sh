@@ -607,5 +607,5 @@ main() {
     esac
 }
 
-# Sourced (tests/test_rehearse.py calls single functions), it only defines them.
+# Sourced (tests/deploy/test_rehearse.py calls single functions), it only defines them.
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then main "$@"; fi

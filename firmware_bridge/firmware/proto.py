@@ -21,7 +21,7 @@ OVERHEAD = 8  # sync, length, sequence, type and the 4-byte CRC
 MAX_PAYLOAD = 200
 # The hub's slots (inputs 1..SLOTS, markers MARKER+1..MARKER+SLOTS). The firmware runs
 # standalone, so this is a copy of the hub's scorer.profiles.SLOTS that
-# tests/test_facts.py holds equal; the hub's side of the bridge reads it here.
+# tests/arch/test_facts.py holds equal; the hub's side of the bridge reads it here.
 SLOTS = 8
 
 # Hub -> microcontroller

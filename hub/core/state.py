@@ -14,7 +14,7 @@ _T = TypeVar("_T")
 MEXICAN = "mexican"
 # A game's phases, in order (the snapshot's ``game.phase``, docs/api.md): their one home.
 # A turn is played only in the first two (the snapshot's ``game.playing``). The page words
-# them from its catalogs (``phase.<phase>``) and tests/test_facts.py holds every phase the
+# them from its catalogs (``phase.<phase>``) and tests/arch/test_facts.py holds every phase the
 # code names to this list.
 PHASES = ("first-turn", "play", "round-over", "finished")
 PLAYING = PHASES[:2]

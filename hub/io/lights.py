@@ -22,7 +22,7 @@ from scorer.profiles import SLOTS
 # The players' colours, by their place in the game, and the Mexican Train's: their one
 # home. The page shows the same ones (app.css ``--c0`` … ``--c7`` and ``--mex`` of its
 # dark scheme, and of its light scheme the same hues darkened to be read on white):
-# tests/test_facts.py holds app.css to these.
+# tests/arch/test_facts.py holds app.css to these.
 PLAYER_COLOURS = [
     (0x5A, 0xAE, 0xEA),
     (0xFF, 0x8A, 0x4C),

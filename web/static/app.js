@@ -5,7 +5,7 @@
 //
 // This module is the entry: it imports the views and add-ons, and no module imports it
 // (what they share is in core.js, and the running game and the header in running.js;
-// tests/test_page_modules.py holds the import graph free of circles). The table view
+// tests/page/test_page_modules.py holds the import graph free of circles). The table view
 // needs only this module, core.js, patch.js, table.js and running.js; every other view
 // is a module loaded with import() on its first visit. To add a view: a module
 // exporting open(arg, section) and a line in VIEWS. To add anything else that follows

@@ -22,7 +22,7 @@ function arm() {
 }
 
 // A step's part and what to do, in the page's language, from its kind and slot (the
-// hub's own English "part" and "prompt" are the same words: tests/test_i18n_usage.py).
+// hub's own English "part" and "prompt" are the same words: tests/page/test_i18n_usage.py).
 const PARTS = { button: "selftest.part.button", "marker-on": "selftest.part.marker_on",
   "marker-off": "selftest.part.marker_off", light: "selftest.part.light", sound: "selftest.part.sound" };
 const PROMPTS = { button: "selftest.prompt.button", "marker-on": "selftest.prompt.marker_on",
