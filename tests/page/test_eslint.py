@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -91,13 +90,3 @@ def test_loose_comparison_and_var_are_refused() -> None:
     source = "export function same(a, b) {\n  var c = a == b;\n  return c;\n}\n"
     found = findings(source, "web/static/snippet.js")
     assert found == [(2, "eqeqeq"), (2, "no-var")]
-
-
-def test_the_files_left_wide_are_still_wide() -> None:
-    """The config's TODO list holds only files with a line wider than ``WIDTH``: a file
-    re-wrapped leaves the list (and is held at the width from then on)."""
-    listed = re.search(r"const NOT_YET_WRAPPED = \[(.*?)\];", CONFIG.read_text(), re.S)
-    assert listed is not None
-    for name in re.findall(r'"([^"]+)"', listed.group(1)):
-        lines = (ROOT / name).read_text(encoding="utf-8").splitlines()
-        assert max(map(len, lines)) > WIDTH, f"{name} fits {WIDTH} columns: drop it from the list"

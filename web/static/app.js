@@ -32,8 +32,13 @@ const VIEWS = {
 };
 // Loaded after the table's first paint; import() of a literal, so the import graph is
 // plain to read (and to test).
-const ADD_ONS = [() => import("./mqtt.js"), () => import("./ring.js"), () => import("./fixes.js"),
-  () => import("./storage.js"), () => import("./known.js")];
+const ADD_ONS = [
+  () => import("./mqtt.js"),
+  () => import("./ring.js"),
+  () => import("./fixes.js"),
+  () => import("./storage.js"),
+  () => import("./known.js"),
+];
 
 // --- live updates ----------------------------------------------------------------------
 // The stream; or, while the hub refuses it (a 503: it serves all the streams it can),
@@ -56,7 +61,10 @@ function connect() {
   source.onopen = () => { stopPolling(); back(); if (S.game) loadGame(S.game.id, true); };
   source.onerror = () => {
     lost = true;
-    if (source.readyState !== EventSource.CLOSED) { $("banner").hidden = false; return; }  // it retries itself
+    if (source.readyState !== EventSource.CLOSED) {  // it retries itself
+      $("banner").hidden = false;
+      return;
+    }
     startPolling();
     retry = setTimeout(connect, STREAM_RETRY_MS * (0.75 + Math.random() / 2));
   };
@@ -84,22 +92,35 @@ async function poll() {
   newState(r.data);
   // Score changes come as "game" news on the stream; polling, the game is fetched when
   // the table moves on to another round, and every fourth poll.
-  if (g && (++polls % 4 === 0 || !was || was.id !== g.id || was.round !== g.round || was.phase !== g.phase)) loadGame(g.id, true);
+  const moved = !was || !g || was.id !== g.id || was.round !== g.round || was.phase !== g.phase;
+  if (g && (++polls % 4 === 0 || moved)) loadGame(g.id, true);
 }
 document.addEventListener("visibilitychange", () => {
   if (document.hidden) { hiddenAt = Date.now(); return; }
   // After a long sleep the stream may be dead without an error: open a new one.
-  if (!source || source.readyState === EventSource.CLOSED || Date.now() - hiddenAt > 20000) connect();
+  const dead = !source || source.readyState === EventSource.CLOSED;
+  if (dead || Date.now() - hiddenAt > 20000) connect();
   else refresh();
 });
 
-const SOUNDS = { choo: "sound.choo", chicken: "sound.chicken", nope: "sound.nope", out: "sound.out", reminder: "sound.reminder" };
+const SOUNDS = {
+  choo: "sound.choo",
+  chicken: "sound.chicken",
+  nope: "sound.nope",
+  out: "sound.out",
+  reminder: "sound.reminder",
+};
 on("sound", (sound) => { if (SOUNDS[sound.name]) toast(t(SOUNDS[sound.name])); });
 
 // --- routing -------------------------------------------------------------------------
 function section(view) {
   let el = $("v-" + view);
-  if (!el) { el = document.createElement("section"); el.id = "v-" + view; el.className = "view"; $("main").append(el); }
+  if (!el) {
+    el = document.createElement("section");
+    el.id = "v-" + view;
+    el.className = "view";
+    $("main").append(el);
+  }
   return el;
 }
 async function route(again = false) {
@@ -111,7 +132,12 @@ async function route(again = false) {
     else a.removeAttribute("aria-current");
   });
   if (again) {  // the same view asks the hub again, scrolled and focused as it is
-    if (VIEWS[S.view]) try { (await VIEWS[S.view]()).open(arg, section(S.view)); } catch { $("banner").hidden = false; }
+    if (!VIEWS[S.view]) return;
+    try {
+      (await VIEWS[S.view]()).open(arg, section(S.view));
+    } catch {
+      $("banner").hidden = false;
+    }
     return;
   }
   window.scrollTo(0, 0);
@@ -122,17 +148,25 @@ async function route(again = false) {
   // Its controls (in the page from the start) answer once its module listens: until
   // then the view is inert, so a choice made on a slow link is not silently lost.
   shown.inert = true;
-  try { mod = await VIEWS[want](); } catch { $("banner").hidden = false; return; } finally { shown.inert = false; }
+  try {
+    mod = await VIEWS[want]();
+  } catch {
+    $("banner").hidden = false;
+    return;
+  } finally {
+    shown.inert = false;
+  }
   if (S.view === want) mod.open(arg, shown);
 }
-// A view changed by the reader: focus goes to its heading (screen readers say where they are).
+// A view changed by the reader: focus goes to its heading (a screen reader says where).
 function focusHeading() {
   const h = section(S.view).querySelector("h2");
   if (!h) return;
   h.tabIndex = -1;
   h.focus({ preventScroll: true });
 }
-window.addEventListener("hashchange", () => (location.hash.startsWith("#claim=") ? claim().finally(route) : route().then(focusHeading)));
+window.addEventListener("hashchange", () =>
+  location.hash.startsWith("#claim=") ? claim().finally(route) : route().then(focusHeading));
 
 // This phone handed the scorekeeping over: every part and the view on screen follow.
 on("keeper", () => { if (S.snap) newState(S.snap); route(true); });

@@ -37,14 +37,24 @@ export const REST_MS = 600;
 export function rest(wake) {
   let until = 0, timer = null;
   return {
-    start() { until = performance.now() + REST_MS; clearTimeout(timer); timer = setTimeout(wake, REST_MS + 10); },
+    start() {
+      until = performance.now() + REST_MS;
+      clearTimeout(timer);
+      timer = setTimeout(wake, REST_MS + 10);
+    },
     get resting() { return performance.now() < until; },
   };
 }
 
 // --- tokens: {gameId: token} in localStorage -------------------------------------------
 const KEY = "mtrain.tokens";
-function tokens() { try { return JSON.parse(localStorage.getItem(KEY)) || {}; } catch { return {}; } }
+function tokens() {
+  try {
+    return JSON.parse(localStorage.getItem(KEY)) || {};
+  } catch {
+    return {};
+  }
+}
 export function tokenFor(id) { return id ? tokens()[id] || null : null; }
 export function setToken(id, token) {
   const all = tokens();
@@ -67,7 +77,8 @@ export async function api(method, path, body, id) {
   if (tokenFor(id)) headers.Authorization = "Bearer " + tokenFor(id);
   let res;
   try {
-    res = await fetch(path, { method, headers, body: changes ? JSON.stringify(body ?? {}) : undefined });
+    const sent = changes ? JSON.stringify(body ?? {}) : undefined;
+    res = await fetch(path, { method, headers, body: sent });
   } catch {
     return { ok: false, status: 0, data: { code: "no_answer", error: t("error.no_answer") } };
   }
@@ -83,11 +94,14 @@ export function refusal(res, data) {
   const given = data && typeof data === "object" ? data : {};
   const code = typeof given.error === "string" ? given.error : "";
   const params = given.params && typeof given.params === "object" ? given.params : {};
-  const words = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : v]));
+  const said = (v) => (Array.isArray(v) ? v.join(", ") : v);  // a list, in words
+  const words = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, said(v)]));
   const key = `error.${code}`;
   const known = code && t(key, words) !== key;
   let error = known ? t(key, words) : given.message;
-  if (!error && res.status === 429) error = t("error.wait", { count: Math.max(1, +res.headers.get("Retry-After") || 1) });
+  if (!error && res.status === 429) {
+    error = t("error.wait", { count: Math.max(1, +res.headers.get("Retry-After") || 1) });
+  }
   if (!error) error = t("error.status", { status: res.status });
   return { ...given, code, params, error };
 }

@@ -6,7 +6,8 @@
 import { $ } from "./core.js";
 
 const names = (el, attr) => (el.getAttribute(attr) || "").split(" ");
-const having = (form, attr, field) => [...form.querySelectorAll(`[${attr}]`)].filter((el) => names(el, attr).includes(field));
+const having = (form, attr, field) =>
+  [...form.querySelectorAll(`[${attr}]`)].filter((el) => names(el, attr).includes(field));
 
 export function showError(form, err, fallback) {
   const inputs = nearest(err.field, (f) => having(form, "data-field", f)) || [];
@@ -29,7 +30,10 @@ function nearest(field, find) {
 
 export function clearErrors(form) {
   form.querySelectorAll(".err").forEach((e) => (e.textContent = ""));
-  form.querySelectorAll("[aria-invalid]").forEach((e) => { e.removeAttribute("aria-invalid"); e.removeAttribute("aria-describedby"); });
+  form.querySelectorAll("[aria-invalid]").forEach((e) => {
+    e.removeAttribute("aria-invalid");
+    e.removeAttribute("aria-describedby");
+  });
 }
 
 // A field's error goes once the field is changed (its box too, when no other field

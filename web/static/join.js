@@ -11,8 +11,9 @@ export async function open() {
   else if (qr.complete && !qr.naturalWidth) qr.src = `/join.svg?again=${Date.now()}`;
   const r = await api("GET", "/api/join");
   $("join-url").textContent = r.ok ? r.data.url : "";
-  $("join-local").hidden = !(r.ok && r.data.local_only);  // bound to 127.0.0.1: say so
-  $("join-local").textContent = r.ok && r.data.local_only ? t("a11y.join.local_only", { url: r.data.url }) : "";
+  const local = r.ok && r.data.local_only;  // bound to 127.0.0.1: say so
+  $("join-local").hidden = !local;
+  $("join-local").textContent = local ? t("a11y.join.local_only", { url: r.data.url }) : "";
   $("handover").hidden = !keeper();
   $("handover-qr").replaceChildren(); $("handover-url").textContent = "";
   showLanguage();
@@ -25,7 +26,8 @@ async function showLanguage() {
   const select = $("language"), own = await names().catch(() => ({}));
   // One option for each language the hub has (i18n.js, LANGUAGES), in its own words.
   for (const lang of LANGUAGES) {
-    const option = [...select.options].find((o) => o.value === lang) || select.appendChild(new Option(lang, lang));
+    const option = [...select.options].find((o) => o.value === lang)
+      || select.appendChild(new Option(lang, lang));
     option.lang = lang;
     option.textContent = own[lang] || lang;
   }
@@ -37,9 +39,11 @@ $("language").addEventListener("change", async (e) => {
   $("language").focus();
 });
 $("show-handover").addEventListener("click", async () => {
-  const id = gameId(), r = await api("POST", "/api/join/handover", { game: id, token: tokenFor(id) });
+  const id = gameId();
+  const r = await api("POST", "/api/join/handover", { game: id, token: tokenFor(id) });
   if (!r.ok) { $("handover-url").textContent = r.data.error; return; }
-  $("handover-qr").innerHTML = r.data.svg.replace("<svg ", `<svg role="img" aria-label="${t("join.handover_qr")}" class="qr" `);
+  const named = `<svg role="img" aria-label="${esc(t("join.handover_qr"))}" class="qr" `;
+  $("handover-qr").innerHTML = r.data.svg.replace("<svg ", named);
   $("handover-url").textContent = r.data.url;
   $("handover-qr").scrollIntoView({ block: "center" });  // the code to scan, in view
 });
@@ -57,7 +61,8 @@ $("claim").addEventListener("click", async () => {
     if (s.data.state !== "granted") continue;
     if (s.data.game) setToken(s.data.game, s.data.token);
     if (!s.data.game) trustedUntil = Date.now() + 10 * 60 * 1000;
-    note.textContent = s.data.game ? t("join.claim_game", { game: s.data.game }) : t("join.claim_table", { count: 10 });
+    note.textContent = s.data.game ? t("join.claim_game", { game: s.data.game })
+      : t("join.claim_table", { count: 10 });
     loadSettings();
     $("claim").disabled = false; renderHeader(); $("handover").hidden = !keeper();
     return;
@@ -65,7 +70,12 @@ $("claim").addEventListener("click", async () => {
   $("claim").disabled = false;
   note.textContent = t("join.claim_late");
 });
-$("forget").addEventListener("click", () => { setToken(gameId(), null); renderHeader(); open(); toast(t("join.viewer_now")); });
+$("forget").addEventListener("click", () => {
+  setToken(gameId(), null);
+  renderHeader();
+  open();
+  toast(t("join.viewer_now"));
+});
 
 // Who may change the settings: the running game's scorekeeper, or a phone the table
 // trusts (a claim with no game, for 10 minutes). Others see them, not a Save refused.
@@ -106,7 +116,8 @@ function showVoice(data, may) {
   $("s-voice_language-label").textContent = t("settings.voice.language");
   $("s-voice").value = data.voice; $("s-voice_language").value = data.voice_language;
   spellings = { ...(data.spoken_names || {}) };
-  const names = ((S.snap && S.snap.slots) || []).map((s) => s.owner).filter((o) => o && o !== "mexican");
+  const slots = (S.snap && S.snap.slots) || [];
+  const names = slots.map((s) => s.owner).filter((o) => o && o !== "mexican");
   const box = $("s-spell");
   box.hidden = !names.length;
   $("s-spell-note").textContent = t("settings.voice.spell_note");
@@ -129,14 +140,21 @@ function spokenNames() {
   return names;
 }
 const percent = (v) => formatNumber(Math.round(v * 100) / 100, { style: "percent" });
-$("s-volume").addEventListener("input", (e) => ($("s-volume-out").textContent = percent(e.target.value)));
+$("s-volume").addEventListener("input", (e) =>
+  ($("s-volume-out").textContent = percent(e.target.value)));
 clearOnFix($("settings"));
 $("settings").addEventListener("submit", async (e) => {
   e.preventDefault();
   const form = $("settings");
   clearErrors(form);
-  const body = { volume: +$("s-volume").value, quiet: $("s-quiet").value, turn_chime: $("s-turn_chime").checked,
-    voice: $("s-voice").value, voice_language: $("s-voice_language").value, spoken_names: spokenNames() };
+  const body = {
+    volume: +$("s-volume").value,
+    quiet: $("s-quiet").value,
+    turn_chime: $("s-turn_chime").checked,
+    voice: $("s-voice").value,
+    voice_language: $("s-voice_language").value,
+    spoken_names: spokenNames(),
+  };
   const g = S.snap && S.snap.game, r = await api("POST", "/api/settings", body, g ? g.id : null);
   if (r.ok) return toast(t("settings.saved"));
   if (r.status === 401 || r.status === 403) $("e-settings").textContent = t("settings.refused");

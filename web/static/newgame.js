@@ -15,12 +15,19 @@ const N = { rules: null, players: [], mex: null, picking: null };
 // A profile's words are the catalog's, keyed by its id ("rules.<id>.name", ".about");
 // the hub's default rules are the recommended ones.
 const ruleName = (p) => t(`rules.${p.id}.name`);
-const STARTERS = { rotate: "new.starter.rotate", "engine-holder": "new.starter.engine-holder", "engine-left": "new.starter.engine-left" };
+const STARTERS = {
+  rotate: "new.starter.rotate",
+  "engine-holder": "new.starter.engine-holder",
+  "engine-left": "new.starter.engine-left",
+};
 
 export async function open() {
   if (!N.rules) {
     const r = await api("GET", "/api/rules");
-    if (!r.ok) { $("e-new").textContent = t("new.no_rules", { reason: r.data.error }); return; }
+    if (!r.ok) {
+      $("e-new").textContent = t("new.no_rules", { reason: r.data.error });
+      return;
+    }
     N.rules = r.data;
     $("new").querySelector("[type=submit]").disabled = false; // disabled until the rules came
   }
@@ -35,7 +42,10 @@ export async function open() {
   render();
 }
 
-const profile = () => N.rules.profiles.find((p) => p.id === ($("new").elements.rules.value || N.rules.default_rules));
+const profile = () => {
+  const id = $("new").elements.rules.value || N.rules.default_rules;
+  return N.rules.profiles.find((p) => p.id === id);
+};
 // A profile without a Mexican Train: no Mexican slot is shown, moved or sent.
 const mexOn = () => profile().mexican_train !== false;
 const mexAt = () => (mexOn() ? N.mex : null);
@@ -43,9 +53,12 @@ const row = (rows, n) => rows.find((r) => r.players[0] <= n && n <= r.players[1]
 function renderRules(chosen) {
   // Each profile by what it is, its one line under it (the hub's default: recommended).
   patch($("f-rules"), N.rules.profiles.map((p) => {
-    const about = t(`rules.${p.id}.about`);
-    return `<label data-key="rules-${esc(p.id)}"><input type="radio" name="rules" value="${esc(p.id)}"${p.id === chosen ? " checked" : ""} aria-describedby="about-${esc(p.id)}"> ${esc(ruleName(p))}</label>` +
-      `<p class="rule-about" id="about-${esc(p.id)}" data-key="about-${esc(p.id)}">${esc(p.id === N.rules.default_rules ? t("rules.recommended", { about }) : about)}</p>`;
+    const id = esc(p.id), about = t(`rules.${p.id}.about`);
+    const said = p.id === N.rules.default_rules ? t("rules.recommended", { about }) : about;
+    return `<label data-key="rules-${id}"><input type="radio" name="rules" value="${id}"` +
+      `${p.id === chosen ? " checked" : ""} aria-describedby="about-${id}">` +
+      ` ${esc(ruleName(p))}</label>` +
+      `<p class="rule-about" id="about-${id}" data-key="about-${id}">${esc(said)}</p>`;
   }).join(""));
 }
 
@@ -55,30 +68,50 @@ function render() {
 }
 function renderPlayers() {
   const [fewest, most] = profile().players;
-  patch($("f-players"), N.players.map((p, i) =>
-    `<li class="hand player-row" data-key="row${i}"><button type="button" class="seat" data-seat="${i}" aria-pressed="${N.picking === i}" aria-label="${esc(`${t("table.slot", { slot: p.slot })}: ${t("new.choose_slot", { n: i + 1 })}`)}">${esc(t("table.slot", { slot: p.slot }))}</button>` +
-    `<input data-field="players players.${i}" data-name="${i}" value="${esc(p.name)}" maxlength="${N.rules.name_length}" autocomplete="off" aria-label="${esc(t("new.name_of", { n: i + 1 }))}" placeholder="${esc(t("new.player", { n: i + 1 }))}">` +
-    `<button type="button" data-remove="${i}" aria-label="${esc(t("new.remove", { n: i + 1 }))}"${N.players.length <= fewest ? " disabled" : ""}>✕</button></li>`).join(""));
+  patch($("f-players"), N.players.map((p, i) => playerRow(p, i, fewest)).join(""));
   $("f-players").setAttribute("aria-label", t("count.players", { count: N.players.length }));
   const slots = N.rules.slots;  // the hub's slots and the longest name: GET /api/rules
   const full = N.players.length >= Math.min(most, slots);
   $("add-player").disabled = full;
   // Greyed out with the reason beside it, never silently.
   place("v-new", "add-note", "p").className = "note";
-  $("add-note").textContent = !full ? "" : most < slots ? t("new.rules_seat_most", { count: most }) : t("new.hub_seats_most", { count: slots });
+  $("add-note").textContent = !full ? ""
+    : most < slots ? t("new.rules_seat_most", { count: most })
+    : t("new.hub_seats_most", { count: slots });
   $("add-player").after($("add-note"));
   renderFirst();
+}
+// A player's line: the seat button (press it, then a slot on the picture), the name, and
+// a button to remove the player (not below the rules' fewest).
+function playerRow(p, i, fewest) {
+  const n = i + 1, slot = t("table.slot", { slot: p.slot });
+  const seat = `${slot}: ${t("new.choose_slot", { n })}`;
+  const locked = N.players.length <= fewest ? " disabled" : "";
+  return `<li class="hand player-row" data-key="row${i}">` +
+    `<button type="button" class="seat" data-seat="${i}" aria-pressed="${N.picking === i}"` +
+    ` aria-label="${esc(seat)}">${esc(slot)}</button>` +
+    `<input data-field="players players.${i}" data-name="${i}" value="${esc(p.name)}"` +
+    ` maxlength="${N.rules.name_length}" autocomplete="off"` +
+    ` aria-label="${esc(t("new.name_of", { n }))}" placeholder="${esc(t("new.player", { n }))}">` +
+    `<button type="button" data-remove="${i}" aria-label="${esc(t("new.remove", { n }))}"` +
+    `${locked}>✕</button></li>`;
 }
 function renderFirst() {
   const sel = $("f-first"), keep = sel.value;
   const chosen = keep && +keep < N.players.length ? keep : "";
-  patch(sel, `<option value="">${esc(t(STARTERS[profile().starter] || "new.starter.rotate"))}</option>` + N.players.map((p, i) =>
-    `<option value="${i}"${String(i) === chosen ? " selected" : ""}>${esc(t("new.first_at", { name: p.name || t("new.player", { n: i + 1 }), slot: p.slot }))}</option>`).join(""));
+  const auto = t(STARTERS[profile().starter] || "new.starter.rotate");
+  patch(sel, `<option value="">${esc(auto)}</option>` + N.players.map((p, i) => {
+    const name = p.name || t("new.player", { n: i + 1 });
+    const first = esc(t("new.first_at", { name, slot: p.slot }));
+    return `<option value="${i}"${String(i) === chosen ? " selected" : ""}>${first}</option>`;
+  }).join(""));
 }
 function renderSet() {
   const sel = $("f-set"), keep = sel.value, usual = row(profile().default_set, N.players.length);
-  patch(sel, `<option value="">${esc(usual ? t("new.set_usual_is", { set: usual.set }) : t("new.set_usual"))}</option>` + N.rules.sets.map((s) =>
-    `<option value="${s}"${String(s) === keep ? " selected" : ""}>${esc(t("new.set_double", { set: s }))}</option>`).join(""));
+  const auto = usual ? t("new.set_usual_is", { set: usual.set }) : t("new.set_usual");
+  patch(sel, `<option value="">${esc(auto)}</option>` + N.rules.sets.map((s) =>
+    `<option value="${s}"${String(s) === keep ? " selected" : ""}>` +
+    `${esc(t("new.set_double", { set: s }))}</option>`).join(""));
 }
 // Each option the hub offers: a checkbox for on/off, else a choice of its values;
 // disabled when these rules or this many players do not allow it.
@@ -89,10 +122,16 @@ function renderOptions() {
     const now = off ? o.default : optionValue(id, o);
     const dis = off ? " disabled" : "";
     if (o.values.length === 2 && o.values.includes(false) && o.values.includes(true)) {
-      html.push(`<label class="check" data-key="o-${id}"><input type="checkbox" id="f-${id}" name="${id}" data-field="options.${id}"${now ? " checked" : ""}${dis}> ${esc(t(`option.${id}`))}</label>`);
+      html.push(`<label class="check" data-key="o-${id}"><input type="checkbox" id="f-${id}"` +
+        ` name="${id}" data-field="options.${id}"${now ? " checked" : ""}${dis}>` +
+        ` ${esc(t(`option.${id}`))}</label>`);
     } else {
-      html.push(`<p class="label" id="l-${id}">${esc(t(`option.${id}`))}</p><div class="seg" id="f-${id}" data-key="o-${id}" data-field="options.${id}" role="radiogroup" aria-labelledby="l-${id}">` +
-        o.values.map((v) => `<label><input type="radio" name="${id}" value="${esc(v)}"${v === now ? " checked" : ""}${dis}> ${esc(typeof v === "number" ? formatNumber(v) : v)}</label>`).join("") + "</div>");
+      const shown = (v) => esc(typeof v === "number" ? formatNumber(v) : v);
+      const choice = (v) => `<label><input type="radio" name="${id}" value="${esc(v)}"` +
+        `${v === now ? " checked" : ""}${dis}> ${shown(v)}</label>`;
+      html.push(`<p class="label" id="l-${id}">${esc(t(`option.${id}`))}</p>` +
+        `<div class="seg" id="f-${id}" data-key="o-${id}" data-field="options.${id}"` +
+        ` role="radiogroup" aria-labelledby="l-${id}">` + o.values.map(choice).join("") + "</div>");
     }
     html.push(`<p class="err" id="e-options.${id}" data-errors="options.${id}"></p>`);
   }
@@ -112,13 +151,15 @@ function showDeal() {
   // double-6 and -9).
   const bySet = set != null && p.tiles_by_set ? p.tiles_by_set[String(set)] : null;
   const each = row(bySet || p.tiles_each, n);
-  const rounds = set == null ? null : p.rounds && p.rounds.default != null ? p.rounds.default : set + 1;
+  const rounds = set == null ? null
+    : p.rounds && p.rounds.default != null ? p.rounds.default : set + 1;
   const left = set == null || !each ? 0 : ((set + 1) * (set + 2)) / 2 - n * each.tiles;
   $("f-rounds").placeholder = rounds ?? t("new.rounds_all");
   if (set != null) $("f-rounds").max = p.rounds && p.rounds.max != null ? p.rounds.max : set + 1;
   box.className = each && left > 0 ? "ok" : "err";
-  box.textContent = !each && bySet ? t("new.deal_none_on_set", { rules: ruleName(p), count: n, set })
-    : !each ? t("new.deal_not_for", { rules: ruleName(p), count: n, fewest: p.players[0], most: p.players[1] })
+  const rules = ruleName(p);
+  box.textContent = !each && bySet ? t("new.deal_none_on_set", { rules, count: n, set })
+    : !each ? t("new.deal_not_for", { rules, count: n, fewest: p.players[0], most: p.players[1] })
     : set == null ? t("new.deal_choose_set")
     : left <= 0 ? t("new.deal_too_small", { set, count: n, tiles: each.tiles })
     : t("new.deal", { tiles: each.tiles, left, set, rounds });
@@ -132,21 +173,29 @@ function renderSeats() {
     const i = N.players.findIndex((p) => p.slot === n), p = N.players[i];
     const cls = [p ? "player" : n === mex ? "mexican" : "empty", "tappable"];
     if ((p && N.picking === i) || (n === mex && N.picking === "mex")) cls.push("turn");
-    const name = p ? p.name || t("new.player", { n: i + 1 }) : n === mex ? t("table.mexican") : t("new.free");
+    const name = p ? p.name || t("new.player", { n: i + 1 })
+      : n === mex ? t("table.mexican") : t("new.free");
     const tags = p ? [] : n === mex ? [t("table.tag.train")] : [];
     // Named by the words it shows, in their order (WCAG's label in name), in any language.
-    slots.push({ slot: n, cls, name, tags, button: true, label: [t("table.slot", { slot: n }), name, ...tags].join(" ") });
+    const label = [t("table.slot", { slot: n }), name, ...tags].join(" ");
+    slots.push({ slot: n, cls, name, tags, button: true, label });
   }
-  patch($("seat-hub"), hubSvg(slots, `<text class="center-note">${esc(t("new.centre_1"))}</text><text class="center-note" y="18">${esc(t("new.centre_2"))}</text>`));
+  const centre = `<text class="center-note">${esc(t("new.centre_1"))}</text>` +
+    `<text class="center-note" y="18">${esc(t("new.centre_2"))}</text>`;
+  patch($("seat-hub"), hubSvg(slots, centre));
   $("mex-slot").textContent = mex ? t("table.slot", { slot: mex }) : t("new.mex_none");
   $("seat-mex").setAttribute("aria-pressed", N.picking === "mex");
-  const who = N.picking === "mex" ? t("table.the_mexican") : N.picking != null ? N.players[N.picking].name || t("new.player", { n: N.picking + 1 }) : null;
+  const who = N.picking === "mex" ? t("table.the_mexican")
+    : N.picking != null ? N.players[N.picking].name || t("new.player", { n: N.picking + 1 })
+    : null;
   $("seat-help").textContent = who ? t("new.seat_now", { name: who }) : t("new.seat_help");
 }
 function seatAt(n) {
   const i = N.players.findIndex((p) => p.slot === n);
-  if (N.picking == null) { if (i >= 0) N.picking = i; else if (n === mexAt()) N.picking = "mex"; }
-  else if (N.picking === "mex") {
+  if (N.picking == null) {
+    if (i >= 0) N.picking = i;
+    else if (n === mexAt()) N.picking = "mex";
+  } else if (N.picking === "mex") {
     if (i >= 0) N.players[i].slot = N.mex || firstFree();
     N.mex = n; N.picking = null;
   } else {
@@ -160,14 +209,25 @@ function seatAt(n) {
 // The list is the order of play: clockwise round the hub, from slot 1.
 function clockwise() { N.players.sort((a, b) => a.slot - b.slot); }
 function firstFree() {
-  for (let n = 1; n <= N.rules.slots; n++) if (n !== N.mex && !N.players.some((p) => p.slot === n)) return n;
+  for (let n = 1; n <= N.rules.slots; n++) {
+    if (n !== N.mex && !N.players.some((p) => p.slot === n)) return n;
+  }
   return null;
 }
-$("seat-hub").addEventListener("click", (e) => { const n = slotFromEvent(e); if (n) seatAt(n); });
-$("seat-hub").addEventListener("keydown", (e) => {
-  if ((e.key === "Enter" || e.key === " ") && slotFromEvent(e)) { e.preventDefault(); seatAt(slotFromEvent(e)); }
+$("seat-hub").addEventListener("click", (e) => {
+  const n = slotFromEvent(e);
+  if (n) seatAt(n);
 });
-$("seat-mex").addEventListener("click", () => { N.picking = N.picking === "mex" ? null : "mex"; renderSeats(); });
+$("seat-hub").addEventListener("keydown", (e) => {
+  if ((e.key === "Enter" || e.key === " ") && slotFromEvent(e)) {
+    e.preventDefault();
+    seatAt(slotFromEvent(e));
+  }
+});
+$("seat-mex").addEventListener("click", () => {
+  N.picking = N.picking === "mex" ? null : "mex";
+  renderSeats();
+});
 $("no-mex").addEventListener("click", () => { N.mex = null; N.picking = null; renderSeats(); });
 $("add-player").addEventListener("click", () => {
   if (!N.rules) return; // the rules have not come yet (the button starts disabled)
@@ -184,7 +244,10 @@ $("f-players").addEventListener("click", (e) => {
   if (!b) return;
   if (b.dataset.remove) {
     N.players.splice(+b.dataset.remove, 1); N.picking = null;
-    if (N.mex == null && N.mexTaken) { N.mex = firstFree(); N.mexTaken = false; }  // the train gets its slot back
+    if (N.mex == null && N.mexTaken) {  // the train gets its slot back
+      N.mex = firstFree();
+      N.mexTaken = false;
+    }
     render(); return;
   }
   const i = +b.dataset.seat;
@@ -201,7 +264,12 @@ $("new").addEventListener("change", (e) => {
   else if (e.target.id === "f-set") showDeal();
 });
 function newGameBody() {
-  const body = { players: N.players.map((p) => p.name.trim()), rules: profile().id, seats: N.players.map((p) => p.slot), mexican_slot: mexAt() };
+  const body = {
+    players: N.players.map((p) => p.name.trim()),
+    rules: profile().id,
+    seats: N.players.map((p) => p.slot),
+    mexican_slot: mexAt(),
+  };
   const first = $("f-first").value, set = $("f-set").value, rounds = $("f-rounds").value.trim();
   if (first !== "") body.first = N.players[+first].slot;
   if (set) body.set = +set;
@@ -209,7 +277,8 @@ function newGameBody() {
   body.options = {};
   for (const [id, o] of Object.entries(N.rules.options)) {
     const el = $("new").elements[id], v = optionValue(id, o);
-    if (el && !(el.disabled ?? [...el].every((x) => x.disabled)) && v !== o.default) body.options[id] = v;
+    const disabled = el && (el.disabled ?? [...el].every((x) => x.disabled));
+    if (el && !disabled && v !== o.default) body.options[id] = v;
   }
   return body;
 }
@@ -219,8 +288,14 @@ $("new").addEventListener("submit", async (e) => {
   const form = $("new");
   clearErrors(form);
   const body = newGameBody(), empty = body.players.findIndex((p) => !p);
-  if (empty >= 0) return showError(form, { field: `players.${empty}`, error: t("new.no_name", { n: empty + 1 }) }, "e-new");
-  if (typeof body.rounds === "string") return showError(form, { field: "rounds", error: t("new.rounds_not_whole", { value: body.rounds }) }, "e-new");
+  if (empty >= 0) {
+    const error = t("new.no_name", { n: empty + 1 });
+    return showError(form, { field: `players.${empty}`, error }, "e-new");
+  }
+  if (typeof body.rounds === "string") {
+    const error = t("new.rounds_not_whole", { value: body.rounds });
+    return showError(form, { field: "rounds", error }, "e-new");
+  }
   const submit = form.querySelector("[type=submit]");
   submit.disabled = true;
   const r = await api("POST", "/api/games", body, gameId()); // over a game: its token

@@ -9,22 +9,42 @@ import { percent } from "./players.js";
 
 export async function open(arg) {
   const r = await api("GET", `/api/players/${encodeURIComponent(arg || "")}`);
-  if (!r.ok) return patch($("v-player"), `<h2>${esc(t("players.player"))}</h2><p class="err">${esc(r.data.error)}</p>`);
+  if (!r.ok) {
+    const title = esc(t("players.player"));
+    return patch($("v-player"), `<h2>${title}</h2><p class="err">${esc(r.data.error)}</p>`);
+  }
   const p = r.data, n = (v) => (v == null ? "–" : formatNumber(v));
   const rows = [
-    ["players.stat.games", n(p.games)], ["players.stat.wins", n(p.wins)], ["players.stat.win_rate", percent(p.win_rate)],
-    ["players.stat.average_round", n(p.average_round)], ["players.stat.best_round", n(p.best_round)],
-    ["players.stat.worst_round", n(p.worst_round)], ["players.stat.zero_rounds", n(p.zero_rounds)],
-    ["players.stat.went_out", n(p.went_out)], ["players.stat.doubles", n(p.doubles)],
+    ["players.stat.games", n(p.games)],
+    ["players.stat.wins", n(p.wins)],
+    ["players.stat.win_rate", percent(p.win_rate)],
+    ["players.stat.average_round", n(p.average_round)],
+    ["players.stat.best_round", n(p.best_round)],
+    ["players.stat.worst_round", n(p.worst_round)],
+    ["players.stat.zero_rounds", n(p.zero_rounds)],
+    ["players.stat.went_out", n(p.went_out)],
+    ["players.stat.doubles", n(p.doubles)],
     ["players.stat.last_tiles", n(p.last_tiles)],
   ];
-  let html = `<h2 id="h-player">${esc(p.name)}</h2><table class="standings" aria-label="${esc(t("players.stat.label"))}"><tbody>` +
-    rows.map(([k, v]) => `<tr><th scope="row">${esc(t(k))}</th><td>${v}</td></tr>`).join("") + "</tbody></table>";
+  let html = `<h2 id="h-player">${esc(p.name)}</h2>` +
+    `<table class="standings" aria-label="${esc(t("players.stat.label"))}"><tbody>` +
+    rows.map(([k, v]) => `<tr><th scope="row">${esc(t(k))}</th><td>${v}</td></tr>`).join("") +
+    "</tbody></table>";
   html += `<h3>${esc(t("players.chart.title"))}</h3>${monthChart(p.months)}`;
-  if (p.recent.length) html += `<h3>${esc(t("players.recent"))}</h3><ul class="games">` + p.recent.map((g) =>
-    `<li><a href="#/scores/${g.game}">${esc(t("players.recent.game", { game: g.game, date: formatDate(g.finished_at) }))}</a> · ` +
-    `${esc(t(g.won ? "players.recent.won" : "players.recent.place", { place: g.place, total: g.total }))}</li>`).join("") + "</ul>";
-  patch($("v-player"), html + `<div class="links"><a class="btn" href="#/players">${esc(t("players.all"))}</a></div>` + await changes(p));
+  if (p.recent.length) {
+    html += `<h3>${esc(t("players.recent"))}</h3><ul class="games">` +
+      p.recent.map(recentItem).join("") + "</ul>";
+  }
+  const all = `<a class="btn" href="#/players">${esc(t("players.all"))}</a>`;
+  patch($("v-player"), html + `<div class="links">${all}</div>` + await changes(p));
+}
+
+// One of the newest games: a link to it, and how the player finished.
+function recentItem(g) {
+  const game = t("players.recent.game", { game: g.game, date: formatDate(g.finished_at) });
+  const key = g.won ? "players.recent.won" : "players.recent.place";
+  return `<li><a href="#/scores/${g.game}">${esc(game)}</a> · ` +
+    `${esc(t(key, { place: g.place, total: g.total }))}</li>`;
 }
 
 let shown = null, sure = false;  // the player on screen; "Forget" was tapped once
@@ -35,12 +55,18 @@ async function changes(p) {
   const longest = rules.ok ? ` maxlength="${rules.data.name_length}"` : "";
   const others = r.ok ? r.data.filter((o) => o.id !== p.id) : [];
   let html = `<h3>${esc(t("players.change.title"))}</h3><form id="p-rename" class="pick">` +
-    `<label>${esc(t("players.change.name"))} <input id="p-name"${longest} autocomplete="off" value="${esc(p.name)}"></label>` +
+    `<label>${esc(t("players.change.name"))} ` +
+    `<input id="p-name"${longest} autocomplete="off" value="${esc(p.name)}"></label>` +
     `<button type="submit">${esc(t("players.change.rename"))}</button></form>`;
-  if (others.length) html += `<form id="p-merge" class="pick"><label>${esc(t("players.change.into"))} <select id="p-into">` +
-    others.map((o) => `<option value="${o.id}">${esc(o.name)}</option>`).join("") + `</select></label>` +
-    `<button type="submit">${esc(t("players.change.merge"))}</button></form>`;
-  return html + `<button type="button" id="p-forget" class="wide">${esc(t("players.change.forget"))}</button><p class="err" id="e-player" role="status"></p>`;
+  if (others.length) {
+    const options = others.map((o) => `<option value="${o.id}">${esc(o.name)}</option>`).join("");
+    html += '<form id="p-merge" class="pick">' +
+      `<label>${esc(t("players.change.into"))} <select id="p-into">${options}</select></label>` +
+      `<button type="submit">${esc(t("players.change.merge"))}</button></form>`;
+  }
+  return html +
+    `<button type="button" id="p-forget" class="wide">${esc(t("players.change.forget"))}</button>` +
+    '<p class="err" id="e-player" role="status"></p>';
 }
 
 async function change(path, body, done, next) {
@@ -52,12 +78,24 @@ async function change(path, body, done, next) {
 }
 
 $("main").addEventListener("submit", (e) => {
-  if (e.target.id === "p-rename") { e.preventDefault(); change("rename", { name: $("p-name").value }, "players.change.renamed", `#/player/${shown.id}`); }
-  if (e.target.id === "p-merge") { e.preventDefault(); change("merge", { into: +$("p-into").value }, "players.change.merged", `#/player/${$("p-into").value}`); }
+  if (e.target.id === "p-rename") {
+    e.preventDefault();
+    const name = $("p-name").value;
+    change("rename", { name }, "players.change.renamed", `#/player/${shown.id}`);
+  }
+  if (e.target.id === "p-merge") {
+    e.preventDefault();
+    const into = $("p-into").value;
+    change("merge", { into: +into }, "players.change.merged", `#/player/${into}`);
+  }
 });
 $("main").addEventListener("click", (e) => {
   if (!e.target.closest("#p-forget")) return;
-  if (!sure) { sure = true; e.target.textContent = t("players.change.forget_sure", { name: shown.name }); return; }
+  if (!sure) {
+    sure = true;
+    e.target.textContent = t("players.change.forget_sure", { name: shown.name });
+    return;
+  }
   change("forget", {}, "players.change.forgotten", "#/players");
 });
 
@@ -66,17 +104,31 @@ function monthChart(months) {
   if (!months.length) return `<p class="note">${esc(t("players.chart.empty"))}</p>`;
   const W = 360, H = 200, L = 34, R = 70, T = 10, B = 26;
   let games = 0, wins = 0;
-  const played = [0, ...months.map((m) => (games += m.games))], won = [0, ...months.map((m) => (wins += m.wins))];
-  const step = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000].find((s) => games / s <= 5) || 10000;
+  const played = [0, ...months.map((m) => (games += m.games))];
+  const won = [0, ...months.map((m) => (wins += m.wins))];
+  const steps = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000];
+  const step = steps.find((s) => games / s <= 5) || 10000;
   const top = Math.max(step, Math.ceil(games / step) * step);
-  const x = (i) => L + (i * (W - L - R)) / months.length, y = (v) => T + (H - T - B) * (1 - v / top);
-  let out = `<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(t("players.chart.label", { games, wins }))}">`;
-  for (let v = 0; v <= top; v += step) out += `<line class="axis" x1="${L}" x2="${W - R}" y1="${y(v)}" y2="${y(v)}"/><text x="${L - 4}" y="${y(v) + 4}" text-anchor="end">${v}</text>`;
+  const x = (i) => L + (i * (W - L - R)) / months.length;
+  const y = (v) => T + (H - T - B) * (1 - v / top);
+  const summary = esc(t("players.chart.label", { games, wins }));
+  let out = `<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${summary}">`;
+  for (let v = 0; v <= top; v += step) {
+    out += `<line class="axis" x1="${L}" x2="${W - R}" y1="${y(v)}" y2="${y(v)}"/>` +
+      `<text x="${L - 4}" y="${y(v) + 4}" text-anchor="end">${v}</text>`;
+  }
   const every = Math.ceil(months.length / 4);
-  months.forEach((m, i) => { if (i % every === 0) out += `<text x="${x(i + 1)}" y="${H - 8}" text-anchor="middle">${esc(m.month)}</text>`; });
-  for (const [cls, s, label] of [["s0", played, t("players.chart.games")], ["s2", won, t("players.chart.wins")]]) {
-    out += `<polyline class="${cls}" points="${s.map((v, k) => `${x(k).toFixed(1)},${y(v).toFixed(1)}`).join(" ")}"/>`;
-    out += `<text class="${cls}" x="${W - R + 4}" y="${y(s[s.length - 1]) + (cls === "s2" ? 12 : 0)}">${esc(label)}</text>`;
+  months.forEach((m, i) => {
+    if (i % every === 0) {
+      out += `<text x="${x(i + 1)}" y="${H - 8}" text-anchor="middle">${esc(m.month)}</text>`;
+    }
+  });
+  const lines = [["s0", played, t("players.chart.games")], ["s2", won, t("players.chart.wins")]];
+  for (const [cls, s, label] of lines) {
+    const points = s.map((v, k) => `${x(k).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
+    out += `<polyline class="${cls}" points="${points}"/>`;
+    const end = y(s[s.length - 1]) + (cls === "s2" ? 12 : 0);
+    out += `<text class="${cls}" x="${W - R + 4}" y="${end}">${esc(label)}</text>`;
   }
   return out + "</svg>";
 }

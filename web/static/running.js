@@ -46,7 +46,8 @@ export async function loadGame(id, again = false) {
 
 export function renderHeader() {
   const g = S.snap && S.snap.game;
-  $("title").textContent = !g ? t("app.title") : g.phase === "finished" ? t("app.header_over", { game: g.id })
+  $("title").textContent = !g ? t("app.title")
+    : g.phase === "finished" ? t("app.header_over", { game: g.id })
     : t("app.header_round", { game: g.id, round: g.round, rounds: g.rounds });
   const k = keeper();
   $("role").textContent = k ? t("app.role.keeper") : t("app.role.viewer");

@@ -23,15 +23,27 @@ function arm() {
 
 // A step's part and what to do, in the page's language, from its kind and slot (the
 // hub's own English "part" and "prompt" are the same words: tests/page/test_i18n_usage.py).
-const PARTS = { button: "selftest.part.button", "marker-on": "selftest.part.marker_on",
-  "marker-off": "selftest.part.marker_off", light: "selftest.part.light", sound: "selftest.part.sound" };
-const PROMPTS = { button: "selftest.prompt.button", "marker-on": "selftest.prompt.marker_on",
-  "marker-off": "selftest.prompt.marker_off", light: "selftest.prompt.light", sound: "selftest.prompt.sound" };
+const PARTS = {
+  button: "selftest.part.button",
+  "marker-on": "selftest.part.marker_on",
+  "marker-off": "selftest.part.marker_off",
+  light: "selftest.part.light",
+  sound: "selftest.part.sound",
+};
+const PROMPTS = {
+  button: "selftest.prompt.button",
+  "marker-on": "selftest.prompt.marker_on",
+  "marker-off": "selftest.prompt.marker_off",
+  light: "selftest.prompt.light",
+  sound: "selftest.prompt.sound",
+};
 const centre = (s) => s.kind === "button" && s.slot === 0;
 const voice = (s) => s.kind === "sound" && s.sound === "say";  // the voice's sentence
-const partOf = (s) => (centre(s) ? t("selftest.part.centre") : voice(s) ? t("selftest.part.voice")
+const partOf = (s) => (centre(s) ? t("selftest.part.centre")
+  : voice(s) ? t("selftest.part.voice")
   : PARTS[s.kind] ? t(PARTS[s.kind], s) : s.part);
-const promptOf = (s) => (centre(s) ? t("selftest.prompt.centre") : voice(s) ? t("selftest.prompt.voice")
+const promptOf = (s) => (centre(s) ? t("selftest.prompt.centre")
+  : voice(s) ? t("selftest.prompt.voice")
   : PROMPTS[s.kind] ? t(PROMPTS[s.kind], s) : s.prompt);
 
 // Where a part is wired (hub/selftest/walkthrough.py, Wiring: "BCM 4 (header pin 7)",
@@ -45,12 +57,32 @@ const pinOf = (pin) => String(pin)
 
 // How a step went, from its outcome (hub/selftest/walkthrough.py, OUTCOMES), with the
 // other inputs that answered instead; the hub's English detail where it names none.
-const strayOf = (s) => t(s.input === "sensor" ? "selftest.stray.sensor" : s.slot === 0 ? "selftest.stray.centre" : "selftest.stray.button", s);
+const strayOf = (s) => t(s.input === "sensor" ? "selftest.stray.sensor"
+  : s.slot === 0 ? "selftest.stray.centre" : "selftest.stray.button", s);
 function detailOf(r) {
   if (!r.outcome) return r.detail;
-  const said = t(`selftest.outcome.${r.outcome}`, { seconds: r.seconds == null ? "" : formatNumber(r.seconds) });
-  return r.strays && r.strays.length ? t("selftest.instead", { detail: said, strays: r.strays.map(strayOf).join(", ") }) : said;
+  const seconds = r.seconds == null ? "" : formatNumber(r.seconds);
+  const said = t(`selftest.outcome.${r.outcome}`, { seconds });
+  if (!(r.strays && r.strays.length)) return said;
+  return t("selftest.instead", { detail: said, strays: r.strays.map(strayOf).join(", ") });
 }
+// The step waiting: its number of all, the part and its pin, and what to do.
+const stepSaid = (test, s) => t("selftest.step",
+  { number: s.number, steps: test.steps, part: partOf(s), pin: pinOf(s.pin), prompt: promptOf(s) });
+// An input found stuck at the start: which, and its pin.
+function stuckItem(s) {
+  const key = s.kind !== "button" ? "selftest.stuck.marker"
+    : s.slot === 0 ? "selftest.stuck.centre" : "selftest.stuck.button";
+  return `<li data-slot="${s.slot}">${esc(t(key, { slot: s.slot, pin: pinOf(s.pin) }))}</li>`;
+}
+// A step done: the part, its pin, pass or fail, and how it went.
+const resultRow = (r) => `<tr data-passed="${r.passed}"><td>${esc(partOf(r))}</td>` +
+  `<td>${esc(pinOf(r.pin))}</td><td>${esc(t(r.passed ? "selftest.pass" : "selftest.fail"))}</td>` +
+  `<td>${esc(detailOf(r))}</td></tr>`;
+// One of the walk-through's buttons: its action, its words (data-i18n, for a new language).
+const button = (action, key, cls = "btn") =>
+  `<button type="button" class="${cls}" data-action="${action}" data-i18n="${key}">` +
+  `${esc(t(key))}</button>`;
 
 export function open(arg, section) {
   root = section;
@@ -60,15 +92,16 @@ export function open(arg, section) {
 
 function build() {
   root.dataset.built = "1";
-  root.innerHTML = `<h2 id="h-selftest" data-i18n="selftest.heading">${esc(t("selftest.heading"))}</h2>
+  const heading = esc(t("selftest.heading"));
+  root.innerHTML = `<h2 id="h-selftest" data-i18n="selftest.heading">${heading}</h2>
 <p class="note" data-i18n="selftest.about">${esc(t("selftest.about"))}</p>
 <p id="st-step" class="status" aria-live="polite"></p>
 <div class="links" id="st-buttons">
-  <button type="button" class="btn primary" data-action="start" data-i18n="selftest.start">${esc(t("selftest.start"))}</button>
-  <button type="button" class="btn primary" data-action="yes" data-i18n="selftest.yes">${esc(t("selftest.yes"))}</button>
-  <button type="button" class="btn" data-action="no" data-i18n="selftest.no">${esc(t("selftest.no"))}</button>
-  <button type="button" class="btn" data-action="skip" data-i18n="selftest.skip">${esc(t("selftest.skip"))}</button>
-  <button type="button" class="btn" data-action="stop" data-i18n="selftest.stop">${esc(t("selftest.stop"))}</button>
+  ${button("start", "selftest.start", "btn primary")}
+  ${button("yes", "selftest.yes", "btn primary")}
+  ${button("no", "selftest.no")}
+  ${button("skip", "selftest.skip")}
+  ${button("stop", "selftest.stop")}
 </div>
 <p id="st-error" class="err" role="alert"></p>
 <p id="st-claim" class="note" hidden></p>
@@ -81,7 +114,8 @@ function build() {
     // An answer or a skip is for the step on the screen: a double tap, or a tap on a
     // view a poll behind the hub, is refused (409) rather than answering the next step.
     if (busy) return;
-    const body = action === "start" || action === "stop" || shown == null ? { action } : { action, step: shown };
+    const bare = action === "start" || action === "stop" || shown == null;
+    const body = bare ? { action } : { action, step: shown };
     busy = true;
     arm();
     let r;
@@ -119,20 +153,19 @@ function show(test) {
   const buttons = root.querySelectorAll("#st-buttons button");
   for (const b of buttons) {
     const a = b.dataset.action;
-    b.hidden = a === "start" ? running : !running || ((a === "yes" || a === "no") && !(step && step.answer));
+    const answer = a === "yes" || a === "no";
+    b.hidden = a === "start" ? running : !running || (answer && !(step && step.answer));
   }
   arm();
-  root.querySelector("#st-step").textContent = running && step
-    ? t("selftest.step", { number: step.number, steps: test.steps, part: partOf(step), pin: pinOf(step.pin), prompt: promptOf(step) })
+  root.querySelector("#st-step").textContent = running && step ? stepSaid(test, step)
     : test.done ? t(test.passed ? "selftest.passed" : "selftest.failed")
     : test.results.length ? t("selftest.stopped") : "";
-  root.querySelector("#st-stuck").innerHTML = (test.stuck || []).map((s) => `<li data-slot="${s.slot}">${esc(
-    t(s.kind === "button" ? (s.slot === 0 ? "selftest.stuck.centre" : "selftest.stuck.button") : "selftest.stuck.marker",
-      { slot: s.slot, pin: pinOf(s.pin) }))}</li>`).join("");
+  root.querySelector("#st-stuck").innerHTML = (test.stuck || []).map(stuckItem).join("");
   root.querySelector("#st-lights").hidden = test.lights !== false || !(running || test.done);
   root.querySelector("#st-lights").textContent = t("selftest.no_ring");
-  const rows = test.results.map((r) => `<tr data-passed="${r.passed}"><td>${esc(partOf(r))}</td><td>${esc(pinOf(r.pin))}</td>`
-    + `<td>${esc(t(r.passed ? "selftest.pass" : "selftest.fail"))}</td><td>${esc(detailOf(r))}</td></tr>`).join("");
+  const rows = test.results.map(resultRow).join("");
+  const head = [t("selftest.part"), t("selftest.pin"), t("selftest.result"), t("selftest.detail")]
+    .map((word) => `<th>${esc(word)}</th>`).join("");
   root.querySelector("#st-results").innerHTML = test.results.length
-    ? `<thead><tr><th>${esc(t("selftest.part"))}</th><th>${esc(t("selftest.pin"))}</th><th>${esc(t("selftest.result"))}</th><th>${esc(t("selftest.detail"))}</th></tr></thead><tbody>${rows}</tbody>` : "";
+    ? `<thead><tr>${head}</tr></thead><tbody>${rows}</tbody>` : "";
 }

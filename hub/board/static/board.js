@@ -15,17 +15,23 @@ function t(key, params = {}) {
   if (typeof entry === "object") {
     entry = entry[new Intl.PluralRules(lang).select(Number(params.count ?? 0))] ?? entry.other;
   }
-  return entry.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+  return entry.replace(/\{(\w+)\}/g, (whole, name) =>
+    name in params ? String(params[name]) : whole);
 }
 async function loadWords() {
   const tags = navigator.languages || [navigator.language || ""];
-  lang = tags.map((tag) => String(tag).toLowerCase().split("-")[0]).find((l) => LANGUAGES.includes(l)) || "en";
+  const bases = tags.map((tag) => String(tag).toLowerCase().split("-")[0]);
+  lang = bases.find((l) => LANGUAGES.includes(l)) || "en";
   const response = await fetch(`/i18n/${lang}.json`);
   if (!response.ok) throw new Error(`catalog ${lang}: ${response.status}`);
   words = await response.json();
   document.documentElement.lang = lang;
-  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
-  for (const node of document.querySelectorAll("[data-i18n-title]")) node.title = t(node.dataset.i18nTitle);
+  for (const node of document.querySelectorAll("[data-i18n]")) {
+    node.textContent = t(node.dataset.i18n);
+  }
+  for (const node of document.querySelectorAll("[data-i18n-title]")) {
+    node.title = t(node.dataset.i18nTitle);
+  }
 }
 
 function el(tag, attrs, ...children) {
@@ -66,7 +72,8 @@ function meta(table) {
   const phase = str(table.phase);
   // The hub's phases (hub/core/state.py, PHASES) each have words; another hub's newer one
   // is shown as it came.
-  if (phase) parts.push(Object.hasOwn(words, `board.phase.${phase}`) ? t(`board.phase.${phase}`) : phase);
+  const phaseKey = `board.phase.${phase}`;
+  if (phase) parts.push(Object.hasOwn(words, phaseKey) ? t(phaseKey) : phase);
   return parts.join(" · ");
 }
 
@@ -102,8 +109,9 @@ function renderTables() {
   box.replaceChildren(...sorted.map(card));
   document.getElementById("no-tables").hidden = sorted.length > 0;
   const offline = sorted.filter((table) => table.online === false).length;
-  document.getElementById("count").textContent = !sorted.length ? ""
-    : offline ? t("board.count_offline", { count: sorted.length, offline }) : t("board.count", { count: sorted.length });
+  const count = sorted.length;
+  document.getElementById("count").textContent = !count ? ""
+    : offline ? t("board.count_offline", { count, offline }) : t("board.count", { count });
 }
 
 function renderStandings() {
@@ -130,7 +138,9 @@ function setLink(connected) {
 }
 
 function keep(table) {
-  if (table && typeof table === "object" && str(table.hub_id) !== null) tables.set(table.hub_id, table);
+  if (table && typeof table === "object" && str(table.hub_id) !== null) {
+    tables.set(table.hub_id, table);
+  }
 }
 
 function rows(value) {
