@@ -1,6 +1,6 @@
 // The join view: the hub's address as a QR code, handing the scorekeeping over, and
 // the hub's settings (volume, quiet mode, turn chime, the voice).
-import { $, S, api, emit, gameId, keeper, setToken, toast, tokenFor } from "./core.js";
+import { $, S, api, emit, esc, gameId, keeper, setToken, toast, tokenFor } from "./core.js";
 import { LANGUAGES, formatNumber, language, names, saved, setLanguage, t } from "./i18n.js";
 import { renderHeader } from "./running.js";
 import { clearErrors, clearOnFix, showError } from "./form.js";
@@ -43,7 +43,7 @@ $("show-handover").addEventListener("click", async () => {
   const r = await api("POST", "/api/join/handover", { game: id, token: tokenFor(id) });
   if (!r.ok) { $("handover-url").textContent = r.data.error; return; }
   const named = `<svg role="img" aria-label="${esc(t("join.handover_qr"))}" class="qr" `;
-  $("handover-qr").innerHTML = r.data.svg.replace("<svg ", named);
+  $("handover-qr").innerHTML = r.data.svg.replace("<svg ", () => named);  // no $-patterns
   $("handover-url").textContent = r.data.url;
   $("handover-qr").scrollIntoView({ block: "center" });  // the code to scan, in view
 });
