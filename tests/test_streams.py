@@ -140,6 +140,19 @@ def test_an_answer_is_sent_when_its_future_resolves_on_a_connection_kept_alive(s
     asker.close()
 
 
+def test_a_head_request_for_a_stream_gets_the_head_only(served):
+    server, _ = served
+    sock = socket.create_connection(("127.0.0.1", server.effective_port), timeout=10)
+    sock.sendall(b"HEAD /events HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    seen = b""
+    while chunk := sock.recv(4096):
+        seen += chunk
+    assert seen.startswith(b"HTTP/1.1 200 OK") and seen.endswith(b"\r\n\r\n")
+    assert server.live.reserve()  # its place was given back (capacity 2: one more)
+    assert server.live.reserve()
+    sock.close()
+
+
 def test_a_burst_of_news_wakes_the_loop_once(served, monkeypatch):
     server, _ = served
     sock = phone(server)

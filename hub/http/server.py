@@ -183,8 +183,12 @@ class WebServer:
     def hand_over(
         self, exchange: Exchange, handover: Handover, status: str, headers: Headers
     ) -> None:
-        """The handler asked for a live stream or a later answer: serve it here."""
-        if handover.kinds is not None:
+        """The handler asked for a live stream or a later answer: serve it here (to a
+        HEAD, only the head)."""
+        if exchange.start.method == "HEAD":
+            handover.cancel()
+            exchange.answer(status, headers, b"")
+        elif handover.kinds is not None:
             self.live.adopt(exchange, status, headers, handover.kinds)
         elif handover.future is not None:
             future: Future[Any] = handover.future

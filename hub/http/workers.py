@@ -83,17 +83,21 @@ class Handover:
 
 
 class Exchange(httputil.HTTPMessageDelegate):
-    """One request on ``phone`` and its answer, through Tornado's ``conn``."""
+    """One request on ``phone`` and its answer, through Tornado's ``conn``. (One waits
+    on every open connection: it keeps to a few attributes.)"""
+
+    # Until the request's head is in (read only, never changed in place).
+    start = httputil.RequestStartLine("GET", "/", "HTTP/1.1")
+    headers = httputil.HTTPHeaders()
+    closed = False  # the phone went away
+    keep = True  # the connection stays open after this answer
+    unsent = 0  # bytes of a streamed answer handed to the loop, not yet sent
+    # Made by the worker of a streamed answer, before it hands any of it over.
+    flowing: threading.Condition | None = None
 
     def __init__(self, server: WebServer, phone: PhoneStream, conn: HTTP1Connection):
         self.server, self.phone, self.conn = server, phone, conn
-        self.start = httputil.RequestStartLine("GET", "/", "HTTP/1.1")
-        self.headers = httputil.HTTPHeaders()
         self.body: list[bytes] = []
-        self.closed = False  # the phone went away
-        self.unsent = 0  # bytes of a streamed answer handed to the loop, not yet sent
-        self.flowing = threading.Condition()
-        self.keep = True  # the connection stays open after this answer
         conn.set_close_callback(self.on_connection_close)
 
     # --- on the loop: Tornado's calls -------------------------------------------------
@@ -137,17 +141,20 @@ class Exchange(httputil.HTTPMessageDelegate):
 
     def on_connection_close(self) -> None:
         """The phone went away (while sending, or while we answered)."""
-        with self.flowing:
-            self.closed = True
-            self.flowing.notify_all()
+        self.closed = True
+        flowing = self.flowing
+        if flowing is not None:  # a worker may wait to hand over more of its answer
+            with flowing:
+                flowing.notify_all()
 
     # --- on the loop: answers -------------------------------------------------------
 
     def answer(self, status: str, headers: Headers, body: bytes) -> None:
-        """Write a whole answer and end it."""
+        """Write a whole answer and end it (a HEAD's without its body)."""
         if self.closed:
             return
-        self.conn.write_headers(start_line(status), header_block(headers), chunk=body)
+        chunk = None if self.start.method == "HEAD" else body
+        self.conn.write_headers(start_line(status), header_block(headers), chunk=chunk)
         self.conn.finish()
 
     def begin(self, status: str, headers: Headers) -> None:
@@ -197,6 +204,7 @@ class Exchange(httputil.HTTPMessageDelegate):
             self.conn.finish()  # the next request is read now
 
     def _sent(self, length: int) -> None:
+        assert self.flowing is not None  # made before the first piece was handed over
         with self.flowing:
             self.unsent -= length
             self.flowing.notify_all()
@@ -311,15 +319,15 @@ def _hand_back(
     if any(name.lower() == "content-length" for name, _ in headers):
         post(exchange.answer, status, headers, first + b"".join(result))
         return
+    flowing = exchange.flowing = threading.Condition()
     post(exchange.begin, status, headers)  # a stream of its own (the board's)
     for chunk in itertools.chain((first,), result):
-        if chunk:
-            with exchange.flowing:
+        with flowing:
+            if chunk:
                 exchange.unsent += len(chunk)
-            post(exchange.more, chunk)
-        with exchange.flowing:
+                post(exchange.more, chunk)
             while exchange.unsent > HIGH_WATER and not exchange.closed:
-                exchange.flowing.wait(1.0)
+                flowing.wait(1.0)
             if exchange.closed:
                 return
     post(exchange.end)
