@@ -24,16 +24,14 @@ import threading
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from tornado import httputil
 from tornado.http1connection import HTTP1Connection
+from tornado.ioloop import IOLoop
 
 from hub.http.connections import PhoneStream, refusal
-from web.service import EARLY_CHECKED, LIVE_SERVER, EarlyAnswer
-
-if TYPE_CHECKING:
-    from hub.http.server import WebServer
+from web.service import EARLY_CHECKED, LIVE_SERVER, EarlyAnswer, EarlyGate
 
 log = logging.getLogger("hub.http.server")
 # Its own generator: the process-wide one is the tests' and the libraries' (a
@@ -48,6 +46,44 @@ BODY_TOO_LARGE = refusal(
     f"Request Entity Too Large: request body too large (limit {MAX_BODY // 1024} KB)",
 )
 Headers = list[tuple[str, str]]
+
+
+class Places(Protocol):
+    """The live streams' places (:class:`hub.http.streams.LiveStreams`)."""
+
+    def reserve(self) -> bool:
+        """Take a place; False when all are taken."""
+
+    def release(self) -> None:
+        """Give a place back."""
+
+
+class Server(Protocol):
+    """What an exchange needs of the server (:class:`hub.http.server.WebServer`)."""
+
+    @property
+    def io_loop(self) -> IOLoop:
+        """The loop every connection is served on."""
+
+    @property
+    def gate(self) -> EarlyGate | None:
+        """The early gate, if any."""
+
+    @property
+    def address(self) -> tuple[str, int]:
+        """The address it listens on (the first)."""
+
+    @property
+    def live(self) -> Places:
+        """The live streams."""
+
+    def submit(self, exchange: Exchange, environ: dict[str, Any]) -> None:
+        """Run the app for ``exchange`` on a worker."""
+
+    def hand_over(
+        self, exchange: Exchange, handover: Handover, status: str, headers: Headers
+    ) -> None:
+        """Serve a stream or a later answer the handler asked for."""
 
 
 class Handover:
@@ -95,7 +131,7 @@ class Exchange(httputil.HTTPMessageDelegate):
     # Made by the worker of a streamed answer, before it hands any of it over.
     flowing: threading.Condition | None = None
 
-    def __init__(self, server: WebServer, phone: PhoneStream, conn: HTTP1Connection):
+    def __init__(self, server: Server, phone: PhoneStream, conn: HTTP1Connection):
         self.server, self.phone, self.conn = server, phone, conn
         self.body: list[bytes] = []
         conn.set_close_callback(self.on_connection_close)
