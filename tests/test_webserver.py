@@ -148,6 +148,21 @@ def test_an_idle_connection_is_closed_after_the_idle_time(monkeypatch):
         sock.close()
 
 
+def test_a_connection_that_never_speaks_costs_no_stream_and_is_closed_when_idle(monkeypatch):
+    monkeypatch.setattr(webserver, "IDLE_S", 0.5)
+    monkeypatch.setattr(webserver, "CLEANUP_S", 0.1)
+    with running(webserver.make_server(hello, "127.0.0.1", 0, 2)) as server:
+        quiet = [connect(server) for _ in range(20)]
+        assert eventually(lambda: server.connections == 20)
+        assert server.phones == {}  # no Tornado stream for any of them yet
+        talker = connect(server)
+        assert ask(talker).endswith(b"ok")  # served as soon as it speaks
+        for sock in quiet:
+            assert sock.recv(1) == b""  # closed by the hub after the idle time
+            sock.close()
+        talker.close()
+
+
 def test_a_header_too_large_gets_a_431_at_once(served):
     sock = connect(served)
     big = b"x" * (300 * 1024)
@@ -191,6 +206,13 @@ def test_a_body_is_handed_to_the_app_whole(served):
     chunked = b"5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"
     sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked)
     assert answer_of(sock).endswith(b"ok") and got[1] == b"hello world"
+    sock.close()
+
+
+def test_an_answer_says_its_date(served):
+    sock = connect(served)
+    head = ask(sock).partition(b"\r\n\r\n")[0]
+    assert re.search(rb"\r\nDate: \w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT", head)
     sock.close()
 
 

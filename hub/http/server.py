@@ -106,6 +106,9 @@ class WebServer:
             chunk_size=READ_CHUNK, max_header_size=MAX_HEADER, max_body_size=MAX_BODY
         )
         self.phones: dict[PhoneStream, HTTP1ServerConnection] = {}  # open connections
+        # Accepted, not a byte yet: the address and when. A connection that never speaks
+        # costs a socket and a registration here, no stream (about 9 KB) until it does.
+        self.silent: dict[socket.socket, tuple[Any, float]] = {}
         self.news: Any = None  # the broadcaster whose callback feeds the streams
         self.lingering = Lingering(io_loop)
         self.running: threading.Thread | None = None
@@ -168,6 +171,8 @@ class WebServer:
             sock.close()
         self.live.close()
         self.lingering.close()
+        for sock in list(self.silent):
+            self._drop_silent(sock)
         for connection in list(self.phones.values()):
             await connection.close()  # resolves once its serving loop has ended
 
@@ -206,7 +211,7 @@ class WebServer:
     @property
     def connections(self) -> int:
         """Open connections, live streams not counted."""
-        return len(self.phones) - self.live.count
+        return len(self.phones) + len(self.silent) - self.live.count
 
     def _accept_on(self) -> None:
         if self._accepting or self._closed:
@@ -250,10 +255,24 @@ class WebServer:
         except OSError:  # the phone went away already
             sock.close()
             return
+        sock.setblocking(False)
+        self.silent[sock] = (address, time.monotonic())
+        self.io_loop.add_handler(sock, self._spoke, IOLoop.READ)
+
+    def _spoke(self, sock: socket.socket, events: int) -> None:
+        """A silent connection's first byte (or its close): Tornado serves it now."""
+        address, _ = self.silent.pop(sock)
+        self.io_loop.remove_handler(sock)
         phone = PhoneStream(sock, address, self.lingering)
         connection = HTTP1ServerConnection(phone, self.params, context=address)
         self.phones[phone] = connection
         connection.start_serving(_Phone(self, phone))
+
+    def _drop_silent(self, sock: socket.socket) -> None:
+        if self.silent.pop(sock, None) is not None:
+            self.io_loop.remove_handler(sock)  # before the close: no registration outlives it
+            sock.close()
+            self._accept_on()  # there may be room again
 
     def _starved(self, exc: OSError) -> None:
         """Out of file descriptors (``EMFILE``: the process's limit; ``ENFILE``: the
@@ -275,12 +294,16 @@ class WebServer:
 
     def _make_room(self) -> bool:
         """Close the least recently active idle connections; whether any was."""
-        idle = [phone for phone in self.phones if phone.state == IDLE]
-        closing = heapq.nsmallest(
-            max(1, self.connection_limit // 16), idle, key=lambda phone: phone.active
-        )
-        for phone in closing:
-            phone.close()
+        idle: list[tuple[float, PhoneStream | socket.socket]] = [
+            (phone.active, phone) for phone in self.phones if phone.state == IDLE
+        ]
+        idle += [(since, sock) for sock, (_, since) in self.silent.items()]
+        closing = heapq.nsmallest(max(1, self.connection_limit // 16), idle, key=lambda i: i[0])
+        for _, connection in closing:
+            if isinstance(connection, PhoneStream):
+                connection.close()
+            else:
+                self._drop_silent(connection)
         if closing:
             log.info(
                 "all %d connections taken: closing the %d least active idle ones",
@@ -299,6 +322,9 @@ class WebServer:
                 phone.close()
             elif phone.state == RECEIVING and phone.since < late:
                 phone.close()
+        for sock, (_, since) in list(self.silent.items()):
+            if since < idle_since:
+                self._drop_silent(sock)
 
 
 def raise_file_limit(need: int) -> int:
