@@ -238,6 +238,10 @@ def test_the_environ_is_wsgis(served):
     assert environ["HTTP_X_REAL"] == "2" and "HTTP_X_FORGED" not in environ
     assert environ["REMOTE_ADDR"] == "127.0.0.1" and environ["SERVER_PROTOCOL"] == "HTTP/1.1"
     assert split_target("http://hub.local/x?q=1") == ("/x", "q=1")
+    bad = connect(served)
+    bad.sendall(b"GET http://[::1/x HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert answer_of(bad).startswith(b"HTTP/1.1 400 ")
+    bad.close()
 
 
 def test_a_streamed_body_goes_out_piece_by_piece_from_its_worker(served):

@@ -166,7 +166,12 @@ class Exchange(httputil.HTTPMessageDelegate):
         connection = self.headers.get("Connection", "").lower()
         keep = connection == "keep-alive" or connection != "close" and version == "HTTP/1.1"
         self.keep = keep
-        path, query = split_target(target)
+        try:
+            path, query = split_target(target)
+        except ValueError:  # "http://[::1/": no path to be had
+            body = json.dumps({"error": f"bad request target: {target[:100]!r}"}).encode()
+            self.answer("400 Bad Request", [("Content-Type", "application/json")], body)
+            return
         client = self.phone.address[0]
         gate = self.server.gate
         answer = gate(method, path, client) if gate is not None else None
@@ -191,8 +196,11 @@ class Exchange(httputil.HTTPMessageDelegate):
         """Write a whole answer and end it (a HEAD's without its body)."""
         if self.closed:
             return
+        block = header_block(headers)
+        if "Content-Length" not in block:
+            block["Content-Length"] = str(len(body))
         chunk = None if self.start.method == "HEAD" else body
-        self.conn.write_headers(start_line(status), header_block(headers), chunk=chunk)
+        self.conn.write_headers(start_line(status), block, chunk=chunk)
         self.conn.finish()
 
     def begin(self, status: str, headers: Headers) -> None:
