@@ -156,14 +156,29 @@ class WebServer:
             self.news.callbacks.remove(self.live.offer)
         running = self.running
         if running is not None and running is not threading.current_thread():
-            self.io_loop.add_callback(self.io_loop.stop)
-            self._stopped.wait(10)
-        try:  # the loop has stopped: it runs here once more, to close everything
+
+            async def close_and_stop() -> None:
+                try:
+                    await self._close_all()
+                finally:
+                    self.io_loop.stop()
+
+            self.io_loop.add_callback(close_and_stop)  # on the loop's own thread
+            if not self._stopped.wait(10):
+                log.warning("the web server's loop did not stop within 10 s")
+        else:  # not running (never, or ended on this thread): once more, on a thread of
+            # its own (this one may run another loop: Playwright's, in the tests)
+            closing = threading.Thread(target=self._close_now, name="web-close")
+            closing.start()
+            closing.join(10)
+        self.executor.shutdown(wait=True, cancel_futures=True)
+        self.io_loop.close()
+
+    def _close_now(self) -> None:
+        try:
             self.io_loop.run_sync(self._close_all, timeout=5)
         except TimeoutError:
             log.warning("the web server's connections did not all close within 5 s")
-        self.executor.shutdown(wait=True, cancel_futures=True)
-        self.io_loop.close()
 
     async def _close_all(self) -> None:
         self._accept_off()

@@ -129,11 +129,16 @@ class LiveStreams:
         self._track(peer, written)
 
     def close(self) -> None:
-        """Close every stream (the server is stopping)."""
+        """End every stream (the server is stopping): the last chunk, then the close,
+        so a page sees its stream end rather than break."""
         self._stopping = True
         if self._beat is not None:
             self._beat.stop()
         for peer in list(self._peers.values()):
+            try:
+                peer.exchange.conn.finish()  # written at once, unless the phone is behind
+            except Exception:  # a stream closed already: nothing to end
+                pass
             self._drop(peer)
 
     @property
