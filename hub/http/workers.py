@@ -50,7 +50,7 @@ BODY_TOO_LARGE = refusal(
 Headers = list[tuple[str, str]]
 
 
-class Places(Protocol):
+class StreamPlaces(Protocol):
     """The live streams' places (:class:`hub.http.streams.LiveStreams`)."""
 
     def reserve(self) -> bool:
@@ -76,7 +76,7 @@ class Server(Protocol):
         """The address it listens on (the first)."""
 
     @property
-    def live(self) -> Places:
+    def live(self) -> StreamPlaces:
         """The live streams."""
 
     def submit(self, exchange: Exchange, environ: dict[str, Any]) -> None:
