@@ -117,6 +117,7 @@ class WebServer:
         self._starved_until = 0.0  # no accept until then (monotonic)
         self._refused = 0  # accepts that failed for want of descriptors, this episode
         self._closed = False
+        self._all_closed = False  # every connection closed (the end of close())
 
     @property
     def effective_port(self) -> int:
@@ -155,7 +156,8 @@ class WebServer:
         if self.news is not None and self.live.offer in self.news.callbacks:
             self.news.callbacks.remove(self.live.offer)
         running = self.running
-        if running is not None and running is not threading.current_thread():
+        elsewhere = running is not None and running is not threading.current_thread()
+        if elsewhere and not self._stopped.is_set():
 
             async def close_and_stop() -> None:
                 try:
@@ -166,8 +168,9 @@ class WebServer:
             self.io_loop.add_callback(close_and_stop)  # on the loop's own thread
             if not self._stopped.wait(10):
                 log.warning("the web server's loop did not stop within 10 s")
-        else:  # not running (never, or ended on this thread): once more, on a thread of
-            # its own (this one may run another loop: Playwright's, in the tests)
+        if not self._all_closed and (running is None or self._stopped.is_set()):
+            # Not running (never, or it ended): once more, on a thread of its own (this
+            # one may run another loop: Playwright's, in the tests).
             closing = threading.Thread(target=self._close_now, name="web-close")
             closing.start()
             closing.join(10)
@@ -190,6 +193,7 @@ class WebServer:
             self._drop_silent(sock)
         for connection in list(self.phones.values()):
             await connection.close()  # resolves once its serving loop has ended
+        self._all_closed = True
 
     # --- the loop -----------------------------------------------------------------------
 
