@@ -103,6 +103,30 @@ def test_the_workers_are_bounded_and_a_held_one_never_stops_the_loop():
             phone.close()
 
 
+def test_a_phone_reading_slowly_holds_no_worker():
+    """One worker: a phone that asks for 8 MB and reads none of it leaves the worker
+    free for the next request (the loop holds the answer, not the worker)."""
+    big = b"x" * (8 * 1024 * 1024)
+
+    def app(environ: Any, start_response: Any) -> list[bytes]:
+        if environ["PATH_INFO"] == "/big":
+            start_response("200 OK", [("Content-Length", str(len(big)))])
+            return [big]
+        return hello(environ, start_response)
+
+    with running(webserver.make_server(app, "127.0.0.1", 0, 1)) as server:
+        slow = socket.socket()
+        slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        slow.settimeout(10)
+        slow.connect(("127.0.0.1", server.effective_port))
+        slow.sendall(b"GET /big HTTP/1.1\r\nHost: x\r\n\r\n")  # and reads nothing
+        for _ in range(3):
+            other = connect(server)
+            assert ask(other).endswith(b"ok")
+            other.close()
+        slow.close()
+
+
 # --- the early gate ------------------------------------------------------------------------
 
 
