@@ -1,16 +1,17 @@
-"""The hub's footprint beside a bare Flask + waitress process, measured in the same run.
+"""The hub's footprint beside a bare Flask + Tornado process, measured in the same run.
 
 Hub: ``mtrain-hub run`` (sim backend, the sound player on ALSA's ``null`` device, as on
 a Pi with a sound card) as a subprocess; a game of three is started and one phone
 listens to ``/api/events`` (SSE) while the figures are read. Bare: a Flask app with
-one route served by waitress with its defaults, in a subprocess started the same way.
+one route served by Tornado as its docs show (``WSGIContainer`` on a thread pool of 4,
+as many as the hub keeps busy at most here), in a subprocess started the same way.
 
 Figures, per process (median of ``--runs`` starts):
 - resident memory (VmRSS from /proc) once idle, after the first answers;
 - thread count (/proc/PID/task) once idle;
 - start to first answer: from spawning the process to the first HTTP 200;
 - import time: a fresh interpreter importing what the process imports before it
-  serves (hub: the composition root, the web app and waitress; bare: flask, waitress).
+  serves (hub: the composition root, the web app and the server; bare: flask, tornado).
 
 Both run from compiled bytecode, as an installed hub does: the processes get a
 ``PYTHONPYCACHEPREFIX`` of their own (and no ``PYTHONDONTWRITEBYTECODE``), and one
@@ -52,19 +53,28 @@ from tests.ports import os_port  # noqa: E402
 BARE = """
 import sys
 from flask import Flask
-from waitress import serve
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from tornado.httpserver import HTTPServer
+from tornado.wsgi import WSGIContainer
 app = Flask(__name__)
 
 @app.get("/api/state")
 def state():
     return {"backend": "bare"}
 
-serve(app, host="127.0.0.1", port=int(sys.argv[1]))
+async def main():
+    HTTPServer(WSGIContainer(app, executor=ThreadPoolExecutor(4))).listen(
+        int(sys.argv[1]), "127.0.0.1"
+    )
+    await asyncio.Event().wait()
+
+asyncio.run(main())
 """
 
 IMPORTS = {
-    "hub": "import hub.cli.main, hub.app, web, web.api, web.games_api, web.pages, waitress.server",
-    "bare": "import flask, waitress",
+    "hub": "import hub.cli.main, hub.app, web, web.api, web.games_api, web.pages, hub.http.server",
+    "bare": "import flask, tornado.httpserver, tornado.wsgi",
 }
 CONFIG = '[sound]\ndevice = "null"\n'
 ENV = dict(os.environ)

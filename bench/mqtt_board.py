@@ -144,6 +144,8 @@ class BoardClient:
                             self.received.append((table["hub_id"], table["turn_slot"], now))
         except (OSError, ValueError, http.client.HTTPException):
             return
+        except AttributeError:  # closed from another thread mid-chunk (http.client's fp gone)
+            return
 
     def close(self) -> None:
         """Close the stream."""

@@ -38,6 +38,7 @@ from scorer.store import GameStore
 if TYPE_CHECKING:
     from firmware_bridge.link import SerialLink
     from hub.http.adapter import HubWebService, WebParts
+    from hub.http.server import WebServer
     from hub.io.pins import SlotInputs
     from hub.mqtt.publisher import MqttPublisher
 
@@ -85,7 +86,7 @@ class Hub:
         )
         self.settings = build.open_settings(config, self.state_dir)
         self._sound_options = sound_options or {}
-        self._server: Any = None  # waitress's server (untyped)
+        self._server: WebServer | None = None
         self._server_thread: threading.Thread | None = None
         with ExitStack() as opened:  # closes what was opened if a later part fails
             self._build(opened, store, sound, leds, mqtt_link)
@@ -306,8 +307,9 @@ class Hub:
         block: bool = True,
         on_listening: Callable[[str, int], None] | None = None,
     ) -> None:
-        """Serve the web app with waitress (in this thread when ``block``). ``on_listening(host,
-        port)`` runs once the socket listens, before the first request (READY is said there)."""
+        """Serve the web app (:mod:`hub.http.server`; in this thread when ``block``).
+        ``on_listening(host, port)`` runs once the socket listens, before the first
+        request (READY is said there)."""
         from hub.http.bind import bind_problem
         from hub.http.server import make_server
         from web import create_app, early_gate
@@ -316,7 +318,7 @@ class Hub:
             self.web_service(), {"HUB_HOSTS": self.config["web"]["hosts"], "HUB_LISTEN": host}
         )
         try:
-            self._server = make_server(
+            server = make_server(
                 app,
                 host,
                 port,
@@ -325,23 +327,23 @@ class Hub:
                 snapshot=lambda: self.loop.snapshot,
                 streams=self.config["web"]["streams"],
                 gate=early_gate(app),  # a claim flood is refused before Flask
-                ident="mtrain-hub",
             )
         except (OSError, ValueError) as exc:  # the host or port: a config error
             raise ConfigError(bind_problem(exc, host, port)) from None
+        self._server = server
         build.on_stop(self._stops, "the web server", self.stop_server)
         if on_listening is not None:
-            on_listening(host, self._server.effective_port)
+            on_listening(host, server.effective_port)
         else:
             log.info(
                 "scorepad at http://%s:%s/",
                 "localhost" if host == "0.0.0.0" else host,
-                self._server.effective_port,
+                server.effective_port,
             )
         if block:
-            self._server.run()
+            server.run()
         else:
-            self._server_thread = threading.Thread(target=self._server.run, daemon=True, name="web")
+            self._server_thread = threading.Thread(target=server.run, daemon=True, name="web")
             self._server_thread.start()
 
     def running_game_id(self) -> int | None:
@@ -378,7 +380,7 @@ class Hub:
         )
 
     def stop_server(self) -> None:
-        """End the live streams (on their own thread: hub/http/streams.py), then the server."""
+        """End the news, then the server (its live streams first: hub/http/server.py)."""
         self.broadcaster.close()
         if self._server is not None:
             self._server.close()

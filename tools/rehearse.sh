@@ -407,7 +407,7 @@ unprefixed_lines_are_warnings() {
 import json, subprocess, sys
 out = subprocess.run(["journalctl", "-u", "mtrain-hub.service", "-o", "json", "--no-pager"],
                      capture_output=True, text=True, check=True).stdout
-ours = ("hub", "web", "waitress", "scorer", "firmware_bridge", "py.warnings")
+ours = ("hub", "web", "tornado", "asyncio", "scorer", "firmware_bridge", "py.warnings")
 seen = bad = 0
 for line in out.splitlines():
     entry = json.loads(line)

@@ -58,7 +58,7 @@ def events() -> Response:
     """Server-Sent Events: the snapshot first, then ``state``, ``sound`` and ``game``.
 
     The one path of a phone's stream: the hub's server takes it over from the worker
-    thread (``ServerTakeover``) and writes it from its live-stream thread
+    thread (``ServerTakeover``) and writes it from its loop
     (:class:`hub.http.streams.LiveStreams`). Beyond its capacity the phone gets a 503
     with ``Retry-After`` and its page polls ``GET /api/state`` meanwhile. A server that
     offers no takeover (Flask's test client) gets a 503 as well: no stream holds a

@@ -109,9 +109,7 @@ def board_server(app: Any, host: str, port: int, threads: int, **options: Any) -
     ``threads`` start at once."""
     from hub.http.server import make_server
 
-    return make_server(
-        app, host, port, threads, threads, streams=0, ident="mtrain-board", **options
-    )
+    return make_server(app, host, port, threads, streams=0, **options)
 
 
 def command(args: argparse.Namespace) -> int:

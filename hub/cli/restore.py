@@ -34,18 +34,11 @@ def serve_problem(problem: StorageProblem, config: dict[str, Any], notifier: Not
     message = f"storage problem: {problem}"
     logs.print_error(f"mtrain-hub: {message}")
     log.error("%s", message)
-    from waitress.server import create_server
-
+    from hub.http.server import make_server
     from web.maintenance import create_maintenance_app
 
     host, port = config["web"]["host"], config["web"]["port"]
-    server = create_server(
-        create_maintenance_app(problem.as_json()),
-        host=host,
-        port=port,
-        threads=2,
-        ident="mtrain-hub",
-    )
+    server = make_server(create_maintenance_app(problem.as_json()), host, port, 2, streams=0)
 
     def stop(*_: object) -> None:
         raise SystemExit(EXIT_STORAGE)  # closed below, outside the signal handler

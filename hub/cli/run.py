@@ -120,7 +120,7 @@ def command(args: argparse.Namespace) -> int:
     supervision = Supervision(hub.loop.call, hub.loop.beat, describe, notifier)
 
     # SIGTERM (systemd stop) and Ctrl-C unwind through ``finally`` and ``hub.stop()``.
-    # The live streams end first: waitress's own shutdown then waits for no phone.
+    # The news ends first: the web server's shutdown then waits for no phone.
     def stop(*_: object) -> None:
         supervision.stopping()
         hub.broadcaster.close()

@@ -1,6 +1,6 @@
 """The games the hub keeps: each change is stored and the table follows it.
 
-A request (a waitress worker, the bot table) starts, scores, blocks, ends or brings
+A request (a web server worker, the bot table) starts, scores, blocks, ends or brings
 back a game here: it writes to the store on its own thread, then posts the matching
 core event and waits for the loop, never the other way round. What the table itself
 ends (a long hold, a blocked round, an undo that reopens one) comes back as a

@@ -1,1 +1,1 @@
-"""The hub on the network: the waitress server, the live streams and the web adapter."""
+"""The hub on the network: the web server (on Tornado), the live streams and the web adapter."""

@@ -1,7 +1,7 @@
 """The hub as the web layer sees it: :class:`HubWebService` implements
 :class:`web.service.HubService` on top of the composition root's parts.
 
-Every method runs on the requesting thread (a waitress worker). It may wait (for the
+Every method runs on the requesting thread (a web server worker). It may wait (for the
 loop to apply an event, for the store writer to finish) or write to SQLite; a held
 simulated press is released by a timer (``*_later`` answer with a future). None of
 that happens on the loop thread. The validators' errors become

@@ -1,4 +1,5 @@
-"""Why the web server could not listen, as a config error naming ``web.host`` or ``web.port``.
+"""The web server's listening sockets, and why it could not listen, as a config error
+naming ``web.host`` or ``web.port``.
 
 Binding the scorepad's socket is the first time the host and port meet the machine:
 a name that does not resolve, an address this machine does not have, a port another
@@ -33,3 +34,30 @@ def bind_problem(exc: Exception, host: str, port: int) -> str:
             "(use a port from 1024 up, e.g. 8080)"
         )
     return f"web.host: cannot listen on {host} port {port}: {exc}"
+
+
+def listening_sockets(host: str, port: int, backlog: int = 1024) -> list[socket.socket]:
+    """Listening sockets for ``host:port``, one per address the name resolves to (with
+    port 0, all on the port the first was given). On any error every socket made so far
+    is closed before it is raised (:func:`bind_problem` words it)."""
+    made: list[socket.socket] = []
+    try:
+        infos = socket.getaddrinfo(
+            host or None, port, socket.AF_UNSPEC, socket.SOCK_STREAM, 0, socket.AI_PASSIVE
+        )
+        for family, kind, proto, _, address in dict.fromkeys(infos):
+            if made and port == 0:  # the same port on every address
+                address = (address[0], made[0].getsockname()[1], *address[2:])
+            sock = socket.socket(family, kind, proto)
+            made.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+            sock.listen(backlog)
+            sock.setblocking(False)
+    except BaseException:
+        for sock in made:
+            sock.close()
+        raise
+    return made

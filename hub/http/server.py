@@ -1,26 +1,27 @@
-"""The web server: waitress for requests, one thread for the streams (docs/architecture.md).
+"""The web server: Tornado's loop on one thread, the Flask app on a bounded pool.
 
-Waitress reads each request whole on its main (selector) thread, so a phone sending
-slowly holds no worker; a worker thread runs the Flask handler; the answer is written
-back from the selector thread, so a phone reading slowly holds none either. What
-used to hold a worker is handed over: a handler asks ``environ[LIVE_SERVER]`` (see
-:class:`web.service.ServerTakeover`) to serve its answer as a live stream, or to send it
-once a future resolves, and the connection moves to :class:`hub.http.streams.LiveStreams`
-once waitress has written everything before it. Limits on top of waitress's:
+Tornado (its documented API only: ``IOLoop``, ``BaseIOStream`` for the connections,
+``HTTP1ServerConnection`` and the ``httputil`` delegates for HTTP/1.1) reads every
+request on the loop, so a phone sending slowly holds no worker, and writes every
+answer from there, so a phone reading slowly holds none either. A request, once whole,
+meets the early gate on the loop (a claim flood costs no worker and no Flask request),
+then runs on a worker (:func:`hub.http.workers.run_app`, a
+``concurrent.futures.ThreadPoolExecutor`` of ``web.threads``). A handler may hand its
+answer back as a live stream or a future (:class:`hub.http.workers.Handover`); the
+streams are served natively on the loop (:class:`hub.http.streams.LiveStreams`).
+Limits on top of Tornado's:
 
 - idle connections are closed after :data:`IDLE_S`; a request must arrive whole
-  within :data:`REQUEST_S` of its first byte;
+  within :data:`REQUEST_S` of its first byte; a header past 256 KB gets a 431, a body
+  past 1 MB a 413 (Flask's own limit, 64 KB, answers below that);
 - when every connection is taken, the least recently active idle ones are closed to
   make room, so a crowd of idle connections can never lock the API out;
 - out of file descriptors, accepting backs off and idle connections are closed, with
-  one log line per episode (:meth:`HandoverServer.accept`);
-- :class:`ElasticDispatcher` starts ``idle`` workers and grows to ``most`` only
-  while requests would wait, retiring the extra ones only after a quiet spell;
-- an :class:`web.service.EarlyGate` handed in sees each request as it arrives whole and
-  may refuse it there, on the selector thread: a claim flood costs the hub no worker,
-  no Flask request and no thread (:meth:`HandoverServer.add_task`);
-- the selector loop (:mod:`hub.http.selector`) asks only the connections that may have
-  changed, so resting idle connections cost it nothing per round.
+  one log line per episode (:meth:`WebServer._starved`).
+
+Every socket is unregistered from the loop before it is closed, so a child process
+holding a copy of a descriptor for a moment (between its fork and its exec) can never
+leave a registration behind for the next connection given that number.
 """
 
 from __future__ import annotations
@@ -30,267 +31,319 @@ import heapq
 import logging
 import resource
 import socket
+import threading
 import time
-from concurrent.futures import Future
-from typing import Any, cast
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 
-from waitress.adjustments import Adjustments
-from waitress.channel import HTTPChannel
-from waitress.server import MultiSocketServer, TcpWSGIServer
-from waitress.task import WSGITask
+from tornado import httputil
+from tornado.http1connection import (
+    HTTP1Connection,
+    HTTP1ConnectionParameters,
+    HTTP1ServerConnection,
+)
+from tornado.ioloop import IOLoop, PeriodicCallback
 
-from hub.http.selector import EpollLoop, SocketMap, touch
+from hub.http.bind import listening_sockets
+from hub.http.connections import IDLE, MAX_HEADER, READ_CHUNK, RECEIVING, Lingering, PhoneStream
 from hub.http.streams import LiveStreams
-from hub.http.workers import ElasticDispatcher, head, refuse, render
-from web.service import EARLY_CHECKED, LIVE_SERVER, EarlyGate
+from hub.http.workers import MAX_BODY, Exchange, Handover, Headers, answer_when_done, run_app
+from web.service import EarlyGate
 
 log = logging.getLogger("hub.http.server")
 
-IDLE_S = 30  # an idle keep-alive connection is closed after this (waitress channel_timeout)
+IDLE_S = 30.0  # an idle keep-alive connection is closed after this
 REQUEST_S = 10.0  # a request must arrive whole within this of its first byte
-CLEANUP_S = 2  # how often the idle and slow connections are looked for
+CLEANUP_S = 2.0  # how often the idle and slow connections are looked for
 CONNECTIONS = 1000  # open connections (streams not counted), fewer if file descriptors lack
 STREAMS = 500  # live streams (config web.streams)
 ACCEPT_BACKOFF_S = 0.5  # out of file descriptors: no accept for this long
+ACCEPTS_A_ROUND = 128  # connections accepted at most per wake of a listening socket
 
 
-class Handover:
-    """``environ[LIVE_SERVER]`` for one request: what its handler asked for."""
+class _Phone(httputil.HTTPServerConnectionDelegate):
+    """Tornado's delegate for one connection: an :class:`Exchange` per request."""
 
-    def __init__(self, live: LiveStreams) -> None:
-        self.live = live
-        self.kinds: tuple[str, ...] | None = None
-        self.future: Future[Any] | None = None
+    def __init__(self, server: WebServer, phone: PhoneStream) -> None:
+        self.server, self.phone = server, phone
 
-    def stream(self, kinds: Any) -> bool:
-        """Reserve a place for a live stream (False: all are taken)."""
-        if not self.live.reserve():
-            return False
-        self.kinds = tuple(kinds)
-        return True
+    def start_request(
+        self, server_conn: object, request_conn: httputil.HTTPConnection
+    ) -> httputil.HTTPMessageDelegate:
+        """The answer before is out (or this is the first request): rest until a byte."""
+        self.phone.resting()
+        assert isinstance(request_conn, HTTP1Connection)  # what HTTP1ServerConnection makes
+        return Exchange(self.server, self.phone, request_conn)
 
-    def answer_later(self, future: Future[Any]) -> None:
-        """Answer with ``future``'s JSON once it resolves."""
-        self.future = future
-
-    @property
-    def asked(self) -> bool:
-        """Whether the handler asked for anything."""
-        return self.kinds is not None or self.future is not None
-
-    def cancel(self) -> None:
-        """The answer will not be handed over after all (an error, a closed phone)."""
-        if self.kinds is not None:
-            self.live.release()
-        self.kinds = self.future = None
+    def on_close(self, server_conn: object) -> None:
+        """The connection is closed."""
+        self.server.forget(self.phone)
 
 
-class LiveTask(WSGITask):
-    """A WSGI task whose handler may hand its answer over to the stream thread."""
+class WebServer:
+    """Serves ``app`` on ``sockets`` (see the module doc): :meth:`run`, :meth:`close`."""
 
-    def get_environment(self) -> Any:
-        """Waitress's environ, plus the hand-over offer."""
-        environ = super().get_environment()
-        server: Any = self.channel.server
-        environ.setdefault(LIVE_SERVER, Handover(server.live))
-        if server.gate is not None:
-            environ[EARLY_CHECKED] = True
-        return environ
-
-    def finish(self) -> None:
-        """Hand the connection over if the handler asked and succeeded; else as usual."""
-        handover = (self.environ or {}).get(LIVE_SERVER)
-        if handover is None or not handover.asked:
-            return super().finish()
-        if not self.status.startswith("200"):
-            handover.cancel()
-            return super().finish()
-        self.wrote_header = True  # waitress writes nothing more on this connection
-        self.close_on_finish = True
-        channel: Any = self.channel
-        channel.give_over(handover, self.version, self.status, list(self.response_headers))
-        return None
-
-
-class LiveChannel(HTTPChannel):
-    """A waitress connection that can be handed over once it has written everything."""
-
-    task_class = LiveTask
-    handover: tuple[Handover, str, str, list[tuple[str, str]]] | None = None
-    request_since = 0.0  # when the request being received began (0: none)
-    paused_until = 0.0  # not read until then (monotonic): refused by the early gate
-    refused = 0  # the early gate's refusals in a row on this connection
-    _will_close = False
-
-    @property
-    def will_close(self) -> bool:
-        """Waitress's "close the socket" mark; setting it (from any thread, by waitress
-        or by us) has the selector loop ask this connection again, so a resting one is
-        closed now rather than at the next full round."""
-        return self._will_close
-
-    @will_close.setter
-    def will_close(self, value: bool) -> None:
-        self._will_close = value
-        if value:
-            touch(self)
-
-    def readable(self) -> bool:
-        """Waitress's answer, unless the early gate paused this connection."""
-        if self.paused_until:
-            if time.monotonic() < self.paused_until:
-                return False
-            self.paused_until = 0.0
-        return bool(super().readable())
-
-    def give_over(
-        self, handover: Handover, version: str, status: str, headers: list[tuple[str, str]]
-    ) -> None:
-        """On the worker: hand over when flushed (see :meth:`handle_close`)."""
-        with self.outbuf_lock:
-            if self.connected:
-                self.handover = (handover, version, status, headers)
-                return
-        handover.cancel()  # the phone is gone already
-
-    def service(self) -> None:
-        """On a worker: serve, then have the selector loop ask this connection again."""
-        try:
-            super().service()
-        finally:
-            touch(self)
-
-    def received(self, data: bytes) -> Any:
-        """Note when a request starts arriving (slow senders are cut off)."""
-        if self.request is None and data:
-            self.request_since = time.monotonic()
-        result = super().received(data)
-        if self.request is None:
-            self.request_since = 0.0
-        return result
-
-    def handle_close(self) -> None:
-        """Closing after the last byte: a handed-over answer keeps its socket."""
-        with self.outbuf_lock:
-            handed, self.handover = self.handover, None
-        sock: socket.socket | None = self.socket
-        if handed is not None and sock is not None:
-            # Not dup(): a descriptor closed while another still points at the socket
-            # would stay in waitress's epoll set and haunt the next one given its number.
-            self.socket = None  # ours now: waitress forgets it without closing it
-            self._hand_over(sock, *handed)
-        super().handle_close()
-
-    def _hand_over(
+    def __init__(
         self,
-        sock: socket.socket,
-        handover: Handover,
-        version: str,
-        status: str,
-        headers: list[tuple[str, str]],
+        app: Any,
+        sockets: list[socket.socket],
+        io_loop: IOLoop,
+        most_threads: int,
+        live: LiveStreams,
+        gate: EarlyGate | None,
+        connection_limit: int,
     ) -> None:
-        live: LiveStreams = cast(Any, self.server).live
-        if handover.kinds is not None:
-            live.adopt_stream(sock, head(version, status, headers, None), handover.kinds)
-        elif handover.future is not None:
-            live.adopt_answer(
-                sock, handover.future, lambda done: render(done, version, status, headers)
-            )
+        self.app = app
+        self.sockets = sockets
+        self.io_loop = io_loop
+        self.live = live
+        self.gate = gate
+        self.connection_limit = connection_limit
+        self.executor = ThreadPoolExecutor(most_threads, thread_name_prefix="web")
+        self.address: tuple[str, int] = sockets[0].getsockname()[:2]
+        self.idle_s, self.request_s, self.cleanup_s = IDLE_S, REQUEST_S, CLEANUP_S
+        self.params = HTTP1ConnectionParameters(
+            chunk_size=READ_CHUNK, max_header_size=MAX_HEADER, max_body_size=MAX_BODY
+        )
+        self.phones: dict[PhoneStream, HTTP1ServerConnection] = {}  # open connections
+        # Accepted, not a byte yet: the address and when. A connection that never speaks
+        # costs a socket and a registration here, no stream (about 9 KB) until it does.
+        self.silent: dict[socket.socket, tuple[Any, float]] = {}
+        self.news: Any = None  # the broadcaster whose callback feeds the streams
+        self.lingering = Lingering(io_loop)
+        self.running: threading.Thread | None = None
+        self._stopped = threading.Event()
+        self._accepting = False
+        self._starved_until = 0.0  # no accept until then (monotonic)
+        self._refused = 0  # accepts that failed for want of descriptors, this episode
+        self._closed = False
+        self._all_closed = False  # every connection closed (the end of close())
 
+    @property
+    def effective_port(self) -> int:
+        """The port it listens on (the first, with several addresses)."""
+        return int(self.address[1])
 
-class HandoverServer(TcpWSGIServer):
-    """Waitress's TCP server with the hand-over, the request deadline and room-making.
+    # --- any thread ---------------------------------------------------------------------
 
-    Out of file descriptors (``EMFILE``: the process's limit; ``ENFILE``: the
-    system's), ``accept`` fails again on every round while the phone waits in the
-    backlog: the server then stops accepting for :data:`ACCEPT_BACKOFF_S`, closes the
-    least active idle connections, and says so once per episode (with the count
-    when accepting works again), instead of a traceback per round."""
+    def run(self) -> None:
+        """Serve on this thread until :meth:`close` (or SIGINT, SIGTERM)."""
+        self.running = threading.current_thread()
+        sweep = PeriodicCallback(self._sweep, self.cleanup_s * 1000)
 
-    channel_class = LiveChannel
-    live: LiveStreams
-    gate: EarlyGate | None = None
-    _starved_until = 0.0  # no accept until then (monotonic)
-    _refused = 0  # accepts that failed for want of descriptors, this episode
+        def started() -> None:  # on the loop: its timers are the loop's own
+            self._accept_on()
+            sweep.start()
+            self.live.start()
 
-    def add_task(self, task: Any) -> None:
-        """Hand a connection's next request to a worker, unless the gate refuses it:
-        then its answer is written here (the selector thread, or the worker that served
-        the one before it), and so on down the requests waiting. Waitress calls this
-        with the connection's ``requests_lock`` held and its head request whole."""
-        channel: Any = task
-        while self.gate is not None and channel.requests and not channel.requests[0].error:
-            request = channel.requests[0]  # waitress's parser: command and path are str
-            client = channel.addr[0] if isinstance(channel.addr, tuple) else ""
-            answer = self.gate(str(request.command), str(request.path), client)
-            if answer is None:
-                channel.refused = 0
-                break
-            refuse(channel, request, answer)
-            if channel.close_when_flushed:
-                return
-        if channel.requests:
-            super().add_task(channel)
-
-    def readable(self) -> bool:
-        """Accept while it can; when every connection is taken, close idle ones first."""
-        if self._starved_until and time.monotonic() < self._starved_until:
-            return False
-        if self.accepting and len(cast(Any, self)._map) >= self.adj.connection_limit:
-            self._make_room()
-        return bool(super().readable())
-
-    def accept(self) -> Any:
-        """Waitress's accept; out of descriptors, back off (see the class doc)."""
         try:
-            accepted = super().accept()
-        except OSError as exc:
-            if exc.errno not in (errno.EMFILE, errno.ENFILE):
-                raise
-            if not self._refused:
-                log.warning(
-                    "out of file descriptors (%s): not accepting for %g s; closing idle "
-                    "connections",
-                    exc.strerror,
-                    ACCEPT_BACKOFF_S,
-                )
-            self._refused += 1
-            self._starved_until = time.monotonic() + ACCEPT_BACKOFF_S
-            self._make_room()
-            return None
-        if accepted is not None and self._refused:
-            log.info("accepting again (%d accepts failed for want of descriptors)", self._refused)
-            self._refused, self._starved_until = 0, 0.0
-        return accepted
+            if not self._closed:
+                self.io_loop.add_callback(started)
+                self.io_loop.start()
+        except (SystemExit, KeyboardInterrupt):
+            pass
+        finally:
+            sweep.stop()
+            self._stopped.set()
 
-    def _make_room(self) -> None:
-        idle = (
-            c for c in _channels(self) if not c.requests and c.request is None and not c.will_close
-        )
-        closing = heapq.nsmallest(
-            max(1, self.adj.connection_limit // 16), idle, key=lambda c: c.last_activity
-        )
-        for channel in closing:  # closed by the selector loop itself, next time round
-            channel.will_close = True
+    def close(self) -> None:
+        """Stop accepting, end the live streams, close every connection, then wait for
+        the workers (a worker finishing a request meets a loop that is no more: its
+        answer is dropped)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self.news is not None and self.live.offer in self.news.callbacks:
+            self.news.callbacks.remove(self.live.offer)
+        running = self.running
+        elsewhere = running is not None and running is not threading.current_thread()
+        if elsewhere and not self._stopped.is_set():
+
+            async def close_and_stop() -> None:
+                try:
+                    await self._close_all()
+                finally:
+                    self.io_loop.stop()
+
+            self.io_loop.add_callback(close_and_stop)  # on the loop's own thread
+            if not self._stopped.wait(10):
+                log.warning("the web server's loop did not stop within 10 s")
+        if not self._all_closed and (running is None or self._stopped.is_set()):
+            # Not running (never, or it ended): once more, on a thread of its own (this
+            # one may run another loop: Playwright's, in the tests).
+            closing = threading.Thread(target=self._close_now, name="web-close")
+            closing.start()
+            closing.join(10)
+        self.executor.shutdown(wait=True, cancel_futures=True)
+        self.io_loop.close()
+
+    def _close_now(self) -> None:
+        try:
+            self.io_loop.run_sync(self._close_all, timeout=5)
+        except TimeoutError:
+            log.warning("the web server's connections did not all close within 5 s")
+
+    async def _close_all(self) -> None:
+        self._accept_off()
+        for sock in self.sockets:
+            sock.close()
+        self.live.close()
+        self.lingering.close()
+        for sock in list(self.silent):
+            self._drop_silent(sock)
+        for connection in list(self.phones.values()):
+            await connection.close()  # resolves once its serving loop has ended
+        self._all_closed = True
+
+    # --- the loop -----------------------------------------------------------------------
+
+    def submit(self, exchange: Exchange, environ: dict[str, Any]) -> None:
+        """Run the app for ``exchange`` on a worker."""
+        try:
+            self.executor.submit(run_app, self.app, exchange, environ)
+        except RuntimeError:  # shutting down
+            exchange.phone.close()
+
+    def hand_over(
+        self, exchange: Exchange, handover: Handover, status: str, headers: Headers
+    ) -> None:
+        """The handler asked for a live stream or a later answer: serve it here (to a
+        HEAD, only the head)."""
+        if exchange.start.method == "HEAD":
+            handover.cancel()
+            exchange.answer(status, headers, b"")
+        elif handover.kinds is not None:
+            self.live.adopt(exchange, status, headers, handover.kinds)
+        elif handover.future is not None:
+            future: Future[Any] = handover.future
+
+            def answer(done: Any) -> None:
+                answer_when_done(exchange, status, headers, done)
+
+            self.io_loop.add_future(future, answer)
+
+    def forget(self, phone: PhoneStream) -> None:
+        """A connection closed."""
+        if self.phones.pop(phone, None) is not None and not self._accepting:
+            self._accept_on()  # there is room again
+
+    @property
+    def connections(self) -> int:
+        """Open connections, live streams not counted."""
+        return len(self.phones) + len(self.silent) - self.live.count
+
+    def _accept_on(self) -> None:
+        if self._accepting or self._closed:
+            return
+        if time.monotonic() < self._starved_until or self.connections >= self.connection_limit:
+            return
+        for sock in self.sockets:
+            self.io_loop.add_handler(sock, self._accept, IOLoop.READ)
+        self._accepting = True
+
+    def _accept_off(self) -> None:
+        if self._accepting:
+            for sock in self.sockets:
+                self.io_loop.remove_handler(sock)
+            self._accepting = False
+
+    def _accept(self, listening: socket.socket, events: int) -> None:
+        for _ in range(ACCEPTS_A_ROUND):
+            try:
+                sock, address = listening.accept()
+            except BlockingIOError:
+                return
+            except ConnectionAbortedError:
+                continue
+            except OSError as exc:
+                if exc.errno not in (errno.EMFILE, errno.ENFILE):
+                    raise
+                self._starved(exc)
+                return
+            if self._refused:
+                log.info("accepting again (%d accepts failed for want of files)", self._refused)
+                self._refused = 0
+            self._serve(sock, address)
+            if self.connections >= self.connection_limit and not self._make_room():
+                self._accept_off()  # every connection busy: accept again when one closes
+                return
+
+    def _serve(self, sock: socket.socket, address: Any) -> None:
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except OSError:  # the phone went away already
+            sock.close()
+            return
+        sock.setblocking(False)
+        self.silent[sock] = (address, time.monotonic())
+        self.io_loop.add_handler(sock, self._spoke, IOLoop.READ)
+
+    def _spoke(self, sock: socket.socket, events: int) -> None:
+        """A silent connection's first byte (or its close): Tornado serves it now."""
+        address, _ = self.silent.pop(sock)
+        self.io_loop.remove_handler(sock)
+        phone = PhoneStream(sock, address, self.lingering)
+        connection = HTTP1ServerConnection(phone, self.params, context=address)
+        self.phones[phone] = connection
+        connection.start_serving(_Phone(self, phone))
+
+    def _drop_silent(self, sock: socket.socket) -> None:
+        if self.silent.pop(sock, None) is not None:
+            self.io_loop.remove_handler(sock)  # before the close: no registration outlives it
+            sock.close()
+            self._accept_on()  # there may be room again
+
+    def _starved(self, exc: OSError) -> None:
+        """Out of file descriptors (``EMFILE``: the process's limit; ``ENFILE``: the
+        system's), ``accept`` would fail on every round while the phone waits in the
+        backlog: stop accepting for :data:`ACCEPT_BACKOFF_S`, close the least active
+        idle connections, and say so once per episode (with the count when accepting
+        works again), instead of a traceback per round."""
+        if not self._refused:
+            log.warning(
+                "out of file descriptors (%s): not accepting for %g s; closing idle connections",
+                exc.strerror,
+                ACCEPT_BACKOFF_S,
+            )
+        self._refused += 1
+        self._starved_until = time.monotonic() + ACCEPT_BACKOFF_S
+        self._accept_off()
+        self._make_room()
+        self.io_loop.call_later(ACCEPT_BACKOFF_S, self._accept_on)
+
+    def _make_room(self) -> bool:
+        """Close the least recently active idle connections; whether any was."""
+        idle: list[tuple[float, PhoneStream | socket.socket]] = [
+            (phone.active, phone) for phone in self.phones if phone.state == IDLE
+        ]
+        idle += [(since, sock) for sock, (_, since) in self.silent.items()]
+        closing = heapq.nsmallest(max(1, self.connection_limit // 16), idle, key=lambda i: i[0])
+        for _, connection in closing:
+            if isinstance(connection, PhoneStream):
+                connection.close()
+            else:
+                self._drop_silent(connection)
         if closing:
             log.info(
                 "all %d connections taken: closing the %d least active idle ones",
-                self.adj.connection_limit,
+                self.connection_limit,
                 len(closing),
             )
+        return bool(closing)
 
-    def maintenance(self, now: Any) -> None:
-        """Waitress's idle timeout, and a request that trickles in too slowly is cut."""
-        super().maintenance(now)
-        late = time.monotonic() - REQUEST_S
-        for channel in _channels(self):
-            if channel.request_since and channel.request_since < late and not channel.requests:
-                channel.will_close = True  # asked again at once, though resting
-
-
-def _channels(server: HandoverServer) -> list[Any]:
-    """The server's open connections (waitress's ``active_channels``, untyped)."""
-    return list(cast(Any, server).active_channels.values())
+    def _sweep(self) -> None:
+        """Close idle connections past :data:`IDLE_S`, and cut requests that have not
+        arrived whole within :data:`REQUEST_S` of their first byte."""
+        now = time.monotonic()
+        idle_since, late = now - self.idle_s, now - self.request_s
+        for phone in list(self.phones):
+            if phone.state == IDLE and phone.active < idle_since:
+                phone.close()
+            elif phone.state == RECEIVING and phone.since < late:
+                phone.close()
+        for sock, (_, since) in list(self.silent.items()):
+            if since < idle_since:
+                self._drop_silent(sock)
 
 
 def raise_file_limit(need: int) -> int:
@@ -308,78 +361,25 @@ def make_server(
     host: str,
     port: int,
     most_threads: int,
-    idle_threads: int = 4,
     news: Any = None,
     snapshot: Any = None,
     streams: int = STREAMS,
     gate: EarlyGate | None = None,
-    **options: Any,
-) -> Any:
-    """A waitress server for WSGI ``app`` whose pool grows to ``most_threads`` and which
-    serves up to ``streams`` live streams of ``news`` (a Broadcaster) on one thread,
-    each starting with ``snapshot()``; ``gate`` refuses floods before ``app`` runs."""
+    connection_limit: int | None = None,
+) -> WebServer:
+    """A server for WSGI ``app`` on ``host:port`` with ``most_threads`` workers, serving
+    up to ``streams`` live streams of ``news`` (a Broadcaster), each starting with
+    ``snapshot()``; ``gate`` refuses floods before ``app`` runs. Binding errors
+    (``OSError``, ``socket.gaierror``) are raised here, before anything runs."""
     files = raise_file_limit(CONNECTIONS + streams + 128)
     connections = max(16, min(CONNECTIONS, files - streams - 64))
-    settings = {
-        "channel_timeout": IDLE_S,
-        "cleanup_interval": CLEANUP_S,
-        "connection_limit": connections,
-        **options,
-    }
-    adj = Adjustments(host=host, port=port, threads=most_threads, **settings)
-    dispatcher = ElasticDispatcher(idle_threads, most_threads)
-    live = LiveStreams(streams, snapshot or (lambda: None))
-    servers: list[HandoverServer] = []
-    socket_map = SocketMap()
-    for sockinfo in adj.listen:
-        server = HandoverServer(
-            app, socket_map, dispatcher=dispatcher, adj=adj, sockinfo=cast(Any, sockinfo)
-        )
-        server.live = live
-        server.gate = gate
-        servers.append(server)
+    sockets = listening_sockets(host, port)
+    io_loop = IOLoop(make_current=False)
+    live = LiveStreams(streams, snapshot or (lambda: None), io_loop)
+    server = WebServer(
+        app, sockets, io_loop, most_threads, live, gate, connection_limit or connections
+    )
     if news is not None:
         news.callbacks.append(live.offer)
-    live.start()
-    if len(servers) == 1:
-        return _Served(servers[0], live, news)
-    listening = [(cast(Any, s).effective_host, cast(Any, s).effective_port) for s in servers]
-    return _Served(MultiSocketServer(socket_map, adj, listening, dispatcher), live, news)
-
-
-class _Served:
-    """The server as the hub uses it: ``run``, ``close`` (streams too), its port."""
-
-    def __init__(self, server: Any, live: LiveStreams, news: Any) -> None:
-        self.server = server
-        self.live = live
-        self._news = news
-        self.loop: EpollLoop | None = None  # the selector loop, once running
-
-    @property
-    def effective_port(self) -> int:
-        """The port it listens on (the first, with several addresses)."""
-        if isinstance(self.server, MultiSocketServer):
-            return int(self.server.effective_listen[0][1])
-        return int(self.server.effective_port)
-
-    def run(self) -> None:
-        """Serve until closed (waitress's ``run``, on :class:`hub.http.selector.EpollLoop`)."""
-        server: Any = self.server
-        multi = isinstance(self.server, MultiSocketServer)
-        socket_map = cast(SocketMap, server.map if multi else server._map)
-        try:
-            self.loop = EpollLoop(socket_map, server.adj.asyncore_loop_timeout)
-            self.loop.run()
-        except (SystemExit, KeyboardInterrupt):
-            server.task_dispatcher.shutdown()
-
-    def close(self) -> None:
-        """Close the live streams, then waitress's workers, then its sockets: a worker
-        finishing a request pulls the server's trigger, which must still be open (closing
-        it first raised ``Bad file descriptor`` on a worker when Ctrl-C met a request)."""
-        if self._news is not None and self.live.offer in self._news.callbacks:
-            self._news.callbacks.remove(self.live.offer)
-        self.live.close()
-        self.server.task_dispatcher.shutdown()
-        self.server.close()
+        server.news = news
+    return server

@@ -55,7 +55,7 @@ def hub(tmp_path):
     """``mtrain-hub run --backend sim`` on 127.0.0.1."""
     process = HubProcess(tmp_path / "state")
     yield process
-    # SIGKILL: an orderly stop waits ~5 s for waitress's threads serving SSE; the
+    # SIGKILL: an orderly stop waits ~5 s for the web server's threads serving SSE; the
     # orderly stop is tested elsewhere (test_e2e, the reconnect test below).
     process.stop(signal.SIGKILL)
 

@@ -93,7 +93,7 @@ def test_a_stream_hears_the_news(served):
 
 def test_many_idle_and_half_sent_connections_do_not_block_the_api(served):
     _, base = served
-    idle = [connect(base) for _ in range(300)]  # waitress alone stopped at 100
+    idle = [connect(base) for _ in range(300)]  # plain waitress stopped at 100
     for sock in idle[:30]:
         sock.sendall(b"GET /api/state HTTP/1.1\r\nHo")  # a request that never ends
     assert call(base, "GET", "/api/state")[0] == 200
@@ -158,9 +158,8 @@ def small_server(monkeypatch):
     """The hub's web server around a one-line app, with room for 20 connections and
     a request deadline of 0.3 s."""
     monkeypatch.setattr(webserver, "REQUEST_S", 0.3)
-    server = webserver.make_server(
-        hello, "127.0.0.1", 0, 4, connection_limit=20, cleanup_interval=1
-    )
+    monkeypatch.setattr(webserver, "CLEANUP_S", 0.1)
+    server = webserver.make_server(hello, "127.0.0.1", 0, 4, connection_limit=20)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.effective_port}"
@@ -228,13 +227,13 @@ def test_a_claim_flood_is_refused_before_any_worker_or_flask(served, monkeypatch
     counted once (the handler does not count them again)."""
     hub, base = served
     served_by_workers = []
-    original = webserver.LiveTask.service
+    original = webserver.run_app
 
-    def counted(task):
-        served_by_workers.append(task.request.path)
-        return original(task)
+    def counted(app, exchange, environ):
+        served_by_workers.append(environ["PATH_INFO"])
+        return original(app, exchange, environ)
 
-    monkeypatch.setattr(webserver.LiveTask, "service", counted)
+    monkeypatch.setattr(webserver, "run_app", counted)
     sock = connect(base)
     statuses = [claim_on(sock)[0] for _ in range(3)]
     assert statuses == [202, 409, 409]  # within the limit of 3 a minute: served

@@ -98,7 +98,7 @@ def test_a_huge_origin_is_refused_at_once_beside_a_phone(base):
 
 
 def test_a_huge_origin_under_the_header_limit_is_refused_at_once(base):
-    # Below waitress's 256 KB head limit: it reaches the guard (403), not the server's 4xx.
+    # Below the server's 256 KB head limit: it reaches the guard (403), not the server's 431.
     origin = "http://" + evil(200 * 1024)
     beside_a_phone(base, post(base, f"Origin: {origin}\r\n", b"{}") + b"{}")
 

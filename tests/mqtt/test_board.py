@@ -301,7 +301,7 @@ def test_a_head_request_gives_its_live_place_back():
     stopping = threading.Event()
     client = create_board_app(board, stopping, most_streams=1).test_client()
     for _ in range(3):  # a HEAD never runs the stream: its place comes back on close
-        with client.head("/api/board/events") as head:  # closed, as waitress closes it
+        with client.head("/api/board/events") as head:  # closed, as the server closes it
             assert head.status_code == 200
     live = client.get("/api/board/events", buffered=False)
     assert live.status_code == 200 and b"event: board" in next(live.response)
@@ -377,7 +377,7 @@ def test_tables_are_capped_and_the_long_gone_forgotten(monkeypatch):
 
 def test_idle_sockets_never_lock_the_board_out():
     """The board runs on the hub's own server: with every connection taken by idle
-    sockets, a page load still gets in (plain waitress refused it for 120 s)."""
+    sockets, a page load still gets in (plain waitress, once, refused it for 120 s)."""
     import socket
     import urllib.request
 
@@ -387,7 +387,7 @@ def test_idle_sockets_never_lock_the_board_out():
     feed(board, "t1", "status", "online")
     stopping = threading.Event()
     app = create_board_app(board, stopping, most_streams=2)
-    server = board_server(app, "127.0.0.1", 0, 6, connection_limit=16, cleanup_interval=1)
+    server = board_server(app, "127.0.0.1", 0, 6, connection_limit=16)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     base = f"http://127.0.0.1:{server.effective_port}"

@@ -163,7 +163,7 @@ def test_events_stream_starts_with_the_state(live_hub):
     with socket.create_connection(("127.0.0.1", port), timeout=10) as phone:
         phone.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         seen = b""
-        while b"event: state" not in seen or not seen.endswith(b"\n\n"):
+        while b"event: state" not in seen or b"}\n\n" not in seen:  # (chunked: HTTP/1.1)
             seen += phone.recv(65536)
     head, _, chunk = seen.decode().partition("\r\n\r\n")
     assert "Content-Type: text/event-stream" in head
