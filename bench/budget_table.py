@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.benchstats import percentile
+from tests.http_client import EventStream
 
 # ``[gestures] flicker_ms``: a marker counts once it has sat this long, by design; its
 # latency is timed from then, not from the edge.
@@ -134,27 +135,17 @@ class Phone:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
         self.sock.sendall(f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
         self.sock.setblocking(False)
-        self._buffer = b""
-        self._head = False
+        self._stream = EventStream()
         self.states: list[tuple[int, str]] = []
         self.latest: dict[str, Any] | None = None
         self._changed = threading.Condition()
 
     def take(self, stamp: int, data: bytes) -> None:
         """Bytes read at ``stamp`` (the listener's thread)."""
-        self._buffer += data
-        if not self._head:
-            if b"\r\n\r\n" not in self._buffer:
-                return
-            head, self._buffer = self._buffer.split(b"\r\n\r\n", 1)
+        for fields in self._stream.feed(data):
+            head = self._stream.head or b""
             if b" 200 " not in head.split(b"\r\n", 1)[0]:
                 raise RuntimeError(f"a phone was refused: {head[:80]!r}")
-            self._head = True
-        while b"\n\n" in self._buffer:
-            event, self._buffer = self._buffer.split(b"\n\n", 1)
-            fields = dict(
-                line.split(b": ", 1) for line in event.split(b"\n") if line[:1] not in (b":", b"")
-            )
             if fields.get(b"event") == b"state":
                 state = json.loads(fields[b"data"])
                 self.states.append((stamp, table_key(state)))

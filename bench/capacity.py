@@ -45,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.benchstats import percentile  # noqa: E402
 from hub.http.server import raise_file_limit  # noqa: E402
+from tests.http_client import EventStream  # noqa: E402
 from tests.ports import os_port  # noqa: E402
 
 HOST = "127.0.0.1"
@@ -255,22 +256,15 @@ class Phone:
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
-        buffer = b""
+        stream = EventStream()
         while True:
             data = self.sock.recv(65536)
             if not data:
                 return
             at = time.perf_counter()
-            buffer += data
-            while b"\n\n" in buffer:
-                event, buffer = buffer.split(b"\n\n", 1)
-                lines = dict(
-                    line.split(b": ", 1)
-                    for line in event.split(b"\n")
-                    if b": " in line and not line.startswith(b":")
-                )
-                if lines.get(b"event") == b"state":
-                    self.states.put((at, json.loads(lines[b"data"])))
+            for fields in stream.feed(data):
+                if fields.get(b"event") == b"state":
+                    self.states.put((at, json.loads(fields[b"data"])))
 
     def wait_turn(self, turn: int, timeout: float = 10) -> float:
         """When a state with ``turn`` arrived."""

@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from bench.benchstats import percentile  # noqa: E402
-from tests.http_client import HubProcess  # noqa: E402
+from tests.http_client import HubProcess, dechunked  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -173,11 +173,12 @@ def first_event(port: int) -> bytes:
         seen = b""
         while True:
             seen += sock.recv(65536)
-            event = seen.find(b"event: state")
-            end = seen.find(b"\n\n", event) if event >= 0 else -1
+            head, _, framed = seen.partition(b"\r\n\r\n")
+            body = dechunked(framed) if b"chunked" in head.lower() else framed
+            event = body.find(b"event: state")
+            end = body.find(b"\n\n", event) if event >= 0 else -1
             if end >= 0:
-                break
-    return seen[seen.index(b"\r\n\r\n") + 4 : end + 2]
+                return body[: end + 2]
 
 
 class Listeners:

@@ -14,6 +14,60 @@ from tests.helpers import until
 from tests.ports import PortTaken, on_a_free_port
 
 
+def dechunked(data: bytes) -> bytes:
+    """The body of a chunked HTTP/1.1 answer, as far as it has come whole."""
+    body = b""
+    while b"\r\n" in data:
+        size, _, rest = data.partition(b"\r\n")
+        length = int(size, 16)
+        if len(rest) < length + 2:
+            break
+        body, data = body + rest[:length], rest[length + 2 :]
+    return body
+
+
+class EventStream:
+    """The events of ``GET /api/events`` read off a raw socket: the answer's head, then
+    its body de-framed (HTTP/1.1 chunks, as the hub's server sends a stream, or plain
+    bytes to the close) and cut into Server-Sent Events, each a dict of its fields.
+    One home for the benches' and tests' raw readers."""
+
+    def __init__(self) -> None:
+        self.head: bytes | None = None
+        self._body = b""  # de-framed, not yet cut into events
+        self._raw = b""
+        self._chunked = False
+
+    def feed(self, data: bytes) -> list[dict[bytes, bytes]]:
+        """Take ``data`` off the socket; the events it completes, in order."""
+        self._raw += data
+        if self.head is None:
+            if b"\r\n\r\n" not in self._raw:
+                return []
+            self.head, self._raw = self._raw.split(b"\r\n\r\n", 1)
+            self._chunked = b"transfer-encoding: chunked" in self.head.lower()
+        if self._chunked:
+            while b"\r\n" in self._raw:
+                size, _, rest = self._raw.partition(b"\r\n")
+                length = int(size, 16)
+                if len(rest) < length + 2:
+                    break
+                self._body, self._raw = self._body + rest[:length], rest[length + 2 :]
+        else:
+            self._body, self._raw = self._body + self._raw, b""
+        events = []
+        while b"\n\n" in self._body:
+            event, self._body = self._body.split(b"\n\n", 1)
+            fields = dict(
+                line.split(b": ", 1)
+                for line in event.split(b"\n")
+                if b": " in line and not line.startswith(b":")
+            )
+            if fields:
+                events.append(fields)
+        return events
+
+
 def call(base: str, method: str, path: str, body=None, token=None):
     """Send ``body`` as JSON; return ``(status, parsed JSON)``."""
     data = None if body is None else json.dumps(body).encode()

@@ -14,6 +14,7 @@ from hub.http.server import make_server
 from hub.runtime.broadcast import Broadcaster
 from hub.wire.sse import KEEPALIVE, KEEPALIVE_S, RETRY, RETRY_MS, compact, event, news_event
 from tests.fake_service import FakeHubService
+from tests.http_client import dechunked
 from web import create_app
 
 START = b"retry: 2000\n\n"
@@ -45,18 +46,6 @@ def test_the_news_json_is_written_once_for_every_consumer(monkeypatch):
     for n in range(20):  # the kept texts are bounded
         compact({"n": n})
     assert len(compact.__globals__["_recent"]) <= 8
-
-
-def dechunked(data: bytes) -> bytes:
-    """The body of a chunked HTTP/1.1 answer, as far as it has come."""
-    body = b""
-    while b"\r\n" in data:
-        size, _, rest = data.partition(b"\r\n")
-        length = int(size, 16)
-        if len(rest) < length + 2:
-            break
-        body, data = body + rest[:length], rest[length + 2 :]
-    return body
 
 
 def test_the_api_stream_goes_through_the_hubs_server(monkeypatch):
