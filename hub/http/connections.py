@@ -23,6 +23,8 @@ from collections.abc import Callable
 from tornado.ioloop import IOLoop
 from tornado.iostream import IOStream, StreamBufferFullError, UnsatisfiableReadError
 
+from hub.wire import i18n
+
 IDLE, RECEIVING, SERVING, STREAMING = "idle", "receiving", "serving", "streaming"
 MAX_HEADER = 256 * 1024  # a request's line and headers, at most (as waitress had it)
 READ_CHUNK = 64 * 1024
@@ -32,9 +34,17 @@ LINGER_BYTES = 4 * 1024 * 1024  # ... and how many, at most
 HEAD_UNREAD = (UnsatisfiableReadError, StreamBufferFullError)
 
 
-def refusal(status: str, error: str) -> bytes:
-    """A whole HTTP answer that ends the connection: ``status`` and a JSON ``error``."""
-    body = json.dumps({"error": error}).encode()
+def answer_body(code: str, **params: int) -> bytes:
+    """A refusal the server writes itself, shaped as the API's (``{"error": code,
+    "params", "message"}``), its words in the hub's default language: the server
+    answers before the app has read who asks."""
+    words = i18n.text(i18n.DEFAULT, f"error.{code}", **params)
+    return json.dumps({"error": code, "params": params, "message": words}).encode()
+
+
+def refusal(status: str, code: str, **params: int) -> bytes:
+    """A whole HTTP answer that ends the connection: ``status`` and :func:`answer_body`."""
+    body = answer_body(code, **params)
     head = (
         f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\n"
         f"Content-Length: {len(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n"
@@ -43,8 +53,7 @@ def refusal(status: str, error: str) -> bytes:
 
 
 HEADER_TOO_LARGE = refusal(
-    "431 Request Header Fields Too Large",
-    f"request header fields too large (limit {MAX_HEADER // 1024} KB)",
+    "431 Request Header Fields Too Large", "head_too_large", limit=MAX_HEADER // 1024
 )
 
 

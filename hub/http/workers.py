@@ -32,7 +32,7 @@ from tornado import httputil
 from tornado.http1connection import HTTP1Connection
 from tornado.ioloop import IOLoop
 
-from hub.http.connections import PhoneStream, refusal
+from hub.http.connections import PhoneStream, answer_body, refusal
 from web.service import EARLY_CHECKED, LIVE_SERVER, EarlyAnswer, EarlyGate
 
 log = logging.getLogger("hub.http.server")
@@ -43,10 +43,7 @@ _SPREAD = random.Random()
 MAX_BODY = 1024 * 1024  # a request body the server takes at all (Flask's limit is lower)
 PAUSE_S = 5.0  # a connection refused by the gate is not read for at most this long
 HIGH_WATER = 1024 * 1024  # a streamed answer's bytes waiting before its worker waits
-BODY_TOO_LARGE = refusal(
-    "413 Request Entity Too Large",
-    f"Request Entity Too Large: request body too large (limit {MAX_BODY // 1024} KB)",
-)
+BODY_TOO_LARGE = refusal("413 Request Entity Too Large", "too_large", limit=MAX_BODY // 1024)
 Headers = list[tuple[str, str]]
 
 
@@ -169,7 +166,7 @@ class Exchange(httputil.HTTPMessageDelegate):
         try:
             path, query = split_target(target)
         except ValueError:  # "http://[::1/": no path to be had
-            body = json.dumps({"error": f"bad request target: {target[:100]!r}"}).encode()
+            body = answer_body("bad_request")
             self.answer("400 Bad Request", [("Content-Type", "application/json")], body)
             return
         client = self.phone.address[0]
@@ -225,7 +222,7 @@ class Exchange(httputil.HTTPMessageDelegate):
 
     def fail(self) -> None:
         """The app failed before its head went out: a 500 (the log has why)."""
-        body = json.dumps({"error": "the hub failed on this request (see its log)"}).encode()
+        body = answer_body("failed")
         self.answer("500 Internal Server Error", [("Content-Type", "application/json")], body)
 
     def refuse(self, answer: EarlyAnswer) -> None:
@@ -390,6 +387,6 @@ def answer_when_done(exchange: Exchange, status: str, headers: Headers, done: Fu
     except Exception:
         log.exception("an answer that waited for the hub failed")
         status = "500 Internal Server Error"
-        body = json.dumps({"error": "the hub failed on this request (see its log)"}).encode()
+        body = answer_body("failed")
     kept = [(name, value) for name, value in headers if name.lower() != "content-length"]
     exchange.answer(status, [*kept, ("Content-Length", str(len(body)))], body)

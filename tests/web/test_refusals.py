@@ -39,6 +39,7 @@ REGEX_MODULES = {
 # Codes answered without a raise site's ``code=`` (web/errors.py, web/api.py, the board).
 ANSWERED = {*HTTP_CODES.values(), "http_error", "failed", "storage", "too_large", "wait"}
 ANSWERED |= {"no_live_server", "streams_full", "board_full", "storage_problem"}
+ANSWERED |= {"head_too_large"}  # the server's own 431 (hub/http/connections.py)
 
 
 def product_files() -> list[Path]:
