@@ -31,13 +31,14 @@ import socket
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.http_client import HubProcess  # noqa: E402
+from tests.http_client import HubProcess, send_raw, status_of  # noqa: E402
+from tests.http_client import raw_get as get  # noqa: E402
+from tests.http_client import raw_post as post  # noqa: E402
 
 GOAL_MS = 50.0
 EVIL = "'s points "
@@ -46,18 +47,6 @@ EVIL = "'s points "
 def evil(size: int) -> str:
     """``size`` characters of the text the old regexes choked on."""
     return (EVIL * (size // len(EVIL) + 1))[:size]
-
-
-def post(host: str, headers: str, body: bytes) -> bytes:
-    head = (
-        f"POST /api/games HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\n{headers}Connection: close\r\n\r\n"
-    )
-    return head.encode() + body
-
-
-def get(host: str, path: str) -> bytes:
-    return f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode()
 
 
 def attacks(host: str) -> dict[str, bytes]:
@@ -73,26 +62,13 @@ def attacks(host: str) -> dict[str, bytes]:
 
 
 def send(port: int, request: bytes) -> tuple[socket.socket, float]:
-    """``request`` sent whole on a new connection; the socket and when it was sent."""
-    sock = socket.create_connection(("127.0.0.1", port), timeout=60)
-    try:
-        sock.sendall(request)
-    except (BrokenPipeError, ConnectionResetError):
-        pass  # answered early (a head too large) and closed: the answer still counts
-    return sock, time.perf_counter()
+    return send_raw(f"127.0.0.1:{port}", request)
 
 
 def answer(sock: socket.socket, sent: float) -> tuple[int, float]:
     """The status on ``sock`` and the milliseconds from ``sent`` to its first line."""
-    with sock:
-        head = b""
-        while b"\r\n" not in head:
-            chunk = sock.recv(4096)
-            if not chunk:
-                break
-            head += chunk
-        took = (time.perf_counter() - sent) * 1000
-    return int(head.split(b" ", 2)[1]), took
+    status, took = status_of(sock, sent)
+    return status, took * 1000
 
 
 def beside(port: int, request: bytes, state: bytes) -> tuple[int, float, float]:

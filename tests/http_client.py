@@ -4,14 +4,58 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 from tests.helpers import until
 from tests.ports import PortTaken, on_a_free_port
+
+# --- one request on a raw socket: what a hostile phone sends, timed ----------------------
+
+
+def raw_post(address: str, headers: str, body: bytes, path: str = "/api/games") -> bytes:
+    """A whole ``POST`` with a JSON body and extra ``headers`` (each line ends ``\\r\\n``)."""
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n{headers}Connection: close\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+def raw_get(address: str, path: str) -> bytes:
+    """A whole ``GET`` of ``path``."""
+    return f"GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n".encode()
+
+
+def send_raw(address: str, request: bytes) -> tuple[socket.socket, float]:
+    """``request`` sent whole on a new connection to ``host:port``; the socket and when
+    it was sent (``time.perf_counter``)."""
+    host, port = address.rsplit(":", 1)
+    sock = socket.create_connection((host, int(port)), timeout=60)
+    try:
+        sock.sendall(request)
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # a server may answer a huge head early and close: the answer counts
+    return sock, time.perf_counter()
+
+
+def status_of(sock: socket.socket, sent: float) -> tuple[int, float]:
+    """The status of the answer on ``sock`` (closing it), and the seconds from ``sent``
+    to its first line."""
+    with sock:
+        head = b""
+        while b"\r\n" not in head:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            head += chunk
+        took = time.perf_counter() - sent
+    return int(head.split(b" ", 2)[1]), took
 
 
 def dechunked(data: bytes) -> bytes:

@@ -15,7 +15,7 @@ from concurrent.futures import Future
 from typing import Any, Protocol
 
 # The WSGI environ key of a server that can take a request over from its worker thread
-# (hub/http/server.py provides one; the Flask test client and other servers do not).
+# (hub/http/workers.py provides one, Handover; the Flask test client and other servers do not).
 LIVE_SERVER = "mtrain.live"
 
 

@@ -9,12 +9,11 @@ quadratic: a 200 KB ``Origin`` held every phone and the loop for 12 s. The bound
 from __future__ import annotations
 
 import select
-import socket
-import time
 
 import pytest
 
 from hub.runtime.clock import SystemClock
+from tests.http_client import raw_get, raw_post, send_raw, status_of
 
 BOUND_S = 1.0
 BIG = 256 * 1024
@@ -38,55 +37,18 @@ def base(make_hub):
     return f"127.0.0.1:{ports[0]}"
 
 
-def send(address: str, request: bytes) -> tuple[socket.socket, float]:
-    """Send ``request`` on a new connection; the socket and when it was sent."""
-    host, port = address.split(":")
-    sock = socket.create_connection((host, int(port)), timeout=30)
-    started = time.monotonic()
-    try:
-        sock.sendall(request)
-    except (BrokenPipeError, ConnectionResetError):
-        pass  # a server may answer a huge head early and close: the answer counts
-    return sock, started
-
-
-def answer(sock: socket.socket, started: float) -> tuple[int, float]:
-    """The status of the answer on ``sock`` and how long after ``started`` it came."""
-    with sock:
-        head = b""
-        while b"\r\n" not in head:
-            chunk = sock.recv(4096)
-            if not chunk:
-                break
-            head += chunk
-        took = time.monotonic() - started
-    return int(head.split(b" ", 2)[1]), took
-
-
-def post(address: str, headers: str, body: bytes) -> bytes:
-    return (
-        f"POST /api/games HTTP/1.1\r\nHost: {address}\r\n"
-        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
-        f"{headers}Connection: close\r\n\r\n"
-    ).encode()
-
-
-def get(address: str, path: str) -> bytes:
-    return f"GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n".encode()
-
-
 def beside_a_phone(address: str, request: bytes) -> None:
     """Send ``request`` and, while its answer is awaited, a phone's ``GET /api/state``
     after another: the refusal is a 4xx and every answer comes within :data:`BOUND_S`."""
-    refused = send(address, request)
+    refused = send_raw(address, request)
     slowest = 0.0
     while True:  # at least one GET; more while the refusal is being made
-        state, took = answer(*send(address, get(address, "/api/state")))
+        state, took = status_of(*send_raw(address, raw_get(address, "/api/state")))
         assert state == 200
         slowest = max(slowest, took)
         if select.select([refused[0]], [], [], 0)[0] or took > 30:
             break
-    status, took = answer(*refused)
+    status, took = status_of(*refused)
     assert 400 <= status < 500, status
     said = f"the refusal took {took:.2f} s, GET /api/state beside it up to {slowest:.2f} s"
     assert took < BOUND_S and slowest < BOUND_S, said
@@ -94,21 +56,21 @@ def beside_a_phone(address: str, request: bytes) -> None:
 
 def test_a_huge_origin_is_refused_at_once_beside_a_phone(base):
     origin = "http://" + evil(BIG)
-    beside_a_phone(base, post(base, f"Origin: {origin}\r\n", b"{}") + b"{}")
+    beside_a_phone(base, raw_post(base, f"Origin: {origin}\r\n", b"{}"))
 
 
 def test_a_huge_origin_under_the_header_limit_is_refused_at_once(base):
     # Below the server's 256 KB head limit: it reaches the guard (403), not the server's 431.
     origin = "http://" + evil(200 * 1024)
-    beside_a_phone(base, post(base, f"Origin: {origin}\r\n", b"{}") + b"{}")
+    beside_a_phone(base, raw_post(base, f"Origin: {origin}\r\n", b"{}"))
 
 
 @pytest.mark.parametrize("size", [FIELD, BIG])
 def test_a_huge_unknown_field_is_refused_at_once_beside_a_phone(base, size):
     body = b'{"' + evil(size).encode() + b'": 1}'
-    beside_a_phone(base, post(base, "", body) + body)
+    beside_a_phone(base, raw_post(base, "", body))
 
 
 def test_a_huge_since_is_refused_at_once_beside_a_phone(base):
     since = evil(120 * 1024).replace(" ", "%20").replace("'", "%27")
-    beside_a_phone(base, get(base, f"/api/season?since={since}"))
+    beside_a_phone(base, raw_get(base, f"/api/season?since={since}"))
