@@ -128,7 +128,14 @@ def test_the_undo_names_what_it_takes_back_in_the_phones_language(keeper, roomy_
     page.select_option("#fix-public", "3")
     page.get_by_role("button", name="Public", exact=True).click()
     expect(undo).to_have_text("Undo: slot 3 opened by hand")
-    page.evaluate("import('/static/i18n.js').then(m => m.setLanguage('es'))")
+    # As the page's own language choice does it (join.js): load the words, then say so.
+    page.evaluate(
+        """async () => {
+            const i18n = await import('/static/i18n.js'), core = await import('/static/core.js');
+            await i18n.setLanguage('es');
+            core.emit('lang', i18n.language());
+        }"""
+    )
     expect(page.locator("html")).to_have_attribute("lang", "es")
     expect(page.locator("#undo")).to_have_text("Deshacer: el lugar 3 abierto a mano")
     page.locator("#undo").click()
