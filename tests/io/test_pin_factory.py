@@ -118,9 +118,11 @@ def test_the_chosen_factory_is_logged_with_why_not_the_others(workdir, monkeypat
     assert NOT_TRIED in caplog.text and "/dev/gpiomem" in NOT_TRIED
 
 
-def test_a_read_only_working_directory_is_named_not_a_missing_pi(tmp_path):
+def test_a_read_only_working_directory_is_named_not_a_missing_pi(workdir, tmp_path):
     """The service's case before the fix: run from / under ProtectSystem (read-only), the
-    import of lgpio fails on its notify pipe; the message must say so."""
+    import of lgpio fails on its notify pipe; the message must say so. (Checking that
+    lgpio is there imports it here: in ``workdir``, so its pipe is not left in the
+    checkout, where the upgrade test's copy of it failed on the pipe.)"""
     real_lgpio()
     unshare = shutil.which("unshare")
     if unshare is None or os.geteuid() != 0:
