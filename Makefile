@@ -106,7 +106,7 @@ run: runtime-packages
 # STL) is made once for all of them (made_once in tests/helpers.py). The long runs'
 # counts follow MTRAIN_TEST_SCALE (tests/helpers.py): unset here, so each takes every
 # path a few times; `make torture` runs them long.
-TEST_JOBS ?= 4
+TEST_JOBS ?= 3
 PYTEST := $(BIN)/python -m pytest -q -n $(TEST_JOBS) --dist load --maxschedchunk 1
 # Python keeps its bytecode (and pytest its rewritten test modules) in __pycache__, even
 # where the environment says not to (PYTHONDONTWRITEBYTECODE): without it every test
