@@ -9,13 +9,10 @@ on the table is refused (409): the table holds their name until it ends.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any, Protocol
 
-from scorer.errors import Refused
-from scorer.people import PersonBusy, PersonNotFound
-from scorer.rows import GameNotFound, StoreError
+from hub.http.refusals import refusals
 
 
 class PlayerReads(Protocol):
@@ -54,19 +51,6 @@ class PlayerReads(Protocol):
         ...
 
 
-@contextmanager
-def _refused() -> Iterator[None]:
-    """The store's refusals as :class:`Refused`: 404 no such player, 409 busy, 400 else."""
-    try:
-        yield
-    except (PersonNotFound, GameNotFound) as exc:
-        raise Refused.because(exc, 404) from exc
-    except PersonBusy as exc:
-        raise Refused.because(exc, 409) from exc
-    except StoreError as exc:
-        raise Refused.because(exc, 400) from exc
-
-
 class PlayerRequests:
     """The players' calls of :class:`web.service.HubService` (see the module)."""
 
@@ -75,7 +59,7 @@ class PlayerRequests:
 
     def _players_ask(self, question: Callable[..., Any], *args: Any) -> Any:
         self._players_flush()
-        with _refused():
+        with refusals():
             return question(*args)
 
     def players(self) -> list[dict[str, Any]]:

@@ -11,12 +11,16 @@ from hub.games.changes import RoundInPlay
 from hub.runtime.asks import TableChanged
 from hub.runtime.settings import SettingsError
 from scorer.errors import FieldError, Refused
+from scorer.people import PersonBusy, PersonNotFound
 from scorer.setup import SetupError
 from scorer.store import GameNotFound, StaleEdit, StoreError
 
 # What each validator's refusal is answered with; anything else raised is a bug (500).
+# The first kind that matches wins: the narrower ones come before StoreError.
 REFUSALS: tuple[tuple[type[FieldError], int], ...] = (
     (GameNotFound, 404),
+    (PersonNotFound, 404),
+    (PersonBusy, 409),
     (StaleEdit, 409),
     (RoundInPlay, 409),
     (TableChanged, 409),

@@ -50,8 +50,9 @@ def served(make_hub):
     from hub.runtime.clock import SystemClock
 
     hub = make_hub(threaded=True, clock=SystemClock())
-    hub.serve("127.0.0.1", 0, block=False, on_listening=lambda host, port: None)
-    return hub._server.effective_port
+    ports: list[int] = []
+    hub.serve("127.0.0.1", 0, block=False, on_listening=lambda host, port: ports.append(port))
+    return ports[0]
 
 
 def ask(port: int, paths: tuple[str, ...]) -> None:
