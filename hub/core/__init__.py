@@ -7,7 +7,7 @@ and the table rules applied; the loop thread is the only caller.
 
 from __future__ import annotations
 
-from hub.core import claim, gestures, reading, turns, undo
+from hub.core import claim, entries, gestures, reading, turns, undo
 from hub.core.effects import Effect, LogEntry, PlaySound
 from hub.core.events import (
     CENTRE,
@@ -31,7 +31,7 @@ from hub.core.events import (
     TurnFixed,
     UndoRequested,
 )
-from hub.core.news import Kind, Sound
+from hub.core.news import Sound
 from hub.core.state import (
     PLAYING,
     Double,
@@ -145,7 +145,7 @@ def _gestures(table: Table, found: list[Gesture]) -> Result:
             table, more = claim.grant(table, g)
         elif isinstance(g, LongHeld) and g.slot == CENTRE:
             table, more = undo.undo(table, g.at, "centre", pressed=CENTRE)
-            more.insert(0, LogEntry(Kind.LONG_HOLD, g.at, (("slot", CENTRE),)))
+            more.insert(0, LogEntry(entries.LongHoldEntry(CENTRE), g.at))
         else:
             table, more = turns.on_gesture(table, g)
         effects += more
@@ -246,9 +246,7 @@ def _game(table: Table, ev: GameStarted | GameResumed) -> Result:
         options=tuple(sorted(options.items())),
         engine_set=engine,
     )
-    log = LogEntry(
-        Kind.GAME, ev.at, (("game", ev.game_id), ("rules", ev.rules), ("players", list(ev.players)))
-    )
+    log = LogEntry(entries.GameEntry(ev.game_id, ev.rules, ev.players), ev.at)
     table, effects = turns.start_round(table, game, ev.at)
     if isinstance(ev, GameResumed) and ev.round_over:
         table = evolve(table, game=evolve(game, phase="round-over"), turn=None)
@@ -273,7 +271,7 @@ def _derived_effects(before: Table, after: Table, at: float, chime: bool = True)
         if chime:
             effects.append(PlaySound(Sound.TURN))
         player = after.game.owner(after.turn)
-        effects.append(LogEntry(Kind.TURN, at, (("slot", after.turn), ("player", player))))
+        effects.append(LogEntry(entries.TurnEntry(after.turn, player), at))
     return effects
 
 

@@ -13,9 +13,10 @@ deadline like the inputs' ones.
 
 from __future__ import annotations
 
+from hub.core import entries
 from hub.core.effects import ClaimAnswered, Effect, LogEntry, PlaySound
 from hub.core.events import ClaimRequested, Gesture, Held, LongHeld
-from hub.core.news import Kind, Sound
+from hub.core.news import Sound
 from hub.core.state import Claim, Table, evolve
 
 Result = tuple[Table, list[Effect]]
@@ -29,7 +30,7 @@ def request(table: Table, event: ClaimRequested) -> Result:
         return table, [ClaimAnswered(event.number, granted=False)]
     until = event.at + table.timings.claim_window
     claim = Claim(number=event.number, slot=event.slot, until=until)
-    effects += [PlaySound(Sound.TURN), LogEntry(Kind.CLAIM, event.at, (("slot", event.slot),))]
+    effects += [PlaySound(Sound.TURN), LogEntry(entries.ClaimEntry(event.slot), event.at)]
     return evolve(table, claim=claim), effects
 
 
@@ -49,7 +50,7 @@ def grant(table: Table, gesture: Gesture) -> Result:
     """The press on the lit slot: the claim is granted, the press goes no further."""
     assert table.claim is not None
     number = table.claim.number
-    log = LogEntry(Kind.CLAIM_GRANTED, gesture.at, (("slot", gesture.slot),))
+    log = LogEntry(entries.ClaimGrantedEntry(gesture.slot), gesture.at)
     return evolve(table, claim=None), [log, ClaimAnswered(number, granted=True)]
 
 
@@ -58,7 +59,7 @@ def expire(table: Table, at: float) -> Result:
     claim = table.claim
     if claim is None or claim.until > at:
         return table, []
-    log = LogEntry(Kind.CLAIM_EXPIRED, claim.until, (("slot", claim.slot),))
+    log = LogEntry(entries.ClaimExpiredEntry(claim.slot), claim.until)
     return evolve(table, claim=None), [log, ClaimAnswered(claim.number, granted=False)]
 
 

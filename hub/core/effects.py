@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hub.core.entries import Entry
 from hub.core.news import Kind, Play, Sound
 
 
@@ -20,16 +21,20 @@ class PlaySound:
 
 @dataclass(frozen=True)
 class LogEntry:
-    """Append an entry to the hub's event log: its :class:`~hub.core.news.Kind` plus
-    ``fields`` (name, value) pairs."""
+    """Append ``what`` (one typed entry of :mod:`hub.core.entries`) to the hub's event
+    log, stamped with the monotonic time ``at``."""
 
-    kind: Kind
+    what: Entry
     at: float
-    fields: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def kind(self) -> Kind:
+        """The entry's kind (``what``'s)."""
+        return self.what.KIND
 
     def as_dict(self) -> dict[str, object]:
         """The entry's fields as a dict, with ``kind`` (``at`` is added by the log)."""
-        return {"kind": self.kind, **dict(self.fields)}
+        return {"kind": self.kind, **dict(self.what.items())}
 
 
 @dataclass(frozen=True)

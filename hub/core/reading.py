@@ -6,6 +6,7 @@ table; whose turn it is changes only in :mod:`hub.core.turns`.
 
 from __future__ import annotations
 
+from hub.core import entries
 from hub.core.effects import Effect, LogEntry, PlaySound, PressRefused, TablePlayed
 from hub.core.events import Gesture, Held, LongHeld, MarkerPlaced, MarkerRemoved, Tapped
 from hub.core.news import Action, Kind, Play, Reason, Sound
@@ -44,10 +45,12 @@ def lifted_without_playing(table: Table, player: int, g: Gesture) -> list[Effect
     return [PlaySound(Sound.REMINDER), reminder(player, g.at, Reason.LIFTED)]
 
 
-def reminder(slot: int, at: float, reason: Reason, kind: Kind = Kind.REMINDER) -> LogEntry:
+def reminder(slot: int, at: float, reason: Reason, uncalled: bool = False) -> LogEntry:
     """The log's reminder to ``slot``'s player: its ``reason`` (the page and the voice
-    word it) and ``why``, the same in English for people reading the log."""
-    return LogEntry(kind, at, (("slot", slot), ("reason", reason), ("why", reason.why)))
+    word it) and ``why``, the same in English for people reading the log; ``uncalled``:
+    the ``uncalled`` entry (went out without calling the last tile)."""
+    kind = entries.UncalledEntry if uncalled else entries.ReminderEntry
+    return LogEntry(kind(slot, reason), at)
 
 
 def is_last_tile_call(table: Table, g: Tapped) -> bool:
@@ -75,7 +78,7 @@ def called_last_tile(table: Table, slot: int, at: float, log: LogEntry) -> Resul
     game = table.game
     assert game is not None
     table = evolve(table, one_tile=table.one_tile | {slot}, last_end=None)
-    called = LogEntry(Kind.LAST_TILE, at, (("slot", slot), ("player", game.owner(slot))))
+    called = LogEntry(entries.LastTileEntry(slot, game.owner(slot)), at)
     return table, [log, PlaySound(Sound.LAST_TILE), called, played(game, slot, Play.LAST_TILE)]
 
 
@@ -86,13 +89,13 @@ def played(game: Game, slot: int, kind: Play) -> TablePlayed:
 
 def gesture_log(g: Gesture) -> LogEntry:
     if isinstance(g, Tapped):
-        return LogEntry(Kind.TAP, g.at, (("slot", g.slot),))
+        return LogEntry(entries.TapEntry(g.slot), g.at)
     if isinstance(g, Held):
-        return LogEntry(Kind.HOLD, g.at, (("slot", g.slot), ("held_s", round(g.held_s, 3))))
+        return LogEntry(entries.HoldEntry(g.slot, round(g.held_s, 3)), g.at)
     if isinstance(g, LongHeld):
-        return LogEntry(Kind.LONG_HOLD, g.at, (("slot", g.slot),))
+        return LogEntry(entries.LongHoldEntry(g.slot), g.at)
     present = isinstance(g, MarkerPlaced)
-    return LogEntry(Kind.MARKER, g.at, (("slot", g.slot), ("present", present)))
+    return LogEntry(entries.MarkerEntry(g.slot, present), g.at)
 
 
 def nope(table: Table, slot: int) -> Result:
@@ -109,7 +112,7 @@ def engine_placed(table: Table, g: Gesture) -> Result:
     starter = g.slot
     if profile_of(game).starter == "engine-left":
         starter = game.next_seat(g.slot)
-    log = LogEntry(Kind.ENGINE, g.at, (("slot", g.slot), ("player", game.owner(g.slot))))
+    log = LogEntry(entries.EngineEntry(g.slot, game.owner(g.slot)), g.at)
     return evolve(table, turn=starter), [log]
 
 
@@ -202,9 +205,7 @@ def next_in_queue(doubles: tuple[Double, ...], turn: int | None) -> tuple[Double
 def dismissed(table: Table, double: Double, at: float) -> Result:
     rest = tuple(d for d in table.doubles if d is not double)
     table = evolve(table, doubles=next_in_queue(rest, table.turn))
-    log = LogEntry(
-        Kind.DOUBLE_DEAD, at, (("slot", double.slot), ("why", "last of its number: needs no cover"))
-    )
+    log = LogEntry(entries.DoubleDeadEntry(double.slot), at)
     return table, [PlaySound(Sound.TURN), log]  # the player plays on: their turn again
 
 

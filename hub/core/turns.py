@@ -7,9 +7,10 @@ say what changed in the game. See ``docs/rules.md`` for the profile decisions.
 
 from __future__ import annotations
 
+from hub.core import entries
 from hub.core.effects import Effect, LogEntry, PlaySound, RoundEnded, TrainPublic
 from hub.core.events import CENTRE, Gesture, Held, MarkerPlaced, MarkerRemoved, Tapped
-from hub.core.news import Kind, Play, Reason, Sound
+from hub.core.news import Play, Reason, Sound
 from hub.core.reading import (
     active_double,
     called_last_tile,
@@ -56,7 +57,7 @@ def start_round(table: Table, game: Game, at: float) -> Result:
         lifted=None,
         history=(),
     )
-    log = LogEntry(Kind.ROUND, at, (("round", game.round), ("engine", game.engine)))
+    log = LogEntry(entries.RoundEntry(game.round, game.engine), at)
     return table, [log]
 
 
@@ -81,7 +82,7 @@ def next_round(table: Table, at: float, engine: int | None = None) -> Result:
         table = evolve(
             table, game=evolve(game, phase="finished"), turn=None, doubles=(), history=()
         )
-        return table, [LogEntry(Kind.GAME_OVER, at, (("game", game.id),))]
+        return table, [LogEntry(entries.GameOverEntry(game.id), at)]
     if engine is None and game.engine_set is not None:
         engine = game.engine_set - 1 if game.engine_set > 0 else game.set_max
     return start_round(table, evolve(game, round=game.round + 1, engine_set=engine), at)
@@ -100,7 +101,7 @@ def round_over(table: Table, went_out: int | None, at: float) -> Result:
         went_out=went_out,
         out_pending=None,
     )
-    log = LogEntry(Kind.ROUND_OVER, at, (("round", game.round), ("went_out", name)))
+    log = LogEntry(entries.RoundOverEntry(game.round, name), at)
     return table, [log, RoundEnded(game.id, game.round, name)]
 
 
@@ -109,7 +110,7 @@ def on_gesture(table: Table, g: Gesture) -> Result:
     log = gesture_log(g)
     table, ended = _string_went_on(table, g)
     if ended:
-        log = LogEntry(Kind.STRING_END, g.at, (("slot", ended[0]), ("double", "waits")))
+        log = LogEntry(entries.StringEndEntry(ended[0]), g.at)
         ended_log: list[Effect] = [log, *ended[1]]
         table, effects = on_gesture(table, g)
         return table, [*ended_log, *effects]
@@ -229,11 +230,7 @@ def _hold(table: Table, slot: int, at: float) -> Result:
         # again (the marker came off this turn) needs no cover. The turn stays: the
         # player may still lay a tile on it, or anywhere they may, and any play (a tap
         # on their own slot when they have none) ends the turn.
-        log = LogEntry(
-            Kind.DOUBLE_FREE,
-            at,
-            (("slot", slot), ("why", "played to make the train private again: needs no cover")),
-        )
+        log = LogEntry(entries.DoubleFreeEntry(slot), at)
         return table, [*effects, log]
     if double is not None:
         table = covered(table, double, double.covers_left)
@@ -257,7 +254,7 @@ def _queued(table: Table, slot: int, at: float) -> Result:
     assert game is not None and player is not None
     queued = Double(slot, 1, player, player=player, queued=True)
     effects: list[Effect] = [PlaySound(Sound.CHICKEN), played(game, player, Play.DOUBLE)]
-    log = LogEntry(Kind.DOUBLE_QUEUED, at, (("slot", slot), ("behind", len(table.doubles))))
+    log = LogEntry(entries.DoubleQueuedEntry(slot, len(table.doubles)), at)
     return evolve(table, doubles=(*table.doubles, queued)), [*effects, log]
 
 
@@ -271,7 +268,7 @@ def _long_hold(table: Table, slot: int, at: float) -> Result:
     if uncalled(table, game, player):
         # Noted, not sounded: the seeds' penalty (draw two) applies only before the
         # next player draws, so a reminder now, as the round ends, comes too late.
-        effects.append(reminder(player, at, Reason.LAST_TILE, Kind.UNCALLED))
+        effects.append(reminder(player, at, Reason.LAST_TILE, uncalled=True))
     if game.phase == "first-turn" and profile_of(game).out_waits_first_turns:
         first_out = player if table.out_pending is None else table.out_pending
         table, more = end_turn(evolve(table, out_pending=first_out), at)
@@ -300,9 +297,8 @@ def _marker(table: Table, g: MarkerPlaced | MarkerRemoved) -> Result:
         passed = tap_was_a_pass(table, g.slot)
         if passed is None:
             return table, effects
-        why = "marker down: the tap was a pass, not an answer to their own double"
         table = passed
-        effects.append(LogEntry(Kind.PASS, g.at, (("slot", g.slot), ("why", why))))
+        effects.append(LogEntry(entries.PassEntry(g.slot), g.at))
     table, more = end_turn(table, g.at)
     return table, effects + more
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from hub.core import entries
 from hub.core.effects import (
     Effect,
     LogEntry,
@@ -22,7 +23,7 @@ from hub.core.effects import (
     TablePlayed,
 )
 from hub.core.events import DoubleFixed, EngineSet, PublicFixed, TurnFixed
-from hub.core.news import ACTIONS, GESTURES, SOME_ACTION, Action, Fixed, Kind, Play, Sound
+from hub.core.news import ACTIONS, SOME_ACTION, Action, Fixed, Kind, Play, Sound
 from hub.core.state import HISTORY, PLAYING, Double, Moment, Table, evolve
 from scorer.errors import FieldError
 
@@ -89,24 +90,21 @@ def _what(effects: list[Effect]) -> Action:
 
 def action_of(entry: LogEntry) -> Action:
     """The table action log ``entry`` names (one of :data:`hub.core.news.ACTIONS`)."""
-    if entry.kind in GESTURES and entry.fields[0][0] == "slot":
-        return _gesture(entry.kind, entry.fields[0][1])  # a press's path: made once each
-    f = dict(entry.fields)
-    slot, present, fixed = f.get("slot"), f.get("present"), f.get("what")
-    public, went_out = f.get("public"), f.get("went_out")
-    return Action(
-        entry.kind,
-        slot=slot if isinstance(slot, int) else None,
-        present=present if isinstance(present, bool) else None,
-        fixed=Fixed(fixed) if isinstance(fixed, str) else None,
-        public=public if isinstance(public, bool) else None,
-        went_out=went_out if isinstance(went_out, str) else None,
-    )
+    what = entry.what
+    if isinstance(what, entries.TapEntry | entries.HoldEntry | entries.LongHoldEntry):
+        return _gesture(entry.kind, what.slot)  # a press's path: made once each
+    if isinstance(what, entries.MarkerEntry):
+        return Action(Kind.MARKER, slot=what.slot, present=what.present)
+    if isinstance(what, entries.FixEntry):
+        return Action(Kind.FIX, slot=what.slot, fixed=what.what, public=what.public)
+    if isinstance(what, entries.RoundOverEntry):
+        return Action(Kind.ROUND_OVER, went_out=what.went_out)
+    return Action(entry.kind)
 
 
 @lru_cache(maxsize=32)
-def _gesture(kind: Kind, slot: object) -> Action:
-    return Action(kind, slot=slot if isinstance(slot, int) else None)
+def _gesture(kind: Kind, slot: int) -> Action:
+    return Action(kind, slot=slot)
 
 
 def moved_since(table: Table, seen: int) -> FieldError | None:
@@ -139,7 +137,7 @@ def undo(table: Table, at: float, by: str, pressed: int | None = None) -> Result
         return table, [
             PlaySound(Sound.NOPE),
             *refused,
-            LogEntry(Kind.UNDO, at, (("by", by), ("undid", None), ("why", why))),
+            LogEntry(entries.UndoEntry(by, None, why), at),
         ]
     moment = table.history[-1]
     restored = evolve(table, history=table.history[:-1], **{f: getattr(moment, f) for f in PLAY})
@@ -148,7 +146,7 @@ def undo(table: Table, at: float, by: str, pressed: int | None = None) -> Result
         restored = evolve(restored, game=evolve(restored.game, engine_set=game.engine_set))
     effects: list[Effect] = [
         PlaySound(Sound.TURN_BACK),
-        LogEntry(Kind.UNDO, at, (("by", by), ("undid", moment.what.as_json()))),
+        LogEntry(entries.UndoEntry(by, moment.what.as_json()), at),
         *(  # the statistics too
             TablePlayed(gid, rnd, player, Play(kind), undone=True)
             for gid, rnd, player, kind in moment.plays
@@ -161,12 +159,6 @@ def undo(table: Table, at: float, by: str, pressed: int | None = None) -> Result
     ):
         effects.append(RoundReopened(game.id, game.round))
     return restored, effects
-
-
-def fix_error(table: Table, fix: Fix) -> str | None:
-    """Why ``fix`` cannot be made on ``table`` now (in words, for the log), or None."""
-    refusal = fix_refusal(table, fix)
-    return None if refusal is None else str(refusal)
 
 
 def fix_refusal(table: Table, fix: Fix) -> FieldError | None:
@@ -219,38 +211,33 @@ def fix_refusal(table: Table, fix: Fix) -> FieldError | None:
 
 def fix(table: Table, event: Fix) -> Result:
     """Set the table right by hand: whose turn, the open double, a public flag."""
-    error = fix_error(table, event)
+    error = fix_refusal(table, event)
     if error is not None:
-        return table, [LogEntry(Kind.FIX_REFUSED, event.at, (("by", event.by), ("why", error)))]
+        refused = entries.FixRefusedEntry(event.by, error.code, str(error))
+        return table, [LogEntry(refused, event.at)]
     if isinstance(event, TurnFixed):
         table = evolve(table, turn=event.slot, last_end=None, lifted=None)
-        fields: tuple[tuple[str, object], ...] = (("what", Fixed.TURN), ("slot", event.slot))
+        what = entries.FixEntry(Fixed.TURN, event.slot, event.by)
     elif isinstance(event, PublicFixed):
         flags = table.by_hand | {event.slot} if event.public else table.by_hand - {event.slot}
         table = evolve(table, by_hand=flags)
-        fields = (
-            ("what", Fixed.PUBLIC),
-            ("slot", event.slot),
-            ("public", event.public),
-        )
+        what = entries.FixEntry(Fixed.PUBLIC, event.slot, event.by, public=event.public)
     else:
-        table, fields = _fix_double(table, event)
-    return table, [LogEntry(Kind.FIX, event.at, (*fields, ("by", event.by)))]
+        table, what = _fix_double(table, event)
+    return table, [LogEntry(what, event.at)]
 
 
-def _fix_double(table: Table, event: DoubleFixed) -> tuple[Table, tuple[tuple[str, object], ...]]:
+def _fix_double(table: Table, event: DoubleFixed) -> tuple[Table, entries.FixEntry]:
     if event.slot is None:
-        return evolve(table, doubles=()), (("what", Fixed.DOUBLE), ("slot", None))
+        return evolve(table, doubles=()), entries.FixEntry(Fixed.DOUBLE, None, event.by)
     responsible = event.responsible if event.responsible is not None else table.turn
     assert responsible is not None
     double = Double(event.slot, event.covers_left, responsible)
     table = evolve(table, doubles=(double,), turn=responsible, last_end=None, lifted=None)
-    return table, (
-        ("what", Fixed.DOUBLE),
-        ("slot", event.slot),
-        ("covers_left", event.covers_left),
-        ("responsible", responsible),
+    fixed = entries.FixEntry(
+        Fixed.DOUBLE, event.slot, event.by, None, event.covers_left, responsible
     )
+    return table, fixed
 
 
 def set_engine(table: Table, event: EngineSet) -> Result:
@@ -259,10 +246,4 @@ def set_engine(table: Table, event: EngineSet) -> Result:
     if game is None:
         return table, []
     table = evolve(table, game=evolve(game, engine_set=event.engine))
-    return table, [
-        LogEntry(
-            Kind.ENGINE_SET,
-            event.at,
-            (("round", game.round), ("engine", event.engine), ("by", event.by)),
-        )
-    ]
+    return table, [LogEntry(entries.EngineSetEntry(game.round, event.engine, event.by), event.at)]

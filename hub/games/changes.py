@@ -18,8 +18,9 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hub.core import follow
+from hub.core import entries, follow
 from hub.core.effects import RoundEnded, RoundReopened, TablePlayed
+from hub.core.entries import Entry
 from hub.core.events import (
     DoubleFixed,
     EngineSet,
@@ -31,7 +32,6 @@ from hub.core.events import (
     TurnFixed,
     UndoRequested,
 )
-from hub.core.news import Kind
 from hub.core.state import PLAYING
 from hub.core.undo import fix_refusal, moved_since
 from hub.io.clock import Clock
@@ -161,14 +161,7 @@ class Games:
             game_id, round, points, tiles=tiles, went_out=went_out, by=by, based_on=based_on
         )
         scored = next(r for r in game["rounds"] if r["round"] == round)
-        self._log(
-            Kind.SCORE,
-            game=game_id,
-            round=round,
-            points=scored["points"],
-            went_out=scored["went_out"],
-            by=by,
-        )
+        self._log(entries.ScoreEntry(game_id, round, scored["points"], scored["went_out"], by))
         self.round_scored(game)
         return game
 
@@ -191,7 +184,7 @@ class Games:
             game = self.store.get_game(game_id)
             if not any(r["round"] == round and r["blocked"] for r in game["rounds"]):
                 game = self.store.set_blocked(game_id, round)
-            self._log(Kind.BLOCKED, game=game_id, round=round)
+            self._log(entries.BlockedEntry(game_id, round))
             self.broadcaster.publish("game", game)
         return game
 
@@ -203,7 +196,7 @@ class Games:
             table = self.loop.table
             if table.game is not None and table.game.id == game_id:
                 self.loop.submit(GameEnded(self.clock.now())).result(5.0)
-            self._log(Kind.GAME_ENDED, game=game_id, winner=game["winner"])
+            self._log(entries.GameEndedEntry(game_id, game["winner"]))
             self.broadcaster.publish("game", game)
         self._backup(f"game{game_id}")
         return game
@@ -219,9 +212,9 @@ class Games:
         if self.backups is not None:
             self.backups.request(reason)
 
-    def _log(self, kind: Kind, **fields: Any) -> None:
+    def _log(self, entry: Entry) -> None:
         """A score edit for ``GET /api/log`` and the ``event`` subscribers (MQTT)."""
-        self.broadcaster.publish("event", self.eventlog.append(kind, **fields))
+        self.broadcaster.publish("event", self.eventlog.append(entry))
 
     def hand_over(self, game_id: int, token: str) -> str | None:
         """The phone that opened a hand-over link takes the scorekeeping: ``token`` (the
@@ -230,7 +223,7 @@ class Games:
         self.writer.flush()
         fresh = self.store.hand_over(game_id, token)
         if fresh is not None:
-            self._log(Kind.HANDED_OVER, game=game_id)
+            self._log(entries.HandedOverEntry(game_id))
             self.broadcaster.publish("game", self.store.get_game(game_id))
         return fresh
 
@@ -242,7 +235,7 @@ class Games:
             game = self.store.bring_back(game_id, replaces)
             self.resume(game)
             self.loop.drain()
-            self._log(Kind.GAME_BACK, game=game_id, replaces=replaces)
+            self._log(entries.GameBackEntry(game_id, replaces))
             self.broadcaster.publish("game", game)
         return game
 

@@ -13,6 +13,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from hub.core import entries
 from hub.core.effects import (
     ClaimAnswered,
     Effect,
@@ -23,7 +24,7 @@ from hub.core.effects import (
     RoundReopened,
     TablePlayed,
 )
-from hub.core.news import Kind, Sound
+from hub.core.news import Sound
 from hub.core.state import Table
 from hub.io.sound import SoundPlayer, SoundPolicy
 from hub.runtime.broadcast import Broadcaster
@@ -145,8 +146,7 @@ class EffectDispatcher:
             late = ok and s.samples is None
             if late:
                 self.voice.render_late(s)
-            extra = {"late": True} if late else {}
-            entry = self.eventlog.append(Kind.SAY, text=s.text, lang=s.lang, played=ok, **extra)
+            entry = self.eventlog.append(entries.SayEntry(s.text, s.lang, ok, late))
             self.broadcaster.publish("event", entry)
 
     def _safely(self, fn: Callable[..., Any], *args: object) -> Any:
@@ -159,12 +159,11 @@ class EffectDispatcher:
 
     def _one(self, effect: Effect, voiced: bool = False) -> None:
         if isinstance(effect, PlaySound):
-            extra = {"voiced": True} if voiced else {}
-            entry = self.eventlog.append(Kind.SOUND, name=effect.name, **extra)
+            entry = self.eventlog.append(entries.SoundEntry(effect.name, voiced))
             self.broadcaster.publish("sound", {"name": effect.name})
             self.broadcaster.publish("event", entry)
         elif isinstance(effect, LogEntry):
-            entry = self.eventlog.append(effect.kind, effect.at, **dict(effect.fields))
+            entry = self.eventlog.append(effect.what, effect.at)
             self.broadcaster.publish("event", entry)
         elif isinstance(effect, PressRefused):
             self.leds.refused(effect.slot)  # a flash, whether or not ``nope`` was heard

@@ -6,6 +6,7 @@ import threading
 from collections import deque
 from typing import Any
 
+from hub.core.entries import Entry
 from hub.core.news import Kind
 from hub.io.clock import Clock
 from hub.runtime.clock import iso
@@ -25,10 +26,11 @@ class EventLog:
         self._entries: deque[_Kept] = deque(maxlen=size)
         self._lock = threading.Lock()
 
-    def append(self, kind: Kind, at: float | None = None, **fields: Any) -> dict[str, Any]:
-        """Add an entry of ``kind`` stamped with the wall time of monotonic ``at``; the
-        entry as :meth:`recent` will give it."""
-        kept = (self._clock.wall(at), kind, tuple(v for pair in fields.items() for v in pair))
+    def append(self, entry: Entry, at: float | None = None) -> dict[str, Any]:
+        """Add ``entry`` stamped with the wall time of monotonic ``at`` (None: now);
+        the entry as :meth:`recent` will give it."""
+        flat = tuple(v for pair in entry.items() for v in pair)
+        kept = (self._clock.wall(at), entry.KIND, flat)
         with self._lock:
             self._entries.append(kept)
         return _shown(kept)

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from hub.core import entries
 from hub.core.effects import Effect, LogEntry, TablePlayed, TrainPublic
 from hub.core.news import Kind, Play, Reason
 from hub.core.state import PLAYING, Game, Table
@@ -123,22 +124,20 @@ def _read(
     entry: LogEntry, game: Game | None, winner: Callable[[int], str | None] | None
 ) -> Phrase | None:
     """The phrase log ``entry`` calls for."""
-    kind = entry.kind
-    f = dict(entry.fields)
-    if kind is Kind.ROUND_OVER:
-        name = f.get("went_out")
-        return _say("say.out", str(name)) if name else _say("say.blocked")
-    if kind is Kind.GAME_OVER:
-        gid = f.get("game")
-        won = winner(gid) if winner is not None and isinstance(gid, int) else None
+    what = entry.what
+    if isinstance(what, entries.RoundOverEntry):
+        name = what.went_out
+        return _say("say.out", name) if name else _say("say.blocked")
+    if isinstance(what, entries.GameOverEntry):
+        won = winner(what.game) if winner is not None else None
         return _say("say.winner", won) if won else _say("say.game_over")
     assert game is not None  # the other kinds are read only during a game
-    if kind is Kind.LAST_TILE and f.get("player"):
-        return _say("say.last_tile", str(f["player"]))
-    if kind is Kind.REMINDER:
-        owner = game.owner(_slot(f))
+    if isinstance(what, entries.LastTileEntry) and what.player:
+        return _say("say.last_tile", what.player)
+    if type(what) is entries.ReminderEntry:
+        owner = game.owner(what.slot)
         if owner is not None and owner != "mexican":
-            return _say(REMINDER_KEYS.get(f.get("reason"), "say.reminder.marker"), owner)
+            return _say(REMINDER_KEYS.get(what.reason, "say.reminder.marker"), owner)
     return None
 
 
@@ -147,11 +146,6 @@ REMINDER_KEYS: dict[object, str] = {
     Reason.LAST_TILE: "say.reminder.last_tile",
     Reason.DRAW: "say.reminder.draw",
 }
-
-
-def _slot(fields: dict[str, object]) -> int:
-    slot = fields.get("slot")
-    return slot if isinstance(slot, int) else 0
 
 
 def _turn_phrase(table: Table, turned: bool) -> Phrase | None:

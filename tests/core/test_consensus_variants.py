@@ -32,11 +32,7 @@ def refusals(effects) -> list[int]:
 
 
 def reminders(effects) -> list[str]:
-    return [
-        str(dict(e.fields)["why"])
-        for e in effects
-        if isinstance(e, LogEntry) and e.kind == "reminder"
-    ]
+    return [e.what.why for e in effects if isinstance(e, LogEntry) and e.kind == "reminder"]
 
 
 # -- the switches --------------------------------------------------------------------

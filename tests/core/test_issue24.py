@@ -32,7 +32,7 @@ def test_going_out_without_calling_is_noted_not_sounded():
     hub = started("mexicantrainfun")
     hub.long_hold(1)
     assert "out" in hub.sounds() and "reminder" not in hub.sounds()
-    assert [dict(e.fields)["slot"] for e in hub.logs("uncalled")] == [1]
+    assert [e.what.slot for e in hub.logs("uncalled")] == [1]
 
 
 def test_consensus_notes_the_call_only_with_its_option():
@@ -87,7 +87,7 @@ def test_owner_lifting_a_marker_then_playing_elsewhere_is_reminded():
     hub.marker(1, False)  # Ann lifts her marker ...
     hub.tap(8)  # ... and plays on the Mexican Train
     assert hub.sounds().count("reminder") == 1
-    assert "without playing on their train" in dict(hub.logs("reminder")[0].fields)["why"]
+    assert "without playing on their train" in hub.logs("reminder")[0].what.why
 
 
 def test_owner_lifting_a_marker_then_playing_on_it_is_no_reminder():
@@ -182,7 +182,7 @@ def test_triples_a_string_ending_on_a_double_waits_for_the_second_turn():
     hub.tap(2)  # Bob's string: Ann's turn had ended on her double
     assert hub.table.turn == 3 and len(hub.table.doubles) == 1
     assert hub.table.doubles[0].waiting and hub.table.doubles[0].slot == 1
-    assert [dict(e.fields)["slot"] for e in hub.logs("string-end")] == [1]
+    assert [e.what.slot for e in hub.logs("string-end")] == [1]
     hub.tap(3)
     hub.tap(4)  # the first turns are done: Ann must satisfy her double now
     assert hub.table.turn == 1 and not hub.table.doubles[0].waiting
@@ -230,7 +230,7 @@ def test_mexicantrainfun_doublers_tap_then_marker_is_a_pass():
     assert hub.table.turn == 2 and len(hub.table.doubles) == 1
     double = hub.table.doubles[0]
     assert double.slot == 1 and double.responsible == 2 and double.covers_left == 1
-    assert [dict(e.fields)["slot"] for e in hub.logs("pass")] == [1]
+    assert [e.what.slot for e in hub.logs("pass")] == [1]
     hub.tap(1)  # Bob answers it on Ann's (now public) train
     assert hub.table.doubles == () and hub.table.turn == 3
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import datetime, time
 
 from hub.core.effects import LogEntry, PlaySound, PressRefused
+from hub.core.entries import TapEntry
 from hub.core.events import CENTRE
 from hub.io.leds import BLINK, BREATHE, CHASE, STEADY, NoRing, payload
 from hub.io.lights import (
@@ -158,7 +159,7 @@ def test_the_ring_flashes_from_the_refusal_not_from_the_sound():
     muted = SoundPolicy(quiet="mute")
     dispatch = EffectDispatcher(player, lights, EventLog(FakeClock()), Broadcaster(), muted)
     muted.set_quiet("off")
-    dispatch([LogEntry("tap", 1.0, (("slot", 3),)), PlaySound("nope")])
+    dispatch([LogEntry(TapEntry(3), 1.0), PlaySound("nope")])
     assert player.played == ["nope"]
     assert (*RED, STEADY) not in leds.pixels  # the sound alone flashes nothing
     muted.set_quiet("mute")

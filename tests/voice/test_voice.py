@@ -11,8 +11,9 @@ import re
 
 import pytest
 
+from hub.core import entries as E
 from hub.core.effects import LogEntry, PlaySound, TablePlayed, TrainPublic
-from hub.core.news import Kind, Play, Reason, Sound
+from hub.core.news import Play, Reason, Sound
 from hub.core.reading import reminder
 from hub.core.state import Double, Game, Table
 from hub.io.sound import SoundPolicy
@@ -61,7 +62,7 @@ def keys(phrases):
 
 
 def test_a_new_turn_says_whose_it_is_and_off_says_nothing():
-    effects = [PlaySound(Sound.TURN), LogEntry(Kind.TURN, 1.0, (("slot", 2), ("player", "Bea")))]
+    effects = [PlaySound(Sound.TURN), LogEntry(E.TurnEntry(2, "Bea"), 1.0)]
     assert keys(choose(effects, table(), "turns")) == [("say.turn", {"name": "Bea"})]
     assert keys(choose(effects, table(), "all")) == [("say.turn", {"name": "Bea"})]
     assert choose(effects, table(), "off") == []
@@ -70,14 +71,14 @@ def test_a_new_turn_says_whose_it_is_and_off_says_nothing():
 
 def test_an_open_double_names_who_must_cover_it_instead_of_the_turn():
     opened = [
-        LogEntry(Kind.HOLD, 1.0, (("slot", 1), ("held_s", 1.5))),
+        LogEntry(E.HoldEntry(1, 1.5), 1.0),
         PlaySound(Sound.CHICKEN),
         TablePlayed(1, 1, "Ann", Play.DOUBLE),
     ]
     after = table(turn=1, doubles=[Double(slot=1, covers_left=1, responsible=1, player=1)])
     assert keys(choose(opened, after, "turns")) == [("say.double", {"name": "Ann"})]
     # passed on with the turn: the next player must cover it, said once
-    passed = [PlaySound(Sound.TURN), LogEntry(Kind.TURN, 2.0, (("slot", 2), ("player", "Bea")))]
+    passed = [PlaySound(Sound.TURN), LogEntry(E.TurnEntry(2, "Bea"), 2.0)]
     after = table(turn=2, doubles=[Double(slot=1, covers_left=1, responsible=2, player=1)])
     assert keys(choose(passed, after, "turns")) == [("say.double", {"name": "Bea"})]
     # a double that waits (triples' first turn) binds nobody yet: a plain turn
@@ -89,14 +90,14 @@ def test_an_open_double_names_who_must_cover_it_instead_of_the_turn():
 
 def test_public_trains_last_tiles_and_reminders_only_with_everything():
     effects = [
-        LogEntry(Kind.MARKER, 1.0, (("slot", 3), ("present", True))),
+        LogEntry(E.MarkerEntry(3, True), 1.0),
         PlaySound(Sound.CHOO),
         TrainPublic(3),
-        LogEntry(Kind.LAST_TILE, 1.1, (("slot", 1), ("player", "Ann"))),
+        LogEntry(E.LastTileEntry(1, "Ann"), 1.1),
         reminder(2, 1.2, Reason.PRIVATE),
         reminder(1, 1.3, Reason.LAST_TILE),
         PlaySound(Sound.TURN),
-        LogEntry(Kind.TURN, 1.4, (("slot", 1), ("player", "Ann"))),
+        LogEntry(E.TurnEntry(1, "Ann"), 1.4),
     ]
     assert keys(choose(effects, table(turn=1), "turns")) == [("say.turn", {"name": "Ann"})]
     assert keys(choose(effects, table(turn=1), "all")) == [
@@ -108,7 +109,7 @@ def test_public_trains_last_tiles_and_reminders_only_with_everything():
     ]
     # the Mexican Train's slot is always public: nothing to say about it
     mexican = [
-        LogEntry(Kind.MARKER, 1.0, (("slot", 8), ("present", True))),
+        LogEntry(E.MarkerEntry(8, True), 1.0),
         PlaySound(Sound.CHOO),
         TrainPublic(8),
     ]
@@ -143,13 +144,13 @@ def test_round_and_game_ends_name_the_winner_when_known():
     over = table(turn=None, phase="round-over")
     out = [
         PlaySound(Sound.OUT),
-        LogEntry(Kind.ROUND_OVER, 1.0, (("round", 1), ("went_out", "Cid"))),
+        LogEntry(E.RoundOverEntry(1, "Cid"), 1.0),
     ]
     assert keys(choose(out, over, "turns")) == [("say.out", {"name": "Cid"})]
-    blocked = [LogEntry(Kind.ROUND_OVER, 1.0, (("round", 1), ("went_out", None)))]
+    blocked = [LogEntry(E.RoundOverEntry(1, None), 1.0)]
     assert keys(choose(blocked, over, "turns")) == [("say.blocked", {})]
     done = table(turn=None, phase="finished")
-    ended = [LogEntry(Kind.GAME_OVER, 1.0, (("game", 1),))]
+    ended = [LogEntry(E.GameOverEntry(1), 1.0)]
     assert keys(choose(ended, done, "turns", lambda gid: "Bea")) == [
         ("say.winner", {"name": "Bea"})
     ]
@@ -272,9 +273,7 @@ def test_a_game_is_rendered_ahead_once_and_again_after_a_spelling_or_language_ch
         assert voice.wait_ready(10)
         again = render.calls[first:]
         assert again and all("Bay uh" in words for _, words in again)  # only Bea's
-        spoken = voice.announce(
-            [PlaySound(Sound.TURN), LogEntry(Kind.TURN, 1.0, (("slot", 2), ("player", "Bea")))], now
-        )
+        spoken = voice.announce([PlaySound(Sound.TURN), LogEntry(E.TurnEntry(2, "Bea"), 1.0)], now)
         assert [(s.text, s.lang) for s in spoken] == [("Bea's turn", "en")]
         assert spoken[0].samples is not None
         assert len(spoken[0].samples) == 2 * 100 * len("Bay uh's turn")  # the spelling's PCM
@@ -283,7 +282,7 @@ def test_a_game_is_rendered_ahead_once_and_again_after_a_spelling_or_language_ch
         assert voice.wait_ready(10)
         assert ("es", "Te toca, Bay uh") in [(lang, w) for lang, w in render.calls]
         settings["voice"] = "off"
-        assert voice.announce([LogEntry(Kind.TURN, 1.0, (("slot", 2),))], now) == []
+        assert voice.announce([LogEntry(E.TurnEntry(2, None), 1.0)], now) == []
     finally:
         voice.close()
 
@@ -330,9 +329,9 @@ class Said:
         return [e for e in self.eventlog.recent(100) if e["kind"] == kind]
 
 
-TURN_TO_BEA = [PlaySound(Sound.TURN), LogEntry(Kind.TURN, 1.0, (("slot", 2), ("player", "Bea")))]
+TURN_TO_BEA = [PlaySound(Sound.TURN), LogEntry(E.TurnEntry(2, "Bea"), 1.0)]
 CID_PUBLIC = [
-    LogEntry(Kind.MARKER, 1.0, (("slot", 3), ("present", True))),
+    LogEntry(E.MarkerEntry(3, True), 1.0),
     PlaySound(Sound.CHOO),
     TrainPublic(3),
 ]
