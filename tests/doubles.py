@@ -144,7 +144,7 @@ class InlineTimers:
 
 
 class InlineTakeover:
-    """What the hub's server offers a handler (``web.service.ServerTakeover``), for
+    """What the hub's server offers a handler (``hub.wire.serving.ServerTakeover``), for
     Flask's test client: a stream is taken (and ``streams`` records its kinds, but
     nothing is written), an answer is waited for at once on the request's thread (its
     error raised there)."""

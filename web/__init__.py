@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from flask import Flask
 
-    from web.service import EarlyGate, HubService
+    from hub.wire.serving import EarlyGate
+    from web.service import HubService
 
 MAX_BODY = 64 * 1024
 

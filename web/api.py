@@ -7,11 +7,12 @@ from typing import Any, cast
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
+from hub.wire.serving import LIVE_SERVER, ServerTakeover
 from hub.wire.sse import STREAM_HEADERS
 from scorer.errors import Refused
 from scorer.inputs import SLOT, BadInput, parse_body, query_whole
 from web.errors import abort, error_response, refuse_unknown
-from web.service import LIVE_SERVER, HubService, ServerTakeover
+from web.service import HubService
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 

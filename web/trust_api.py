@@ -19,11 +19,11 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
 from hub.wire import i18n
+from hub.wire.serving import EARLY_CHECKED, EarlyAnswer, EarlyGate
 from scorer.inputs import ID
 from web.api import has_proof, hub_service, json_body, set_token_cookie
 from web.errors import abort, refuse_unknown, words
 from web.guard import HEADERS
-from web.service import EARLY_CHECKED, EarlyAnswer, EarlyGate
 
 bp = Blueprint("trust", __name__, url_prefix="/api")
 
@@ -87,7 +87,7 @@ def _too_many(wait: float, lang: str = i18n.DEFAULT) -> tuple[dict[str, Any], di
 
 
 def early_gate(app: Flask) -> EarlyGate:
-    """The server's gate for ``app`` (:class:`web.service.EarlyGate`): a claim beyond the
+    """The server's gate for ``app`` (:class:`hub.wire.serving.EarlyGate`): a claim beyond the
     limits is refused with its 429 before a worker or Flask sees it; one within them
     is counted here and served (``EARLY_CHECKED``: the handler does not count it again)."""
     limits = _limits(app)

@@ -48,7 +48,7 @@ from hub.http.bind import listening_sockets
 from hub.http.connections import IDLE, MAX_HEADER, READ_CHUNK, RECEIVING, Lingering, PhoneStream
 from hub.http.streams import LiveStreams
 from hub.http.workers import MAX_BODY, Exchange, Handover, Headers, answer_when_done, run_app
-from web.service import EarlyGate
+from hub.wire.serving import EarlyGate
 
 log = logging.getLogger("hub.http.server")
 

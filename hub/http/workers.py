@@ -33,7 +33,7 @@ from tornado.http1connection import HTTP1Connection
 from tornado.ioloop import IOLoop
 
 from hub.http.connections import PhoneStream, answer_body, refusal
-from web.service import EARLY_CHECKED, LIVE_SERVER, EarlyAnswer, EarlyGate
+from hub.wire.serving import EARLY_CHECKED, LIVE_SERVER, EarlyAnswer, EarlyGate
 
 log = logging.getLogger("hub.http.server")
 # Its own generator: the process-wide one is the tests' and the libraries' (a
@@ -86,7 +86,7 @@ class Server(Protocol):
 
 
 class Handover:
-    """``environ[LIVE_SERVER]`` (:class:`web.service.ServerTakeover`): what the handler
+    """``environ[LIVE_SERVER]`` (:class:`hub.wire.serving.ServerTakeover`): what the handler
     asked for instead of a plain answer."""
 
     def __init__(self, reserve: Callable[[], bool], release: Callable[[], None]) -> None:

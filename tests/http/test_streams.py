@@ -17,8 +17,8 @@ import pytest
 import hub.http.streams as streams
 from hub.http.server import WebServer, make_server
 from hub.runtime.broadcast import Broadcaster
+from hub.wire.serving import LIVE_SERVER
 from tests.helpers import eventually
-from web.service import LIVE_SERVER
 
 LATER: Future[Any] = Future()
 ASKED = threading.Event()  # the app has run for /later

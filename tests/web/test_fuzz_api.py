@@ -32,11 +32,11 @@ from hypothesis import strategies as st
 from werkzeug.routing import IntegerConverter, Rule
 
 from hub.http.adapter import HubWebService
+from hub.wire.serving import LIVE_SERVER
 from tablesim.virtual import FakeClock
 from tests.doubles import InlineTakeover, InlineTimers
 from tests.helpers import scaled
 from web import create_app
-from web.service import LIVE_SERVER
 
 HOST = "localhost"  # the test client's host: the hub's own origin
 ORIGIN = f"http://{HOST}"
