@@ -10,7 +10,8 @@ waited for, not drawn again; one drawer thread draws one picture at a time (each
 child process, :func:`web.evening_png.render`), and at most :data:`QUEUE` different
 pictures may be drawn or waiting: past that, :class:`PicturesBusy`. So whatever the
 phones ask, at most one drawing process runs, and an asker waits at most
-:data:`QUEUE` drawings (each bounded by the child's timeout).
+:data:`QUEUE` drawings (each bounded by the child's timeout). Phones asking at once
+for the same evening also share one reading of it from the store (:meth:`shared`).
 
 The app owns one (``app.extensions["evening_pictures"]``, made by
 :func:`web.create_app`); tests hand it a drawer of their own.
@@ -21,8 +22,9 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 
 from web.evening_png import Lines
 
@@ -30,6 +32,7 @@ log = logging.getLogger("hub")
 
 KEEP = 8  # pictures kept (~50-150 KB each): a few evenings, in both languages
 QUEUE = 2  # different pictures being drawn or waiting their turn, at most
+READ_WAIT_S = 30  # a reading of the evening waited for, at most (it takes milliseconds)
 Draw = Callable[[Lines], bytes]  # the lines drawn as PNG bytes (raises if it failed)
 
 
@@ -45,8 +48,33 @@ class EveningPictures:
         self._lock = threading.Lock()
         self._kept: OrderedDict[str, bytes] = OrderedDict()
         self._drawing: dict[str, Future[bytes]] = {}  # by name, drawn or waiting
+        self._reading: dict[Hashable, Future[Any]] = {}  # evenings being read, by question
         self._drawer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evening-png")
         self.drawn = 0  # pictures drawn, failed ones too (the bench and tests read it)
+
+    def shared(self, question: Hashable, read: Callable[[], Any]) -> Any:
+        """``read()``, done once for every phone asking ``question`` while it is being
+        done: 16 phones asking at once for a long evening's picture read the evening
+        once (~10 ms of the interpreter's lock each, which ``GET /api/state`` waited
+        for), not 16 times. Its result (or what it raised) is every asker's."""
+        with self._lock:
+            reading = self._reading.get(question)
+            mine = reading is None
+            if reading is None:
+                reading = self._reading[question] = Future()
+        if not mine:
+            return reading.result(timeout=READ_WAIT_S)
+        try:
+            answer = read()
+        except BaseException as exc:
+            reading.set_exception(exc)
+            raise
+        else:
+            reading.set_result(answer)
+            return answer
+        finally:
+            with self._lock:
+                del self._reading[question]
 
     def picture(self, name: str, shown: Lines) -> Future[bytes]:
         """The picture of ``shown``, named ``name``: done at once when it is kept, else

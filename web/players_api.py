@@ -152,16 +152,21 @@ def forget(person_id: int) -> Response:
 
 def _evening() -> dict[str, Any]:
     """The evening of the ``game`` query parameter (none: the latest evening)."""
+    return hub_service().evening(_evening_game())
+
+
+def _evening_game() -> int | None:
+    """The ``game`` query parameter (None: the latest evening), once the statistics
+    may be read."""
     _statistics()
     unknown = sorted(set(request.args) - {"game"})
     if unknown:
         refuse_unknown(unknown[0], ("game",))
     game = request.args.get("game")
     try:
-        number = None if game is None else query_whole(game, "game", 1, MAX_ID)
+        return None if game is None else query_whole(game, "game", 1, MAX_ID)
     except BadInput as exc:
         raise Refused.because(exc) from None
-    return hub_service().evening(number)
 
 
 def _download(body: str | bytes, name: str, mimetype: str) -> Response:
@@ -191,13 +196,14 @@ def evening_png() -> Response:
     drawn once (one drawing at a time) and kept until the evening changes
     (:mod:`web.evening_pictures`); its ETag names what it shows, so a phone that has
     it gets a 304."""
-    lang = i18n.language(request.headers.get("Accept-Language"))
-    shown = lines(_evening(), lang)
+    pictures: EveningPictures = current_app.extensions["evening_pictures"]
+    game, service = _evening_game(), hub_service()
+    summary = pictures.shared(("evening", game), lambda: service.evening(game))
+    shown = lines(summary, i18n.language(request.headers.get("Accept-Language")))
     name = key(shown)
     tagged = {"ETag": f'"{name}"', "Cache-Control": "private, no-cache", "Vary": "Accept-Language"}
     if request.if_none_match.contains(name):
         return Response(status=304, headers=tagged)
-    pictures: EveningPictures = current_app.extensions["evening_pictures"]
     try:
         drawing = pictures.picture(name, shown)
     except PicturesBusy:

@@ -184,3 +184,21 @@ def test_a_failed_drawing_is_a_typed_503_and_the_next_ask_draws_again(live_hub, 
     assert failed.status_code == 503 and failed.get_json()["error"] == "picture_failed"
     assert failed.headers["Retry-After"] == "5" and "ETag" not in failed.headers
     assert app.test_client().get("/api/evening.png").data == b"png" and len(tries) == 2
+
+
+def test_phones_asking_at_once_share_one_reading_of_the_evening():
+    pictures = EveningPictures(lambda shown: b"png")
+    go, reads = threading.Event(), []
+
+    def read():
+        reads.append(1)
+        go.wait(30)
+        return {"games": len(reads)}
+
+    with ThreadPoolExecutor(16) as phones:
+        asked = [phones.submit(pictures.shared, ("evening", None), read) for _ in range(16)]
+        assert eventually(lambda: len(reads) == 1)
+        go.set()
+        assert [a.result() for a in asked] == [{"games": 1}] * 16
+    assert len(reads) == 1
+    assert pictures.shared(("evening", None), read) == {"games": 2}  # read again after
