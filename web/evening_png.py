@@ -125,8 +125,10 @@ def evening_png(shown: Lines) -> bytes:
         fitted = _fit(words, fonts[style], WIDTH - 2 * MARGIN)
         draw.text((MARGIN, y), fitted, fill=ACCENT if style != "body" else INK, font=fonts[style])
         y += LINE + (10 if style == "title" else 0)
+    # 16 colours hold the paper, the two inks and their edges: a seventh of the bytes
+    # of RGB, and quicker (Pillow's ``optimize`` took 0.8 s of the drawing's 0.9).
     out = io.BytesIO()
-    image.save(out, format="PNG", optimize=True)
+    image.quantize(colors=16, method=Image.Quantize.FASTOCTREE).save(out, format="PNG")
     return out.getvalue()
 
 
