@@ -21,16 +21,15 @@ at a time and keeps what it drew.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import resource
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from hub.wire.i18n import text
+# The drawing child imports this module too: what only the hub uses (the catalogs,
+# hashlib with OpenSSL's 4 MB, subprocess) is imported where it is used.
 
 WIDTH, MARGIN, LINE = 720, 32, 34
 FONTS = (
@@ -54,6 +53,8 @@ Lines = list[tuple[str, str]]  # each (style, words): style "title", "head" or "
 def lines(summary: dict[str, Any], lang: str) -> Lines:
     """The picture's lines, each ``(style, words)``: ``title``, ``head`` or ``body``; at
     most :data:`MOST_LINES` of them, however long the evening."""
+    from hub.wire.i18n import text
+
     day = (summary["ended"] or "")[:10]
     out = [("title", text(lang, "players.evening.title", date=day))]
     games = summary["games"]
@@ -89,6 +90,8 @@ def lines(summary: dict[str, Any], lang: str) -> Lines:
 
 
 def _names(names: list[str], lang: str) -> str:
+    from hub.wire.i18n import text
+
     shown = ", ".join(names[:NAMES_SHOWN])
     more = len(names) - NAMES_SHOWN
     return shown if more <= 0 else text(lang, "players.evening.more_names", count=more, names=shown)
@@ -102,6 +105,8 @@ def height(shown: Lines) -> int:
 
 def key(shown: Lines) -> str:
     """The picture's name: it changes exactly when what the picture shows changes."""
+    import hashlib
+
     return hashlib.sha256(json.dumps(shown).encode()).hexdigest()[:32]
 
 
@@ -145,6 +150,8 @@ def _fit(words: str, font: Any, room: int) -> str:
 def render(shown: Lines) -> bytes:
     """:func:`evening_png` in a process of its own (Pillow never loads into the hub),
     killed after :data:`DRAW_TIMEOUT_S`; raises if it fails."""
+    import subprocess
+
     done = subprocess.run(
         [sys.executable, "-m", "web.evening_png"],
         input=json.dumps({"lines": shown}).encode(),
