@@ -104,10 +104,12 @@ def height(shown: Lines) -> int:
 
 
 def key(shown: Lines) -> str:
-    """The picture's name: it changes exactly when what the picture shows changes."""
+    """The picture's name: it changes exactly when what the picture shows changes (its
+    lines, or how they are laid out: a phone's copy from before an upgrade is not kept)."""
     import hashlib
 
-    return hashlib.sha256(json.dumps(shown).encode()).hexdigest()[:32]
+    layout = [WIDTH, MARGIN, LINE, MOST_LINES, 16]  # 16: the colours
+    return hashlib.sha256(json.dumps([layout, shown]).encode()).hexdigest()[:32]
 
 
 def evening_png(shown: Lines) -> bytes:
