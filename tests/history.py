@@ -188,3 +188,23 @@ def season(history: list[PlayedGame], since: str = "") -> dict[str, tuple[int, i
     return {
         p: (len(ranks), wins[p], round(sum(ranks) / len(ranks), 2)) for p, ranks in table.items()
     }
+
+
+def long_evening(
+    store: Any, games: int = 100, names: int = 8, day: str = "2026-12-07"
+) -> list[int]:
+    """An evening of ``games`` one-round games of ``names`` new players each, finished
+    a few seconds apart on ``day`` (what a phone with no token can make in seconds:
+    start, score, finish, repeat; issue 33); the games' ids."""
+    from scorer.setup import check_setup
+
+    ids = []
+    for number in range(games):
+        people = [f"P{number:03d}{chr(65 + seat)}" for seat in range(names)]
+        body = {"players": people, "rules": "consensus", "set": 12, "rounds": 1}
+        at = f"{day}T20:{number // 60 % 60:02d}:{number % 60:02d}+00:00"
+        game_id = store.create_game(check_setup(body), token="t" * 24, at=at)
+        points = {name: 0 if seat == 0 else 5 + seat * 3 for seat, name in enumerate(people)}
+        store.record_round(game_id, 1, points, went_out=people[0], at=at)
+        ids.append(game_id)
+    return ids

@@ -27,6 +27,8 @@ def create_app(service: HubService, test_config: dict[str, Any] | None = None) -
     from web import (
         api,
         errors,
+        evening_pictures,
+        evening_png,
         games_api,
         guard,
         pages,
@@ -42,6 +44,7 @@ def create_app(service: HubService, test_config: dict[str, Any] | None = None) -
     if test_config:
         app.config.update(test_config)
     app.extensions["hub_service"] = service
+    app.extensions["evening_pictures"] = evening_pictures.EveningPictures(evening_png.render)
     app.register_blueprint(api.bp)
     app.register_blueprint(games_api.bp)
     app.register_blueprint(table_api.bp)

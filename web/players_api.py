@@ -11,21 +11,28 @@ the table's proof. Changes always need it. ``docs/api.md`` lists every call.
 from __future__ import annotations
 
 import re
+from concurrent.futures import Future
 from datetime import date
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request
 
 from hub.wire import i18n
+from hub.wire.serving import WholeAnswer
 from scorer import export
 from scorer.errors import Refused, clip
 from scorer.inputs import ID, MAX_ID, BadInput, query_whole
-from web.api import TABLE_COOKIE, has_proof, hub_service, json_body, request_token
-from web.errors import abort, refuse_unknown
+from web.api import TABLE_COOKIE, has_proof, hub_service, json_body, live_server, request_token
+from web.errors import abort, error_response, refuse_unknown
+from web.evening_pictures import QUEUE, EveningPictures, PicturesBusy
+from web.evening_png import DRAW_TIMEOUT_S, key, lines
+from web.guard import HEADERS
 
 bp = Blueprint("players", __name__, url_prefix="/api")
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+PICTURE_RETRY_S = 5  # a picture not drawn now: ask again in this many seconds
+PICTURE_WAIT_S = QUEUE * DRAW_TIMEOUT_S + 5  # at most this long a worker waits for one
 
 
 def _proof(doing: str, hidden: bool = False) -> None:
@@ -145,16 +152,21 @@ def forget(person_id: int) -> Response:
 
 def _evening() -> dict[str, Any]:
     """The evening of the ``game`` query parameter (none: the latest evening)."""
+    return hub_service().evening(_evening_game())
+
+
+def _evening_game() -> int | None:
+    """The ``game`` query parameter (None: the latest evening), once the statistics
+    may be read."""
     _statistics()
     unknown = sorted(set(request.args) - {"game"})
     if unknown:
         refuse_unknown(unknown[0], ("game",))
     game = request.args.get("game")
     try:
-        number = None if game is None else query_whole(game, "game", 1, MAX_ID)
+        return None if game is None else query_whole(game, "game", 1, MAX_ID)
     except BadInput as exc:
         raise Refused.because(exc) from None
-    return hub_service().evening(number)
 
 
 def _download(body: str | bytes, name: str, mimetype: str) -> Response:
@@ -180,9 +192,62 @@ def evening_json() -> Response:
 
 @bp.get("/evening.png")
 def evening_png() -> Response:
-    """The summary as a picture to share, in the phone's language."""
-    from web.evening_png import render
+    """The summary as a picture to share, in the phone's language: of bounded size,
+    drawn once (one drawing at a time) and kept until the evening changes
+    (:mod:`web.evening_pictures`); its ETag names what it shows, so a phone that has
+    it gets a 304."""
+    pictures: EveningPictures = current_app.extensions["evening_pictures"]
+    game, service = _evening_game(), hub_service()
+    summary = pictures.shared(("evening", game), lambda: service.evening(game))
+    shown = lines(summary, i18n.language(request.headers.get("Accept-Language")))
+    name = key(shown)
+    tagged = {"ETag": f'"{name}"', "Cache-Control": "private, no-cache", "Vary": "Accept-Language"}
+    if request.if_none_match.contains(name):
+        return Response(status=304, headers=tagged)
+    try:
+        drawing = pictures.picture(name, shown)
+    except PicturesBusy:
+        return _not_drawn(code="picture_busy", count=PICTURE_RETRY_S)
+    live = live_server()
+    if live is None or drawing.done():  # kept; or a server that cannot answer later
+        try:
+            png = drawing.result(timeout=PICTURE_WAIT_S)
+        except TimeoutError:
+            return _not_drawn(code="picture_busy", count=PICTURE_RETRY_S)
+        except Exception:  # logged by the drawer
+            return _not_drawn(code="picture_failed", count=PICTURE_RETRY_S)
+        return Response(png, mimetype="image/png", headers=tagged)
+    live.answer_later(
+        _answer_when_drawn(
+            drawing, tagged, _not_drawn(code="picture_failed", count=PICTURE_RETRY_S)
+        )
+    )
+    return Response(iter(()), mimetype="image/png", headers=tagged)
 
-    summary = _evening()
-    lang = i18n.language(request.headers.get("Accept-Language"))
-    return Response(render(summary, lang), mimetype="image/png")
+
+def _not_drawn(*, code: str, count: int) -> Response:
+    """A 503 with ``Retry-After``: the picture is not drawn now (``code`` says why; ask
+    again in ``count`` seconds)."""
+    response = error_response(503, code, {"count": count})
+    response.headers.update({"Retry-After": str(count), "Cache-Control": "no-store"})
+    return response
+
+
+def _answer_when_drawn(
+    drawing: Future[bytes], tagged: dict[str, str], failed: Response
+) -> Future[WholeAnswer]:
+    """The whole answer once ``drawing`` is done: the picture, or ``failed``. The
+    server waits for it on its loop; no worker does."""
+    answer: Future[WholeAnswer] = Future()
+    refusal = [*HEADERS.items(), *failed.headers.items()]
+
+    def drawn(done: Future[bytes]) -> None:
+        if done.exception() is None:
+            head = [*HEADERS.items(), ("Content-Type", "image/png"), *tagged.items()]
+            answer.set_result(WholeAnswer("200 OK", head, done.result()))
+        else:
+            body = failed.get_data()
+            answer.set_result(WholeAnswer("503 Service Unavailable", refusal, body))
+
+    drawing.add_done_callback(drawn)
+    return answer

@@ -33,7 +33,7 @@ from tornado.http1connection import HTTP1Connection
 from tornado.ioloop import IOLoop
 
 from hub.http.connections import PhoneStream, answer_body, refusal
-from hub.wire.serving import EARLY_CHECKED, LIVE_SERVER, EarlyAnswer, EarlyGate
+from hub.wire.serving import EARLY_CHECKED, LIVE_SERVER, EarlyAnswer, EarlyGate, WholeAnswer
 
 log = logging.getLogger("hub.http.server")
 # Its own generator: the process-wide one is the tests' and the libraries' (a
@@ -381,9 +381,14 @@ def _hand_back(
 
 def answer_when_done(exchange: Exchange, status: str, headers: Headers, done: Future[Any]) -> None:
     """On the loop: a waiting answer once its future resolved, the JSON of its result
-    (or a 500 the log explains), with the handler's status and headers."""
+    (or a 500 the log explains), with the handler's status and headers; a
+    :class:`WholeAnswer` as it is."""
     try:
-        body = json.dumps(done.result(), separators=(",", ":")).encode() + b"\n"
+        result = done.result()
+        if isinstance(result, WholeAnswer):
+            status, headers, body = result
+        else:
+            body = json.dumps(result, separators=(",", ":")).encode() + b"\n"
     except Exception:
         log.exception("an answer that waited for the hub failed")
         status = "500 Internal Server Error"

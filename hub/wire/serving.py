@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from concurrent.futures import Future
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 # The WSGI environ key of a server that can take a request over from its worker thread
 # (hub/http/workers.py provides one, Handover; the Flask test client and other servers do not).
@@ -29,7 +29,18 @@ class ServerTakeover(Protocol):
         Server-Sent Events. False when the server holds all the streams it can."""
 
     def answer_later(self, future: Future[Any]) -> None:
-        """Send the JSON of ``future``'s result as the body once it resolves."""
+        """Send the JSON of ``future``'s result as the body once it resolves; a result
+        that is a :class:`WholeAnswer` is sent as it is instead (its status, its headers
+        in place of the handler's, its body)."""
+
+
+class WholeAnswer(NamedTuple):
+    """An answer made whole off the request (the evening's picture once drawn, or the
+    503 saying it could not be): the status line ("200 OK"), headers and body."""
+
+    status: str
+    headers: list[tuple[str, str]]
+    body: bytes
 
 
 # A refusal the server writes itself: status ("429 Too Many Requests"), headers, body.

@@ -80,3 +80,20 @@ def test_the_harnesses_live_in_tablesim():
     for name in ("soak", "bot_table", "demo"):
         assert not (ROOT / "hub" / f"{name}.py").exists()
         assert (ROOT / "tablesim" / f"{name}.py").exists()
+
+
+def test_no_tracked_file_keeps_a_merge_conflict_marker():
+    """A merge left ``=======`` and ``>>>>>>> branch`` in CHANGELOG.md once, unseen:
+    no tracked text file may hold a conflict marker line."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.split(b"\0")
+    marker = re.compile(rb"^(<{7} |>{7} |={7}$)", re.M)
+    found = []
+    for name in filter(None, listed):
+        path = ROOT / name.decode()
+        if path.suffix in {".png", ".wav", ".pdf", ".stl", ".ico"} or not path.is_file():
+            continue
+        if marker.search(path.read_bytes()):
+            found.append(name.decode())
+    assert found == []

@@ -26,6 +26,14 @@ RUNS: dict[str, tuple[list[str], list[str]]] = {
         ["--events", "300", "--rounds", "1"],
         [rf"{re.escape(str(ROOT))} +{NUMBER} µs per apply +\(1\.00× this tree\)"],
     ),
+    "evening_png": (
+        ["--games", "3", "--names", "2", "--pictures", "2", "--baseline", "0.3"],
+        [
+            r"^picture 720 x [0-9]+ px",
+            rf"^cold +2 +{NUMBER}ms +{NUMBER}ms .* 2 x 200 in {NUMBER} s$",
+            r"^goal memory of the hub and its children <= \+40 MB: (NOT )?met",
+        ],
+    ),
     "press_to_effect": (
         ["--presses", "50", "--idle", "0.5"],
         [

@@ -1,7 +1,7 @@
 """Child processes hold no connection of the web server's (issue 32).
 
 The hub starts children while it serves: the evening's PNG is drawn by
-``python -m web.evening_png`` (``web/evening_png.py``, started from a request's worker)
+``python -m web.evening_png`` (``web/evening_png.py``, started by the pictures' drawer thread)
 and the voice by espeak-ng (``hub/voice/engine.py``). Between its fork and its exec a
 child holds a copy of every descriptor of the hub that is not closed on exec, and until
 then a connection the server closed is not closed for the kernel. A server that forgets
@@ -96,20 +96,13 @@ def spawner(
         resting.wait(rest_s)
 
 
-def evening_png(port: int) -> Callable[[], object]:
-    """The product's PNG drawer, through the API: a worker spawns the child."""
+def evening_png() -> object:
+    """The product's PNG drawer (:func:`web.evening_png.render`), started in the hub's
+    own process as its drawer thread starts it (``GET /api/evening.png`` keeps a
+    picture once drawn, so asking it again would start no child)."""
+    from web.evening_png import render
 
-    def draw() -> object:
-        phone = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        try:
-            phone.request("GET", "/api/evening.png")
-            answer = phone.getresponse()
-            assert answer.status == 200, answer.status
-            return answer.read()
-        finally:
-            phone.close()
-
-    return draw
+    return render([("title", "Evening of 2026-12-07"), ("body", "Game 1: Ann won")])
 
 
 def holding_child() -> object:
@@ -135,7 +128,7 @@ def test_short_requests_come_whole_while_children_are_spawned(served):
     threads = [
         threading.Thread(target=phone, args=(port, until, failures, asked)) for _ in range(PHONES)
     ]
-    spawns: list[tuple[Callable[[], object], float]] = [(evening_png(port), PRODUCT_REST_S)]
+    spawns: list[tuple[Callable[[], object], float]] = [(evening_png, PRODUCT_REST_S)]
     spawns += [(holding_child, 0.0)] * HOLDERS
     if shutil.which(engine.ENGINE):  # the voice's children too
         spawns.append((lambda: engine.render("Ann's turn", "en"), PRODUCT_REST_S))
