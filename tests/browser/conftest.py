@@ -14,8 +14,15 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.http_client import HubProcess
+
+# How long an expectation waits for the page to get there: the suite runs in several
+# processes beside a booting container on two shared cores, where a page's fetch and
+# redraw took over Playwright's 5 s default once (the hand-over code in view). A
+# generous bound only costs time when a test fails; what is timed is in bench/page.py.
+expect.set_options(timeout=15_000)
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
