@@ -12,7 +12,7 @@ layer needs to know no hub type.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, InvalidStateError
 from contextlib import suppress
 from dataclasses import dataclass
@@ -121,6 +121,8 @@ class WebParts:
     sound_status: Callable[[], dict[str, Any]]
     selftest: SelftestSession
     sim: SimulatedPins | None
+    # refuses (FieldError) a new game whose player's name the voice takes too long to say
+    check_players: Callable[[Sequence[str]], None] = lambda players: None
 
 
 class HubWebService(PlayerRequests):
@@ -275,6 +277,10 @@ class HubWebService(PlayerRequests):
         ``replaces``, the running game the caller proved it may replace)."""
         with refusals():
             setup = check_setup(body, self.default_rules)
+            try:
+                self._parts.check_players(setup.players)
+            except FieldError as exc:
+                raise Refused.because(exc) from exc
             if self.running_game() != replaces:
                 raise other_game()
             started = self._parts.games.new_game(setup, replaces)
