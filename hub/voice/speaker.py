@@ -37,6 +37,7 @@ Render = Callable[[str, str], "array.array[int]"]  # render(text, lang) -> PCM
 CACHE_BYTES = 8 * 1024 * 1024  # ~190 s of speech: every sentence of two 8-player games
 GAP_FRAMES = 4410  # 0.2 s between two sentences said together
 MOST_LATE = 4  # sentences waiting to be said late (a press's; older ones are dropped)
+SETTLE_S = 1.0  # a changed spelling is rendered ahead once no newer one came for this long
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,9 @@ class Announcer:
     ``renders`` False renders nothing, ahead or late (the hub's sound is switched off:
     the sentences are still chosen and logged, as not played);
     ``on_status(status)`` hears :meth:`status` when renders are queued and when the
-    queue is empty again (on the render thread: it should only post to the loop).
+    queue is empty again (on the render thread: it should only post to the loop);
+    ``settle_s``: a changed spelling's sentences are rendered once no newer change
+    came for this long (a burst of changes costs one change's renders).
     """
 
     def __init__(
@@ -134,6 +137,7 @@ class Announcer:
         cache: Cache | None = None,
         renders: bool = True,
         on_status: Callable[[dict[str, object]], None] | None = None,
+        settle_s: float = SETTLE_S,
     ) -> None:
         self.words = words
         self.mode = mode
@@ -144,6 +148,7 @@ class Announcer:
         self.on_late = on_late
         self.renders = renders  # False: nothing is rendered (the hub's sound is off)
         self.on_status = on_status
+        self.settle_s = settle_s
         self.cache = cache if cache is not None else Cache()  # an empty one is falsy
         # how long a name speaks, measured by the same engine (nothing when it renders nothing)
         self.timing = SpeakingTime(render, lang, enabled=lambda: self.renders)
@@ -162,6 +167,7 @@ class Announcer:
         # the newest spellings': each prepare replaces the list). Both bounded.
         self._late: deque[tuple[str, str]] = deque()  # (lang, spoken text)
         self._ahead: list[tuple[str, str]] = []
+        self._not_before = 0.0  # monotonic time before which _ahead waits (a spelling's)
         self.rendered = 0  # renders done (the bench reads them)
         self.busy_s = 0.0  # seconds the render thread spent rendering
         self._cond = threading.Condition()
@@ -237,6 +243,8 @@ class Announcer:
         self._seen = (game.players, lang)
         if key == self._prepared:
             return
+        # only a spelling changed: wait for it to settle (a burst of changes renders once)
+        respelled = self._prepared is not None and self._prepared[:2] == key[:2]
         self._prepared = key
         self._words = {}  # a spelling may have changed
         self._ready = {}
@@ -248,6 +256,7 @@ class Announcer:
         with self._cond:
             # only the newest spellings are rendered: what an older change queued goes
             self._ahead = [key for key in wanted if key not in self.cache]
+            self._not_before = time.monotonic() + self.settle_s if respelled else 0.0
             self._cond.notify()
         self._tell()
 
@@ -300,15 +309,29 @@ class Announcer:
 
     # -- the render thread --------------------------------------------------------
 
+    def _take(self) -> tuple[str, str, bool] | None:
+        """The next render (lang, text, play when done), waiting for one; None when
+        closing. A late sentence first; the game's, once a spelling has settled."""
+        with self._cond:
+            while not self._closing:
+                if self._late:
+                    lang, text = self._late.popleft()
+                    self._busy = True
+                    return lang, text, True
+                wait = self._not_before - time.monotonic() if self._ahead else None
+                if wait is not None and wait <= 0:
+                    lang, text = self._ahead.pop(0)
+                    self._busy = True
+                    return lang, text, False
+                self._cond.wait(wait)
+            return None
+
     def _run(self) -> None:
         while True:
-            with self._cond:
-                self._cond.wait_for(lambda: self._late or self._ahead or self._closing)
-                if self._closing:
-                    return
-                play = bool(self._late)
-                lang, text = self._late.popleft() if play else self._ahead.pop(0)
-                self._busy = True
+            taken = self._take()
+            if taken is None:
+                return
+            lang, text, play = taken
             started = time.perf_counter()
             try:
                 self._render_one(lang, text, play)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import array
 import threading
+import time
 
 import pytest
 
@@ -92,6 +93,36 @@ def test_a_hundred_spelling_changes_render_only_the_newest_spellings():
         assert all(key in voice.cache for key in wanted)  # the game's sentences are ready
     finally:
         render.go.set()
+        voice.close()
+
+
+def test_a_burst_of_changes_renders_once_it_settles():
+    """With an engine as fast as can be, 100 changes in a burst still render only the
+    newest spellings: the game's sentences wait until no newer change came for
+    ``settle_s`` (before, every change's sentences were rendered: 7,200 renders)."""
+    render = GatedRenders()
+    render.go.set()
+    names: dict[str, str] = {}
+    voice = Announcer(
+        text, lambda: "turns", lambda: "en", lambda: names, render=render, settle_s=5.0
+    )
+    try:
+        now = table()
+        voice.prepare(now)
+        assert voice.wait_ready(30)
+        first = len(render.calls)
+        started = time.monotonic()
+        for change in range(100):
+            names.clear()
+            names.update({p: f"{p} {change}" for p in PLAYERS})
+            voice.prepare(now)
+        bursts = 1 + int((time.monotonic() - started) / 5.0)  # 1 unless this box stalls
+        assert voice.wait_ready(60)
+        named = len(every_phrase(PLAYERS)) - 2  # the two fixed sentences stay cached
+        assert len(render.calls) - first <= bursts * named
+        if bursts == 1:  # only the newest spelling was rendered
+            assert all(" 99" in words for _, words in render.calls[first:])
+    finally:
         voice.close()
 
 
