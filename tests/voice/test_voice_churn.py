@@ -267,3 +267,18 @@ def test_a_blank_name_is_refused_at_every_door(client, table_proof):
         r = client.post("/api/settings", json={"spoken_names": names})
         assert r.status_code == 400 and r.get_json()["error"] == "name_blank", names
         assert r.get_json()["field"] == "spoken_names"
+
+
+def test_an_mqtt_settings_command_the_voice_refuses_is_a_command_refusal():
+    """The speaking-time check runs when the change is applied: an MQTT command gets
+    the same code, as a command's refusal, and its worker goes on."""
+    from hub.mqtt.commands import Command, CommandError, HubCommands
+    from hub.runtime.settings import SettingsError, check
+
+    def apply(changes):
+        raise SettingsError("spoken_names: too long", "spoken_names", code="name_speaks_long")
+
+    commands = HubCommands(apply, lambda by: None, None, check)
+    with pytest.raises(CommandError) as caught:
+        commands.run(Command("settings", {"changes": {"spoken_names": {"Ann": SLOW}}}))
+    assert caught.value.code == "name_speaks_long"
