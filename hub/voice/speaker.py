@@ -162,14 +162,11 @@ class Announcer:
         # sentence is one lookup (these hold their PCM until the players, the language
         # or a spelling change, even past the cache's budget: one game's sentences)
         self._ready: dict[tuple[str, Phrase], Spoken] = {}
-        # What the render thread does next: sentences asked for and not ready (played
-        # when done; the newest few), then the game's sentences ahead of time (only
-        # the newest spellings': each prepare replaces the list). Both bounded.
+        # The render thread's work, both bounded: sentences asked for and not ready (the
+        # newest few), then the game's ahead of time (each prepare replaces the list).
         self._late: deque[tuple[str, str]] = deque()  # (lang, spoken text)
         self._ahead: list[tuple[str, str]] = []
         self._not_before = 0.0  # monotonic time before which _ahead waits (a spelling's)
-        self.rendered = 0  # renders done (the bench reads them)
-        self.busy_s = 0.0  # seconds the render thread spent rendering
         self._cond = threading.Condition()
         self._busy = False
         self._closing = False
@@ -332,12 +329,10 @@ class Announcer:
             if taken is None:
                 return
             lang, text, play = taken
-            started = time.perf_counter()
             try:
                 self._render_one(lang, text, play)
             finally:
                 with self._cond:
-                    self.busy_s += time.perf_counter() - started
                     self._busy = False
                     done = not self._pending()
                     self._cond.notify_all()
@@ -347,7 +342,6 @@ class Announcer:
     def _render_one(self, lang: str, text: str, play: bool) -> None:
         samples = self.cache.get((lang, text))
         if samples is None:
-            self.rendered += 1
             try:
                 samples = self.render(text, lang)
             except Exception as exc:  # a missing or failing engine costs the voice only
