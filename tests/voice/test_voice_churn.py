@@ -282,3 +282,43 @@ def test_an_mqtt_settings_command_the_voice_refuses_is_a_command_refusal():
     with pytest.raises(CommandError) as caught:
         commands.run(Command("settings", {"changes": {"spoken_names": {"Ann": SLOW}}}))
     assert caught.value.code == "name_speaks_long"
+
+
+def test_a_hundred_changes_through_the_api_render_about_one_changes_worth(make_hub):
+    """The issue's attack end to end: a token holder's 100 ``spoken_names`` changes
+    through ``POST /api/settings`` (the settings, the loop, the voice), the engine a
+    stand-in that counts (the measures too). Before: every change's 72 sentences were
+    queued and rendered."""
+    from hub.runtime.clock import SystemClock
+    from hub.voice.speaker import SETTLE_S
+    from web import create_app
+
+    hub = make_hub(threaded=True, clock=SystemClock(), sound={"voice": "turns"})
+    render, measure = GatedRenders(), GatedRenders()
+    render.go.set()
+    measure.go.set()
+    hub.voice.render = render
+    if hasattr(hub.voice, "timing"):
+        hub.voice.timing.render = measure  # names measured by a stand-in too
+    client = create_app(hub.web_service(), {"TESTING": True}).test_client()
+    client.set_cookie("mtrain_table", hub.trust.table_token())
+    assert client.post("/api/games", json={"players": list(PLAYERS)}).status_code == 201
+    assert hub.voice.wait_ready(30)
+    rendered = len(render.calls)
+    started, most_pending = time.monotonic(), 0
+    for change in range(100):
+        names = {p: f"{p} {change}" for p in PLAYERS}
+        r = client.post("/api/settings", json={"spoken_names": names})
+        assert r.status_code == 200, r.get_json()
+        most_pending = max(most_pending, hub.voice.status()["pending"])
+    bursts = 1 + int((time.monotonic() - started) / SETTLE_S)
+    assert hub.voice.wait_ready(60)
+    named = len(every_phrase(PLAYERS)) - 2
+    sentences = render.calls[rendered:]
+    assert rendered == len(every_phrase(PLAYERS))  # the game's start
+    assert len(sentences) <= min(bursts, 100) * named + 1
+    assert len(sentences) < 100 * named / 4  # was 100 x 72
+    assert len(measure.calls) <= 8 * (1 + 100)  # the players', then each change's new ones
+    assert most_pending <= 1 + named
+    wanted = {("en", hub.voice.spoken_text(p, "en")) for p in every_phrase(PLAYERS)}
+    assert all(key in hub.voice.cache for key in wanted)
