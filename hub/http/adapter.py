@@ -277,12 +277,12 @@ class HubWebService(PlayerRequests):
         ``replaces``, the running game the caller proved it may replace)."""
         with refusals():
             setup = check_setup(body, self.default_rules)
-            try:
+            if self.running_game() != replaces:
+                raise other_game()
+            try:  # last: it may run the engine (the names measured once each)
                 self._parts.check_players(setup.players)
             except FieldError as exc:
                 raise Refused.because(exc) from exc
-            if self.running_game() != replaces:
-                raise other_game()
             started = self._parts.games.new_game(setup, replaces)
         self._parts.selftest.game_started()  # the table's presses are the game's now
         return started
