@@ -377,6 +377,7 @@ class Hub:
             sound_status=self.sound.status,
             selftest=self.selftest,
             sim=self.sim,
+            check_players=self.voice.check_players,
         )
 
     def stop_server(self) -> None:

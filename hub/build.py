@@ -181,6 +181,7 @@ def voice(
         on_status=lambda status: set_extra("voice", status),
     )
     on_stop(opened, "the voice", spoken.close)
+    settings.check_spoken = spoken.check_spellings  # a spelling the voice says too long
     set_extra("voice", spoken.status())
     if voice_on(config, settings) and spoken.problem is not None:
         log.warning("voice: %s; the hub will not speak", spoken.problem)

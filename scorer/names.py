@@ -9,6 +9,9 @@ A name enters the hub in a new game's ``players`` and as a key of a score body
 - invisible and control characters are refused: the Unicode categories Cc (controls),
   Cf (format: zero-width space, joiners, bidirectional marks), Zl, Zp (line and
   paragraph separators), Co (private use), Cn (unassigned) and Cs (lone surrogates);
+- a name that shows nothing is refused (:func:`blank`): one of only combining marks,
+  spaces and the letters that draw nothing (the Hangul fillers, the blank Braille
+  pattern) would be an empty box on the page;
 - "Mexican" (in any case) names the Mexican Train, not a player.
 
 Two names are the same when their :func:`skeleton` is: NFKC, then casefold, then each
@@ -29,6 +32,8 @@ from scorer.errors import FieldError, clip
 
 MAX_NAME = 24
 REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cn", "Cs"})
+# Letters and symbols that draw nothing: Hangul fillers (Lo), the blank Braille pattern (So).
+DRAW_NOTHING = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 # Cyrillic and Greek letters that look like a Latin letter (lower case: the skeleton is
 # taken after casefold). Sources: Unicode's confusables.txt, the Latin look-alikes only.
@@ -108,6 +113,13 @@ def clean(name: object, field: str = "players") -> str:
     if not name.strip():
         raise BadName(f"{field}: {name!r} is not a name", field, code="not_a_name")
     name = unicodedata.normalize("NFC", name).strip()
+    if blank(name):
+        raise BadName(
+            f"{field}: {clip(name)!r} shows nothing (only marks or spaces)",
+            field,
+            code="name_blank",
+            name=name,
+        )
     if len(name) > MAX_NAME:
         raise BadName(
             f"{field}: {clip(name)!r} is longer than {MAX_NAME} characters",
@@ -124,6 +136,15 @@ def clean(name: object, field: str = "players") -> str:
             name=name,
         )
     return name
+
+
+def blank(name: str) -> bool:
+    """Whether ``name`` has no character that shows by itself: only combining marks
+    (category M), spaces (Z) and :data:`DRAW_NOTHING`."""
+    return all(
+        unicodedata.category(char)[0] in "MZ" or char in DRAW_NOTHING or char.isspace()
+        for char in name
+    )
 
 
 def skeleton(name: str) -> str:

@@ -12,7 +12,7 @@ layer needs to know no hub type.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, InvalidStateError
 from contextlib import suppress
 from dataclasses import dataclass
@@ -121,6 +121,8 @@ class WebParts:
     sound_status: Callable[[], dict[str, Any]]
     selftest: SelftestSession
     sim: SimulatedPins | None
+    # refuses (FieldError) a new game whose player's name the voice takes too long to say
+    check_players: Callable[[Sequence[str]], None] = lambda players: None
 
 
 class HubWebService(PlayerRequests):
@@ -277,6 +279,10 @@ class HubWebService(PlayerRequests):
             setup = check_setup(body, self.default_rules)
             if self.running_game() != replaces:
                 raise other_game()
+            try:  # last: it may run the engine (the names measured once each)
+                self._parts.check_players(setup.players)
+            except FieldError as exc:
+                raise Refused.because(exc) from exc
             started = self._parts.games.new_game(setup, replaces)
         self._parts.selftest.game_started()  # the table's presses are the game's now
         return started

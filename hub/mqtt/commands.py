@@ -305,7 +305,10 @@ class HubCommands:
     def run(self, command: Command) -> None:
         """Carry ``command`` out; :class:`CommandError` when this hub cannot."""
         if command.name == "settings":
-            self.apply_settings(command.args["changes"])
+            try:  # refused when applied too: a spelling the voice says too long
+                self.apply_settings(command.args["changes"])
+            except FieldError as exc:
+                raise CommandError.because(command.name, exc) from None
         elif command.name == "undo":
             self.undo("mqtt")  # the core's UndoRequested(by="mqtt"), as the centre's long hold
         elif command.name == "sim-press":

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from hub.io.sound import QUIET_MODES, check_quiet_mode, check_volume
 from hub.voice.engine import VOICES
 from hub.voice.phrases import VOICE_MODES, check_mode
 from scorer.errors import FieldError, clip
-from scorer.names import MAX_NAME  # a player's name, as the games and the store take it
+from scorer.names import MAX_NAME, blank  # a player's name, as the games and the store take it
 from scorer.store import StorageFault
 
 log = logging.getLogger("hub.runtime.settings")
@@ -52,6 +53,7 @@ def settings_view(values: dict[str, Any], sound: dict[str, Any]) -> dict[str, An
 
 MOST_SPELLINGS = 32  # spellings for the voice kept at once (a family's players)
 LONGEST_SPELLING = 60
+MOST_NEW_SPELLINGS = 8  # spellings one change may add or alter (each is measured: lengths.py)
 
 
 class SettingsError(FieldError):
@@ -94,6 +96,8 @@ def check(changes: object) -> dict[str, Any]:
                 check_spellings(value)
             elif not isinstance(value, bool):
                 raise ValueError(f"expected true or false, got {value!r}")
+        except FieldError:  # a refusal of its own (a name that shows nothing)
+            raise
         except ValueError as exc:
             raise SettingsError(
                 f"{key}: {clip(str(exc), 200)}", key, code="setting_value", name=key, value=value
@@ -114,11 +118,24 @@ def check_spellings(value: object) -> dict[str, str]:
                 raise ValueError(f"{name!r}: each {what} must be some text, got {text!r}")
             if len(text) > most or not text.isprintable():
                 raise ValueError(f"{name!r}: a {what} is at most {most} printable characters")
+            if blank(text):
+                raise SettingsError(
+                    f"spoken_names: {clip(text)!r} shows nothing (only marks or spaces)",
+                    "spoken_names",
+                    code="name_blank",
+                    name=text,
+                )
     return dict(value)
 
 
 class Settings:
-    """The current settings, saved atomically to ``path`` on every change."""
+    """The current settings, saved atomically to ``path`` on every change.
+
+    ``check_spoken(spellings, before)``, when the composition root sets it (the voice
+    exists after the settings), refuses a change whose new spelling speaks too long
+    (:meth:`hub.voice.speaker.Announcer.check_spellings`)."""
+
+    check_spoken: Callable[[Mapping[str, str], Mapping[str, str]], None] | None = None
 
     def __init__(self, path: Path, defaults: dict[str, Any]) -> None:
         self.path = path
@@ -135,10 +152,32 @@ class Settings:
             log.warning("ignoring %s: %s", self.path, exc)
             return {}
 
+    def _check_spellings(self, spellings: dict[str, str]) -> None:
+        """At most :data:`MOST_NEW_SPELLINGS` new spellings at once, each one said
+        briefly enough (``check_spoken``)."""
+        before = self.values.get("spoken_names") or {}
+        new = sum(1 for name, said in spellings.items() if before.get(name) != said)
+        if new > MOST_NEW_SPELLINGS:
+            raise SettingsError(
+                f"spoken_names: at most {MOST_NEW_SPELLINGS} new spellings at once, got {new}",
+                "spoken_names",
+                code="setting_value",
+                name="spoken_names",
+                value=f"{new} new spellings",
+            )
+        if self.check_spoken is not None:
+            try:
+                self.check_spoken(spellings, before)
+            except FieldError as exc:  # the voice's refusal, answered as a setting's
+                raise SettingsError(str(exc), exc.field, code=exc.code, **exc.params) from None
+
     def update(self, changes: dict[str, Any]) -> dict[str, Any]:
         """Apply a checked change, save it, and return all settings. A disk that refuses
         the file raises :class:`~scorer.store.StorageFault` and changes nothing."""
-        values = {**self.values, **check(changes)}
+        checked = check(changes)
+        if "spoken_names" in checked:
+            self._check_spellings(checked["spoken_names"])
+        values = {**self.values, **checked}
         tmp = self.path.with_suffix(".tmp")
         try:
             with open(tmp, "w") as f:

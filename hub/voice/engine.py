@@ -18,10 +18,21 @@ RATE = 22050
 VOICES = {"en": "en-us", "es": "es-419"}
 SPEED = 160  # words per minute: espeak's default of 175 is hurried for names
 SILENT = 96  # |sample| at or below this is silence when trimming (-51 dBFS)
+# The longest sentence the voice says (the longest fixed words and a name at the most
+# the voice allows, hub.voice.lengths.MOST_NAME_S, fit: docs/sound.md, "How long").
+MOST_SECONDS = 7.0
 
 
 class EngineError(RuntimeError):
     """The engine is missing or failed; the message says why, ready for a person."""
+
+
+class TooLong(EngineError):
+    """The text takes longer to say than the voice allows; ``seconds`` how long."""
+
+    def __init__(self, text: str, seconds: float, most: float) -> None:
+        super().__init__(f"{text[:60]!r} takes {seconds:.1f} s to say (at most {most:g} s)")
+        self.seconds = seconds
 
 
 def available() -> str | None:
@@ -36,10 +47,13 @@ def voice_for(lang: str) -> str:
     return VOICES.get(lang, VOICES["en"])
 
 
-def render(text: str, lang: str, timeout: float = 10.0) -> array.array[int]:
+def render(
+    text: str, lang: str, timeout: float = 10.0, most: float = MOST_SECONDS
+) -> array.array[int]:
     """``text`` spoken in ``lang`` as PCM samples, silence trimmed at both ends.
 
-    Raises :class:`EngineError` when the engine is missing, fails or says nothing.
+    Raises :class:`EngineError` when the engine is missing, fails or says nothing, and
+    :class:`TooLong` when what it says lasts more than ``most`` seconds.
     """
     if not text.strip():
         raise EngineError("nothing to say")
@@ -56,6 +70,8 @@ def render(text: str, lang: str, timeout: float = 10.0) -> array.array[int]:
     samples = trimmed(wav_samples(done.stdout))
     if not samples:
         raise EngineError(f"{ENGINE} said nothing for {text!r}")
+    if len(samples) > most * RATE:
+        raise TooLong(text, len(samples) / RATE, most)
     return samples
 
 

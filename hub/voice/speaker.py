@@ -19,13 +19,15 @@ from __future__ import annotations
 import array
 import logging
 import threading
-from collections import OrderedDict
+import time
+from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from hub.core.effects import Effect
 from hub.core.state import Table
 from hub.voice import engine
+from hub.voice.lengths import SpeakingTime
 from hub.voice.phrases import Phrase, choose, every_phrase
 
 log = logging.getLogger("hub.voice")
@@ -34,6 +36,8 @@ Words = Callable[..., str]  # words(lang, key, **params) -> the sentence
 Render = Callable[[str, str], "array.array[int]"]  # render(text, lang) -> PCM
 CACHE_BYTES = 8 * 1024 * 1024  # ~190 s of speech: every sentence of two 8-player games
 GAP_FRAMES = 4410  # 0.2 s between two sentences said together
+MOST_LATE = 4  # sentences waiting to be said late (a press's; older ones are dropped)
+SETTLE_S = 1.0  # a changed spelling is rendered ahead once no newer one came for this long
 
 
 @dataclass(frozen=True)
@@ -48,12 +52,19 @@ class Spoken:
 
 
 class Cache:
-    """PCM by (language, spoken text), least recently used dropped past ``budget`` bytes."""
+    """PCM by (language, spoken text), least recently used dropped past ``budget`` bytes.
+
+    The sentences of the game on the table are kept (:meth:`keep`): only the others
+    are dropped, so a game's sentences are never pushed out by another spelling's or
+    game's; the cache then holds at most ``budget`` bytes or that one game's sentences,
+    whichever is more (each sentence is bounded: :data:`hub.voice.engine.MOST_SECONDS`).
+    """
 
     def __init__(self, budget: int = CACHE_BYTES) -> None:
         self.budget = budget
         self.used = 0
         self._items: OrderedDict[tuple[str, str], array.array[int]] = OrderedDict()
+        self._kept: frozenset[tuple[str, str]] = frozenset()
         self._lock = threading.Lock()
 
     def get(self, key: tuple[str, str]) -> array.array[int] | None:
@@ -71,9 +82,23 @@ class Cache:
                 self.used -= len(old) * old.itemsize
             self._items[key] = samples
             self.used += size
-            while self.used > self.budget and len(self._items) > 1:
-                _, dropped = self._items.popitem(last=False)
-                self.used -= len(dropped) * dropped.itemsize
+            self._shrink()
+
+    def keep(self, keys: frozenset[tuple[str, str]]) -> None:
+        """Never drop ``keys`` (the game on the table's sentences) to make room; the
+        ones kept before may go again."""
+        with self._lock:
+            self._kept = keys
+            self._shrink()
+
+    def _shrink(self) -> None:
+        if self.used <= self.budget:
+            return
+        for key in [k for k in self._items if k not in self._kept]:  # oldest first
+            dropped = self._items.pop(key)
+            self.used -= len(dropped) * dropped.itemsize
+            if self.used <= self.budget:
+                return
 
     def __contains__(self, key: tuple[str, str]) -> bool:
         with self._lock:
@@ -94,7 +119,9 @@ class Announcer:
     ``renders`` False renders nothing, ahead or late (the hub's sound is switched off:
     the sentences are still chosen and logged, as not played);
     ``on_status(status)`` hears :meth:`status` when renders are queued and when the
-    queue is empty again (on the render thread: it should only post to the loop).
+    queue is empty again (on the render thread: it should only post to the loop);
+    ``settle_s``: a changed spelling's sentences are rendered once no newer change
+    came for this long (a burst of changes costs one change's renders).
     """
 
     def __init__(
@@ -110,6 +137,7 @@ class Announcer:
         cache: Cache | None = None,
         renders: bool = True,
         on_status: Callable[[dict[str, object]], None] | None = None,
+        settle_s: float = SETTLE_S,
     ) -> None:
         self.words = words
         self.mode = mode
@@ -120,7 +148,10 @@ class Announcer:
         self.on_late = on_late
         self.renders = renders  # False: nothing is rendered (the hub's sound is off)
         self.on_status = on_status
-        self.cache = cache or Cache()
+        self.settle_s = settle_s
+        self.cache = cache if cache is not None else Cache()  # an empty one is falsy
+        # how long a name speaks, measured by the same engine (nothing when it renders nothing)
+        self.timing = SpeakingTime(render, lang, enabled=lambda: self.renders)
         self.failures = 0
         self.problem: str | None = engine.available() if render is engine.render else None
         self._prepared: tuple[object, ...] | None = None
@@ -131,7 +162,11 @@ class Announcer:
         # sentence is one lookup (these hold their PCM until the players, the language
         # or a spelling change, even past the cache's budget: one game's sentences)
         self._ready: dict[tuple[str, Phrase], Spoken] = {}
-        self._queue: list[tuple[str, str, bool]] = []  # (lang, spoken text, play when done)
+        # The render thread's work, both bounded: sentences asked for and not ready (the
+        # newest few), then the game's ahead of time (each prepare replaces the list).
+        self._late: deque[tuple[str, str]] = deque()  # (lang, spoken text)
+        self._ahead: list[tuple[str, str]] = []
+        self._not_before = 0.0  # monotonic time before which _ahead waits (a spelling's)
         self._cond = threading.Condition()
         self._busy = False
         self._closing = False
@@ -178,6 +213,19 @@ class Announcer:
         params = {k: names.get(v, v) if k == "name" else v for k, v in phrase.params}
         return self.words(lang, phrase.key, **params)
 
+    def check_players(self, players: Sequence[str]) -> None:
+        """Refuse (:func:`hub.voice.lengths.refusal`) a new game whose player's name
+        (its spelling, if it has one) speaks too long, when the voice speaks."""
+        if self.mode() == "off":
+            return
+        names = self.spellings()
+        self.timing.check([(name, names.get(name, name)) for name in players], "players")
+
+    def check_spellings(self, spellings: Mapping[str, str], before: Mapping[str, str]) -> None:
+        """Refuse a change of ``spoken_names`` whose new spelling speaks too long."""
+        new = [(said, said) for name, said in spellings.items() if before.get(name) != said]
+        self.timing.check(new, "spoken_names")
+
     def prepare(self, table: Table, lang: str | None = None) -> None:
         """Queue the renders a game with ``table``'s players needs (only when its
         players, the language or the spellings changed since the last call).
@@ -192,36 +240,44 @@ class Announcer:
         self._seen = (game.players, lang)
         if key == self._prepared:
             return
+        # only a spelling changed: wait for it to settle (a burst of changes renders once)
+        respelled = self._prepared is not None and self._prepared[:2] == key[:2]
         self._prepared = key
         self._words = {}  # a spelling may have changed
         self._ready = {}
-        wanted = [self.spoken_text(p, lang) for p in every_phrase(game.players)]
+        # dict: each sentence once, in every_phrase's order (the turns first)
+        wanted = dict.fromkeys(
+            (lang, self.spoken_text(p, lang)) for p in every_phrase(game.players)
+        )
+        self.cache.keep(frozenset(wanted))
         with self._cond:
-            queued = {(q[0], q[1]) for q in self._queue}
-            for text in wanted:
-                if (lang, text) not in self.cache and (lang, text) not in queued:
-                    self._queue.append((lang, text, False))
-                    queued.add((lang, text))
+            # only the newest spellings are rendered: what an older change queued goes
+            self._ahead = [key for key in wanted if key not in self.cache]
+            self._not_before = time.monotonic() + self.settle_s if respelled else 0.0
             self._cond.notify()
         self._tell()
 
     def render_late(self, spoken: Spoken) -> None:
         """Render ``spoken`` before anything else queued, and play it when done."""
-        text = self.spoken_text(spoken.phrase, spoken.lang)
+        key = (spoken.lang, self.spoken_text(spoken.phrase, spoken.lang))
         with self._cond:
-            self._queue.insert(0, (spoken.lang, text, True))
+            if key not in self._late:
+                self._late.append(key)
+                while len(self._late) > MOST_LATE:  # said any later, it is news no more
+                    self._late.popleft()
             self._cond.notify()
 
     def wait_ready(self, timeout: float = 30.0) -> bool:
         """Block until every queued render is done (tests, the CLI, the bench)."""
         with self._cond:
-            return self._cond.wait_for(lambda: not self._queue and not self._busy, timeout)
+            return self._cond.wait_for(lambda: not self._pending(), timeout)
 
     def close(self) -> None:
         """Stop the render thread (a render under way finishes first)."""
         with self._cond:
             self._closing = True
-            self._queue.clear()
+            self._late.clear()
+            self._ahead = []
             self._cond.notify_all()
         self._thread.join(timeout=5.0)
 
@@ -229,13 +285,17 @@ class Announcer:
         """``{"available": bool, "reason": str | None, "cached": n, "pending": n}`` for
         the snapshot: sentences in the cache, and renders still to do."""
         with self._cond:
-            pending = len(self._queue) + self._busy
+            pending = self._pending()
         return {
             "available": self.problem is None,
             "reason": self.problem,
             "cached": len(self.cache),
             "pending": pending,
         }
+
+    def _pending(self) -> int:
+        """Renders still to do (the caller holds ``_cond``)."""
+        return len(self._late) + len(self._ahead) + self._busy
 
     def _tell(self) -> None:
         if self.on_status is not None:
@@ -246,20 +306,35 @@ class Announcer:
 
     # -- the render thread --------------------------------------------------------
 
+    def _take(self) -> tuple[str, str, bool] | None:
+        """The next render (lang, text, play when done), waiting for one; None when
+        closing. A late sentence first; the game's, once a spelling has settled."""
+        with self._cond:
+            while not self._closing:
+                if self._late:
+                    lang, text = self._late.popleft()
+                    self._busy = True
+                    return lang, text, True
+                wait = self._not_before - time.monotonic() if self._ahead else None
+                if wait is not None and wait <= 0:
+                    lang, text = self._ahead.pop(0)
+                    self._busy = True
+                    return lang, text, False
+                self._cond.wait(wait)
+            return None
+
     def _run(self) -> None:
         while True:
-            with self._cond:
-                self._cond.wait_for(lambda: self._queue or self._closing)
-                if self._closing:
-                    return
-                lang, text, play = self._queue.pop(0)
-                self._busy = True
+            taken = self._take()
+            if taken is None:
+                return
+            lang, text, play = taken
             try:
                 self._render_one(lang, text, play)
             finally:
                 with self._cond:
                     self._busy = False
-                    done = not self._queue
+                    done = not self._pending()
                     self._cond.notify_all()
             if done:
                 self._tell()

@@ -105,6 +105,14 @@ RUNS: dict[str, tuple[list[str], list[str]]] = {
             r"^goal every answer's median within 50 ms: (NOT )?met",
         ],
     ),
+    "voice_churn": (
+        ["--changes", "3", "--timeout", "120"],
+        [
+            r"^1 change \(baseline\) +1 +0 +[0-9]+ ",
+            r"^goal 3 changes render at most 2x one change's: (NOT )?met",
+            r"^goal the game's sentences all cached after each: (NOT )?met",
+        ],
+    ),
     "page": (
         ["--presses", "3", "--clients", "2", "--loads", "1"],
         [

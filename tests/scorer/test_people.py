@@ -195,3 +195,15 @@ def test_unknown_players_and_plays_are_refused(tmp_path):
     with pytest.raises(sqlite3.IntegrityError):
         store.note_play(game_id, 1, "Zed", "double")
     store.close()
+
+
+def test_rename_refuses_a_name_that_shows_nothing(tmp_path):
+    """Only combining marks would show a blank player (issue 33, item 6)."""
+    store = GameStore(tmp_path / "games.db")
+    _game(store, ["Ann", "Bob"], "2025-01-01T20:00:00")
+    ann = _by_name(store)["Ann"]["id"]
+    with pytest.raises(StoreError) as caught:  # the store's refusal, the code kept
+        store.rename_player(ann, "\u0301\u0308")
+    assert (caught.value.code, caught.value.field) == ("name_blank", "name")
+    assert _by_name(store)["Ann"]["id"] == ann
+    store.close()
