@@ -28,6 +28,7 @@ def create_app(service: HubService, test_config: dict[str, Any] | None = None) -
         errors,
         games_api,
         guard,
+        log_api,
         pages,
         players_api,
         selftest_api,
@@ -42,6 +43,7 @@ def create_app(service: HubService, test_config: dict[str, Any] | None = None) -
         app.config.update(test_config)
     app.extensions["hub_service"] = service
     app.register_blueprint(api.bp)
+    app.register_blueprint(log_api.bp)
     app.register_blueprint(games_api.bp)
     app.register_blueprint(table_api.bp)
     app.register_blueprint(trust_api.bp)

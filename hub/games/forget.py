@@ -15,7 +15,6 @@ it everywhere else the hub holds the name.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -58,10 +57,13 @@ class ForgetParts:
 def follow(parts: ForgetParts, forgotten: Forgotten) -> None:
     """Rename ``forgotten``'s seats on the table, in the log, and drop its spellings."""
     by_game: dict[int, Names] = {}
-    for game_id, old, new in forgotten.seats:  # the store's order: oldest game first
+    for game_id, old, new in forgotten.seats:
         by_game.setdefault(game_id, {})[old] = new
-    fallback: Names = {old: new for names in by_game.values() for old, new in names.items()}
-    newest = next(iter(by_game[max(by_game)].values())) if by_game else "Player"
+    fallback: Names = {}  # the newest game's names first: a spoken name is theirs
+    for game_id in sorted(by_game, reverse=True):
+        for old, new in by_game[game_id].items():
+            fallback.setdefault(old, new)
+    newest = next(iter(fallback.values()), "Player")
     for name in (forgotten.name, *_drop_spellings(parts, forgotten)):
         fallback.setdefault(name, newest)
     _follow_table(parts, by_game)
@@ -98,7 +100,9 @@ def _scrubbed(
     """A log entry's fields with the forgotten names replaced: by its game's anonymous
     names when it names a game, else by the newest game's (the table's, mostly)."""
     game = fields.get("game")
-    names = {**fallback, **(by_game.get(game, {}) if isinstance(game, int) else {})}
+    names = dict(by_game.get(game, {}) if isinstance(game, int) else {})  # its own first
+    for old, new in fallback.items():
+        names.setdefault(old, new)
     return {key: _swapped(value, names) for key, value in fields.items()}
 
 
@@ -107,10 +111,27 @@ def _swapped(value: Any, names: Names) -> Any:
         if value in names:
             return names[value]
         for old, new in names.items():  # a spoken sentence ("Ann's turn") holds the name
-            value = re.sub(rf"(?<!\w){re.escape(old)}(?!\w)", new, value, flags=re.IGNORECASE)
+            value = _word_replaced(value, old, new)
         return value
     if isinstance(value, list | tuple):
         return [_swapped(v, names) for v in value]
     if isinstance(value, dict):
         return {_swapped(k, names): _swapped(v, names) for k, v in value.items()}
     return value
+
+
+def _word_replaced(text: str, old: str, new: str) -> str:
+    """``text`` with each whole-word ``old`` (in any case) replaced by ``new``: "Ann's
+    turn" loses Ann, "Anna's turn" keeps Anna."""
+    low, key = text.lower(), old.lower()
+    if not key or len(low) != len(text):  # a lower case of another length: exact only
+        return text.replace(old, new)
+    kept, i = [], 0
+    while (at := low.find(key, i)) != -1:
+        end = at + len(key)
+        whole = (at == 0 or not text[at - 1].isalnum()) and (
+            end == len(text) or not text[end].isalnum()
+        )
+        kept.append(text[i:at] + (new if whole else text[at:end]))
+        i = end
+    return "".join(kept) + text[i:]

@@ -21,7 +21,8 @@ export async function open(arg) {
   }
   if (S.game && S.game.id === id) S.shown = S.game;
   else {
-    const r = await api("GET", `/api/games/${id}`);
+    // A past game's own token may show it while hide_stats hides it from viewers.
+    const r = await api("GET", `/api/games/${id}`, undefined, id);
     if (!r.ok) return patch($("scores"), `<p class="err">${esc(r.data.error)}</p>`);
     S.shown = r.data;
   }
