@@ -4,7 +4,7 @@ import { patch } from "./patch.js";
 import { formatDate, t } from "./i18n.js";
 
 export async function open() {
-  const r = await api("GET", "/api/games");
+  const r = await api("GET", "/api/games", undefined, gameId());  // the keeper sees all
   if (!r.ok) return patch($("games"), `<li class="err">${esc(r.data.error)}</li>`);
   patch($("games"), r.data.map(gameItem).join("") || `<li>${esc(t("games.none"))}</li>`);
 }

@@ -21,8 +21,8 @@ export async function open(arg) {
   }
   if (S.game && S.game.id === id) S.shown = S.game;
   else {
-    // A past game's own token may show it while hide_stats hides it from viewers.
-    const r = await api("GET", `/api/games/${id}`, undefined, id);
+    // Its own token, else the running game's: either shows it while hide_stats is on.
+    const r = await api("GET", `/api/games/${id}`, undefined, keeper(id) ? id : gameId());
     if (!r.ok) return patch($("scores"), `<p class="err">${esc(r.data.error)}</p>`);
     S.shown = r.data;
   }
