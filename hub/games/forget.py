@@ -7,7 +7,8 @@ it everywhere else the hub holds the name.
   also starts a new journal segment (``table.journal`` keeps the old names in no
   record), and the snapshot it announces goes to the phones and to MQTT's retained
   ``state``;
-- MQTT's retained ``game`` and the phones: the table's game is published again;
+- MQTT's retained ``game`` and the phones: the table's game is published again
+  (MQTT's retained ``game`` may have been a past game, corrected since);
 - the recent event log (``GET /api/log``): every name (and spelling) replaced;
 - the voice's spellings (``spoken_names`` in ``settings.json``, ``GET /api/settings``
   and MQTT's retained ``settings``): a spelling of the name goes.
@@ -71,13 +72,16 @@ def follow(parts: ForgetParts, forgotten: Forgotten) -> None:
 
 
 def _follow_table(parts: ForgetParts, by_game: Mapping[int, Names]) -> None:
-    """The table's game renamed (and journaled), then published to the phones and MQTT."""
+    """The table's game renamed (and journaled), then published to the phones and MQTT
+    (whatever game MQTT's retained ``game`` held, a past one corrected, it is the
+    table's again)."""
     game = parts.loop.table.game
-    if game is None or game.id not in by_game:
+    if game is None:
         return
-    renamed = tuple(by_game[game.id].items())
-    parts.loop.submit(SeatsRenamed(game.id, renamed, parts.now())).result(5.0)
-    parts.loop.settled()
+    if game.id in by_game:
+        renamed = tuple(by_game[game.id].items())
+        parts.loop.submit(SeatsRenamed(game.id, renamed, parts.now())).result(5.0)
+        parts.loop.settled()
     parts.publish("game", parts.get_game(game.id))
 
 
