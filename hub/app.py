@@ -214,6 +214,7 @@ class Hub:
         self.policy.set_quiet(values["quiet"])
         self.policy.turn_chime = values["turn_chime"]
         self.games.remember_players = bool(values["remember_players"])
+        self.games.hide_stats = bool(values["hide_stats"])
         self.lights.set_brightness(float(values["brightness"]))
         # a new language or spelling: render ahead (on the loop thread, which reads the words)
         self.loop.call(self.voice.prepare)

@@ -14,6 +14,7 @@ to its end. A forgotten player's seats keep an anonymous name (:func:`anonymous`
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from scorer import games, queries
@@ -32,12 +33,25 @@ SEATS = (
     "SELECT p.game_id, p.name, p.position, g.finished_at IS NULL AND g.abandoned_at IS NULL"
     " AS on_table FROM players p JOIN games g ON g.id = p.game_id WHERE p.person = ?"
 )
+# ... and every seat under the same name played while ``remember_players`` was off
+# (pointing at nobody): forgetting a player forgets those too.
+NAMED_SEATS = SEATS + " OR (p.person IS NULL AND name_skeleton(p.name) = ?)"
 OTHERS = "SELECT name FROM players WHERE game_id = ? AND name <> ?"
 BY_SKELETON = "SELECT id, name FROM people WHERE skeleton = ?"
 FINISHED_UNPLACED = (
     "SELECT DISTINCT g.id FROM games g JOIN players p ON p.game_id = g.id"
     " WHERE g.finished_at IS NOT NULL AND p.place IS NULL"
 )
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """What forgetting a player changed in the store: the remembered ``name`` and each
+    seat renamed, ``(game_id, old name, anonymous name)``, so the hub can rename them
+    in what it holds beside the database (the table, its log, the voice's spellings)."""
+
+    name: str
+    seats: tuple[tuple[int, str, str], ...]
 
 
 class PersonNotFound(StoreError):
@@ -248,10 +262,23 @@ def merge(sql: Sql, source: int, into: int) -> None:
     sql("DELETE FROM people WHERE id = ?", (source,))
 
 
-def forget(sql: Sql, person_id: int) -> None:
-    """Forget a player: each seat keeps an anonymous name (:func:`anonymous`), and the
-    remembered row goes (the store then scrubs its files)."""
-    for seat in _seats(sql, person_id, "forget them"):
+def forget(sql: Sql, person_id: int) -> Forgotten:
+    """Forget a player: each seat keeps an anonymous name (:func:`anonymous`), the
+    seats of games played under their name while ``remember_players`` was off too
+    (same skeleton, pointing at nobody), and the remembered row goes (the store then
+    scrubs its files). Returns what changed (:class:`Forgotten`)."""
+    found = sql("SELECT name, skeleton FROM people WHERE id = ?", (person_number(person_id),))
+    if not found:
+        raise PersonNotFound(
+            f"player {person_id}: no such player", code="player_missing", player=person_id
+        )
+    seats = sql(NAMED_SEATS, (person_id, found[0]["skeleton"]))
+    check_free(seats, "forget them")
+    renamed: list[tuple[int, str, str]] = []
+    for seat in seats:
         others = [r[0] for r in sql(OTHERS, (seat["game_id"], seat["name"]))]
-        _reseat(sql, seat, anonymous(seat["position"], others), None)
+        new = anonymous(seat["position"], others)
+        _reseat(sql, seat, new, None)
+        renamed.append((seat["game_id"], seat["name"], new))
     sql("DELETE FROM people WHERE id = ?", (person_id,))
+    return Forgotten(found[0]["name"], tuple(renamed))

@@ -67,8 +67,10 @@ class Roster:
         self._change(people.merge, source, into)
         return self.player(into)
 
-    def forget_player(self, person_id: int) -> None:
+    def forget_player(self, person_id: int) -> people.Forgotten:
         """Forget a player: each of their seats keeps an anonymous name (the seat's
-        number), their row goes, and the files keep no trace of it (:meth:`scrub`)."""
-        self._change(people.forget, person_id)
+        number), their row goes, and the files keep no trace of it (:meth:`scrub`).
+        Returns what changed, for the hub to follow (:class:`scorer.people.Forgotten`)."""
+        forgotten: people.Forgotten = self._change(people.forget, person_id)
         self.scrub()
+        return forgotten

@@ -31,6 +31,7 @@ def create_app(service: HubService, test_config: dict[str, Any] | None = None) -
         evening_png,
         games_api,
         guard,
+        log_api,
         pages,
         players_api,
         selftest_api,
@@ -46,6 +47,7 @@ def create_app(service: HubService, test_config: dict[str, Any] | None = None) -
     app.extensions["hub_service"] = service
     app.extensions["evening_pictures"] = evening_pictures.EveningPictures(evening_png.render)
     app.register_blueprint(api.bp)
+    app.register_blueprint(log_api.bp)
     app.register_blueprint(games_api.bp)
     app.register_blueprint(table_api.bp)
     app.register_blueprint(trust_api.bp)

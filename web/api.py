@@ -1,4 +1,5 @@
-"""The JSON API of docs/api.md: state, events (SSE), log, sim inputs, games, settings."""
+"""The JSON API of docs/api.md: state, events (SSE), sim inputs, games, settings (the
+log: :mod:`web.log_api`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from hub.wire.serving import LIVE_SERVER, ServerTakeover
 from hub.wire.sse import STREAM_HEADERS
 from scorer.errors import Refused
-from scorer.inputs import SLOT, BadInput, parse_body, query_whole
+from scorer.inputs import SLOT, BadInput, parse_body
 from web.errors import abort, error_response, refuse_unknown
 from web.service import HubService
 
@@ -37,16 +38,6 @@ def json_body() -> dict[str, Any]:
 def state() -> Response:
     """The hub snapshot."""
     return jsonify(hub_service().snapshot())
-
-
-@bp.get("/log")
-def event_log() -> Response:
-    """The newest hub events, oldest first."""
-    try:
-        limit = query_whole(request.args.get("limit", "100"), "limit", 1, 2000)
-    except BadInput as exc:
-        raise Refused.because(exc) from None
-    return jsonify(hub_service().recent_log(limit))
 
 
 def live_server() -> ServerTakeover | None:

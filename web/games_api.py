@@ -1,11 +1,13 @@
 """The games endpoints of docs/api.md: history, one game, scores and corrections, a
 blocked round, ending a game early, and the CSV/JSON downloads.
 
-Reads are open to every phone at the table. Edits need the game's scorekeeper token,
-from the ``mtrain_token_<id>`` cookie that ``POST /api/games`` sets or from an
-``Authorization: Bearer <token>`` header: missing is 401, wrong is 403. Every
-refusal is a 4xx ``{"error": …}`` and has changed nothing (the store writes one
-transaction per edit). ``docs/api.md`` lists every call, answer and error.
+Reads are open to every phone at the table, but for the statistics ``hide_stats``
+hides (:mod:`web.privacy`: another game than the table's, to a viewer). Edits need
+the game's scorekeeper token, from the ``mtrain_token_<id>`` cookie that
+``POST /api/games`` sets or from an ``Authorization: Bearer <token>`` header:
+missing is 401, wrong is 403. Every refusal is a 4xx ``{"error": …}`` and has
+changed nothing (the store writes one transaction per edit). ``docs/api.md`` lists
+every call, answer and error.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from scorer.errors import Refused, clip
 from scorer.games import KEEP
 from scorer.inputs import ID, MAX_ID
 from scorer.names import BadName, clean
+from web import privacy
 from web.api import authorise, hub_service, json_body
 from web.errors import abort, refuse_unknown
 
@@ -151,28 +154,35 @@ def _download(text: str, game_id: int, fmt: str, mimetype: str) -> Response:
 
 @bp.get("")
 def list_games() -> Response:
-    return jsonify(hub_service().list_games())
+    return jsonify(privacy.listed(hub_service().list_games()))
+
+
+def _read(game_id: int) -> dict[str, Any]:
+    """The stored game, for a request that may see its statistics (else a refusal)."""
+    game = _game(game_id)  # a missing game is 404 to everyone
+    privacy.guard_game(game_id)
+    return game
 
 
 @bp.get(f"/<{ID}:game_id>")
 def get_game(game_id: int) -> Response:
-    return jsonify(_game(game_id))
+    return jsonify(_read(game_id))
 
 
 @bp.get(f"/<{ID}:game_id>/rounds/<{ID}:number>/history")
 def round_history(game_id: int, number: int) -> Response:
-    _round(_game(game_id), number)
+    _round(_read(game_id), number)
     return jsonify(hub_service().round_history(game_id, number))
 
 
 @bp.get(f"/<{ID}:game_id>/export.csv")
 def export_csv(game_id: int) -> Response:
-    return _download(export.game_csv(_game(game_id)), game_id, "csv", "text/csv")
+    return _download(export.game_csv(_read(game_id)), game_id, "csv", "text/csv")
 
 
 @bp.get(f"/<{ID}:game_id>/export.json")
 def export_json(game_id: int) -> Response:
-    return _download(export.game_json(_game(game_id)), game_id, "json", "application/json")
+    return _download(export.game_json(_read(game_id)), game_id, "json", "application/json")
 
 
 # --- edits (token) --------------------------------------------------------------------

@@ -3,9 +3,10 @@ statistics, two players head to head, the season table, an evening's summary (JS
 CSV and a PNG drawn on the hub); renaming, merging and forgetting a player.
 
 Reads are open to every phone unless the ``hide_stats`` setting is on: then the
-statistics (a player's page, head to head, the season, the games and wins in the
-list) need what a settings change needs, the running game's scorekeeper token or
-the table's proof. Changes always need it. ``docs/api.md`` lists every call.
+statistics (a player's page, head to head, the season, the evening, the games and
+wins in the list) need what a settings change needs, the running game's scorekeeper
+token or the table's proof (:mod:`web.privacy`, the one rule). Changes always need
+it. ``docs/api.md`` lists every call.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from hub.wire.serving import WholeAnswer
 from scorer import export
 from scorer.errors import Refused, clip
 from scorer.inputs import ID, MAX_ID, BadInput, query_whole
+from web import privacy
 from web.api import TABLE_COOKIE, has_proof, hub_service, json_body, live_server, request_token
 from web.errors import abort, error_response, refuse_unknown
 from web.evening_pictures import QUEUE, EveningPictures, PicturesBusy
@@ -35,9 +37,8 @@ PICTURE_RETRY_S = 5  # a picture not drawn now: ask again in this many seconds
 PICTURE_WAIT_S = QUEUE * DRAW_TIMEOUT_S + 5  # at most this long a worker waits for one
 
 
-def _proof(doing: str, hidden: bool = False) -> None:
-    """401/403 unless this request has the scorekeeper's token or the table's proof
-    (``hidden``: the statistics are hidden from viewers, and the refusal says so)."""
+def _proof(doing: str) -> None:
+    """401/403 unless this request has the scorekeeper's token or the table's proof."""
     game_id = hub_service().running_game()
     if has_proof(game_id):
         return
@@ -48,23 +49,14 @@ def _proof(doing: str, hidden: bool = False) -> None:
         else "the table's proof: claim it at the hub (a press on the slot it lights)"
     )
     status, why = 403 if sent else 401, f"token: {doing} needs {who}"
-    if hidden:
-        abort(status, why, "token", code="stats_hidden")
     if game_id is not None:
         abort(status, why, "token", code="keeper_or_table", game=game_id)
     abort(status, why, "token", code="table_proof")
 
 
-def _hidden() -> bool:
-    """Whether the statistics are hidden from this request (``hide_stats``, no proof)."""
-    if not hub_service().settings().get("hide_stats"):
-        return False
-    return not has_proof(hub_service().running_game())
-
-
 def _statistics() -> None:
-    if _hidden():
-        _proof("reading the players' statistics (hidden from viewers by the settings)", True)
+    if privacy.stats_hidden():
+        privacy.refuse("reading the players' statistics (hidden from viewers by the settings)")
 
 
 def _body(allowed: tuple[str, ...]) -> dict[str, Any]:
@@ -97,7 +89,7 @@ def _since() -> str | None:
 def players() -> Response:
     """Every remembered player, most recently seen first (games and wins unless hidden)."""
     listed = hub_service().players()
-    if _hidden():
+    if privacy.stats_hidden():
         listed = [{k: v for k, v in p.items() if k not in ("games", "wins")} for p in listed]
     return jsonify(listed)
 

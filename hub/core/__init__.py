@@ -28,6 +28,7 @@ from hub.core.events import (
     PublicFixed,
     RoundBlocked,
     RoundScored,
+    SeatsRenamed,
     TurnFixed,
     UndoRequested,
 )
@@ -100,6 +101,8 @@ def _apply(table: Table, event: Event) -> Result:
         return undo.fix(table, event)
     if isinstance(event, EngineSet):
         return undo.set_engine(table, event)
+    if isinstance(event, SeatsRenamed):
+        return undo.rename_seats(table, event)
     if isinstance(event, ClaimRequested):
         return claim.request(table, event)
     if isinstance(event, RoundBlocked | PlayerWentOut):

@@ -123,6 +123,18 @@ class GameEnded:
 
 
 @dataclass(frozen=True)
+class SeatsRenamed:
+    """The store renamed seats of game ``game_id``: a player was forgotten, and each
+    ``(old, new)`` pair of ``renamed`` is a seat's old name and its anonymous one. Only
+    a game the table no longer plays can lose a player (the store refuses the one in
+    play)."""
+
+    game_id: int
+    renamed: tuple[tuple[str, str], ...]
+    at: float
+
+
+@dataclass(frozen=True)
 class UndoRequested:
     """Someone asked to take back the last table action: ``by`` is ``"centre"`` (the
     centre button's long hold) or who asked on a phone (``"scorekeeper"``)."""
@@ -242,6 +254,7 @@ Event = (
     | RoundBlocked
     | PlayerWentOut
     | GameEnded
+    | SeatsRenamed
     | UndoRequested
     | TurnFixed
     | DoubleFixed

@@ -22,7 +22,7 @@ from hub.core.effects import (
     RoundReopened,
     TablePlayed,
 )
-from hub.core.events import DoubleFixed, EngineSet, PublicFixed, TurnFixed
+from hub.core.events import DoubleFixed, EngineSet, PublicFixed, SeatsRenamed, TurnFixed
 from hub.core.news import ACTIONS, SOME_ACTION, Action, Fixed, Kind, Play, Sound
 from hub.core.state import HISTORY, PLAYING, Double, Moment, Table, evolve
 from scorer.errors import FieldError
@@ -247,3 +247,22 @@ def set_engine(table: Table, event: EngineSet) -> Result:
         return table, []
     table = evolve(table, game=evolve(game, engine_set=event.engine))
     return table, [LogEntry(entries.EngineSetEntry(game.round, event.engine, event.by), event.at)]
+
+
+def rename_seats(table: Table, event: SeatsRenamed) -> Result:
+    """A player of the game on the table was forgotten: the table shows the store's
+    anonymous names from now on, in its undo history too (nothing else changes)."""
+    game = table.game
+    if game is None or game.id != event.game_id:
+        return table, []
+    names = dict(event.renamed)
+    players = tuple(names.get(name, name) for name in game.players)
+    history = tuple(
+        evolve(
+            moment,
+            game=moment.game and evolve(moment.game, players=players),
+            plays=tuple((g, r, names.get(who, who), kind) for g, r, who, kind in moment.plays),
+        )
+        for moment in table.history
+    )
+    return evolve(table, game=evolve(game, players=players), history=history), []

@@ -20,7 +20,6 @@ from typing import Any
 
 from hub.core import entries, follow
 from hub.core.effects import RoundEnded, RoundReopened, TablePlayed
-from hub.core.entries import Entry
 from hub.core.events import (
     DoubleFixed,
     EngineSet,
@@ -45,6 +44,14 @@ from scorer.games import KEEP, WentOut
 from scorer.setup import GameSetup
 from scorer.store import GameStore, new_token
 
+# The log entries of a game's score edits, each naming its ``game``.
+GameNews = (
+    entries.ScoreEntry
+    | entries.BlockedEntry
+    | entries.GameEndedEntry
+    | entries.HandedOverEntry
+    | entries.GameBackEntry
+)
 log = logging.getLogger("hub")
 
 
@@ -84,6 +91,7 @@ class Games:
         self.store, self.writer, self.loop, self.clock = store, writer, loop, clock
         self.broadcaster, self.eventlog, self.backups = broadcaster, eventlog, backups
         self.remember_players = True  # the privacy setting: new games' players remembered
+        self.hide_stats = False  # the other: another game's news reaches no viewer
         # Keeps the table in step with the store when score requests race each other.
         self._rounds_lock = threading.Lock()
 
@@ -124,7 +132,7 @@ class Games:
                 for event in events:
                     self.loop.post(event)
                 self.loop.drain()
-            self.broadcaster.publish("game", stored)
+            self._news(stored)
         if stored["finished"]:
             self._backup(f"game{stored['id']}")
 
@@ -185,7 +193,7 @@ class Games:
             if not any(r["round"] == round and r["blocked"] for r in game["rounds"]):
                 game = self.store.set_blocked(game_id, round)
             self._log(entries.BlockedEntry(game_id, round))
-            self.broadcaster.publish("game", game)
+            self._news(game)
         return game
 
     def end_game(self, game_id: int) -> dict[str, Any]:
@@ -197,7 +205,7 @@ class Games:
             if table.game is not None and table.game.id == game_id:
                 self.loop.submit(GameEnded(self.clock.now())).result(5.0)
             self._log(entries.GameEndedEntry(game_id, game["winner"]))
-            self.broadcaster.publish("game", game)
+            self._news(game)
         self._backup(f"game{game_id}")
         return game
 
@@ -212,9 +220,23 @@ class Games:
         if self.backups is not None:
             self.backups.request(reason)
 
-    def _log(self, entry: Entry) -> None:
-        """A score edit for ``GET /api/log`` and the ``event`` subscribers (MQTT)."""
-        self.broadcaster.publish("event", self.eventlog.append(entry))
+    def _shown(self, game_id: object) -> bool:
+        """Whether a game's news may reach everyone: ``hide_stats`` is off, or it is
+        the game on the table (the phones' streams and the broker reach viewers too)."""
+        shown = self.loop.table.game
+        return not self.hide_stats or (shown is not None and shown.id == game_id)
+
+    def _news(self, game: dict[str, Any]) -> None:
+        """A game's news to the phones and MQTT (unless hidden: :meth:`_shown`)."""
+        if self._shown(game["id"]):
+            self.broadcaster.publish("game", game)
+
+    def _log(self, entry: GameNews) -> None:
+        """A score edit for ``GET /api/log`` and the ``event`` subscribers (MQTT),
+        unless another game's while ``hide_stats`` is on (:meth:`_shown`)."""
+        kept = self.eventlog.append(entry)
+        if self._shown(entry.game):
+            self.broadcaster.publish("event", kept)
 
     def hand_over(self, game_id: int, token: str) -> str | None:
         """The phone that opened a hand-over link takes the scorekeeping: ``token`` (the
@@ -224,7 +246,7 @@ class Games:
         fresh = self.store.hand_over(game_id, token)
         if fresh is not None:
             self._log(entries.HandedOverEntry(game_id))
-            self.broadcaster.publish("game", self.store.get_game(game_id))
+            self._news(self.store.get_game(game_id))
         return fresh
 
     def bring_back(self, game_id: int, replaces: int | None = None) -> dict[str, Any]:
@@ -236,7 +258,7 @@ class Games:
             self.resume(game)
             self.loop.drain()
             self._log(entries.GameBackEntry(game_id, replaces))
-            self.broadcaster.publish("game", game)
+            self._news(game)
         return game
 
     def resume(self, game: dict[str, Any] | None = None) -> None:
@@ -307,7 +329,7 @@ class Games:
             if table.game is not None and table.game.id == game_id and table.game.round == round:
                 self.loop.post(EngineSet(engine, self.clock.now(), by))
                 self.loop.drain()
-            self.broadcaster.publish("game", game)
+            self._news(game)
         return game
 
     def record(self, effect: RoundEnded | RoundReopened | TablePlayed) -> None:
@@ -327,4 +349,4 @@ class Games:
             game = self.store.set_went_out(effect.game_id, effect.round, effect.went_out)
         else:
             game = self.store.set_blocked(effect.game_id, effect.round)
-        self.broadcaster.publish("game", game)  # phones ask for the hands
+        self._news(game)  # phones ask for the hands

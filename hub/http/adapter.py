@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from hub.core.events import CENTRE, DoubleFixed, PublicFixed, TurnFixed
 from hub.core.state import Table
+from hub.games import forget
 from hub.games.changes import Games
 from hub.games.trust import TableTrust
 from hub.http.players import PlayerReads, PlayerRequests
@@ -143,6 +144,16 @@ class HubWebService(PlayerRequests):
     ) -> None:
         self._parts = parts
         self._players_store, self._players_flush = parts.store, parts.flush
+        follow = forget.ForgetParts(
+            parts.games.loop,
+            parts.eventlog.rewrite,
+            parts.games.broadcaster.publish,
+            parts.games.get_game,
+            parts.settings_now,
+            parts.apply_settings,
+            parts.now,
+        )
+        self._players_forgotten = lambda forgotten: forget.follow(follow, forgotten)
         self._loop = parts.loop
         self._sleep = sleep or time.sleep
         self._times_out = sleep is None

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from hub.http.refusals import refusals
+from scorer.people import Forgotten
 
 
 class PlayerReads(Protocol):
@@ -46,8 +47,8 @@ class PlayerReads(Protocol):
         """Merge a typo into the right player."""
         ...
 
-    def forget_player(self, person_id: int) -> None:
-        """Forget a player (their seats stay, anonymous)."""
+    def forget_player(self, person_id: int) -> Forgotten:
+        """Forget a player (their seats stay, anonymous); what changed."""
         ...
 
 
@@ -56,6 +57,7 @@ class PlayerRequests:
 
     _players_store: PlayerReads
     _players_flush: Callable[[], None]
+    _players_forgotten: Callable[[Forgotten], None]  # the hub follows a forget
 
     def _players_ask(self, question: Callable[..., Any], *args: Any) -> Any:
         self._players_flush()
@@ -91,5 +93,6 @@ class PlayerRequests:
         return dict(self._players_ask(self._players_store.merge_players, source, into))
 
     def forget_player(self, person_id: int) -> None:
-        """Forget a player; their games keep an anonymous seat."""
-        self._players_ask(self._players_store.forget_player, person_id)
+        """Forget a player; their games keep an anonymous seat, and the hub forgets
+        the name wherever else it holds it (:mod:`hub.games.forget`)."""
+        self._players_forgotten(self._players_ask(self._players_store.forget_player, person_id))

@@ -9,8 +9,9 @@ loop's :meth:`~hub.loop.HubLoop.drain` or ``settled_later``, which end only once
 
 The journal holds one *segment*: a checkpoint (the whole table, encoded by
 :mod:`hub.persist.codec`) followed by the events applied since. A new segment starts
-when the hub starts, when a game or round changes, and every ``compact_after``
-events, so replay stays short (see :mod:`hub.persist.replay`).
+when the hub starts, when a game or round changes (or its players' names: a player
+forgotten leaves their name in no segment), and every ``compact_after`` events, so
+replay stays short (see :mod:`hub.persist.replay`).
 
 Sharing the store writer's thread keeps one order for both: a round that the table
 ended is in the store before the event that ended it is in the journal, so after a
@@ -201,7 +202,7 @@ class JournalWriter:
         self._compact_after = compact_after
         self._pending: list[tuple[Event | None, Table]] = []  # loop thread only
         self._handed = 0  # batches handed off (written by the loop thread only)
-        self._segment: tuple[int, int] | None = None  # (game, round) of the segment
+        self._segment: tuple[int, int, tuple[str, ...]] | None = None  # see _round_of
         self._count = 0  # events in the segment (writer thread only)
         self._broken = True  # no segment written yet (or the last write failed)
         self._failing = False  # the last write failed (said once in the log)
@@ -301,7 +302,7 @@ class JournalWriter:
         self._failing = True
 
     def _due(self, table: Table) -> bool:
-        """A new segment starts with a new game or round, or a long segment."""
+        """A new segment starts with a new game, round or names, or a long segment."""
         return _round_of(table) != self._segment or self._count >= self._compact_after
 
 
@@ -309,6 +310,8 @@ def _where(journal: Journal) -> str:
     return str(getattr(journal, "path", "the journal"))
 
 
-def _round_of(table: Table) -> tuple[int, int] | None:
+def _round_of(table: Table) -> tuple[int, int, tuple[str, ...]] | None:
+    """What a segment is of: a game's round, under its players' names (a forgotten
+    player's name changes them, and the new segment leaves the old name in no file)."""
     game = table.game
-    return None if game is None else (game.id, game.round)
+    return None if game is None else (game.id, game.round, game.players)

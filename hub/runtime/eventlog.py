@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from hub.core.entries import Entry
@@ -42,6 +43,16 @@ class EventLog:
         with self._lock:
             newest = list(self._entries)[-limit:]
         return [_shown(kept) for kept in newest]
+
+    def rewrite(self, change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+        """Each entry's fields (all but ``at`` and ``kind``) become ``change(fields)``:
+        a forgotten player's name leaves the log (:mod:`hub.games.forget`)."""
+        with self._lock:
+            kept = list(self._entries)
+            self._entries.clear()
+            for epoch, kind, flat in kept:
+                fields = change({flat[i]: flat[i + 1] for i in range(0, len(flat), 2)})
+                self._entries.append((epoch, kind, tuple(v for p in fields.items() for v in p)))
 
 
 def _shown(kept: _Kept) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from hub.core.entries import GameEntry, SayEntry, SoundEntry, TapEntry
+from hub.core.entries import GameEntry, SayEntry, ScoreEntry, SoundEntry, TapEntry, TurnEntry
 from hub.core.news import Sound
 from hub.runtime.clock import iso
 from hub.runtime.eventlog import EventLog
@@ -43,3 +43,47 @@ def test_an_entry_without_a_time_is_stamped_now_and_its_flags_show_only_when_set
     said = log.append(SayEntry("Bea's turn", "en", played=True))
     assert said == {"at": now, "kind": "say", "text": "Bea's turn", "lang": "en", "played": True}
     assert log.append(SayEntry("Bea's turn", "en", True, late=True))["late"] is True
+
+
+def test_forgetting_rewrites_every_entry_by_its_game() -> None:
+    """hub/games/forget.py over the log: each game's own anonymous name, the newest
+    game's for an entry naming none, and a spoken sentence's whole words only."""
+    from types import SimpleNamespace
+
+    from hub.games import forget
+    from scorer.people import Forgotten
+
+    log = EventLog(FakeClock())
+    log.append(GameEntry(1, "aces", ("Ann", "Bob")), 1.0)
+    log.append(ScoreEntry(1, 1, {"Ann": 0, "Bob": 5}, "Ann", "scorekeeper"), 2.0)
+    log.append(GameEntry(2, "aces", ("Cy", "ann")), 3.0)
+    log.append(TurnEntry(2, "ann"), 4.0)
+    log.append(SayEntry("Ann's turn, then Anna's. Annie, say Zed", "en", True), 5.0)
+    parts = SimpleNamespace(
+        rewrite_log=log.rewrite,
+        settings_now=lambda: {"spoken_names": {"Ann": "Annie"}},
+        apply_settings=lambda changes: changes,
+        loop=SimpleNamespace(table=SimpleNamespace(game=None)),
+    )
+    seats = ((1, "Ann", "Player 1"), (2, "ann", "Player 2"))
+    forget.follow(parts, Forgotten("Ann", seats))  # type: ignore[arg-type]
+    entries = [{k: v for k, v in e.items() if k != "at"} for e in log.recent(10)]
+    assert json.loads(json.dumps(entries)) == [
+        {"kind": "game", "game": 1, "rules": "aces", "players": ["Player 1", "Bob"]},
+        {
+            "kind": "score",
+            "game": 1,
+            "round": 1,
+            "points": {"Player 1": 0, "Bob": 5},
+            "went_out": "Player 1",
+            "by": "scorekeeper",
+        },
+        {"kind": "game", "game": 2, "rules": "aces", "players": ["Cy", "Player 2"]},
+        {"kind": "turn", "slot": 2, "player": "Player 2"},
+        {
+            "kind": "say",
+            "text": "Player 2's turn, then Anna's. Player 2, say Zed",
+            "lang": "en",
+            "played": True,
+        },
+    ]

@@ -56,6 +56,7 @@ async function privacy() {
   return `<form id="privacy"><h3>${esc(t("players.privacy.title"))}</h3>` +
     box("pr-remember", "players.privacy.remember", r.data.remember_players !== false) +
     box("pr-hide", "players.privacy.hide", !!r.data.hide_stats) +
+    `<p class="note">${esc(t("players.privacy.hide_note"))}</p>` +
     `<button type="submit">${esc(t("players.privacy.save"))}</button>` +
     '<p class="err" id="e-privacy" role="status"></p></form>';
 }

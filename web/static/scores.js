@@ -21,7 +21,8 @@ export async function open(arg) {
   }
   if (S.game && S.game.id === id) S.shown = S.game;
   else {
-    const r = await api("GET", `/api/games/${id}`);
+    // Its own token, else the running game's: either shows it while hide_stats is on.
+    const r = await api("GET", `/api/games/${id}`, undefined, keeper(id) ? id : gameId());
     if (!r.ok) return patch($("scores"), `<p class="err">${esc(r.data.error)}</p>`);
     S.shown = r.data;
   }
