@@ -22,7 +22,6 @@ import random
 import sys
 import threading
 import time
-import urllib.parse
 import wsgiref.handlers
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
@@ -33,6 +32,7 @@ from tornado.http1connection import HTTP1Connection
 from tornado.ioloop import IOLoop
 
 from hub.http.connections import PhoneStream, answer_body, refusal
+from hub.http.targets import split_target
 from web.service import EARLY_CHECKED, LIVE_SERVER, EarlyAnswer, EarlyGate
 
 log = logging.getLogger("hub.http.server")
@@ -291,15 +291,6 @@ class Exchange(httputil.HTTPMessageDelegate):
         if body and "CONTENT_LENGTH" not in environ:  # a chunked body, joined here
             environ["CONTENT_LENGTH"] = str(len(body))
         return environ
-
-
-def split_target(target: str) -> tuple[str, str]:
-    """The request target's path (percent-decoded, as WSGI's latin-1 text) and query."""
-    if not target.startswith("/"):  # the absolute form, "http://host/path?query"
-        parts = urllib.parse.urlsplit(target)
-        target = (parts.path or "/") + ("?" + parts.query if parts.query else "")
-    path, _, query = target.partition("?")
-    return urllib.parse.unquote_to_bytes(path).decode("latin-1"), query
 
 
 def start_line(status: str) -> httputil.ResponseStartLine:
