@@ -9,7 +9,8 @@ that the app still routes to the same handler: ``//api/claim``, ``/api//claim``,
 leading slashes before it routes, so ``//api/claim`` reached the claim handler while
 the gate, comparing the raw path, counted nothing). The case of the path and a
 trailing slash are kept: the app routes ``/API/claim`` and ``/api/claim/`` nowhere,
-and the gate does not count them either.
+and the gate does not count them either. (The method is upper-cased as it arrives,
+:meth:`hub.http.workers.Exchange.headers_received`, for the same reason.)
 """
 
 from __future__ import annotations

@@ -145,7 +145,10 @@ class Exchange(httputil.HTTPMessageDelegate):
         """The request's head: refuse a body too large before reading it."""
         assert isinstance(start_line, httputil.RequestStartLine)
         self.phone.receiving()
-        self.start, self.headers = start_line, headers
+        # The method as the app routes it: Werkzeug takes "post" for POST, so the gate
+        # and every check of the method here take it so too (issue 33, item 5).
+        self.start = start_line._replace(method=start_line.method.upper())
+        self.headers = headers
         length = headers.get("Content-Length", "")
         if length.isdigit() and int(length) > MAX_BODY:
             self.conn.detach()  # Tornado reads no further: the connection is ours
