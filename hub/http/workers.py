@@ -147,7 +147,8 @@ class Exchange(httputil.HTTPMessageDelegate):
         self.phone.receiving()
         # The method as the app routes it: Werkzeug takes "post" for POST, so the gate
         # and every check of the method here take it so too (issue 33, item 5).
-        self.start = start_line._replace(method=start_line.method.upper())
+        method, target, version = start_line
+        self.start = httputil.RequestStartLine(method.upper(), target, version)
         self.headers = headers
         length = headers.get("Content-Length", "")
         if length.isdigit() and int(length) > MAX_BODY:
