@@ -147,7 +147,8 @@ def command(args: argparse.Namespace) -> int:
 
     def stop(*_: object) -> None:
         stopping.set()  # live streams end within a second
-        sys.exit(0)
+        if not server.stop_soon():  # serving: the loop ends between its callbacks
+            sys.exit(0)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
