@@ -381,6 +381,11 @@ class Hub:
             check_players=self.voice.check_players,
         )
 
+    def stop_serving_soon(self) -> bool:
+        """From a signal handler: end :meth:`serve`'s loop once it is between callbacks
+        (:meth:`hub.http.server.WebServer.stop_soon`); False when it is not serving here."""
+        return self._server is not None and self._server.stop_soon()
+
     def stop_server(self) -> None:
         """End the news, then the server (its live streams first: hub/http/server.py)."""
         self.broadcaster.close()

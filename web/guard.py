@@ -12,7 +12,8 @@ Every request must name the hub in its ``Host``: an address (any IP literal: no 
 answer is involved), ``localhost``, the machine's own name (and ``<name>.local``), or a
 name in ``app.config[HOSTS]`` (config ``web.hosts``); anything else is refused 421
 before any handler runs, so a page on a name an attacker controls that re-resolves to
-the hub (DNS rebinding) can neither read nor change anything.
+the hub (DNS rebinding) can neither read nor change anything. The rule is
+:mod:`hub.wire.hosts`'s, which the tournament board keeps too.
 
 Every answer carries the security headers: a Content Security Policy that loads
 nothing from elsewhere and allows no framing, ``nosniff``, ``X-Frame-Options: DENY``
@@ -21,13 +22,11 @@ and no referrer.
 
 from __future__ import annotations
 
-import ipaddress
-import socket
-from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from flask import Flask, Response, request
 
+from hub.wire.hosts import own_host, own_names
 from scorer.errors import clip
 from web.errors import abort
 
@@ -67,27 +66,6 @@ def same_origin(origin: str, host: str | None, scheme: str) -> bool:
 
 
 HOSTS = "HUB_HOSTS"  # app.config: more names the hub answers to (config web.hosts)
-
-
-def own_names(extra: Iterable[str] | None = ()) -> frozenset[str]:
-    """The names the hub answers to: ``localhost``, this machine's name and
-    ``<name>.local``, and ``extra``."""
-    machine = socket.gethostname().lower()
-    names = {"localhost", machine, f"{machine.split('.')[0]}.local"}
-    return frozenset(names | {str(n).lower().rstrip(".") for n in extra or ()})
-
-
-def own_host(host: str | None, names: frozenset[str]) -> bool:
-    """Whether a ``Host`` header names the hub: an IP address or one of ``names``."""
-    if not host:
-        return False
-    name = host.rsplit(":", 1)[0] if host.rsplit("]", 1)[-1].count(":") == 1 else host
-    name = name.strip("[]").lower().rstrip(".")
-    try:
-        ipaddress.ip_address(name)
-        return True
-    except ValueError:
-        return name in names
 
 
 def check_host(names: frozenset[str]) -> None:

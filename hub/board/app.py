@@ -2,14 +2,18 @@
 
 ``mtrain-hub board`` hands in the board (anything with ``view`` and
 ``changes_since``, see :class:`BoardSource`); nothing here imports the hub's runtime.
-The page needs no other host (no CDN), works on a phone and updates live.
+The page needs no other host (no CDN), works on a phone and updates live. A request
+whose ``Host`` is not the board's is refused 421 before any handler runs, by the hub's
+own rule (:mod:`hub.wire.hosts`), so a page on a name that re-resolves to the board
+(DNS rebinding) reads nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
+from hub.wire.hosts import own_host, own_names
 from hub.wire.i18n import CATALOGS, LANGUAGES
 from hub.wire.sse import KEEPALIVE, KEEPALIVE_S, RETRY, STREAM_HEADERS, Places, event
 
@@ -48,21 +52,25 @@ class BoardSource(Protocol):
 
 
 BUSY_RETRY_S = 5  # a page refused a live stream fetches the board this often instead
+HOST_SHOWN = 60  # a refused Host is named back cut to this many characters
 
 
 def create_board_app(
-    board: BoardSource, stopping: Any = None, most_streams: int | None = None
+    board: BoardSource,
+    stopping: Any = None,
+    most_streams: int | None = None,
+    hosts: Iterable[str] = (),
 ) -> Flask:
     """The board's Flask app. ``stopping`` (a ``threading.Event``) ends live streams;
     past ``most_streams`` at once (None: no limit) a stream is refused with a 503 and
     the page fetches ``/api/board`` every :data:`BUSY_RETRY_S` instead, so open pages
-    never take every web thread and a page load always gets one."""
-    from flask import Flask, jsonify, request
-
-    from hub.wire.i18n import language, text
+    never take every web thread and a page load always gets one. It answers to its
+    addresses, its machine's names and ``hosts`` (``--hosts``), nothing else."""
+    from flask import Flask, jsonify
 
     app = Flask(__name__, static_folder="static", static_url_path="/static")
     places = Places(most_streams)
+    _check_hosts(app, hosts)
 
     @app.after_request
     def secure(response: Response) -> Response:
@@ -78,16 +86,7 @@ def create_board_app(
     @app.get("/api/board/events")
     def events() -> Response:
         if not places.take():
-            params = {"most": places.most, "count": BUSY_RETRY_S}
-            lang = language(request.headers.get("Accept-Language"))
-            response = jsonify(
-                {
-                    "error": "board_full",
-                    "params": params,
-                    "message": text(lang, "error.board_full", **params),
-                }
-            )
-            response.status_code = 503
+            response = _refusal(503, "board_full", most=places.most, count=BUSY_RETRY_S)
             response.headers["Retry-After"] = str(BUSY_RETRY_S)
             return response
         response = app.response_class(
@@ -99,6 +98,34 @@ def create_board_app(
         return response
 
     return app
+
+
+def _check_hosts(app: Flask, hosts: Iterable[str]) -> None:
+    """Refuse (421) a request whose ``Host`` is none of the board's (hub/wire/hosts.py)."""
+    from flask import request
+
+    names = own_names(hosts)
+
+    @app.before_request
+    def check_host() -> Response | None:
+        if own_host(request.host, names):
+            return None
+        return _refusal(421, "host_refused", host=request.host[:HOST_SHOWN])
+
+
+def _refusal(status: int, code: str, **params: Any) -> Response:
+    """A refusal shaped as the hub's (``{"error", "params", "message"}``), its words from
+    the scorepad's catalogs in the asker's language."""
+    from flask import jsonify, request
+
+    from hub.wire.i18n import language, text
+
+    lang = language(request.headers.get("Accept-Language"))
+    response = jsonify(
+        {"error": code, "params": params, "message": text(lang, f"error.{code}", **params)}
+    )
+    response.status_code = status
+    return response
 
 
 def _add_pages(app: Flask) -> None:

@@ -30,6 +30,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="0.0.0.0", help="address to serve on")
     parser.add_argument("--port", type=int, default=8090, help="port to serve on (8090)")
     parser.add_argument(
+        "--hosts",
+        default="",
+        metavar="NAMES",
+        help="more names the board answers to, comma-separated (besides any IP address, "
+        "localhost, its machine name and <name>.local); other Host headers get 421",
+    )
+    parser.add_argument(
         "--base-topic", default="mtrain", help="the hubs' base topic (their [mqtt] base_topic)"
     )
     parser.add_argument("--username", default="", help="broker user name")
@@ -44,6 +51,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "update every few seconds instead of live",
     )
     parser.add_argument(*VERBOSE, action="store_true")
+
+
+def hosts(args: argparse.Namespace) -> list[str]:
+    """The names ``--hosts`` gives the board, besides its own."""
+    return [name.strip() for name in args.hosts.split(",") if name.strip()]
 
 
 def _broker(args: argparse.Namespace) -> Broker:
@@ -128,12 +140,15 @@ def command(args: argparse.Namespace) -> int:
     stopping = threading.Event()
     board.start(stopping)  # the one writer of the board's state
     link = connect(board, broker)
-    app = create_board_app(board, stopping, most_streams=args.threads - SPARE_THREADS)
+    app = create_board_app(
+        board, stopping, most_streams=args.threads - SPARE_THREADS, hosts=hosts(args)
+    )
     server = board_server(app, args.host, args.port, args.threads)
 
     def stop(*_: object) -> None:
         stopping.set()  # live streams end within a second
-        sys.exit(0)
+        if not server.stop_soon():  # serving: the loop ends between its callbacks
+            sys.exit(0)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)

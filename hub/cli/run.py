@@ -120,11 +120,14 @@ def command(args: argparse.Namespace) -> int:
     supervision = Supervision(hub.loop.call, hub.loop.beat, describe, notifier)
 
     # SIGTERM (systemd stop) and Ctrl-C unwind through ``finally`` and ``hub.stop()``.
-    # The news ends first: the web server's shutdown then waits for no phone.
+    # The news ends first: the web server's shutdown then waits for no phone. Serving,
+    # the server's loop is asked to end: SystemExit raised in a request's callback on it
+    # would be logged as that request's error and the hub would go on serving.
     def stop(*_: object) -> None:
         supervision.stopping()
         hub.broadcaster.close()
-        sys.exit(EXIT_OK)
+        if not hub.stop_serving_soon():
+            sys.exit(EXIT_OK)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)

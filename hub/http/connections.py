@@ -6,7 +6,9 @@ the methods its documentation names for a stream's subclasses (``read_from_fd``,
 :data:`RECEIVING` from a request's first byte until it is whole, :data:`SERVING`
 until its answer is written, :data:`STREAMING` once it is a live stream) so the
 server can close idle ones and cut slow senders, and answers a header too large with
-a 431 of its own instead of a silent close.
+a 431 of its own instead of a silent close, and a request Tornado cannot read (a NUL
+in a header) with the API's JSON 400 instead of Tornado's bare one (``write``, the
+stream's public method, extended for that one answer).
 
 :class:`Lingering` closes a refused connection gently: the refusal is sent, the
 writing half shut, and what the phone still sends is read and dropped for at most
@@ -20,6 +22,7 @@ import socket
 import time
 from collections.abc import Callable
 
+from tornado.concurrent import Future
 from tornado.ioloop import IOLoop
 from tornado.iostream import IOStream, StreamBufferFullError, UnsatisfiableReadError
 
@@ -55,6 +58,11 @@ def refusal(status: str, code: str, **params: int) -> bytes:
 HEADER_TOO_LARGE = refusal(
     "431 Request Header Fields Too Large", "head_too_large", limit=MAX_HEADER // 1024
 )
+# What Tornado writes itself for a request it cannot read (a NUL or another control
+# character in a header, a bad request line, a Content-Length that is no number, a
+# broken chunk): a bare 400. :meth:`PhoneStream.write` sends the API's refusal instead.
+TORNADOS_400 = b"HTTP/1.1 400 Bad Request\r\n\r\n"
+BAD_REQUEST = refusal("400 Bad Request", "bad_request")
 
 
 class Lingering:
@@ -132,6 +140,16 @@ class PhoneStream(IOStream):
         if read and self.state == IDLE:
             self.state, self.since = RECEIVING, time.monotonic()
         return read
+
+    def write(self, data: bytes | memoryview) -> Future[None]:
+        """Write ``data``; Tornado's bare 400 (:data:`TORNADOS_400`) becomes the API's
+        refusal, sent by the lingering close as Tornado closes the connection next."""
+        if data == TORNADOS_400:
+            self.answer_on_close = BAD_REQUEST
+            done: Future[None] = Future()
+            done.set_result(None)
+            return done
+        return super().write(data)
 
     def close_fd(self) -> None:
         """Close the socket (Tornado has unregistered it already), or hand it to the

@@ -34,7 +34,7 @@ import socket
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 
 from tornado import httputil
 from tornado.http1connection import (
@@ -43,6 +43,7 @@ from tornado.http1connection import (
     HTTP1ServerConnection,
 )
 from tornado.ioloop import IOLoop, PeriodicCallback
+from tornado.platform.asyncio import BaseAsyncIOLoop
 
 from hub.http.bind import listening_sockets
 from hub.http.connections import IDLE, MAX_HEADER, READ_CHUNK, RECEIVING, Lingering, PhoneStream
@@ -145,6 +146,17 @@ class WebServer:
         finally:
             sweep.stop()
             self._stopped.set()
+
+    def stop_soon(self) -> bool:
+        """From a signal handler on the thread :meth:`run` serves on: end the loop once
+        the callback it is in returns (SystemExit raised in that callback instead is
+        taken for a request's error, logged, and the loop goes on). False when it is
+        not serving on this thread."""
+        if self.running is not threading.current_thread() or self._stopped.is_set():
+            return False
+        asyncio_loop = cast(BaseAsyncIOLoop, self.io_loop).asyncio_loop
+        asyncio_loop.call_soon_threadsafe(self.io_loop.stop)  # wakes a waiting select
+        return True
 
     def close(self) -> None:
         """Stop accepting, end the live streams, close every connection, then wait for

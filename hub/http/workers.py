@@ -22,7 +22,6 @@ import random
 import sys
 import threading
 import time
-import urllib.parse
 import wsgiref.handlers
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
@@ -33,6 +32,7 @@ from tornado.http1connection import HTTP1Connection
 from tornado.ioloop import IOLoop
 
 from hub.http.connections import PhoneStream, answer_body, refusal
+from hub.http.targets import split_target
 from hub.wire.serving import EARLY_CHECKED, LIVE_SERVER, EarlyAnswer, EarlyGate, WholeAnswer
 
 log = logging.getLogger("hub.http.server")
@@ -145,7 +145,11 @@ class Exchange(httputil.HTTPMessageDelegate):
         """The request's head: refuse a body too large before reading it."""
         assert isinstance(start_line, httputil.RequestStartLine)
         self.phone.receiving()
-        self.start, self.headers = start_line, headers
+        # The method as the app routes it: Werkzeug takes "post" for POST, so the gate
+        # and every check of the method here take it so too (issue 33, item 5).
+        method, target, version = start_line
+        self.start = httputil.RequestStartLine(method.upper(), target, version)
+        self.headers = headers
         length = headers.get("Content-Length", "")
         if length.isdigit() and int(length) > MAX_BODY:
             self.conn.detach()  # Tornado reads no further: the connection is ours
@@ -291,15 +295,6 @@ class Exchange(httputil.HTTPMessageDelegate):
         if body and "CONTENT_LENGTH" not in environ:  # a chunked body, joined here
             environ["CONTENT_LENGTH"] = str(len(body))
         return environ
-
-
-def split_target(target: str) -> tuple[str, str]:
-    """The request target's path (percent-decoded, as WSGI's latin-1 text) and query."""
-    if not target.startswith("/"):  # the absolute form, "http://host/path?query"
-        parts = urllib.parse.urlsplit(target)
-        target = (parts.path or "/") + ("?" + parts.query if parts.query else "")
-    path, _, query = target.partition("?")
-    return urllib.parse.unquote_to_bytes(path).decode("latin-1"), query
 
 
 def start_line(status: str) -> httputil.ResponseStartLine:

@@ -25,6 +25,10 @@ DEFAULT_BUTTON_PINS = [4, 17, 27, 22, 5, 6, 13, 26]
 DEFAULT_MARKER_PINS = [23, 24, 25, 12, 16, 7, 8, 11]
 DEFAULT_CENTRE_PIN = 10
 
+# Tables and arrays inside one another a config file may hold: a section (1), a key's
+# array (2) and room to spare; deeper is refused with its key, never a traceback.
+MOST_NESTING = 8
+
 DEFAULTS: dict[str, dict[str, Any]] = {
     "hub": {
         "backend": "auto",
@@ -221,6 +225,11 @@ def load(path: str | Path | None = None, overrides: dict[str, Any] | None = None
             raise ConfigError(f"config file {path}: not found") from None
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"config file {path}: not valid TOML: {exc}") from None
+        except RecursionError:  # tomllib parses nesting by recursion: deeper, it fails
+            raise ConfigError(
+                f"config file {path}: arrays or tables nested too deeply (a hub's "
+                f"config nests at most {MOST_NESTING} levels)"
+            ) from None
         except UnicodeDecodeError as exc:
             raise ConfigError(
                 f"config file {path}: not UTF-8 text (byte {exc.start} is "
@@ -230,11 +239,33 @@ def load(path: str | Path | None = None, overrides: dict[str, Any] | None = None
             raise ConfigError(
                 f"config file {path}: cannot be read: {exc.strerror or exc}"
             ) from None
+    too_deep = _too_deep(from_file)
+    if too_deep is not None:
+        raise ConfigError(
+            f"config file {path}: {too_deep}: arrays or tables nested more than "
+            f"{MOST_NESTING} levels deep (a hub's config nests at most {MOST_NESTING})"
+        )
     _check_sections(from_file)
     config = merged(from_file)
     for section, values in (overrides or {}).items():
         config[section].update(values)
     return validate(config)
+
+
+def _too_deep(raw: dict[str, Any]) -> str | None:
+    """The first key (dotted, an array's items by index) whose value nests tables and
+    arrays deeper than :data:`MOST_NESTING`, or None. Walked without recursion, so the
+    checks and messages after it never meet a value too deep to print."""
+    pending: list[tuple[str, Any, int]] = [(str(key), value, 1) for key, value in raw.items()]
+    while pending:
+        key, value, depth = pending.pop()
+        if depth > MOST_NESTING:
+            return key
+        if isinstance(value, dict):
+            pending += [(f"{key}.{k}", v, depth + 1) for k, v in value.items()]
+        elif isinstance(value, list):
+            pending += [(f"{key}[{i}]", v, depth + 1) for i, v in enumerate(value)]
+    return None
 
 
 def _check_sections(raw: dict[str, Any]) -> None:

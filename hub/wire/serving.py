@@ -57,4 +57,6 @@ class EarlyGate(Protocol):
     and a canned answer, not a request (issue 25, HIGH 2)."""
 
     def __call__(self, method: str, path: str, client: str) -> EarlyAnswer | None:
-        """The answer to refuse the request with, or None to serve it."""
+        """The answer to refuse the request with, or None to serve it. ``path`` is the
+        one the app will be handed (``PATH_INFO``), in the server's one form of it:
+        decoded, slashes merged, dot segments resolved (hub/http/targets.py)."""

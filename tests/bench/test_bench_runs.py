@@ -113,6 +113,14 @@ RUNS: dict[str, tuple[list[str], list[str]]] = {
             r"^goal the game's sentences all cached after each: (NOT )?met",
         ],
     ),
+    "path_gate": (
+        ["--seconds", "0.3", "--threads", "2"],
+        [
+            rf"^POST /api/claim  \(baseline\) +{NUMBER} +[0-9]+ +{NUMBER}  ",
+            rf"^POST //api/claim +{NUMBER} +[0-9]+ +{NUMBER}  ",
+            r"^goal no other spelling reaches the handler once the limit is used up: (NOT )?met$",
+        ],
+    ),
     "page": (
         ["--presses", "3", "--clients", "2", "--loads", "1"],
         [

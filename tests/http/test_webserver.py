@@ -20,7 +20,7 @@ import pytest
 import hub.http.server as webserver
 import hub.http.workers as workers
 from hub.http.server import WebServer
-from hub.http.workers import split_target
+from hub.http.targets import split_target
 from tests.helpers import eventually
 
 

@@ -134,3 +134,51 @@ def test_every_key_refuses_wrong_values_with_its_name(section: str) -> None:
                 load(None, {section: {key: value}})
             except ConfigError as exc:
                 assert str(exc).startswith(f"{section}.{key}") or f"{section}." in str(exc)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a = " + "[" * 100_000 + "]" * 100_000,
+        "a = " + "{b = " * 10_000 + "1" + "}" * 10_000,
+        "[hub]\nbackend = " + "[" * 10_000 + '"sim"' + "]" * 10_000,
+    ],
+    ids=["100,000 arrays", "10,000 inline tables", "10,000 arrays in a key"],
+)
+def test_a_config_nested_too_deeply_for_the_parser(tmp_path: Path, text: str) -> None:
+    """Issue 33, item 11: tomllib parses nesting by recursion, and its RecursionError
+    was a traceback (exit 1). Now it is a config error naming the problem (exit 2)."""
+    path = tmp_path / "hub.toml"
+    path.write_text(text)
+    line = _config_error(_run(tmp_path, "--config", str(path)), f"config file {path}")
+    assert line.endswith(
+        ": arrays or tables nested too deeply (a hub's config nests at most 8 levels)"
+    )
+
+
+def test_a_config_nested_deeper_than_any_key_needs(tmp_path: Path) -> None:
+    """Nesting the parser can read but no key needs: refused naming the key, before a
+    check prints the value."""
+    path = tmp_path / "hub.toml"
+    path.write_text("[hub]\nbackend = " + "[" * 200 + '"sim"' + "]" * 200 + "\n")
+    line = _config_error(_run(tmp_path, "--config", str(path)), f"config file {path}")
+    assert line.endswith(
+        ": hub.backend[0][0][0][0][0][0][0]: arrays or tables nested more than 8 levels "
+        "deep (a hub's config nests at most 8)"
+    )
+    path.write_text("[" + ".".join(["web"] * 20) + "]\nport = 1\n")
+    line = _config_error(_run(tmp_path, "--config", str(path)), f"config file {path}")
+    assert ": web.web.web.web.web.web.web.web.web: arrays or tables nested more" in line
+
+
+def test_the_deepest_nesting_a_config_may_hold_is_read(tmp_path: Path) -> None:
+    """Eight levels (a section, a key, six arrays) pass to the key checks as ever;
+    nine are refused for their depth."""
+    path = tmp_path / "hub.toml"
+    path.write_text("[pins]\nbuttons = " + "[" * 6 + "1" + "]" * 6 + "\n")
+    with pytest.raises(ConfigError, match=r"^pins\.buttons: ") as refused:
+        load(path)
+    assert "nested" not in str(refused.value)
+    path.write_text("[pins]\nbuttons = " + "[" * 7 + "1" + "]" * 7 + "\n")
+    with pytest.raises(ConfigError, match=r": pins\.buttons(\[0\]){7}: arrays or tables nested"):
+        load(path)
