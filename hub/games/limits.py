@@ -24,23 +24,23 @@ from scorer.errors import FieldError
 
 
 @dataclass(frozen=True)
-class Rate:
+class Allowance:
     """``burst`` writes at once, then one more every ``every_s`` seconds."""
 
     burst: int
     every_s: float
 
 
-CORRECTIONS_PER_GAME = Rate(20, 6.0)  # a game's whole sheet put right, then 10 a minute
-CORRECTIONS_IN_ALL = Rate(40, 3.0)  # every game together: 20 a minute
-GAMES_STARTED = Rate(20, 60.0)  # an evening of false starts, then one a minute
+CORRECTIONS_PER_GAME = Allowance(20, 6.0)  # a game's whole sheet put right, then 10 a minute
+CORRECTIONS_IN_ALL = Allowance(40, 3.0)  # every game together: 20 a minute
+GAMES_STARTED = Allowance(20, 60.0)  # an evening of false starts, then one a minute
 MOST_GAMES_TRACKED = 256  # per-game budgets kept; the full ones are dropped first
 
 
 class Budget:
-    """A token bucket: :attr:`Rate.burst` tokens, one back every ``every_s`` seconds."""
+    """A token bucket: :attr:`Allowance.burst` tokens, one back every ``every_s`` seconds."""
 
-    def __init__(self, rate: Rate, now: float) -> None:
+    def __init__(self, rate: Allowance, now: float) -> None:
         self.rate = rate
         self._tokens = float(rate.burst)
         self._at = now
@@ -82,9 +82,9 @@ class WriteLimits:
     def __init__(
         self,
         now: Callable[[], float],
-        per_game: Rate = CORRECTIONS_PER_GAME,
-        in_all: Rate = CORRECTIONS_IN_ALL,
-        games: Rate = GAMES_STARTED,
+        per_game: Allowance = CORRECTIONS_PER_GAME,
+        in_all: Allowance = CORRECTIONS_IN_ALL,
+        games: Allowance = GAMES_STARTED,
     ) -> None:
         self._now = now
         self._per_game = per_game
