@@ -4,8 +4,6 @@ newest backup kept beside the newest copies (hub/persist/backup_plan.py)."""
 
 from __future__ import annotations
 
-import shutil
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from hub.persist.backup_plan import Pacing, day_of, kept
@@ -13,6 +11,7 @@ from hub.persist.storage import DB_NAME, Backups, BackupService
 from scorer.setup import check_setup
 from scorer.store import GameStore, new_token
 from tests.helpers import eventually
+from tests.persist.test_correction_flood import family_backups
 
 PLAYERS = ["Ann", "Bob", "Cy"]
 
@@ -37,19 +36,6 @@ def _add_game(db: Path) -> None:
     store = GameStore(db)
     store.create_game(check_setup({"players": PLAYERS}), token=new_token())
     store.close()
-
-
-def family_backups(folder: Path, db: Path, days: int = 7) -> list[Path]:
-    """One backup on each of the ``days`` days before today (the family's evenings)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    today = datetime.now(UTC).replace(hour=21, minute=30, second=0)
-    made = []
-    for back in range(days, 0, -1):
-        stamp = (today - timedelta(days=back)).strftime("%Y%m%d-%H%M%S")
-        path = folder / f"games-{stamp}-game{back}.db"
-        shutil.copy(db, path)
-        made.append(path)
-    return made
 
 
 # --- pacing ---------------------------------------------------------------------------
