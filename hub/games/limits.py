@@ -31,8 +31,8 @@ class Allowance:
     every_s: float
 
 
-CORRECTIONS_PER_GAME = Allowance(20, 6.0)  # a game's whole sheet put right, then 10 a minute
-CORRECTIONS_IN_ALL = Allowance(40, 3.0)  # every game together: 20 a minute
+CORRECTIONS_PER_GAME = Allowance(20, 2.0)  # a game's whole sheet put right, then 30 a minute
+CORRECTIONS_IN_ALL = Allowance(40, 2.0)  # every game together: no more than one game
 GAMES_STARTED = Allowance(20, 60.0)  # an evening of false starts, then one a minute
 MOST_GAMES_TRACKED = 256  # per-game budgets kept; the full ones are dropped first
 
