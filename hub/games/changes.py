@@ -8,8 +8,8 @@ ends (a long hold, a blocked round, an undo that reopens one) comes back as a
 :meth:`Games.record` records on the store writer thread, as it does a
 :class:`~hub.core.effects.TablePlayed` (a double, a last-tile call) for the players'
 statistics. A new game's players are remembered unless ``remember_players`` is off
-(the privacy setting of that name). New games and corrections are bounded in rate
-(:mod:`hub.games.limits`): a refused one writes nothing.
+(the privacy setting of that name). What a phone asks for is bounded in rate before
+it gets here (:mod:`hub.games.limits`, by the web adapter).
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ from hub.core.events import (
 from hub.core.news import Kind
 from hub.core.state import PLAYING
 from hub.core.undo import fix_refusal, moved_since
-from hub.games.limits import WriteLimits
 from hub.io.clock import Clock
 from hub.persist.storage import BackupService
 from hub.persist.store_writer import StoreWriter
@@ -70,8 +69,7 @@ class Games:
     """The store and the table kept in step (thread-safe: any request thread).
 
     ``backups`` (None in tests on a store of their own) backs the database up when
-    a game finishes; ``limits`` bound the new games and corrections (default: the
-    product's budgets on ``clock``).
+    a game finishes.
     """
 
     def __init__(
@@ -83,20 +81,16 @@ class Games:
         broadcaster: Broadcaster,
         eventlog: EventLog,
         backups: BackupService | None,
-        limits: WriteLimits | None = None,
     ) -> None:
         self.store, self.writer, self.loop, self.clock = store, writer, loop, clock
         self.broadcaster, self.eventlog, self.backups = broadcaster, eventlog, backups
-        self.limits = limits or WriteLimits(clock.now)
         self.remember_players = True  # the privacy setting: new games' players remembered
         # Keeps the table in step with the store when score requests race each other.
         self._rounds_lock = threading.Lock()
 
     def new_game(self, setup: GameSetup, replaces: int | None = None) -> tuple[int, str]:
         """Store a new game and start its round 1 on the table; returns (id, token).
-        ``replaces``: the unfinished game it replaces, marked abandoned. Beyond the
-        games' budget: :class:`~hub.games.limits.TooFast`, and nothing is stored."""
-        self.limits.new_game()
+        ``replaces``: the unfinished game it replaces, marked abandoned."""
         token = new_token()
         game_id = self.store.create_game(
             setup, token=token, replaces=replaces, remember=self.remember_players
@@ -150,8 +144,7 @@ class Games:
         """Record (or correct) a round's scores; the table follows. Returns the game.
         ``based_on``: the game's version the editor saw (``StaleEdit`` if it moved on).
         ``mid_round``: the caller means to score the round the table is still playing
-        (else that raises ``RoundInPlay``). A correction (a round scored already)
-        beyond its budget raises :class:`~hub.games.limits.TooFast`.
+        (else that raises ``RoundInPlay``).
 
         Raises the store's ``StoreError`` (``GameNotFound``) and then changes nothing.
         """
@@ -165,9 +158,6 @@ class Games:
             and table.phase in PLAYING
         ):
             raise RoundInPlay(round)
-        stored = self.store.get_game(game_id)  # GameNotFound before counting anything
-        if any(r["round"] == round and r["finished"] for r in stored["rounds"]):
-            self.limits.correction(game_id)
         game = self.store.record_round(
             game_id, round, points, tiles=tiles, went_out=went_out, by=by, based_on=based_on
         )

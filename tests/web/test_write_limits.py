@@ -39,6 +39,12 @@ def client(hub):
     return create_app(hub.web_service(), {"TESTING": True}).test_client()
 
 
+def client_with(hub, limits: WriteLimits):
+    """A phone of ``hub`` whose writes are bounded by ``limits``."""
+    hub.limits = limits
+    return create_app(hub.web_service(), {"TESTING": True}).test_client()
+
+
 def finished_game(client) -> tuple[int, dict[str, str]]:
     r = client.post("/api/games", json={"players": PLAYERS, "rounds": 1})
     assert r.status_code == 201, r.get_json()
@@ -75,8 +81,8 @@ def test_corrections_past_the_games_budget_are_refused_429_and_change_nothing(cl
     assert client.get(f"/api/games/{game_id}/rounds/1/history").get_json() == history
 
 
-def test_scoring_the_rounds_in_play_is_no_correction(client, hub) -> None:
-    hub.games.limits = WriteLimits(Time(), per_game=Allowance(1, 60.0))
+def test_scoring_the_rounds_in_play_is_no_correction(hub) -> None:
+    client = client_with(hub, WriteLimits(Time(), per_game=Allowance(1, 60.0)))
     r = client.post("/api/games", json={"players": PLAYERS, "rounds": 3})
     game_id, auth = r.get_json()["id"], {"Authorization": f"Bearer {r.get_json()['token']}"}
     for number in (1, 2, 3):  # each round scored as it is played: none is a correction
@@ -87,9 +93,9 @@ def test_scoring_the_rounds_in_play_is_no_correction(client, hub) -> None:
     assert correct(client, game_id, auth).status_code == 429
 
 
-def test_new_games_past_their_budget_are_refused_429(client, hub) -> None:
+def test_new_games_past_their_budget_are_refused_429(hub) -> None:
     time = Time()
-    hub.games.limits = WriteLimits(time, games=Allowance(2, 60.0))
+    client = client_with(hub, WriteLimits(time, games=Allowance(2, 60.0)))
     for _ in range(2):
         finished_game(client)
     before = client.get("/api/games").get_json()
