@@ -17,7 +17,6 @@ earlier copies only, never an earlier evening's.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,13 +25,12 @@ DAY_S = 24 * 3600.0
 KEEP_COPIES = 7
 KEEP_DAYS = 7
 
-_DAY = re.compile(r"^games-(\d{8})-")
-
 
 def day_of(backup: Path) -> str | None:
     """The UTC day (``YYYYmmdd``) a backup was taken, from its name; None if unnamed."""
-    found = _DAY.match(backup.name)
-    return found.group(1) if found else None
+    name = backup.name  # games-<YYYYmmdd>-…
+    day = name[6:14]
+    return day if name.startswith("games-") and day.isdigit() and name[14:15] == "-" else None
 
 
 def kept(backups: Sequence[Path], copies: int = KEEP_COPIES, days: int = KEEP_DAYS) -> set[Path]:
