@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from hub import build, core, version
 from hub.core.events import MarkersRead
 from hub.games.changes import Games
+from hub.games.limits import WriteLimits
 from hub.games.trust import TableTrust
 from hub.io.clock import Clock
 from hub.io.leds import LedDriver
@@ -174,6 +175,7 @@ class Hub:
             self.eventlog,
             self.backups,
         )
+        self.limits = WriteLimits(self.clock.now)  # what phones may write, how fast
         self.voice, chime_frames = build.voice(  # the snapshot's "voice": its renders
             opened, self.config, self.settings, self.store, self.sound, self.loop.set_extra
         )
@@ -368,6 +370,7 @@ class Hub:
             default_rules=str(self.config["hub"]["default_rules"]),
             loop=self.loop,
             games=self.games,
+            limits=self.limits,
             trust=self.trust,
             store=self.store,
             flush=self.writer.flush,

@@ -2,8 +2,8 @@
 checks that raise them (a game's id, a token's text, a stale edit), and the statements
 of every write: a new game's row, a token, seats and round 1; abandoning a game and
 bringing it back; a round's outcome, engine or reopening; a round's change (its scores,
-their history, its outcome, the next round, the end); an early finish; the version a
-write counts and a finished game's winner.
+its outcome, the next round, the end: its history is :mod:`scorer.history`'s); an
+early finish; the version a write counts and a finished game's winner.
 
 The queries that read are in :mod:`scorer.queries`. Pure, like the rest of
 :mod:`scorer`: :mod:`scorer.store` runs every statement here inside its own write
@@ -146,24 +146,18 @@ def outcome(game_id: int, round: int, went_out: str | None, finished: bool = Fal
 
 
 def round_change(game_id: int, change: RoundChange, by: str, stamp: str) -> list[Statement]:
-    """A round's new scores, each edit for its history (``by``, at ``stamp``), its
-    outcome, the next round (if any) and the game's end (if it finishes it)."""
+    """A round's new scores, its outcome, the next round (if any) and the game's end
+    (if it finishes it); ``by`` is checked here, the history written by
+    :func:`scorer.history.record`."""
     if not isinstance(by, str) or not by.strip():
         raise StoreError("by: say who edits the scores", "by", code="editor_missing")
     writes: list[Statement] = []
-    for name, old, new in change.edits:
+    for name, _, new in change.edits:
         writes.append(
             (
                 "INSERT INTO scores (game_id, round, player, points) VALUES (?, ?, ?, ?)"
                 " ON CONFLICT (game_id, round, player) DO UPDATE SET points = excluded.points",
                 (game_id, change.round, name, new),
-            )
-        )
-        writes.append(
-            (
-                "INSERT INTO score_edits (game_id, round, player, old_points, new_points,"
-                " edited_by, edited_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (game_id, change.round, name, old, new, by, stamp),
             )
         )
     writes.append(outcome(game_id, change.round, change.went_out, finished=True))

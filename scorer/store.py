@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from scorer import games, people, queries, rows
+from scorer import games, history, people, queries, rows
 from scorer.errors import FieldError
 from scorer.errors import StorageFault as StorageFault
 from scorer.games import KEEP, GameRecord, WentOut
@@ -296,7 +296,7 @@ class GameStore(Roster, Keepers):
         what :meth:`set_went_out` / :meth:`set_blocked` recorded (nothing: blocked).
         Scoring the current round finishes it and starts the next (the last one
         finishes the game and records its winner); scoring an earlier round corrects
-        it. Each changed score goes into :meth:`round_history` with ``by`` and ``at``.
+        it. Each changed score goes into :meth:`round_history` (:mod:`scorer.history`).
         ``based_on``: the game's ``version`` the editor saw; another one raises
         :class:`StaleEdit` (someone else wrote since) and changes nothing.
         Raises :class:`StoreError` (unknown game or player, missing player, bad
@@ -313,6 +313,7 @@ class GameStore(Roster, Keepers):
             assert points is not None
             change = games.plan_round(game, round, points, went_out)
             _run(conn, rows.round_change(game.id, change, by, stamp))
+            history.record(conn.execute, game.id, change, by, stamp)
             return self._settled(conn, game_id)
 
     @staticmethod
@@ -369,8 +370,7 @@ class GameStore(Roster, Keepers):
             return self._settled(conn, game_id)
 
     def round_history(self, game_id: int, round: int) -> list[dict[str, Any]]:
-        """Every score edit of a round, oldest first: ``player``, ``old`` (null for the
-        first entry), ``new``, ``by``, ``at``."""
+        """A round's score history, oldest first: ``player old new by at`` (history.py)."""
         with self._read() as conn, _as_store_error(self._path):
             _load(conn, game_id).round_at(round)
             edits = conn.execute(queries.HISTORY, (game_id, round)).fetchall()

@@ -6,6 +6,7 @@ Handlers refuse a request with :func:`abort` (or the hub refuses it by raising
 ``field`` present only when one field of the request body is at fault. Flask's own
 HTTP errors (404 for an unknown address, 405, 413, 415) get the same shape, and a
 disk that refuses a write (:class:`scorer.store.StorageFault`) is a 503 naming it.
+A 429 says when to ask again in ``Retry-After``: its ``count`` param (seconds).
 ``message`` is the catalogs' ``error.<code>`` (``web/static/i18n/<lang>.json``) filled
 with the params, in the request's ``Accept-Language``: words are made here, from the
 code, never read back from words.
@@ -97,6 +98,10 @@ def error_response(
     response.status_code = status
     if status == 401:
         response.headers["WWW-Authenticate"] = 'Bearer realm="mtrain-hub"'
+    wait = given.get("count")
+    if status == 429 and isinstance(wait, int) and not isinstance(wait, bool):
+        response.headers["Retry-After"] = str(max(1, wait))
+        response.headers["Cache-Control"] = "no-store"
     return response
 
 

@@ -8,7 +8,8 @@ ends (a long hold, a blocked round, an undo that reopens one) comes back as a
 :meth:`Games.record` records on the store writer thread, as it does a
 :class:`~hub.core.effects.TablePlayed` (a double, a last-tile call) for the players'
 statistics. A new game's players are remembered unless ``remember_players`` is off
-(the privacy setting of that name).
+(the privacy setting of that name). What a phone asks for is bounded in rate before
+it gets here (:mod:`hub.games.limits`, by the web adapter).
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from hub.core.events import CENTRE, DoubleFixed, PublicFixed, TurnFixed
 from hub.core.state import Table
 from hub.games import forget
 from hub.games.changes import Games
+from hub.games.limits import WriteLimits
 from hub.games.trust import TableTrust
 from hub.http.players import PlayerReads, PlayerRequests
 from hub.http.refusals import not_simulated, other_game, refusals
@@ -105,13 +106,15 @@ class WebParts:
     """The parts of the hub a request may reach, handed in by the composition root.
 
     ``store`` is read after ``flush()`` (the writes the loop ordered so far);
-    ``apply_settings`` checks, saves and applies a change and returns the settings.
+    ``apply_settings`` checks, saves and applies a change and returns the settings;
+    ``limits`` bound the new games and corrections a phone may ask for.
     """
 
     backend: str
     default_rules: str
     loop: WebLoop
     games: Games
+    limits: WriteLimits
     trust: TableTrust
     store: StoreReads
     flush: Callable[[], None]
@@ -284,12 +287,12 @@ class HubWebService(PlayerRequests):
     # --- games ----------------------------------------------------------------------
 
     def new_game(self, body: object, replaces: int | None = None) -> tuple[int, str]:
-        """Check the body, store the game, and start it on the table (abandoning
-        ``replaces``, the running game the caller proved it may replace)."""
+        """Check the body, store the game and start it, abandoning ``replaces`` (proved)."""
         with refusals():
             setup = check_setup(body, self.default_rules)
             if self.running_game() != replaces:
                 raise other_game()
+            self._parts.limits.new_game()  # TooFast: 429, nothing stored
             try:  # last: it may run the engine (the names measured once each)
                 self._parts.check_players(setup.players)
             except FieldError as exc:
@@ -350,8 +353,12 @@ class HubWebService(PlayerRequests):
             return self._parts.store.round_history(game_id, number)
 
     def score_round(self, game_id: int, number: int, **scores: Any) -> dict[str, Any]:
-        """Record or correct a round's scores; the table follows."""
+        """Record or correct a round's scores; the table follows. A correction (of a
+        round scored already) beyond its budget is refused (429) and writes nothing."""
         with refusals():
+            rounds = self._parts.games.get_game(game_id)["rounds"]
+            if any(r["round"] == number and r["finished"] for r in rounds):
+                self._parts.limits.correction(game_id)
             return self._parts.games.score_round(game_id, number, **scores)
 
     def block_round(self, game_id: int, number: int) -> dict[str, Any]:

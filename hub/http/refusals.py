@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from hub.games.changes import RoundInPlay
+from hub.games.limits import TooFast
 from hub.runtime.asks import TableChanged
 from hub.runtime.settings import SettingsError
 from scorer.errors import FieldError, Refused
@@ -24,6 +25,7 @@ REFUSALS: tuple[tuple[type[FieldError], int], ...] = (
     (StaleEdit, 409),
     (RoundInPlay, 409),
     (TableChanged, 409),
+    (TooFast, 429),  # with Retry-After: its ``count`` seconds (web/errors.py)
     (StoreError, 400),
     (SetupError, 400),
     (SettingsError, 400),

@@ -19,10 +19,12 @@ import sqlite3
 import stat
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from hub.persist.backup_plan import DAY_S, KEEP_COPIES, KEEP_DAYS, REST_S, Pacing, kept
 from hub.runtime.config import ConfigError
 
 log = logging.getLogger("hub.persist.storage")
@@ -30,7 +32,6 @@ log = logging.getLogger("hub.persist.storage")
 DB_NAME = "games.db"
 BACKUP_DIR = "backups"
 SQLITE_HEADER = b"SQLite format 3\x00"
-DAY_S = 24 * 3600.0
 
 
 class StorageProblem(Exception):
@@ -201,7 +202,7 @@ def check_database(db: Path, backups: Backups, journal: Path | None = None) -> N
         raise StorageProblem(db, f"the game database is damaged: {found}", hint)
 
 
-def check_storage(state_dir: Path, keep: int = 7) -> Backups:
+def check_storage(state_dir: Path, keep: int = KEEP_COPIES) -> Backups:
     """Check the folder and the database before the hub opens them; their backups."""
     check_state_dir(state_dir)
     from hub.persist.journal import FILE_NAME
@@ -212,12 +213,15 @@ def check_storage(state_dir: Path, keep: int = 7) -> Backups:
 
 
 class Backups:
-    """The newest ``keep`` copies of the game database in ``folder``, by SQLite's backup
-    API (consistent while the hub writes), named ``games-<UTC time>-<reason>.db``."""
+    """Copies of the game database in ``folder``, by SQLite's backup API (consistent
+    while the hub writes), named ``games-<UTC time>-<reason>.db``: the newest ``keep``
+    and the newest of each of the ``keep_days`` latest days
+    (:func:`hub.persist.backup_plan.kept`)."""
 
-    def __init__(self, folder: Path, keep: int = 7) -> None:
+    def __init__(self, folder: Path, keep: int = KEEP_COPIES, keep_days: int = KEEP_DAYS) -> None:
         self.folder = folder
         self.keep = keep
+        self.keep_days = keep_days
 
     def list(self) -> list[Path]:
         """The backups, newest first."""
@@ -231,12 +235,15 @@ class Backups:
         return found[0] if found else None
 
     def take(self, db: Path, reason: str, now: datetime | None = None) -> Path:
-        """Copy ``db`` into a new backup, drop the oldest beyond ``keep``; its path."""
+        """Copy ``db`` into a new backup, drop the ones no longer kept; its path."""
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         target = self.folder / f"games-{_stamp(now)}-{reason}.db"
         _copy_db(db, target)
-        for old in self.list()[self.keep :]:
-            old.unlink()
+        found = self.list()
+        keep = kept(found, self.keep, self.keep_days)
+        for old in found:
+            if old not in keep:
+                old.unlink()
         return target
 
     def restore(self, backup: Path, db: Path) -> Path | None:
@@ -278,8 +285,11 @@ def _copy_db(source: Path, target: Path) -> None:
 
 
 class BackupService:
-    """Takes a backup after every finished game (:meth:`request`) and once a day, on
-    its own thread: the loop thread and the requests never wait for the copy."""
+    """Takes a backup when asked (:meth:`request`: a game finished or was corrected)
+    and once a day, on its own thread: the loop thread and the requests never wait
+    for the copy. Paced (:class:`hub.persist.backup_plan.Pacing`): at most one every
+    ``rest_s`` seconds; one asked for meanwhile is taken when the rest ends, or at
+    :meth:`stop`. ``clock``: monotonic seconds."""
 
     def __init__(
         self,
@@ -287,14 +297,16 @@ class BackupService:
         db: Path,
         every_s: float = DAY_S,
         on_error: Callable[[str], None] | None = None,
+        rest_s: float = REST_S,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._backups = backups
         self._db = db
-        self._every_s = every_s
         self._on_error = on_error
+        self._clock = clock
+        self._pacing = Pacing(clock(), rest_s, every_s)
         self._wake = threading.Event()
         self._stop = threading.Event()
-        self._reason = "daily"
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
@@ -304,13 +316,13 @@ class BackupService:
         self._thread.start()
 
     def request(self, reason: str) -> None:
-        """Ask for a backup now (a game finished)."""
+        """Ask for a backup (now, or when the rest after the last one ends)."""
         with self._lock:
-            self._reason = reason
+            self._pacing.ask(reason)
         self._wake.set()
 
     def stop(self) -> None:
-        """Stop the thread (a backup under way finishes first)."""
+        """Stop the thread (a backup under way, or one asked for, is taken first)."""
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
@@ -318,13 +330,19 @@ class BackupService:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            woken = self._wake.wait(self._every_s)
-            self._wake.clear()
-            if self._stop.is_set():
-                return
             with self._lock:
-                reason, self._reason = (self._reason if woken else "daily"), "daily"
-            self.take(reason)
+                now = self._clock()
+                reason = self._pacing.due(now)
+                wait = max(0.0, self._pacing.next_at() - now)
+            if reason is not None:
+                self.take(reason)
+            else:
+                self._wake.wait(wait)
+                self._wake.clear()
+        with self._lock:
+            pending, self._pacing.asked = self._pacing.asked, None
+        if pending is not None:  # asked during the rest: not lost at a stop
+            self.take(pending)
 
     def take(self, reason: str) -> Path | None:
         """One backup now, on the calling thread; failures are logged, never raised."""

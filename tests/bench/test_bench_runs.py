@@ -121,6 +121,15 @@ RUNS: dict[str, tuple[list[str], list[str]]] = {
             r"^goal no other spelling reaches the handler once the limit is used up: (NOT )?met$",
         ],
     ),
+    "correction_flood": (
+        ["--threads", "2", "--seconds", "1"],
+        [
+            rf"^corrections accepted / s +{NUMBER} +{NUMBER}$",
+            r"^family's backups kept +7 of 7 +[0-9] of 7$",
+            r"^goal games\.db growth <= 1 MB: (NOT )?met; backups <= 5: (NOT )?met; "
+            r"the family's 7 kept: (NOT )?met$",
+        ],
+    ),
     "page": (
         ["--presses", "3", "--clients", "2", "--loads", "1"],
         [
