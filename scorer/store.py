@@ -229,13 +229,11 @@ class GameStore(Roster, Keepers):
         with self._read() as conn:
             return games.game_view(_load(conn, game_id))
 
-    def list_games(self) -> list[dict[str, Any]]:
-        """Every game, newest first: ``id``, ``created_at``, ``rules``, ``players``,
-        ``round``, ``round_count``, ``finished``, ``abandoned``, ``winner``."""
-        with self._read() as conn:
-            ids = [r[0] for r in conn.execute(queries.GAME_IDS)]
-            views = [games.game_view(_load(conn, game_id)) for game_id in ids]
-        return [queries.summary(view) for view in views]
+    def list_games(
+        self, before: int | None = None, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """A page of the games, newest first (:func:`scorer.queries.games_page`)."""
+        return list(self._ask(queries.games_page, before, limit))
 
     def current_game(self) -> dict[str, Any] | None:
         """The newest unfinished game that was not abandoned (to resume after a

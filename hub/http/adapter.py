@@ -85,8 +85,10 @@ class StoreReads(PlayerReads, Protocol):
     def check_token(self, game_id: int, token: str) -> bool:
         """Whether ``token`` is the game's scorekeeper token."""
 
-    def list_games(self) -> list[dict[str, Any]]:
-        """Every stored game, newest first."""
+    def list_games(
+        self, before: int | None = None, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """A page of the stored games, newest first: below id ``before``, ``limit`` of them."""
 
     def round_history(self, game_id: int, number: int) -> list[dict[str, Any]]:
         """The edits of one round's scores."""
@@ -316,10 +318,10 @@ class HubWebService(PlayerRequests):
         with refusals():
             return self._parts.games.hand_over(game_id, token)
 
-    def list_games(self) -> list[dict[str, Any]]:
-        """Every stored game (after the writes the loop ordered so far)."""
+    def list_games(self, before: int | None = None, limit: int = 20) -> list[dict[str, Any]]:
+        """A page of the stored games (after the writes the loop ordered so far)."""
         self._parts.flush()
-        return self._parts.store.list_games()
+        return self._parts.store.list_games(before, limit)
 
     def get_game(self, game_id: int) -> dict[str, Any]:
         """One stored game (404 when there is none)."""
