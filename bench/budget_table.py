@@ -304,6 +304,8 @@ class Played:
     unseen: int = 0
     started: float = 0.0
     ended: float = 0.0
+    # each gesture never shown: its index and the table key the phone still showed
+    unseen_at: list[tuple[int, str]] = field(default_factory=list)
 
 
 def play(box: Box, control: Phone, seconds: float, seed: int, stop: threading.Event) -> Played:
@@ -325,6 +327,7 @@ def play(box: Box, control: Phone, seconds: float, seed: int, stop: threading.Ev
                 state = control.wait(lambda s, last=last: table_key(s) != last, 5.0)
             except TimeoutError:
                 played.unseen += 1
+                played.unseen_at.append((len(played.gestures) - 1, last))
         kind, slot, sound = choose(state, rng)
         began = time.monotonic()
         played.gestures.append(_make(box, kind, slot, sound, table_key(state)))
@@ -336,6 +339,7 @@ def play(box: Box, control: Phone, seconds: float, seed: int, stop: threading.Ev
             control.wait(lambda s: table_key(s) != last, 5.0)
         except TimeoutError:
             played.unseen += 1
+            played.unseen_at.append((len(played.gestures) - 1, last))
     return played
 
 
