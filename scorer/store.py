@@ -84,6 +84,7 @@ class GameStore(Roster, Keepers):
         self._path = str(path)
         self._now = now
         self._write_lock = threading.Lock()
+        self.changes = 0  # writes committed since open: what answers kept are valid for
         self._readers_lock = threading.Lock()
         self._readers: list[sqlite3.Connection] = []  # every reader connection opened
         self._idle: list[sqlite3.Connection] = []  # the readers no read is using now
@@ -120,6 +121,7 @@ class GameStore(Roster, Keepers):
             try:
                 yield self._writer
                 self._writer.execute("COMMIT")
+                self.changes += 1
             except BaseException:
                 if self._writer.in_transaction:  # SQLite may have rolled back already
                     self._writer.execute("ROLLBACK")

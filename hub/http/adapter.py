@@ -22,6 +22,7 @@ from hub.core.events import CENTRE, DoubleFixed, PublicFixed, TurnFixed
 from hub.core.state import Table
 from hub.games.changes import Games
 from hub.games.trust import TableTrust
+from hub.http.answers import Answers
 from hub.http.players import PlayerReads, PlayerRequests
 from hub.http.refusals import not_simulated, other_game, refusals
 from hub.runtime.eventlog import EventLog
@@ -143,6 +144,7 @@ class HubWebService(PlayerRequests):
     ) -> None:
         self._parts = parts
         self._players_store, self._players_flush = parts.store, parts.flush
+        self._players_answers = Answers(lambda: parts.store.changes)
         self._loop = parts.loop
         self._sleep = sleep or time.sleep
         self._times_out = sleep is None

@@ -1,0 +1,105 @@
+"""hub/http/answers.py: a statistic asked by many phones at once is computed once, a
+write to the store makes it stale, an error reaches every phone waiting and is not kept."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from hub.http.answers import Answers
+from tests.helpers import eventually
+
+
+class Store:
+    """The store's count of writes, and how often a statistic was computed."""
+
+    def __init__(self) -> None:
+        self.changes = 0
+        self.computed = 0
+
+    def season(self) -> dict[str, list[int]]:
+        self.computed += 1
+        return {"games": [self.changes]}
+
+
+def test_sixteen_phones_at_once_cost_one_computation():
+    store = Store()
+    answers = Answers(lambda: store.changes)
+    release, started = threading.Event(), threading.Event()
+
+    def slow() -> dict[str, list[int]]:
+        started.set()
+        release.wait(10)
+        return store.season()
+
+    got: list[dict[str, list[int]]] = []
+    phones = [
+        threading.Thread(target=lambda: got.append(answers.ask(("season", ()), slow)))
+        for _ in range(16)
+    ]
+    phones[0].start()
+    assert started.wait(10)
+    for phone in phones[1:]:
+        phone.start()
+    eventually(lambda: sum(t.is_alive() for t in phones) == 16)
+    release.set()
+    for phone in phones:
+        phone.join(10)
+    assert store.computed == 1
+    assert got == [{"games": [0]}] * 16
+    got[0]["games"].append(99)  # each phone has its own copy
+    assert answers.ask(("season", ()), store.season) == {"games": [0]}
+    assert store.computed == 1  # kept
+
+
+def test_a_write_makes_every_kept_answer_stale():
+    store = Store()
+    answers = Answers(lambda: store.changes)
+    assert answers.ask("season", store.season) == {"games": [0]}
+    store.changes += 1
+    assert answers.ask("season", store.season) == {"games": [1]}
+    assert store.computed == 2
+
+
+def test_an_error_reaches_every_waiting_phone_and_is_not_kept():
+    answers = Answers(lambda: 0)
+    release = threading.Event()
+    errors: list[BaseException] = []
+
+    def failing() -> None:
+        release.wait(10)
+        raise LookupError("no such player")
+
+    def phone() -> None:
+        try:
+            answers.ask(("player", (7,)), failing)
+        except LookupError as exc:
+            errors.append(exc)
+
+    phones = [threading.Thread(target=phone) for _ in range(4)]
+    for thread in phones:
+        thread.start()
+    release.set()
+    for thread in phones:
+        thread.join(10)
+    assert len(errors) == 4
+    assert answers.ask(("player", (7,)), lambda: {"id": 7}) == {"id": 7}
+
+
+def test_at_most_the_kept_number_of_answers():
+    store = Store()
+    answers = Answers(lambda: 0, kept=3)
+    for person in range(5):
+        answers.ask(("player", person), store.season)
+    answers.ask(("player", 4), store.season)
+    assert store.computed == 5  # the newest kept
+    answers.ask(("player", 0), store.season)
+    assert store.computed == 6  # the oldest dropped
+
+
+@pytest.mark.parametrize("question", ["players", ("player", (1,))])
+def test_different_questions_are_kept_apart(question):
+    answers = Answers(lambda: 0)
+    answers.ask("other", lambda: "other")
+    assert answers.ask(question, lambda: "mine") == "mine"
