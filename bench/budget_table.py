@@ -212,6 +212,8 @@ class Listener:
         self._thread = threading.Thread(target=self._run, name="listener", daemon=True)
         self._closed = False
         self.error: BaseException | None = None
+        # what the other end closed while read (a phone's stream the hub ended): when, which
+        self.ended: list[tuple[int, socket.socket | int]] = []
 
     def add(self, source: socket.socket | int, take: Callable[[int, bytes], None]) -> None:
         """Read ``source`` (a socket, or a pipe's fd) and hand each read to ``take``."""
@@ -238,6 +240,7 @@ class Listener:
                     stamp = time.perf_counter_ns()
                     if not data:
                         self._selector.unregister(source)
+                        self.ended.append((stamp, source))
                         continue
                     key.data(stamp, data)
         except BaseException as exc:  # noqa: BLE001 - reported by the bench

@@ -345,6 +345,7 @@ def report(runs: list[HubRun], args: argparse.Namespace, loads: list[str]) -> No
         print(
             f"{run.label}: {len(played.gestures)} gestures ({rate:.1f}/s) {f['kinds']}; "
             f"{played.late} late (the last not yet shown), {played.unseen} never shown; "
+            f"{len(run.listener.ended)} streams ended by the hub while it played; "
             f"{len(f['sound'])} sounds and {len(f['phone'])} phone states timed "
             f"({f['no_sound']} sounds and {f['no_state']} states not found); {f['pings']} "
             f"watchdog pings; throttled in {f['throttled']} of {f['periods']} periods; "
@@ -492,7 +493,18 @@ def _gestures(run: HubRun) -> dict[str, Any]:
         for a, b in zip(pings, pings[1:], strict=False)
         if b - a > 20_000_000
     ]
-    return {"gestures": listed, "late": played.late, "unseen": played.unseen, "gaps": gaps}
+    which = {id(phone.sock): f"phone {i}" for i, phone in enumerate(run.phones)}
+    ended = [
+        {"at_ns": stamp, "what": which.get(id(source), repr(source))}
+        for stamp, source in run.listener.ended
+    ]
+    return {
+        "gestures": listed,
+        "late": played.late,
+        "unseen": played.unseen,
+        "gaps": gaps,
+        "streams_ended": ended,  # phone 0 is the one the driver looks at
+    }
 
 
 @dataclass
@@ -564,7 +576,7 @@ def run_all(args: argparse.Namespace) -> tuple[list[str], list[str]]:
             read_figures(run, rig.messages(run.label), args.probe_ms)
         report(runs, args, loads)
         failed = failed_goals(runs[0].figures)
-        unseen = sum(run.played.unseen for run in runs if run.played)
+        unseen = sum(run.played.unseen + len(run.listener.ended) for run in runs if run.played)
         if failed or unseen or args.keep:
             why = f"goals not met: {', '.join(failed) or 'none'}; gestures never shown: {unseen}"
             stamp = time.strftime("%Y%m%d-%H%M%S")
