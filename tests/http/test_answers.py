@@ -103,3 +103,29 @@ def test_different_questions_are_kept_apart(question):
     answers = Answers(lambda: 0)
     answers.ask("other", lambda: "other")
     assert answers.ask(question, lambda: "mine") == "mine"
+
+
+def test_a_kept_statistic_follows_every_write_on_a_live_hub(client, live_hub, table_proof):
+    """Kept answers on the hub: a finished game, a rename and a forget each show in the
+    next read, however the same reads were kept just before."""
+    players = lambda: {p["name"]: p for p in client.get("/api/players").get_json()}  # noqa: E731
+    season = lambda: client.get("/api/season").get_json()["games"]  # noqa: E731
+    assert players() == {} and season() == 0
+    created = client.post("/api/games", json={"players": ["Ann", "Bob"], "rounds": 1, "first": 1})
+    assert created.status_code == 201
+    assert players()["Ann"]["games"] == 0  # remembered, no game finished yet
+    game = created.get_json()["id"]
+    scored = client.post(
+        f"/api/games/{game}/rounds/1/scores",
+        json={"points": {"Ann": 0, "Bob": 9}, "mid_round": True},
+    )
+    assert scored.status_code == 200 and scored.get_json()["finished"]
+    assert (players()["Ann"]["games"], players()["Ann"]["wins"], season()) == (1, 1, 1)
+    ann = players()["Ann"]["id"]
+    assert client.get(f"/api/players/{ann}").get_json()["wins"] == 1
+    renamed = client.post(f"/api/players/{ann}/rename", json={"name": "Annie"})
+    assert renamed.status_code == 200
+    assert "Annie" in players() and "Ann" not in players()
+    assert client.post(f"/api/players/{ann}/forget", json={}).status_code == 200
+    assert set(players()) == {"Bob"}
+    assert client.get(f"/api/players/{ann}").status_code == 404
