@@ -42,6 +42,8 @@ class Answers:
         for it; ``compute``'s error reaches every caller waiting for it, and is not kept."""
         with self._lock:
             now = self._changes()
+            if any(version != now for version, _ in self._kept.values()):
+                self._kept.clear()  # stale: none is shown again, no old name is held
             kept = self._kept.get(question)
             if kept is not None and kept[0] == now:
                 self._kept.move_to_end(question)
@@ -53,6 +55,11 @@ class Answers:
         if waiting is not None:
             return copy.deepcopy(waiting.result())
         return copy.deepcopy(self._compute(question, now, compute, mine))
+
+    def clear(self) -> None:
+        """Drop every kept answer (a player forgotten: their name is held nowhere)."""
+        with self._lock:
+            self._kept.clear()
 
     def _compute(
         self, question: Hashable, now: int, compute: Callable[[], Any], mine: Future[Any]
@@ -67,8 +74,9 @@ class Answers:
             raise
         with self._lock:
             del self._computing[question, now]
-            self._kept[question] = (now, answer)
-            self._kept.move_to_end(question)
+            if now == self._changes():  # else written meanwhile: kept for no one
+                self._kept[question] = (now, answer)
+                self._kept.move_to_end(question)
             while len(self._kept) > self._max:
                 self._kept.popitem(last=False)
         mine.set_result(answer)

@@ -101,5 +101,7 @@ class PlayerRequests:
         return dict(self._players_ask(self._players_store.merge_players, source, into))
 
     def forget_player(self, person_id: int) -> None:
-        """Forget a player; their games keep an anonymous seat."""
+        """Forget a player; their games keep an anonymous seat, and no kept statistic
+        holds their name."""
         self._players_ask(self._players_store.forget_player, person_id)
+        self._players_answers.clear()

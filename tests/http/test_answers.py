@@ -129,3 +129,27 @@ def test_a_kept_statistic_follows_every_write_on_a_live_hub(client, live_hub, ta
     assert client.post(f"/api/players/{ann}/forget", json={}).status_code == 200
     assert set(players()) == {"Bob"}
     assert client.get(f"/api/players/{ann}").status_code == 404
+
+
+def test_a_write_leaves_no_stale_answer_held_and_a_clear_drops_them_all():
+    store = Store()
+    answers = Answers(lambda: store.changes)
+    answers.ask(("player", (1,)), lambda: {"name": "Ann"})
+    answers.ask("players", lambda: [{"name": "Ann"}])
+    answers.clear()  # a player forgotten: no kept answer holds the name
+    assert answers.ask("players", lambda: []) == []
+    store.changes += 1  # a write: the next ask drops every stale answer
+    assert answers.ask("season", store.season) == {"games": [1]}
+    assert answers.ask("players", lambda: ["fresh"]) == ["fresh"]
+
+
+def test_an_answer_computed_across_a_write_is_not_kept():
+    store = Store()
+    answers = Answers(lambda: store.changes)
+
+    def written_meanwhile() -> str:
+        store.changes += 1
+        return "old"
+
+    assert answers.ask("season", written_meanwhile) == "old"  # its asker gets it
+    assert answers.ask("season", lambda: "new") == "new"  # but no one after
