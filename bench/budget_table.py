@@ -212,6 +212,8 @@ class Listener:
         self._thread = threading.Thread(target=self._run, name="listener", daemon=True)
         self._closed = False
         self.error: BaseException | None = None
+        # what the other end closed while read (a phone's stream the hub ended): when, which
+        self.ended: list[tuple[int, socket.socket | int]] = []
 
     def add(self, source: socket.socket | int, take: Callable[[int, bytes], None]) -> None:
         """Read ``source`` (a socket, or a pipe's fd) and hand each read to ``take``."""
@@ -238,6 +240,7 @@ class Listener:
                     stamp = time.perf_counter_ns()
                     if not data:
                         self._selector.unregister(source)
+                        self.ended.append((stamp, source))
                         continue
                     key.data(stamp, data)
         except BaseException as exc:  # noqa: BLE001 - reported by the bench
@@ -304,6 +307,8 @@ class Played:
     unseen: int = 0
     started: float = 0.0
     ended: float = 0.0
+    # each gesture never shown: its index and the table key the phone still showed
+    unseen_at: list[tuple[int, str]] = field(default_factory=list)
 
 
 def play(box: Box, control: Phone, seconds: float, seed: int, stop: threading.Event) -> Played:
@@ -325,6 +330,7 @@ def play(box: Box, control: Phone, seconds: float, seed: int, stop: threading.Ev
                 state = control.wait(lambda s, last=last: table_key(s) != last, 5.0)
             except TimeoutError:
                 played.unseen += 1
+                played.unseen_at.append((len(played.gestures) - 1, last))
         kind, slot, sound = choose(state, rng)
         began = time.monotonic()
         played.gestures.append(_make(box, kind, slot, sound, table_key(state)))
@@ -336,6 +342,7 @@ def play(box: Box, control: Phone, seconds: float, seed: int, stop: threading.Ev
             control.wait(lambda s: table_key(s) != last, 5.0)
         except TimeoutError:
             played.unseen += 1
+            played.unseen_at.append((len(played.gestures) - 1, last))
     return played
 
 

@@ -54,11 +54,18 @@ later, which the sound figure includes). ``--threads`` adds each thread's CPU, t
 MQTT messages by topic, the p99s by gesture kind and the longest stalls with the
 gesture before each.
 
+A run that misses a goal or never shows a gesture keeps its evidence, read before the
+hubs stop, in ``--keep-dir`` (``test-artifacts/pi-budget/<time>/``; ``--keep`` keeps it
+always): for each hub its log, its own event log (``GET /api/log``) and snapshot, its
+groups' ``memory.stat``, ``memory.failcnt``, ``memory.oom_control``, ``cpu.stat`` and
+``cpuacct.usage``, the driver's gestures (each with whether the control phone saw it
+and the table it still showed), the loop's watchdog gaps over 20 ms and the figures.
+
 Where cgroups are not writable (not root, no cgroup v1) it says so and exits 0.
 Everything it starts, it stops, and its groups are removed, on Ctrl-C and failure too.
 
 Usage: python bench/pi_budget.py [--seconds 120] [--quick] [--period-ms 10] [--probe-ms 10]
-                                 [--threads] [--paced]
+                                 [--threads] [--paced] [--keep] [--keep-dir DIR]
 """
 
 from __future__ import annotations
@@ -149,6 +156,7 @@ if __name__ == "__main__" and sys.argv[1:2] == ["--hub"]:  # before any other im
 
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
+import json  # noqa: E402
 import signal  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
@@ -160,7 +168,7 @@ sys.path.insert(0, ROOT)
 
 from bench import budget_table as table  # noqa: E402
 from bench import cgroups  # noqa: E402
-from bench.budget_hub import PHONES, HubRun  # noqa: E402
+from bench.budget_hub import PHONES, HubRun, request  # noqa: E402
 
 SHARE = 8  # 1/8 of one core
 MEMORY_MB = 128
@@ -337,6 +345,7 @@ def report(runs: list[HubRun], args: argparse.Namespace, loads: list[str]) -> No
         print(
             f"{run.label}: {len(played.gestures)} gestures ({rate:.1f}/s) {f['kinds']}; "
             f"{played.late} late (the last not yet shown), {played.unseen} never shown; "
+            f"{len(run.listener.ended)} streams ended by the hub while it played; "
             f"{len(f['sound'])} sounds and {len(f['phone'])} phone states timed "
             f"({f['no_sound']} sounds and {f['no_state']} states not found); {f['pings']} "
             f"watchdog pings; throttled in {f['throttled']} of {f['periods']} periods; "
@@ -410,6 +419,94 @@ def print_threads(runs: list[HubRun]) -> None:
         print(f"| {name:16} | " + " | ".join(cells) + " |")
 
 
+def failed_goals(figures: dict[str, Any]) -> list[str]:
+    """The goals the budget hub did not meet (their rows' labels)."""
+    failed = []
+    for key, (label, _, check) in ROWS.items():
+        value = figure(figures, key)
+        if check is not None and (value is None or not check(value)):
+            failed.append(label)
+    return failed
+
+
+CGROUP_FILES = (
+    ("memory", "memory.stat"),
+    ("memory", "memory.max_usage_in_bytes"),
+    ("memory", "memory.failcnt"),
+    ("memory", "memory.oom_control"),
+    ("cpu", "cpu.stat"),
+    ("cpuacct", "cpuacct.usage"),
+)
+
+
+def keep_evidence(runs: list[HubRun], folder: Path, why: str) -> None:
+    """What a failed run leaves to explain it, for each hub: its log, its own event log
+    (``GET /api/log``: the gestures, sounds and turns it saw) and snapshot, its
+    groups' memory and CPU statistics, the driver's gestures (each with whether the
+    control phone saw it) and the loop's watchdog gaps over 20 ms."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "why.txt").write_text(why + "\n")
+    for run in runs:
+        name = run.label
+        with contextlib.suppress(OSError):
+            (folder / f"{name}-hub.log").write_bytes((run.work / "table.log").read_bytes())
+        for what, path in (("log", "/api/log?limit=2000"), ("state", "/api/state")):
+            try:
+                answer = request(run.port, "GET", path).decode()
+            except OSError as exc:
+                answer = json.dumps({"unanswered": str(exc)})
+            (folder / f"{name}-{what}.json").write_text(answer)
+        stats = []
+        for controller, knob in CGROUP_FILES:
+            with contextlib.suppress(OSError):
+                text = (run.group.dirs[controller] / knob).read_text()
+                stats.append(f"== {controller}/{knob}\n{text}")
+        (folder / f"{name}-cgroup.txt").write_text("\n".join(stats))
+        (folder / f"{name}-gestures.json").write_text(json.dumps(_gestures(run), indent=1))
+        figures = {k: v for k, v in run.figures.items() if not isinstance(v, list)}
+        (folder / f"{name}-figures.json").write_text(json.dumps(figures, indent=1, default=str))
+    print(f"kept the evidence of this run in {folder}")
+
+
+def _gestures(run: HubRun) -> dict[str, Any]:
+    """The driver's gestures (kind, slot, sound, edge stamp in ns, shown or not) and the
+    watchdog's gaps over 20 ms (ns stamps, ms long)."""
+    played = run.played
+    if played is None or run.box is None:
+        return {}
+    edges, _ = run.box.stamps()
+    unseen = dict(played.unseen_at)
+    listed = [
+        {
+            "kind": g.kind,
+            "slot": g.slot,
+            "sound": g.sound,
+            "edge_ns": edges[g.edge] if g.edge < len(edges) else None,
+            "shown": i not in unseen,
+            "phone_showed": unseen.get(i),
+        }
+        for i, g in enumerate(played.gestures)
+    ]
+    pings = run.pings.watchdog if run.pings else []
+    gaps = [
+        {"after_ns": a, "ms": (b - a) / 1e6}
+        for a, b in zip(pings, pings[1:], strict=False)
+        if b - a > 20_000_000
+    ]
+    which = {id(phone.sock): f"phone {i}" for i, phone in enumerate(run.phones)}
+    ended = [
+        {"at_ns": stamp, "what": which.get(id(source), repr(source))}
+        for stamp, source in run.listener.ended
+    ]
+    return {
+        "gestures": listed,
+        "late": played.late,
+        "unseen": played.unseen,
+        "gaps": gaps,
+        "streams_ended": ended,  # phone 0 is the one the driver looks at
+    }
+
+
 @dataclass
 class Rig:
     """What both hubs share: the work folder, the broker and its subscriber."""
@@ -478,6 +575,12 @@ def run_all(args: argparse.Namespace) -> tuple[list[str], list[str]]:
         for run in runs:
             read_figures(run, rig.messages(run.label), args.probe_ms)
         report(runs, args, loads)
+        failed = failed_goals(runs[0].figures)
+        unseen = sum(run.played.unseen + len(run.listener.ended) for run in runs if run.played)
+        if failed or unseen or args.keep:
+            why = f"goals not met: {', '.join(failed) or 'none'}; gestures never shown: {unseen}"
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            keep_evidence(runs, Path(args.keep_dir) / stamp, why)
         if args.threads:
             print_topics(rig, runs)
     return groups, started
@@ -500,6 +603,14 @@ def main() -> int:
         "--paced",
         action="store_true",
         help="ALSA null paced like a sound card (default: it takes each sound at once)",
+    )
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the evidence even when every goal is met"
+    )
+    parser.add_argument(
+        "--keep-dir",
+        default=os.path.join(ROOT, "test-artifacts", "pi-budget"),
+        help="where a run that misses a goal (or never shows a gesture) keeps its evidence",
     )
     parser.add_argument("--box", help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -63,7 +63,9 @@ MONTHS = (  # the chart over time: one point per month played
 RECENT = (  # the newest finished games, with the place and total
     "SELECT g.id AS game, g.finished_at, p.place, p.won,"
     " (SELECT sum(points) FROM scores s WHERE s.game_id = g.id AND s.player = p.name)"
-    " AS total" + SEATS_OF + " ORDER BY g.id DESC LIMIT 10"
+    # By the seat's game: players_by_person walked backwards, ten rows read and summed
+    # (by g.id, every seat was summed, then sorted: 5,000 totals for ten).
+    " AS total" + SEATS_OF + " ORDER BY p.game_id DESC LIMIT 10"
 )
 HEAD_TO_HEAD = (
     "SELECT count(*) AS games, coalesce(sum(pa.won), 0) AS a_wins,"

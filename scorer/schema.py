@@ -21,6 +21,8 @@ Its migration brings every stored game in: one person per skeleton, named as in 
 first game (as a new game remembers them: a renaming is asked for, never guessed); the
 places of finished games are filled in by the store, in Python, in the same
 transaction (:func:`scorer.people.placing`).
+From version 4 ``scores_by_player``: a player's points in a game read by their key (a
+player's rounds, for the statistics, read 13 rows a game, not every seat's 104).
 Statements may call ``token_hash(text)`` and ``name_skeleton(text)``, which the store
 registers.
 """
@@ -90,5 +92,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " WHERE skeleton = name_skeleton(players.name))",
         "UPDATE people SET seen_at = (SELECT max(g.created_at) FROM players p"
         " JOIN games g ON g.id = p.game_id WHERE p.person = people.id)",
+    ),
+    (  # a player's points in a game by their key, not every seat's (the statistics)
+        "CREATE INDEX IF NOT EXISTS scores_by_player ON scores (game_id, player, points)",
     ),
 )

@@ -84,6 +84,7 @@ class GameStore(Roster, Keepers):
         self._path = str(path)
         self._now = now
         self._write_lock = threading.Lock()
+        self.changes = 0  # writes committed since open: what answers kept are valid for
         self._readers_lock = threading.Lock()
         self._readers: list[sqlite3.Connection] = []  # every reader connection opened
         self._idle: list[sqlite3.Connection] = []  # the readers no read is using now
@@ -120,6 +121,7 @@ class GameStore(Roster, Keepers):
             try:
                 yield self._writer
                 self._writer.execute("COMMIT")
+                self.changes += 1
             except BaseException:
                 if self._writer.in_transaction:  # SQLite may have rolled back already
                     self._writer.execute("ROLLBACK")
@@ -229,13 +231,11 @@ class GameStore(Roster, Keepers):
         with self._read() as conn:
             return games.game_view(_load(conn, game_id))
 
-    def list_games(self) -> list[dict[str, Any]]:
-        """Every game, newest first: ``id``, ``created_at``, ``rules``, ``players``,
-        ``round``, ``round_count``, ``finished``, ``abandoned``, ``winner``."""
-        with self._read() as conn:
-            ids = [r[0] for r in conn.execute(queries.GAME_IDS)]
-            views = [games.game_view(_load(conn, game_id)) for game_id in ids]
-        return [queries.summary(view) for view in views]
+    def list_games(
+        self, before: int | None = None, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """A page of the games, newest first (:func:`scorer.queries.games_page`)."""
+        return list(self._ask(queries.games_page, before, limit))
 
     def current_game(self) -> dict[str, Any] | None:
         """The newest unfinished game that was not abandoned (to resume after a

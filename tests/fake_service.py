@@ -237,9 +237,11 @@ class FakeHubService:
         self.values.update(changes)
         return self.settings()
 
-    def list_games(self) -> list[dict[str, Any]]:
-        """Every game, newest first."""
-        return [self.games[i] for i in sorted(self.games, reverse=True)]
+    def list_games(self, before: int | None = None, limit: int = 20) -> list[dict[str, Any]]:
+        """A page of the games, newest first."""
+        self._call("list_games", before, limit)
+        below = [i for i in sorted(self.games, reverse=True) if before is None or i < before]
+        return [self.games[i] for i in below[:limit]]
 
     def get_game(self, game_id: int) -> dict[str, Any]:
         """One game, or refused 404."""

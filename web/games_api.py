@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, jsonify
+from flask import Blueprint, Response, jsonify, request
 
 from scorer import export
 from scorer.errors import Refused, clip
 from scorer.games import KEEP
-from scorer.inputs import ID, MAX_ID
+from scorer.inputs import ID, MAX_ID, BadInput, query_whole
 from scorer.names import BadName, clean
 from web import privacy
 from web.api import authorise, hub_service, json_body
@@ -28,6 +28,7 @@ from web.errors import abort, refuse_unknown
 bp = Blueprint("games", __name__, url_prefix="/api/games")
 
 SCORE_FIELDS = ("points", "tiles", "went_out", "mid_round")
+PAGE, MAX_PAGE = 20, 100  # games a page of GET /api/games lists by default, and at most
 
 
 # --- helpers --------------------------------------------------------------------------
@@ -154,7 +155,25 @@ def _download(text: str, game_id: int, fmt: str, mimetype: str) -> Response:
 
 @bp.get("")
 def list_games() -> Response:
-    return jsonify(privacy.listed(hub_service().list_games()))
+    """A page of the games, newest first (``?before=<id>&limit=N``); when more follow,
+    the ``Link`` header names the next page (``rel="next"``), whose cursor is the last
+    listed game's id: a game added meanwhile is newer, so no page shifts."""
+    unknown = sorted(set(request.args) - {"before", "limit"})
+    if unknown:
+        refuse_unknown(unknown[0], ("before", "limit"))
+    try:
+        limit = query_whole(request.args.get("limit", str(PAGE)), "limit", 1, MAX_PAGE)
+        raw = request.args.get("before")
+        before = None if raw is None else query_whole(raw, "before", 1, MAX_ID + 1)
+    except BadInput as exc:
+        raise Refused.because(exc) from None
+    page = hub_service().list_games(before, limit + 1)  # one more: whether a next page is
+    response = jsonify(privacy.listed(page[:limit]))
+    if len(page) > limit:
+        response.headers["Link"] = (
+            f'</api/games?before={page[limit - 1]["id"]}&limit={limit}>; rel="next"'
+        )
+    return response
 
 
 def _read(game_id: int) -> dict[str, Any]:

@@ -73,9 +73,8 @@ def _proof() -> tuple[tuple[str, ...], bool]:
     token) or the newest game's scorekeeper (its cookie or the Bearer header)."""
     service = hub_service()
     newest = service.running_game()
-    if newest is None:
-        games = service.list_games()
-        newest = max((int(g["id"]) for g in games), default=None)
+    if newest is None:  # the newest game stored: one row, however many there are
+        newest = next((int(g["id"]) for g in service.list_games(limit=1)), None)
     shown = (
         request_token(None),
         request.cookies.get(TABLE_COOKIE),

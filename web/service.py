@@ -101,8 +101,10 @@ class HubService(Protocol):
     def change_settings(self, changes: object) -> dict[str, Any]:
         """Check, save and apply a settings change; the settings after it."""
 
-    def list_games(self) -> list[dict[str, Any]]:
-        """Every stored game, newest first."""
+    def list_games(self, before: int | None = None, limit: int = 20) -> list[dict[str, Any]]:
+        """A page of the stored games, newest first: those with an id below ``before``
+        (None: from the newest), at most ``limit``; its cost is the page's, not the
+        store's (``GET /api/games``)."""
 
     def get_game(self, game_id: int) -> dict[str, Any]:
         """One game (refused 404 when there is none)."""

@@ -70,7 +70,7 @@ def _export_all(store: GameStore, fmt: str, output: str | None) -> int:
 
 def _export_one(store: GameStore, game_id: int | None, fmt: str, output: str | None) -> int:
     if game_id is None:
-        newest = store.list_games()
+        newest = store.list_games(limit=1)
         if not newest:
             return _fail("no games stored yet")
         game_id = newest[0]["id"]

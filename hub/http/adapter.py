@@ -24,6 +24,7 @@ from hub.games import forget
 from hub.games.changes import Games
 from hub.games.limits import WriteLimits
 from hub.games.trust import TableTrust
+from hub.http.answers import Answers
 from hub.http.players import PlayerReads, PlayerRequests
 from hub.http.refusals import not_simulated, other_game, refusals
 from hub.runtime.eventlog import EventLog
@@ -87,8 +88,10 @@ class StoreReads(PlayerReads, Protocol):
     def check_token(self, game_id: int, token: str) -> bool:
         """Whether ``token`` is the game's scorekeeper token."""
 
-    def list_games(self) -> list[dict[str, Any]]:
-        """Every stored game, newest first."""
+    def list_games(
+        self, before: int | None = None, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """A page of the stored games, newest first: below id ``before``, ``limit`` of them."""
 
     def round_history(self, game_id: int, number: int) -> list[dict[str, Any]]:
         """The edits of one round's scores."""
@@ -103,12 +106,10 @@ class Later(Protocol):
 
 @dataclass(frozen=True)
 class WebParts:
-    """The parts of the hub a request may reach, handed in by the composition root.
-
+    """The parts of the hub a request may reach, handed in by the composition root:
     ``store`` is read after ``flush()`` (the writes the loop ordered so far);
     ``apply_settings`` checks, saves and applies a change and returns the settings;
-    ``limits`` bound the new games and corrections a phone may ask for.
-    """
+    ``limits`` bound the new games and corrections a phone may ask for."""
 
     backend: str
     default_rules: str
@@ -130,14 +131,12 @@ class WebParts:
 
 
 class HubWebService(PlayerRequests):
-    """What a request may ask of the hub's ``parts`` (see :class:`web.service.HubService`).
-
+    """What a request may ask of the hub's ``parts`` (see :class:`web.service.HubService`):
     ``sleep`` None (the composition root): real time; a held press is released by a
     timer thread, not by a sleeping request thread, and a press the loop has not
     answered in ``LOOP_TIMEOUT_S`` fails. A ``sleep`` given (a test's virtual clock):
     every wait advances it, ``timers`` run the calls (a test's inline fake), and
-    nothing gives up.
-    """
+    nothing gives up."""
 
     def __init__(
         self,
@@ -157,6 +156,7 @@ class HubWebService(PlayerRequests):
             parts.now,
         )
         self._players_forgotten = lambda forgotten: forget.follow(follow, forgotten)
+        self._players_answers = Answers(lambda: parts.store.changes)
         self._loop = parts.loop
         self._sleep = sleep or time.sleep
         self._times_out = sleep is None
@@ -336,10 +336,10 @@ class HubWebService(PlayerRequests):
         with refusals():
             return self._parts.games.hand_over(game_id, token)
 
-    def list_games(self) -> list[dict[str, Any]]:
-        """Every stored game (after the writes the loop ordered so far)."""
+    def list_games(self, before: int | None = None, limit: int = 20) -> list[dict[str, Any]]:
+        """A page of the stored games (after the writes the loop ordered so far)."""
         self._parts.flush()
-        return self._parts.store.list_games()
+        return self._parts.store.list_games(before, limit)
 
     def get_game(self, game_id: int) -> dict[str, Any]:
         """One stored game (404 when there is none)."""

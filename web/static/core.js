@@ -85,7 +85,13 @@ export async function api(method, path, body, id) {
   let data = null;
   try { data = await res.json(); } catch { data = null; }
   if (!res.ok) data = refusal(res, data);
-  return { ok: res.ok, status: res.status, data };
+  return { ok: res.ok, status: res.status, data, next: nextPage(res) };
+}
+
+// The next page of a paged list (GET /api/games): the path its Link header names, or null.
+function nextPage(res) {
+  const link = /<([^>]*)>\s*;\s*rel="next"/.exec(res.headers.get("Link") || "");
+  return link && link[1].startsWith("/api/") ? link[1] : null;
 }
 
 // A refusal's words from its code: the catalogs' error.<code> with its params; else

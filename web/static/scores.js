@@ -11,8 +11,8 @@ const num = (n) => (typeof n === "number" ? formatNumber(n) : "");
 
 export async function open(arg) {
   let id = arg ? +arg : gameId();
-  if (!id) {
-    const list = await api("GET", "/api/games");
+  if (!id) {  // the newest game: a page of one, not the whole history
+    const list = await api("GET", "/api/games?limit=1");
     id = list.ok && list.data.length ? list.data[0].id : null;
   }
   if (!id) {
