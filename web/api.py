@@ -89,15 +89,16 @@ def answer_when_done(future: Future[dict[str, Any]]) -> Response:
     return Response(iter(()), mimetype="application/json")
 
 
-def _only(body: dict[str, Any], allowed: str) -> None:
-    unknown = sorted(set(body) - {allowed})
+def _only(body: dict[str, Any], *allowed: str) -> None:
+    unknown = sorted(set(body) - set(allowed))
     if unknown:
-        refuse_unknown(unknown[0], (allowed,))
+        refuse_unknown(unknown[0], allowed)
 
 
 @bp.post(f"/sim/slots/<{SLOT}:n>/press")
 def sim_press(n: int) -> Response:
-    """Press a simulated slot button for ``hold_ms``; the snapshot after."""
+    """Press a simulated slot button for ``hold_ms`` (with ``"centre": true`` the centre
+    button is held with it: a claim's chord); the snapshot after."""
     body = json_body()
     hold_ms = body.get("hold_ms", 0)
     if not isinstance(hold_ms, int) or isinstance(hold_ms, bool) or not 0 <= hold_ms <= 10000:
@@ -108,8 +109,11 @@ def sim_press(n: int) -> Response:
             code="hold_ms",
             most=10000,
         )
-    _only(body, "hold_ms")
-    return answer_when_done(hub_service().sim_press_later(n, hold_ms / 1000))
+    centre = body.get("centre", False)
+    if not isinstance(centre, bool):
+        abort(400, "centre: expected true or false", "centre", code="true_or_false")
+    _only(body, "hold_ms", "centre")
+    return answer_when_done(hub_service().sim_press_later(n, hold_ms / 1000, centre))
 
 
 @bp.post(f"/sim/slots/<{SLOT}:n>/marker")

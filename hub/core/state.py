@@ -47,16 +47,18 @@ class Timings:
     flicker: float = 0.08
     centre_long_hold: float = 4.0
     last_tile: float = 0.6
-    claim_window: float = 30.0  # a press on the lit slot grants a claim this long
+    claim_window: float = 30.0  # the chord on the lit slot grants a claim this long
 
 
 @dataclass(frozen=True)
 class Claim:
-    """A phone's claim of the scorekeeper role, waiting for a press on ``slot``."""
+    """A phone's claim of the scorekeeper role, lit on ``slot`` at ``at`` and waiting
+    for the table's chord there (``hub.core.claim``) until ``until``."""
 
     number: int
     slot: int
     until: float
+    at: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -191,7 +193,7 @@ class Table:
     last_end: tuple[int, float] | None = None  # (player, at) of the tap that ended a turn
     lifted: int | None = None  # the turn owner lifted their own marker this turn
     history: tuple[Moment, ...] = ()  # this round's earlier moments, for undo
-    claim: Claim | None = None  # a claim waiting for a press (see hub.core.claim)
+    claims: tuple[Claim, ...] = ()  # claims waiting for the chord (see hub.core.claim)
 
     @property
     def running_game(self) -> Game | None:

@@ -175,10 +175,13 @@ class HubWebService(PlayerRequests):
             raise Refused(404, why, code="no_such_slot", slot=slot, last=SLOTS[-1])
         return sim
 
-    def sim_press_later(self, slot: int, hold_s: float) -> Future[dict[str, Any]]:
-        """Press the simulated button now; a timer releases it after ``hold_s`` and,
-        once the debounce window has closed, resolves the future with the snapshot."""
-        return self._press(self._sim(slot), slot, hold_s)
+    def sim_press_later(
+        self, slot: int, hold_s: float, centre: bool = False
+    ) -> Future[dict[str, Any]]:
+        """Press the simulated button now (``centre``: the centre button with it, a
+        claim's chord); a timer releases it after ``hold_s`` and, once the debounce
+        window has closed, resolves the future with the snapshot."""
+        return self._press(self._sim(slot), slot, hold_s, (CENTRE,) if centre else ())
 
     def sim_marker(self, slot: int, present: bool) -> dict[str, Any]:
         """Move the simulated marker; the snapshot once its flicker window is over."""
@@ -193,9 +196,12 @@ class HubWebService(PlayerRequests):
             raise not_simulated(self.backend)
         return self._press(sim, CENTRE, hold_s)
 
-    def _press(self, sim: SimulatedPins, slot: int, hold_s: float) -> Future[dict[str, Any]]:
-        """Press now, release in ``hold_s``; the future of the snapshot once the loop has
-        handled the release and the journal has it. No thread waits for it: the timer
+    def _press(
+        self, sim: SimulatedPins, slot: int, hold_s: float, with_: tuple[int, ...] = ()
+    ) -> Future[dict[str, Any]]:
+        """Press now (and the buttons ``with_`` together), release in ``hold_s``; the
+        future of the snapshot once the loop has handled the release and the journal
+        has it. No thread waits for it: the timer
         thread only moves the pin and asks the loop (``settled_later``); the answer
         cancels the give-up timer."""
         done: Future[dict[str, Any]] = Future()
@@ -218,11 +224,13 @@ class HubWebService(PlayerRequests):
 
         def release() -> None:
             # Stamped when the finger meant it, however late this timer runs.
-            sim.button(slot, False, at=pressed_at + hold_s)
+            for button in (slot, *with_):
+                sim.button(button, False, at=pressed_at + hold_s)
             self._timers.call_later(settle_s, settled)
 
         pressed_at = sim.now()
-        sim.button(slot, True, at=pressed_at)
+        for button in (*with_, slot):
+            sim.button(button, True, at=pressed_at)
         self._timers.call_later(hold_s, release)
         return done
 
@@ -290,9 +298,9 @@ class HubWebService(PlayerRequests):
         self._parts.selftest.game_started()
         return game
 
-    def start_claim(self) -> dict[str, Any]:
-        """Light a slot and wait for its press (see :mod:`hub.games.trust`)."""
-        return self._parts.trust.start()
+    def start_claim(self, asker: str = "") -> dict[str, Any]:
+        """Light a slot for ``asker`` and wait for its chord (see :mod:`hub.games.trust`)."""
+        return self._parts.trust.start(asker)
 
     def claim_status(self, claim: str) -> dict[str, Any]:
         """Where a claim stands."""
