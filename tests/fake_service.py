@@ -276,7 +276,9 @@ class FakeHubService:
         game["finished"] = True
         return game
 
-    def undo(self, game_id: int, seen: int | None = None) -> dict[str, Any]:
+    def undo(
+        self, game_id: int, seen: int | None = None, stamp: int | None = None
+    ) -> dict[str, Any]:
         """Log the undo of the newest game (409 when ``seen`` is not the state's ``undo``)."""
         self._call("undo", game_id)
         if self.running_game() != game_id:

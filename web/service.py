@@ -81,11 +81,13 @@ class HubService(Protocol):
     def sim_marker(self, slot: int, present: bool) -> dict[str, Any]:
         """Put a marker on (or take it off) simulated slot ``slot``; the snapshot after."""
 
-    def undo(self, game_id: int, seen: int | None = None) -> dict[str, Any]:
+    def undo(
+        self, game_id: int, seen: int | None = None, stamp: int | None = None
+    ) -> dict[str, Any]:
         """Undo the last table action of game ``game_id`` (refused 409 unless it is being
-        played on the table); the snapshot after. ``seen``: the snapshot's ``undo`` the
-        asker saw; when the table has taken or lost an action since, nothing is undone
-        (409 on the field ``undo``)."""
+        played on the table); the snapshot after. ``seen`` and ``stamp``: the
+        snapshot's ``undo`` and ``undo_stamp`` the asker saw; when the table has taken
+        or lost an action since, nothing is undone (409 ``undo_moved``)."""
 
     def fix_table(
         self,

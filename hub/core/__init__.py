@@ -308,6 +308,9 @@ def snapshot(table: Table, backend: str) -> dict[str, object]:
         "went_out": game.owner(table.went_out) if game and table.went_out else None,
         "one_tile": sorted(table.one_tile),
         "undo": len(table.history),
+        # The action the next undo takes back, by its own number (0: none): what a
+        # phone's undo names, so an undo and a new action since are never mistaken.
+        "undo_stamp": undo.stamp(table),
         # What the next undo takes back (the page words it): null with nothing to undo.
         "undoes": table.history[-1].what.as_json() if table.history else None,
         "mexican_at": None if game is None else game.mexican,

@@ -193,6 +193,7 @@ class Table:
     last_end: tuple[int, float] | None = None  # (player, at) of the tap that ended a turn
     lifted: int | None = None  # the turn owner lifted their own marker this turn
     history: tuple[Moment, ...] = ()  # this round's earlier moments, for undo
+    actions: int = 0  # table actions taken on this table: the newest moment's stamp
     claims: tuple[Claim, ...] = ()  # claims waiting for the chord (see hub.core.claim)
 
     @property
@@ -233,3 +234,6 @@ class Moment:
     # The action's plays the statistics count (TablePlayed's game, round, player and
     # kind): an undo takes them back.
     plays: tuple[tuple[int, int, str, str], ...] = ()
+    # The action's own number (the table's ``actions`` after it; never reused, across
+    # undos, rounds and games): what a phone's undo names (the snapshot's ``undo_stamp``).
+    stamp: int = 0

@@ -240,12 +240,15 @@ class HubWebService(PlayerRequests):
             why = f"game {game_id} is not being played on the table"
             raise Refused(409, why, code="not_on_table", game=game_id)
 
-    def undo(self, game_id: int, seen: int | None = None) -> dict[str, Any]:
-        """Undo the game's last table action (the snapshot after it); ``seen``: the
-        snapshot's ``undo`` the phone saw (409 on ``undo`` when the table moved since)."""
+    def undo(
+        self, game_id: int, seen: int | None = None, stamp: int | None = None
+    ) -> dict[str, Any]:
+        """Undo the game's last table action (the snapshot after it); ``seen`` and
+        ``stamp``: the snapshot's ``undo`` and ``undo_stamp`` the phone saw (409 when
+        the table moved since)."""
         self._on_table(game_id)
         with refusals():
-            return self._parts.games.undo(seen=seen)
+            return self._parts.games.undo(seen=seen, stamp=stamp)
 
     def fix_table(
         self,
