@@ -154,6 +154,7 @@ def create_game() -> Response:
             code="game_unfinished",
             game=running,
         )
+    selftest_yields()
     game_id, token = service.new_game(json_body(), replaces=running)
     answer: dict[str, Any] = {"id": game_id, "token": token}
     if running is not None:
@@ -162,6 +163,19 @@ def create_game() -> Response:
     response.status_code = 201
     set_token_cookie(response, game_id, token)
     return response
+
+
+def selftest_yields() -> None:
+    """A game started (or brought back) ends a running self-test, so it needs the
+    table's proof then (409 otherwise): a stranger's new game never ends the family's
+    test (docs/security.md, "The self-test")."""
+    if hub_service().selftest().get("running") and not has_proof(None):
+        abort(
+            409,
+            "the hub is running its self-test: starting a game now needs the table's "
+            "proof (claim it at the hub), or wait until the test is over",
+            code="selftest_table",
+        )
 
 
 def request_token(game_id: int | None) -> str | None:

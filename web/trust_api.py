@@ -20,7 +20,7 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
 from hub.wire import i18n
 from scorer.inputs import ID
-from web.api import has_proof, hub_service, json_body, set_token_cookie
+from web.api import has_proof, hub_service, json_body, selftest_yields, set_token_cookie
 from web.errors import abort, refuse_unknown, words
 from web.guard import HEADERS
 from web.service import EARLY_CHECKED, EarlyAnswer, EarlyGate
@@ -172,4 +172,5 @@ def resume_game(game_id: int) -> Response:
         )
     if running == game_id:
         abort(409, f"game {game_id} is on the table already", code="on_table_already", game=game_id)
+    selftest_yields()
     return jsonify(service.bring_back(game_id, replaces=running))
