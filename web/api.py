@@ -243,7 +243,7 @@ def change_settings() -> Response:
         abort(
             403 if request.cookies.get(TABLE_COOKIE) or request_token(None) else 401,
             "token: with no game running, changing the settings needs the table's "
-            "proof: claim it at the hub (a press on the slot it lights)",
+            "proof: claim it at the hub (the slot it lights and the centre, held together)",
             "token",
             code="settings_table",
         )
