@@ -44,7 +44,8 @@ SLOT_REST_S = 5.0  # a slot whose claim lapsed is not lit for another this long
 def _waiting(wait: float) -> Refused:
     return Refused(
         409,
-        f"claim: another claim is waiting at the hub; ask again in {max(0.0, wait):.0f} s",
+        f"claim: this phone's claim is waiting, or every slot is lit for one; "
+        f"ask again in {max(0.0, wait):.0f} s",
         code="claim_waiting",
         count=max(1, round(wait)),
     )
