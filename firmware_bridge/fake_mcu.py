@@ -204,15 +204,30 @@ class FakeMcu:
         time.sleep(hold_ms / 1000)
         self.button(slot, False)
 
-    def _scanned(self, index: int, timeout: float = 1.0) -> None:
-        """Wait until the firmware has seen the button down (a busy host can delay the
-        fake's scan, which a real board never would), so a hold is timed from there."""
+    def chord(self, slot: int, hold_ms: float) -> None:
+        """Hold the centre button and slot ``slot``'s together for ``hold_ms``, then let
+        go of both (a claim's chord: docs/security.md). A press let go of just before
+        is seen let go first (else the two would merge into one long press)."""
+        self._scanned(0, down=False)
+        self._scanned(slot, down=False)
+        self.button(0, True)
+        self.button(slot, True)
+        self._scanned(0)
+        self._scanned(slot)
+        time.sleep(hold_ms / 1000)
+        self.button(slot, False)
+        self.button(0, False)
+
+    def _scanned(self, index: int, timeout: float = 1.0, down: bool = True) -> None:
+        """Wait until the firmware has seen the button down (``down``; else up: a busy
+        host can delay the fake's scan, which a real board never would), so a hold is
+        timed from there."""
         deadline = time.monotonic() + timeout
         while (
             self.plugged
             and self._stall_until < time.monotonic() < deadline
             and self.firmware is not None
-            and not self.firmware.buttons & (1 << index)
+            and bool(self.firmware.buttons & (1 << index)) != down
         ):
             time.sleep(0.0005)
 

@@ -10,8 +10,9 @@ import threading
 from firmware_bridge.fake_mcu import FakeMcu, Pixels
 from firmware_bridge.firmware import proto
 
-HELP = f"""commands (one a line): press SLOT HOLD_MS | centre HOLD_MS | marker SLOT 0|1 |
-unplug | replug | update | garbage N | reset | crash | stall SECONDS   (SLOT is 1-{proto.SLOTS})"""
+HELP = f"""commands (one a line): press SLOT HOLD_MS | centre HOLD_MS | chord SLOT HOLD_MS |
+marker SLOT 0|1 | unplug | replug | update | garbage N | reset | crash | stall SECONDS
+(SLOT is 1-{proto.SLOTS}; chord: the slot and the centre held together, a claim's proof)"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,7 +49,7 @@ def execute(mcu: FakeMcu, line: str) -> None:
     if not words:
         return
     name, args = words[0], words[1:]
-    arity = {"press": 2, "centre": 1, "marker": 2, "garbage": 1, "stall": 1}
+    arity = {"press": 2, "chord": 2, "centre": 1, "marker": 2, "garbage": 1, "stall": 1}
     arity.update(dict.fromkeys(("unplug", "replug", "update", "reset", "crash"), 0))
     if name not in arity:
         raise ValueError(f"unknown command {name!r}; {HELP}")
@@ -57,6 +58,9 @@ def execute(mcu: FakeMcu, line: str) -> None:
     if name == "press":
         slot = int(_number(args[0], 1, proto.SLOTS, "SLOT"))
         mcu.press(slot, _number(args[1], 0, 60_000, "HOLD_MS"))
+    elif name == "chord":
+        slot = int(_number(args[0], 1, proto.SLOTS, "SLOT"))
+        mcu.chord(slot, _number(args[1], 0, 60_000, "HOLD_MS"))
     elif name == "centre":
         mcu.press(0, _number(args[0], 0, 60_000, "HOLD_MS"))
     elif name == "marker":

@@ -92,7 +92,9 @@ class FakeHubService:
             )
         return dict(self.state["slots"][slot - 1])
 
-    def sim_press_later(self, slot: int, hold_s: float) -> Future[dict[str, Any]]:
+    def sim_press_later(
+        self, slot: int, hold_s: float, centre: bool = False
+    ) -> Future[dict[str, Any]]:
         """Record the press and log it as a tap (refusals raised at once); the snapshot
         in a done future."""
         self._call("sim_press", slot, hold_s)
@@ -174,7 +176,7 @@ class FakeHubService:
         self.games[game_id] = self.games.pop(game_id)
         return game
 
-    def start_claim(self) -> dict[str, Any]:
+    def start_claim(self, asker: str = "") -> dict[str, Any]:
         """A claim on slot 1 that the test grants with :meth:`grant`."""
         self._call("start_claim")
         secret = f"claim-{len(self.claims) + 1}"
@@ -276,7 +278,9 @@ class FakeHubService:
         game["finished"] = True
         return game
 
-    def undo(self, game_id: int, seen: int | None = None) -> dict[str, Any]:
+    def undo(
+        self, game_id: int, seen: int | None = None, stamp: int | None = None
+    ) -> dict[str, Any]:
         """Log the undo of the newest game (409 when ``seen`` is not the state's ``undo``)."""
         self._call("undo", game_id)
         if self.running_game() != game_id:

@@ -81,15 +81,16 @@ def answer_when_done(future: Future[dict[str, Any]]) -> Response:
     return Response(iter(()), mimetype="application/json")
 
 
-def _only(body: dict[str, Any], allowed: str) -> None:
-    unknown = sorted(set(body) - {allowed})
+def _only(body: dict[str, Any], *allowed: str) -> None:
+    unknown = sorted(set(body) - set(allowed))
     if unknown:
-        refuse_unknown(unknown[0], (allowed,))
+        refuse_unknown(unknown[0], allowed)
 
 
 @bp.post(f"/sim/slots/<{SLOT}:n>/press")
 def sim_press(n: int) -> Response:
-    """Press a simulated slot button for ``hold_ms``; the snapshot after."""
+    """Press a simulated slot button for ``hold_ms`` (with ``"centre": true`` the centre
+    button is held with it: a claim's chord); the snapshot after."""
     body = json_body()
     hold_ms = body.get("hold_ms", 0)
     if not isinstance(hold_ms, int) or isinstance(hold_ms, bool) or not 0 <= hold_ms <= 10000:
@@ -100,8 +101,11 @@ def sim_press(n: int) -> Response:
             code="hold_ms",
             most=10000,
         )
-    _only(body, "hold_ms")
-    return answer_when_done(hub_service().sim_press_later(n, hold_ms / 1000))
+    centre = body.get("centre", False)
+    if not isinstance(centre, bool):
+        abort(400, "centre: expected true or false", "centre", code="true_or_false")
+    _only(body, "hold_ms", "centre")
+    return answer_when_done(hub_service().sim_press_later(n, hold_ms / 1000, centre))
 
 
 @bp.post(f"/sim/slots/<{SLOT}:n>/marker")
@@ -142,6 +146,7 @@ def create_game() -> Response:
             code="game_unfinished",
             game=running,
         )
+    selftest_yields()
     game_id, token = service.new_game(json_body(), replaces=running)
     answer: dict[str, Any] = {"id": game_id, "token": token}
     if running is not None:
@@ -150,6 +155,19 @@ def create_game() -> Response:
     response.status_code = 201
     set_token_cookie(response, game_id, token)
     return response
+
+
+def selftest_yields() -> None:
+    """A game started (or brought back) ends a running self-test, so it needs the
+    table's proof then (409 otherwise): a stranger's new game never ends the family's
+    test (docs/security.md, "The self-test")."""
+    if hub_service().selftest().get("running") and not has_proof(None):
+        abort(
+            409,
+            "the hub is running its self-test: starting a game now needs the table's "
+            "proof (claim it at the hub), or wait until the test is over",
+            code="selftest_table",
+        )
 
 
 def request_token(game_id: int | None) -> str | None:
@@ -217,7 +235,7 @@ def change_settings() -> Response:
         abort(
             403 if request.cookies.get(TABLE_COOKIE) or request_token(None) else 401,
             "token: with no game running, changing the settings needs the table's "
-            "proof: claim it at the hub (a press on the slot it lights)",
+            "proof: claim it at the hub (the slot it lights and the centre, held together)",
             "token",
             code="settings_table",
         )

@@ -46,7 +46,7 @@ def _proof(doing: str) -> None:
     who = (
         f"game {game_id}'s scorekeeper token or the table's proof (claim it at the hub)"
         if game_id is not None
-        else "the table's proof: claim it at the hub (a press on the slot it lights)"
+        else "the table's proof: claim it at the hub (the slot it lights and the centre together)"
     )
     status, why = 403 if sent else 401, f"token: {doing} needs {who}"
     if game_id is not None:

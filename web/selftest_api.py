@@ -4,10 +4,11 @@
 walk-through (hub/selftest/session.py). An answer or a skip may name the ``step`` it is
 for: when another step waits, it is refused (409), so a double tap does not answer the
 next step unseen. The hub refuses ``start`` while a game is
-unfinished, and without the table's proof (a table token from a claim at the hub) or
-the scorekeeper's token of the newest game (403): a stranger's phone cannot take the
-hub's inputs (issue 25, LOW 15). The other actions need the proof or a token the start
-was made with. Changing requests must be JSON (415) from the hub's own page (403 for
+unfinished, and without the table's proof (a table token from a claim at the hub; 403):
+a stranger's phone cannot take the hub's inputs (issue 25, LOW 15), not even with the
+token of a game of its own (issue 33, 11). The other actions need the proof or a token
+the start was made with. Starting a game ends the test only with the proof too
+(``web.api.selftest_yields``). Changing requests must be JSON (415) from the hub's own page (403 for
 another origin), as the trust model asks (docs/security.md). ``/selftest`` opens the page's view.
 """
 
@@ -70,15 +71,7 @@ def act() -> Response:
 
 def _proof() -> tuple[tuple[str, ...], bool]:
     """The tokens this request shows, and whether one proves the table (a live table
-    token) or the newest game's scorekeeper (its cookie or the Bearer header)."""
-    service = hub_service()
-    newest = service.running_game()
-    if newest is None:  # the newest game stored: one row, however many there are
-        newest = next((int(g["id"]) for g in service.list_games(limit=1)), None)
-    shown = (
-        request_token(None),
-        request.cookies.get(TABLE_COOKIE),
-        None if newest is None else request.cookies.get(f"mtrain_token_{newest}"),
-    )
-    tokens = tuple(t for t in shown if t)
-    return tokens, has_proof(newest)
+    token, from a claim at the hub). A game's token never does: with no game running,
+    the newest game may be a stranger's own throwaway one (issue 33, 11)."""
+    shown = (request_token(None), request.cookies.get(TABLE_COOKIE))
+    return tuple(t for t in shown if t), has_proof(None)

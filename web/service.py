@@ -33,10 +33,13 @@ class HubService(Protocol):
     def recent_log(self, limit: int) -> list[dict[str, Any]]:
         """The newest ``limit`` hub events, oldest first."""
 
-    def sim_press_later(self, slot: int, hold_s: float) -> Future[dict[str, Any]]:
-        """Press simulated slot ``slot`` for ``hold_s`` seconds, without waiting: the
-        release is scheduled on the hub side and the future resolves with the snapshot
-        once the hub has handled it. Refused (404) off the sim backend, at once."""
+    def sim_press_later(
+        self, slot: int, hold_s: float, centre: bool = False
+    ) -> Future[dict[str, Any]]:
+        """Press simulated slot ``slot`` for ``hold_s`` seconds (``centre``: the centre
+        button held with it, a claim's chord), without waiting: the release is
+        scheduled on the hub side and the future resolves with the snapshot once the
+        hub has handled it. Refused (404) off the sim backend, at once."""
 
     def sim_centre_press_later(self, hold_s: float) -> Future[dict[str, Any]]:
         """The simulated centre button, as :meth:`sim_press_later`."""
@@ -44,11 +47,13 @@ class HubService(Protocol):
     def sim_marker(self, slot: int, present: bool) -> dict[str, Any]:
         """Put a marker on (or take it off) simulated slot ``slot``; the snapshot after."""
 
-    def undo(self, game_id: int, seen: int | None = None) -> dict[str, Any]:
+    def undo(
+        self, game_id: int, seen: int | None = None, stamp: int | None = None
+    ) -> dict[str, Any]:
         """Undo the last table action of game ``game_id`` (refused 409 unless it is being
-        played on the table); the snapshot after. ``seen``: the snapshot's ``undo`` the
-        asker saw; when the table has taken or lost an action since, nothing is undone
-        (409 on the field ``undo``)."""
+        played on the table); the snapshot after. ``seen`` and ``stamp``: the
+        snapshot's ``undo`` and ``undo_stamp`` the asker saw; when the table has taken
+        or lost an action since, nothing is undone (409 ``undo_moved``)."""
 
     def fix_table(
         self,
@@ -75,8 +80,9 @@ class HubService(Protocol):
     def bring_back(self, game_id: int, replaces: int | None = None) -> dict[str, Any]:
         """Put abandoned game ``game_id`` back on the table, abandoning ``replaces``."""
 
-    def start_claim(self) -> dict[str, Any]:
-        """Ask the table for the scorekeeper role: ``{"claim", "slot", "seconds"}``."""
+    def start_claim(self, asker: str = "") -> dict[str, Any]:
+        """Ask the table for the scorekeeper role for ``asker`` (the phone's address:
+        one waiting claim each): ``{"claim", "slot", "seconds"}``."""
 
     def claim_status(self, claim: str) -> dict[str, Any]:
         """Where a claim stands (``state``; ``game`` and ``token`` once granted)."""

@@ -3,9 +3,10 @@
 - ``POST /api/sim/centre/press`` ``{"hold_ms": N}``: the centre button, like a slot
   press (sim backend only). A hold as long as the centre's long hold (4 s by default,
   ``[gestures] centre_long_hold_ms``) undoes the last table action.
-- ``POST /api/games/<id>/undo`` ``{}`` or ``{"undo": n}``: undo the last table action
-  (``turn_back``); ``n``, the snapshot's ``undo`` the phone saw, makes it the undo of
-  that table: when an action was taken or undone since, 409 on ``undo``.
+- ``POST /api/games/<id>/undo`` ``{}`` or ``{"undo": n, "stamp": s}``: undo the last
+  table action (``turn_back``); ``n`` and ``s``, the snapshot's ``undo`` and
+  ``undo_stamp`` the phone saw, make it the undo of that table: when an action was
+  taken or undone since, 409 ``undo_moved``.
 - ``POST /api/games/<id>/fix``: set the table right by hand, one thing per request:
   ``{"turn": slot}``, ``{"double": {"slot": n, "covers_left": k, "responsible": s}}``
   (``"slot": null`` closes the open double) or ``{"public": {"slot": n, "public": b}}``.
@@ -75,14 +76,18 @@ def sim_centre_press() -> Response:
 def undo(game_id: int) -> Response:
     """Undo the last table action of the game on the table."""
     body = _scorekeeper(game_id)
-    unknown = sorted(set(body) - {"undo"})
+    unknown = sorted(set(body) - {"undo", "stamp"})
     if unknown:
-        refuse_unknown(unknown[0], ("undo",))
+        refuse_unknown(unknown[0], ("undo", "stamp"))
     seen = body.get("undo")
     if seen is not None and (type(seen) is not int or seen < 0):
         why = f"undo: expected the snapshot's undo count (0 or more), got {clip(seen)}"
         abort(400, why, "undo", code="undo_count")
-    return jsonify(hub_service().undo(game_id, seen))
+    stamp = body.get("stamp")
+    if stamp is not None and (type(stamp) is not int or stamp < 0):
+        why = f"stamp: expected the snapshot's undo_stamp (0 or more), got {clip(stamp)}"
+        abort(400, why, "stamp", code="undo_stamp")
+    return jsonify(hub_service().undo(game_id, seen, stamp))
 
 
 @bp.post(f"/games/<{ID}:game_id>/fix")

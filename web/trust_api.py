@@ -21,7 +21,7 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from hub.wire import i18n
 from hub.wire.serving import EARLY_CHECKED, EarlyAnswer, EarlyGate
 from scorer.inputs import ID
-from web.api import has_proof, hub_service, json_body, set_token_cookie
+from web.api import has_proof, hub_service, json_body, selftest_yields, set_token_cookie
 from web.errors import abort, refuse_unknown, words
 from web.guard import HEADERS
 
@@ -31,13 +31,15 @@ TABLE_COOKIE_S = 600  # as long as the hub keeps a table token (hub.trust.TABLE_
 MAX_CLAIM_ID = 64
 CLAIM_SPAN_S = 60.0  # claims are counted over this span
 CLAIMS_PER_CLIENT = 3  # claims one address may ask for in a span
-CLAIMS_IN_ALL = 10  # claims all addresses together may ask for in a span
-MOST_CLIENTS = 1024  # addresses remembered; the total bounds the rest
+CLAIMS_IN_ALL = 10  # claims the addresses past MOST_CLIENTS may ask for, together, in a span
+MOST_CLIENTS = 1024  # addresses remembered; the rest share one count
 
 
 class ClaimLimits:
-    """How many claims were asked for lately, per address and in all: a claim chimes
-    and lights the hub, and a phone without a token may ask, so both are bounded."""
+    """How many claims each address asked for lately: a claim chimes and lights the
+    hub, and a phone without a token may ask, so each asker is bounded. No count is
+    shared by the remembered addresses (one stranger asking as fast as it may never
+    uses up the family's asks); only addresses past :data:`MOST_CLIENTS` share one."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
@@ -47,22 +49,21 @@ class ClaimLimits:
 
     def wait(self, client: str) -> float:
         """0 (and counted) if ``client`` may ask now, else the seconds until it may.
-        Constant time per ask: only the asker's and the total's old asks are dropped
-        (the addresses done asking, only when the table of them is full)."""
+        Constant time per ask: only the asker's old asks are dropped (the addresses
+        done asking, only when the table of them is full)."""
         now = self._clock()
         with self._lock:
-            if len(self._by) >= MOST_CLIENTS:
+            if client not in self._by and len(self._by) >= MOST_CLIENTS:
                 self._by = {k: v for k, v in self._by.items() if v and v[-1] > now - CLAIM_SPAN_S}
-            mine = self._by.get(client, deque())
-            for times in (self._all, mine):
-                while times and times[0] <= now - CLAIM_SPAN_S:
-                    times.popleft()
-            for times, most in ((mine, CLAIMS_PER_CLIENT), (self._all, CLAIMS_IN_ALL)):
-                if len(times) >= most:
-                    return times[0] + CLAIM_SPAN_S - now
-            self._all.append(now)
             if client in self._by or len(self._by) < MOST_CLIENTS:
-                self._by.setdefault(client, mine).append(now)
+                times, most = self._by.setdefault(client, deque()), CLAIMS_PER_CLIENT
+            else:  # a crowd of addresses: past the table, they share one count
+                times, most = self._all, CLAIMS_IN_ALL
+            while times and times[0] <= now - CLAIM_SPAN_S:
+                times.popleft()
+            if len(times) >= most:
+                return times[0] + CLAIM_SPAN_S - now
+            times.append(now)
             return 0.0
 
 
@@ -120,7 +121,7 @@ def start_claim() -> Response:
         response.status_code = 429
         response.headers.update(headers)
         return response
-    response = jsonify(hub_service().start_claim())
+    response = jsonify(hub_service().start_claim(request.remote_addr or ""))
     response.status_code = 202
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -171,4 +172,5 @@ def resume_game(game_id: int) -> Response:
         )
     if running == game_id:
         abort(409, f"game {game_id} is on the table already", code="on_table_already", game=game_id)
+    selftest_yields()
     return jsonify(service.bring_back(game_id, replaces=running))

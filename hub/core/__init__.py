@@ -71,7 +71,7 @@ def apply(table: Table, event: Event) -> Result:
         table.buttons is not before.buttons
         or table.markers is not before.markers
         or table.centre is not before.centre
-        or table.claim is not before.claim
+        or table.claims is not before.claims
     ):
         table = evolve(table, due=claim.with_deadline(_scan(table), table))
     return table, effects
@@ -144,9 +144,7 @@ def _button_lost(table: Table, slot: int) -> Table:
 def _gestures(table: Table, found: list[Gesture]) -> Result:
     effects: list[Effect] = []
     for g in found:
-        if claim.takes(table, g):  # the table's proof: the press does nothing else
-            table, more = claim.grant(table, g)
-        elif isinstance(g, LongHeld) and g.slot == CENTRE:
+        if isinstance(g, LongHeld) and g.slot == CENTRE:
             table, more = undo.undo(table, g.at, "centre", pressed=CENTRE)
             more.insert(0, LogEntry(entries.LongHoldEntry(CENTRE), g.at))
         else:
@@ -203,7 +201,9 @@ def _tick(table: Table, at: float) -> Result:
 
 
 def _fire(table: Table, due: float) -> Result:
-    """Tick only the inputs whose deadline is ``due`` or earlier (and a claim window)."""
+    """Tick only the inputs whose deadline is ``due`` or earlier (and the claims: a
+    chord completed, a window ended)."""
+    table, granted = claim.complete(table, due)  # consumes its presses before their ticks
     table, expired = claim.expire(table, due)
     buttons, markers, found = list(table.buttons), list(table.markers), []
     timings = table.timings
@@ -224,7 +224,7 @@ def _fire(table: Table, due: float) -> Result:
     table = evolve(table, buttons=tuple(buttons), markers=tuple(markers), centre=centre)
     table = evolve(table, due=claim.with_deadline(_scan(table), table))
     table, effects = _gestures(table, sorted(found, key=lambda g: g.at))
-    return table, expired + effects
+    return table, granted + expired + effects
 
 
 def _game(table: Table, ev: GameStarted | GameResumed) -> Result:
@@ -309,10 +309,16 @@ def snapshot(table: Table, backend: str) -> dict[str, object]:
         "went_out": game.owner(table.went_out) if game and table.went_out else None,
         "one_tile": sorted(table.one_tile),
         "undo": len(table.history),
+        # The action the next undo takes back, by its own number (0: none): what a
+        # phone's undo names, so an undo and a new action since are never mistaken.
+        "undo_stamp": undo.stamp(table),
         # What the next undo takes back (the page words it): null with nothing to undo.
         "undoes": table.history[-1].what.as_json() if table.history else None,
         "mexican_at": None if game is None else game.mexican,
-        "claim": None if table.claim is None else {"slot": table.claim.slot},
+        # The claims waiting for the table's chord (the ring lights each); ``claim``:
+        # the oldest of them, as before several could wait.
+        "claim": {"slot": table.claims[0].slot} if table.claims else None,
+        "claims": [{"slot": c.slot} for c in table.claims],
     }
 
 

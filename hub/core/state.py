@@ -47,16 +47,18 @@ class Timings:
     flicker: float = 0.08
     centre_long_hold: float = 4.0
     last_tile: float = 0.6
-    claim_window: float = 30.0  # a press on the lit slot grants a claim this long
+    claim_window: float = 30.0  # the chord on the lit slot grants a claim this long
 
 
 @dataclass(frozen=True)
 class Claim:
-    """A phone's claim of the scorekeeper role, waiting for a press on ``slot``."""
+    """A phone's claim of the scorekeeper role, lit on ``slot`` at ``at`` and waiting
+    for the table's chord there (``hub.core.claim``) until ``until``."""
 
     number: int
     slot: int
     until: float
+    at: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -191,7 +193,8 @@ class Table:
     last_end: tuple[int, float] | None = None  # (player, at) of the tap that ended a turn
     lifted: int | None = None  # the turn owner lifted their own marker this turn
     history: tuple[Moment, ...] = ()  # this round's earlier moments, for undo
-    claim: Claim | None = None  # a claim waiting for a press (see hub.core.claim)
+    actions: int = 0  # table actions taken on this table: the newest moment's stamp
+    claims: tuple[Claim, ...] = ()  # claims waiting for the chord (see hub.core.claim)
 
     @property
     def running_game(self) -> Game | None:
@@ -231,3 +234,6 @@ class Moment:
     # The action's plays the statistics count (TablePlayed's game, round, player and
     # kind): an undo takes them back.
     plays: tuple[tuple[int, int, str, str], ...] = ()
+    # The action's own number (the table's ``actions`` after it; never reused, across
+    # undos, rounds and games): what a phone's undo names (the snapshot's ``undo_stamp``).
+    stamp: int = 0

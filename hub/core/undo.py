@@ -74,10 +74,11 @@ def record(before: Table, after: Table, effects: list[Effect]) -> Table:
     plays = tuple(
         (e.game_id, e.round, e.player, e.kind) for e in effects if isinstance(e, TablePlayed)
     )
-    moment.__dict__.update({f: was[f] for f in PLAY}, what=_what(effects), plays=plays)
+    stamp = before.actions + 1
+    moment.__dict__.update({f: was[f] for f in PLAY}, what=_what(effects), plays=plays, stamp=stamp)
     history = before.history
     kept = (*history, moment) if len(history) < HISTORY else (*history[1 - HISTORY :], moment)
-    return evolve(after, history=kept)
+    return evolve(after, history=kept, actions=stamp)
 
 
 def _what(effects: list[Effect]) -> Action:
@@ -107,19 +108,29 @@ def _gesture(kind: Kind, slot: int) -> Action:
     return Action(kind, slot=slot)
 
 
-def moved_since(table: Table, seen: int) -> FieldError | None:
+def stamp(table: Table) -> int:
+    """The stamp of the action the next undo takes back (0: nothing to undo)."""
+    return table.history[-1].stamp if table.history else 0
+
+
+def moved_since(table: Table, seen: int | None, stamped: int | None = None) -> FieldError | None:
     """Why an undo asked for by a phone that saw ``seen`` actions to undo (the
-    snapshot's ``undo``) must not be done: the table has taken or lost an action since,
-    and the undo would take back one the asker never saw. None: it is that table."""
-    now = len(table.history)
-    if now == seen:
+    snapshot's ``undo``) and, as the last of them, the action stamped ``stamped`` (its
+    ``undo_stamp``) must not be done: the table has taken or lost an action since, and
+    the undo would take back one the asker never saw. The stamp names the action
+    itself, so an undo and a new action since (the same count again) are seen too.
+    None: it is that table."""
+    now, last = len(table.history), stamp(table)
+    if (seen is None or now == seen) and (stamped is None or last == stamped):
         return None
+    field = "undo" if stamped is None else "stamp"
+    then, now = (seen, now) if stamped is None else (stamped, last)
     return FieldError(
-        f"undo: the table changed since this phone looked ({seen} to undo then, "
+        f"undo: the table changed since this phone looked ({field} {then} then, "
         f"{now} now): look again",
-        "undo",
+        field,
         code="undo_moved",
-        then=seen,
+        then=then,
         now=now,
     )
 

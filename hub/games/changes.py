@@ -32,7 +32,7 @@ from hub.core.events import (
     TurnFixed,
     UndoRequested,
 )
-from hub.core.state import PLAYING
+from hub.core.state import PLAYING, Table
 from hub.core.undo import fix_refusal, moved_since
 from hub.io.clock import Clock
 from hub.persist.storage import BackupService
@@ -292,18 +292,25 @@ class Games:
 
     # --- putting mistakes right -------------------------------------------------------
 
-    def undo(self, by: str = "scorekeeper", seen: int | None = None) -> dict[str, Any]:
+    def undo(
+        self, by: str = "scorekeeper", seen: int | None = None, stamp: int | None = None
+    ) -> dict[str, Any]:
         """Take back the last table action (as the centre's long hold does); returns
         the snapshot after it (an undo with nothing to take back plays ``nope``).
 
-        ``seen``: the snapshot's ``undo`` the asker saw. When the table has since taken
-        or lost an action (a second tap of a double tap, another phone's undo, a press
-        at the hub) nothing is undone and :class:`TableChanged` says so."""
+        ``seen`` and ``stamp``: the snapshot's ``undo`` and ``undo_stamp`` the asker
+        saw. When the table has since taken or lost an action (a second tap of a double
+        tap, another phone's undo, a press at the hub) nothing is undone and
+        :class:`TableChanged` says so."""
         event = UndoRequested(self.clock.now(), by)
-        if seen is None:
+        if seen is None and stamp is None:
             self.loop.post(event)
         else:
-            self.loop.submit(event, unless=lambda table: moved_since(table, seen)).result(5.0)
+
+            def moved(table: Table) -> FieldError | None:
+                return moved_since(table, seen, stamp)
+
+            self.loop.submit(event, unless=moved).result(5.0)
         # The drain waits for the journal, written on the store writer's thread after
         # the reopened round it was handed first: that is out of the store when we answer.
         self.loop.drain()

@@ -1,9 +1,11 @@
 """The table's proof, at run time: claims of the scorekeeper role and table tokens.
 
 A phone asks to be the scorekeeper (``POST /api/claim``): :meth:`TableTrust.start`
-posts :class:`~hub.core.events.ClaimRequested` with a slot chosen at random, and the
-core lights that slot and chimes. A press there within the claim window ends in
-:class:`~hub.core.effects.ClaimAnswered` ``granted`` (on the loop thread), and
+posts :class:`~hub.core.events.ClaimRequested` with a free slot chosen at random (one
+waiting claim per asker, each on its own slot), and the core lights that slot and
+chimes. The table's chord there (the slot and the centre held together) within the
+claim window ends in :class:`~hub.core.effects.ClaimAnswered` ``granted`` (on the loop
+thread), and
 :meth:`TableTrust.answered` turns it into a token for that phone:
 
 - a game is running: a new scorekeeper token of that game, stored (hashed) by the
@@ -26,6 +28,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from hub.core.claim import MOST_WAITING
 from hub.core.effects import ClaimAnswered
 from hub.core.events import ClaimRequested, Event
 from hub.core.state import Table
@@ -35,12 +38,24 @@ from scorer.tokens import hash_token, new_token, tokens_match
 
 TABLE_TOKEN_S = 600.0  # a table token authorises settings and a new game this long
 KEPT_CLAIMS = 32  # answers kept for phones to fetch; older claims are forgotten
+SLOT_REST_S = 5.0  # a slot whose claim lapsed is not lit for another this long
+
+
+def _waiting(wait: float) -> Refused:
+    return Refused(
+        409,
+        f"claim: this phone's claim is waiting, or every slot is lit for one; "
+        f"ask again in {max(0.0, wait):.0f} s",
+        code="claim_waiting",
+        count=max(1, round(wait)),
+    )
 
 
 @dataclass
 class _Claim:
     secret: str
     slot: int
+    asker: str = ""  # the phone's address: one waiting claim each
     state: str = "waiting"  # then "granted" or "expired"
     game: int | None = None
     token: str | None = None
@@ -93,28 +108,41 @@ class TableTrust:
         self._numbers = itertools.count(1)
         self._claims: dict[int, _Claim] = {}
         self._table_tokens: dict[str, float] = {}  # hash -> when it expires
+        self._asking = threading.Lock()
+        self._lapsed: dict[int, float] = {}  # slot -> when its last claim lapsed
 
-    def start(self) -> dict[str, Any]:
-        """Open a claim: ``{"claim": secret id, "slot": n, "seconds": window}``."""
-        waiting = self._loop.table.claim
-        if waiting is not None:  # never replaced: the core would refuse this one too
-            wait = max(0.0, waiting.until - self._now())
-            raise Refused(
-                409,
-                f"claim: another claim is waiting at the hub; ask again in {wait:.0f} s",
-                code="claim_waiting",
-                count=max(1, round(wait)),
-            )
-        slot = secrets.choice(SLOTS)
-        claim = _Claim(secret=secrets.token_urlsafe(18), slot=slot)
-        with self._lock:
-            number = next(self._numbers)
-            self._claims[number] = claim
-            for old in list(self._claims)[:-KEPT_CLAIMS]:
-                del self._claims[old]
-        self._loop.submit(ClaimRequested(number, slot, self._now())).result(5.0)
+    def start(self, asker: str = "") -> dict[str, Any]:
+        """Open a claim for ``asker`` (the phone's address): ``{"claim": secret id,
+        "slot": n, "seconds": window}``, on a slot of its own. Refused 409 while this
+        asker's own claim waits, or while no slot is free (each waiting claim holds one;
+        a slot whose claim just lapsed rests :data:`SLOT_REST_S` first, so a chord made
+        late for it never lands on a newer claim there)."""
+        with self._asking:  # one at a time: two asks never pick the same slot
+            table = self._loop.table
+            now = self._now()
+            with self._lock:
+                mine = [c for c in table.claims if self._asker_of(c.number) == asker]
+                rested = {s for s, t in self._lapsed.items() if t > now - SLOT_REST_S}
+            busy = {c.slot for c in table.claims} | rested
+            free = [s for s in SLOTS if s not in busy]
+            if mine or not free or len(table.claims) >= MOST_WAITING:
+                soonest = mine or sorted(table.claims, key=lambda c: c.until)
+                wait = soonest[0].until - now if soonest else SLOT_REST_S
+                raise _waiting(wait)
+            slot = secrets.choice(free)
+            claim = _Claim(secret=secrets.token_urlsafe(18), slot=slot, asker=asker)
+            with self._lock:
+                number = next(self._numbers)
+                self._claims[number] = claim
+                for old in list(self._claims)[:-KEPT_CLAIMS]:
+                    del self._claims[old]
+            self._loop.submit(ClaimRequested(number, slot, now)).result(5.0)
         window = self._loop.table.timings.claim_window
         return {"claim": claim.secret, "slot": slot, "seconds": window}
+
+    def _asker_of(self, number: int) -> str | None:
+        claim = self._claims.get(number)
+        return None if claim is None else claim.asker
 
     def answered(self, effect: ClaimAnswered) -> None:
         """The core's answer to a claim (loop thread: returns at once)."""
@@ -124,6 +152,8 @@ class TableTrust:
             return
         if not effect.granted:
             claim.state = "expired"
+            with self._lock:
+                self._lapsed[claim.slot] = self._now()
             return
         game = self._loop.table.running_game
         if game is None:

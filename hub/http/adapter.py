@@ -13,73 +13,24 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, InvalidStateError
-from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from hub.core.events import CENTRE, DoubleFixed, PublicFixed, TurnFixed
-from hub.core.state import Table
+from hub.core.events import DoubleFixed, PublicFixed, TurnFixed
 from hub.games import forget
 from hub.games.changes import Games
 from hub.games.limits import WriteLimits
 from hub.games.trust import TableTrust
 from hub.http.answers import Answers
 from hub.http.players import PlayerReads, PlayerRequests
-from hub.http.refusals import not_simulated, other_game, refusals
+from hub.http.refusals import other_game, refusals
+from hub.http.sim import Later, SimRequests, SimulatedPins, WebLoop
 from hub.runtime.eventlog import EventLog
 from hub.runtime.settings import check, settings_view
 from hub.runtime.timers import Timers
 from hub.selftest.session import SelftestSession
 from scorer.errors import FieldError, Refused
-from scorer.profiles import SLOTS
 from scorer.setup import check_setup
-
-SETTLE_S = 0.005  # beyond the debounce window, so the settled snapshot shows the press
-LOOP_TIMEOUT_S = 5.0  # a simulated press the loop has not answered by then fails
-
-
-def _pass_on(source: Future[dict[str, Any]], target: Future[dict[str, Any]]) -> None:
-    """``source``'s outcome to ``target``, unless ``target`` has given up already."""
-    with suppress(InvalidStateError):
-        error = source.exception()
-        target.set_result(source.result()) if error is None else target.set_exception(error)
-
-
-def _give_up(target: Future[dict[str, Any]]) -> None:
-    """The loop has not answered in ``LOOP_TIMEOUT_S``: the request gets an error."""
-    with suppress(InvalidStateError):
-        target.set_exception(TimeoutError("hub loop did not answer"))
-
-
-class WebLoop(Protocol):
-    """What a request needs of the hub loop (:class:`hub.runtime.loop.HubLoop`)."""
-
-    snapshot: dict[str, Any]
-
-    @property
-    def table(self) -> Table:
-        """The table now (immutable)."""
-
-    def settled(self, timeout: float = 5.0) -> dict[str, Any]:
-        """The snapshot once everything queued so far is applied and journaled."""
-
-    def settled_later(self) -> Future[dict[str, Any]]:
-        """As :meth:`settled`, waited for by no thread."""
-
-
-class SimulatedPins(Protocol):
-    """The simulated pins (:class:`hub.io.pins.SimPins`) a request drives."""
-
-    def button(self, slot: int, pressed: bool, at: float | None = None) -> None:
-        """Press or release a button (the centre's number is ``CENTRE``), the edge
-        stamped ``at`` (default: now)."""
-
-    def now(self) -> float:
-        """What an edge made now is stamped."""
-
-    def marker(self, slot: int, present: bool) -> None:
-        """Put a marker on a slot's sensor or take it off."""
 
 
 class StoreReads(PlayerReads, Protocol):
@@ -95,13 +46,6 @@ class StoreReads(PlayerReads, Protocol):
 
     def round_history(self, game_id: int, number: int) -> list[dict[str, Any]]:
         """The edits of one round's scores."""
-
-
-class Later(Protocol):
-    """Runs a call later (:class:`hub.runtime.timers.Timers`); the handle cancels it."""
-
-    def call_later(self, delay_s: float, fn: Callable[[], None]) -> Any:
-        """Run ``fn()`` in ``delay_s`` seconds; returns a handle with ``cancel()``."""
 
 
 @dataclass(frozen=True)
@@ -130,7 +74,7 @@ class WebParts:
     check_players: Callable[[Sequence[str]], None] = lambda players: None
 
 
-class HubWebService(PlayerRequests):
+class HubWebService(PlayerRequests, SimRequests):
     """What a request may ask of the hub's ``parts`` (see :class:`web.service.HubService`):
     ``sleep`` None (the composition root): real time; a held press is released by a
     timer thread, not by a sleeping request thread, and a press the loop has not
@@ -158,6 +102,7 @@ class HubWebService(PlayerRequests):
         self._players_forgotten = lambda forgotten: forget.follow(follow, forgotten)
         self._players_answers = Answers(lambda: parts.store.changes)
         self._loop = parts.loop
+        self._sim_pins = parts.sim
         self._sleep = sleep or time.sleep
         self._times_out = sleep is None
         self._timers: Later = timers if timers is not None else Timers()
@@ -180,80 +125,21 @@ class HubWebService(PlayerRequests):
         """The newest ``limit`` log entries, oldest first."""
         return self._parts.eventlog.recent(limit)
 
-    # --- the simulated pins ---------------------------------------------------------
-
-    def _sim(self, slot: int) -> SimulatedPins:
-        sim = self._parts.sim
-        if sim is None:
-            raise not_simulated(self.backend)
-        if slot not in SLOTS:
-            why = f"slot {slot}: there are slots {SLOTS[0]} to {SLOTS[-1]}"
-            raise Refused(404, why, code="no_such_slot", slot=slot, last=SLOTS[-1])
-        return sim
-
-    def sim_press_later(self, slot: int, hold_s: float) -> Future[dict[str, Any]]:
-        """Press the simulated button now; a timer releases it after ``hold_s`` and,
-        once the debounce window has closed, resolves the future with the snapshot."""
-        return self._press(self._sim(slot), slot, hold_s)
-
-    def sim_marker(self, slot: int, present: bool) -> dict[str, Any]:
-        """Move the simulated marker; the snapshot once its flicker window is over."""
-        self._sim(slot).marker(slot, present)
-        self._sleep(self._loop.table.timings.flicker + SETTLE_S)
-        return self._loop.settled()
-
-    def sim_centre_press_later(self, hold_s: float) -> Future[dict[str, Any]]:
-        """The centre button, as :meth:`sim_press_later`."""
-        sim = self._parts.sim
-        if sim is None:
-            raise not_simulated(self.backend)
-        return self._press(sim, CENTRE, hold_s)
-
-    def _press(self, sim: SimulatedPins, slot: int, hold_s: float) -> Future[dict[str, Any]]:
-        """Press now, release in ``hold_s``; the future of the snapshot once the loop has
-        handled the release and the journal has it. No thread waits for it: the timer
-        thread only moves the pin and asks the loop (``settled_later``); the answer
-        cancels the give-up timer."""
-        done: Future[dict[str, Any]] = Future()
-        settle_s = self._loop.table.timings.bounce + SETTLE_S
-
-        def settled() -> None:
-            # Armed before the loop is asked: an answer that comes at once can cancel it.
-            give_up = (
-                self._timers.call_later(LOOP_TIMEOUT_S, lambda: _give_up(done))
-                if self._times_out
-                else None
-            )  # a loop that never answers: say so
-
-            def answered(source: Future[dict[str, Any]]) -> None:
-                if give_up is not None:  # not left in the timers' heap for 5 s
-                    give_up.cancel()
-                _pass_on(source, done)
-
-            self._loop.settled_later().add_done_callback(answered)
-
-        def release() -> None:
-            # Stamped when the finger meant it, however late this timer runs.
-            sim.button(slot, False, at=pressed_at + hold_s)
-            self._timers.call_later(settle_s, settled)
-
-        pressed_at = sim.now()
-        sim.button(slot, True, at=pressed_at)
-        self._timers.call_later(hold_s, release)
-        return done
-
     # --- putting the table right ------------------------------------------------------
     def _on_table(self, game_id: int) -> None:
         if self.running_game() != game_id:
             why = f"game {game_id} is not being played on the table"
             raise Refused(409, why, code="not_on_table", game=game_id)
 
-    def undo(self, game_id: int, seen: int | None = None) -> dict[str, Any]:
-        """Undo the game's last table action (the snapshot after it); ``seen``: the
-        snapshot's ``undo`` the phone saw (409 on ``undo`` when the table moved since)."""
+    def undo(
+        self, game_id: int, seen: int | None = None, stamp: int | None = None
+    ) -> dict[str, Any]:
+        """Undo the game's last table action (the snapshot after it); ``seen`` and
+        ``stamp``: the snapshot's ``undo`` and ``undo_stamp`` the phone saw (409 when
+        the table moved since)."""
         self._on_table(game_id)
         with refusals():
-            return self._parts.games.undo(seen=seen)
+            return self._parts.games.undo(seen=seen, stamp=stamp)
 
     def fix_table(
         self,
@@ -310,9 +196,9 @@ class HubWebService(PlayerRequests):
         self._parts.selftest.game_started()
         return game
 
-    def start_claim(self) -> dict[str, Any]:
-        """Light a slot and wait for its press (see :mod:`hub.games.trust`)."""
-        return self._parts.trust.start()
+    def start_claim(self, asker: str = "") -> dict[str, Any]:
+        """Light a slot for ``asker`` and wait for its chord (see :mod:`hub.games.trust`)."""
+        return self._parts.trust.start(asker)
 
     def claim_status(self, claim: str) -> dict[str, Any]:
         """Where a claim stands."""

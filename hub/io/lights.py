@@ -52,10 +52,10 @@ def arc(slot: int, count: int) -> range:
 
 def render(snapshot: dict[str, Any], count: int, flash: Sequence[int] = ()) -> list[Pixel]:
     """The ring for ``snapshot`` (GET /api/state's), at full brightness; a slot waiting
-    for a scorekeeper claim's press blinks white over everything."""
+    for a scorekeeper claim's chord (that slot and the centre held together) blinks
+    white over everything."""
     ring = _table_ring(snapshot, count, flash)
-    claim = snapshot.get("claim")
-    if claim:
+    for claim in snapshot.get("claims") or []:
         for p in arc(claim["slot"], count):
             ring[p] = (*WHITE, BLINK)
     return ring

@@ -46,6 +46,11 @@ def _registry() -> dict[str, type]:
 
 CLASSES = _registry()
 _FIELDS = {name: tuple(f.name for f in dataclasses.fields(cls)) for name, cls in CLASSES.items()}
+# Fields added since journals were first written (an older record lacks them: their
+# defaults stand), and fields gone (an older record's are dropped: a waiting claim
+# never outlives a restart anyway).
+_ADDED = {"Table": {"actions", "claims"}, "Moment": {"stamp"}, "Claim": {"at"}}
+_GONE = {"Table": {"claim"}}
 
 
 def encode(value: object) -> Any:
@@ -83,7 +88,10 @@ def decode(data: Any) -> Any:
     values = {k: decode(v) for k, v in data.items() if k != TAG}
     if cls is state.Moment and isinstance(values.get("what"), str):
         values["what"] = legacy_action(values["what"])
-    if set(values) != set(_FIELDS[name]):
+    for gone in _GONE.get(name, set()) & set(values):
+        del values[gone]
+    known = set(_FIELDS[name])
+    if not set(values) <= known or not known - _ADDED.get(name, set()) <= set(values):
         raise CodecError(f"{name}: fields {sorted(values)}, expected {sorted(_FIELDS[name])}")
     try:
         return cls(**values)

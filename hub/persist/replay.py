@@ -115,7 +115,7 @@ def settle(table: Table, timings: Timings) -> Table:
         centre=ButtonInput(),
         markers=markers,
         due=None,
-        claim=None,
+        claims=(),
         last_end=None,
         history=history,
     )

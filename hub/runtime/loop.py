@@ -375,5 +375,5 @@ class HubLoop:
             table.by_hand,
             table.one_tile,
             len(table.history),
-            table.claim,
+            table.claims,
         )

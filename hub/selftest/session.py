@@ -4,12 +4,13 @@ While a walk-through runs, the hub's input edges go to it instead of the table (
 during the test plays no turn), its light steps show on the ring in place of the
 table's lights, and its sounds play on the hub's speaker. When it ends (done or
 stopped, or a game started meanwhile: its first edge ends the test and goes to the
-table; a game started from a phone ends it at once) the ring shows the table again and
-the markers are read afresh, so the table knows where every marker is. It starts only
-while no game is unfinished, and only with the table's proof (a claim at the hub) or a
-scorekeeper's token: a stranger's phone must not take the hub's inputs (issue 25, LOW
-15). Once started, the phone that started it (the tokens it showed) or anyone with the
-proof answers it.
+table; a game started from a phone ends it at once, and the web layer lets only the
+table's proof do that) the ring shows the table again and the markers are read afresh,
+so the table knows where every marker is. It starts only while no game is unfinished,
+and only with the table's proof (a claim at the hub; the web layer counts no game's
+token: the newest game may be a stranger's own): a stranger's phone must not take the
+hub's inputs (issue 25, LOW 15; issue 33, 11). Once started, the phone that started it
+(the tokens it showed) or anyone with the proof answers it.
 
 Before the first step every input's level is read: a button that reads pressed or a
 sensor that reads a marker fails its steps at once, named, instead of after a wait.
@@ -177,7 +178,7 @@ class SelftestSession:
         if not proven:
             why = (
                 "the self-test takes the hub's buttons and lights: it needs the "
-                "table's proof (claim it at the hub) or a scorekeeper's token"
+                "table's proof (claim it at the hub)"
             )
             raise _refused("selftest_proof", 403, why)
         self._active = True

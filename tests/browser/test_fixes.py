@@ -72,6 +72,7 @@ def test_a_double_tap_on_undo_undoes_one_action_of_the_table_shown(keeper, roomy
         hub.post("/api/sim/slots/" + str(slot) + "/press", {"hold_ms": 50})
     page.wait_for_function("() => document.querySelector('#fix-turn').value === '1'")
     expect(page.locator("#undo")).to_be_enabled()
+    shown = hub.get("/api/state")[1]["undo_stamp"]  # the stamp of Cid's tap
     sent: list[dict] = []
     page.on(
         "request",
@@ -100,7 +101,7 @@ def test_a_double_tap_on_undo_undoes_one_action_of_the_table_shown(keeper, roomy
     expect(page.locator("#undo")).to_be_enabled()  # it rests only while its request is out
     _, state = hub.get("/api/state")
     assert state["undo"] == 2 and state["turn"] == 3
-    assert sent == [{"undo": 3}]
+    assert sent == [{"undo": 3, "stamp": shown}]  # the table shown, and its last action
     undos = [e for e in hub.get("/api/log?limit=100")[1] if e["kind"] == "undo"]
     assert len(undos) == 1
     assert not phone.errors and not phone.foreign

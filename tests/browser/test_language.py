@@ -270,6 +270,14 @@ def test_the_hubs_own_words_reach_a_spanish_page_in_spanish(hub, phones) -> None
     points = {"points": {"Ann": 0, "Bob": 5, "Cid": 12}, "went_out": "Ann", "mid_round": True}
     assert hub.post(f"/api/games/{game}/rounds/1/scores", points, token=token)[0] == 200
     assert hub.post(f"/api/games/{game}/finish", {}, token=token)[0] == 200
+    # The self-test needs the table's proof (a game's token never starts it): a claim,
+    # granted by the chord at the hub, gives this phone the table's cookie.
+    claim = page.evaluate(
+        "import('/static/core.js').then(async (m) => (await m.api('POST', '/api/claim', {})).data)"
+    )
+    hub.post(f"/api/sim/slots/{claim['slot']}/press", {"hold_ms": 1500, "centre": True})
+    granted = page.evaluate(f"fetch('/api/claim/{claim['claim']}').then((r) => r.json())")
+    assert granted["state"] == "granted" and granted["game"] is None
     page.goto(f"{hub.base}/#/selftest")
     page.click("#st-buttons [data-action='start']")
     expect(page.locator("#st-step")).to_contain_text("pin 7 del conector")

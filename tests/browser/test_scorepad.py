@@ -45,6 +45,7 @@ def press(phone, slot: int, action: str) -> None:
         "tap": "[data-press='tap']",
         "hold": "[data-press='hold']",
         "out": "[data-press='long']",
+        "claim": "[data-press='chord']",  # the lit slot with the centre: a claim's chord
         "marker": "#sheet-marker",
     }
     page.click(f"#sheet {buttons[action]}")
@@ -365,9 +366,10 @@ def test_settings_panel_follows_the_hub(hub, phones):
     expect(phone.page.locator("#s-who")).to_contain_text("ask the hub")
     phone.page.click("#claim")
     note = phone.page.locator("#claim-note")
-    expect(note).to_have_text(re.compile(r"Hold slot \d"))
-    slot = int(re.search(r"Hold slot (\d)", note.text_content() or "").group(1))
-    hub.post(f"/api/sim/slots/{slot}/press", {"hold_ms": 2000})  # hands on the hub: a hold
+    expect(note).to_have_text(re.compile(r"Hold the centre button and slot \d"))
+    slot = int(re.search(r"and slot (\d)", note.text_content() or "").group(1))
+    # Hands on the hub: the lit slot and the centre held together.
+    hub.post(f"/api/sim/slots/{slot}/press", {"hold_ms": 2000, "centre": True})
     expect(note).to_contain_text("The table trusts this phone")
     expect(phone.page.locator("#s-quiet")).to_be_enabled()
     phone.page.select_option("#s-quiet", "mute")

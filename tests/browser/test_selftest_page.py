@@ -59,20 +59,21 @@ def test_a_person_walks_through_the_hub_box_from_the_phone(chromium, tmp_path):
 
 
 def claim_at_the_hub(hub, mcu, page) -> None:
-    """The join view's claim: the hub lights a slot, the person holds it there."""
+    """The join view's claim: the hub lights a slot, the person holds it and the centre
+    together."""
     # The view's module is loaded on its first visit: its buttons work once it has
     # filled in the hub's address (a click before that would do nothing).
     expect(page.locator("#join-url")).not_to_be_empty()
     page.locator("#claim").click()
 
     slot = lit_slot(hub, page)
-    # The hold at the lit slot; held again while the hub still waits for it, as a person
+    # The chord at the lit slot; held again while the hub still waits for it, as a person
     # would: on a loaded machine the fake box (a thread of this process) can scan more
     # than 250 ms apart, and a release seen after such a pause is sent LATE, which the
     # hub rightly takes as a press of unknown length, not a hold (a real Pico scans
     # every millisecond).
     for _ in range(3):
-        mcu.press(slot, 1500)
+        mcu.chord(slot, 1500)
         if eventually(lambda: not claim_slot(hub), 8, every=0.1, pause=browsing(page)):
             break
     page.locator("#claim-note").filter(has_text="The table trusts this phone").wait_for()
@@ -179,7 +180,7 @@ def test_the_view_names_a_stuck_button_at_the_start(chromium, tmp_path):
         page.locator("#claim").click()
 
         slot = lit_slot(hub, page)
-        hub.post(f"/api/sim/slots/{slot}/press", {"hold_ms": 1500})
+        hub.post(f"/api/sim/slots/{slot}/press", {"hold_ms": 1500, "centre": True})
         page.locator("#claim-note").filter(has_text="The table trusts this phone").wait_for()
         stuck = 4 if slot != 4 else 5
         pressed = threading.Thread(

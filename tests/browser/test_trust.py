@@ -166,11 +166,11 @@ def test_the_table_claim_hands_the_role_to_a_second_phone(hub, phones):
     second.open("/#/join")
     second.page.click("#claim")
     note = second.page.locator("#claim-note")
-    expect(note).to_have_text(re.compile(r"Hold slot \d"))
-    slot = int(re.search(r"Hold slot (\d)", note.text_content() or "").group(1))
+    expect(note).to_have_text(re.compile(r"Hold the centre button and slot \d"))
+    slot = int(re.search(r"and slot (\d)", note.text_content() or "").group(1))
     at_the_hub = phones()
     at_the_hub.open("/")
-    press(at_the_hub, slot, "hold")  # the virtual hub's press: a hold, never a tap
+    press(at_the_hub, slot, "claim")  # the virtual hub's chord: the slot with the centre
     expect(note).to_contain_text("keeps the score", timeout=10000)
     token = second.page.evaluate(f"JSON.parse(localStorage.getItem('mtrain.tokens'))[{game['id']}]")
     assert token and token != game["token"]

@@ -92,7 +92,7 @@ def test_handlers_ask_the_service(fake, fake_client):
             {
                 "error": "unknown_field",
                 "field": "colour",
-                "params": {"name": "colour", "allowed": ["hold_ms"]},
+                "params": {"name": "colour", "allowed": ["hold_ms", "centre"]},
             },
         ),
         (

@@ -17,6 +17,7 @@ from hub.io.lights import (
     MEXICAN,
     PLAYER_COLOURS,
     RED,
+    WHITE,
     RingLights,
     arc,
     render,
@@ -87,6 +88,12 @@ def test_whose_turn_breathes_in_their_colour_public_trains_are_amber():
     assert ring[13] == (*PLAYER_COLOURS[2], STEADY)
     assert ring[22] == (*MEXICAN, STEADY) and ring[21] == (*AMBER, STEADY)
     assert ring[3:6] == [(0, 0, 0, STEADY)] * 3  # an empty slot is dark
+
+
+def test_every_waiting_claim_blinks_white_over_everything():
+    ring = render({**snapshot(turn=1), "claims": [{"slot": 2}, {"slot": 5}]}, 24)
+    lit = [p for p, pixel in enumerate(ring) if pixel == (*WHITE, BLINK)]
+    assert lit == [*arc(2, 24), *arc(5, 24)]
 
 
 def test_an_open_double_blinks_red_and_its_cover_breathes():

@@ -27,8 +27,12 @@ TABLE_FIRST_LOAD = (
 # 60 KB until issue 32 re-wrapped the page's code to 100 columns (ESLint's max-len):
 # the line breaks and indentation added 0.7 KB to these files (61,261 -> 61,959 bytes;
 # +0.2 KB gzipped, what crosses the wire), past a budget that had 0.2 KB left. 61 KB
-# leaves 0.5 KB; bench/page.py still reports against 60 KB.
-BUDGET = 61 * 1024
+# leaves 0.5 KB; bench/page.py still reports against 60 KB. 63 KB since issue 33 added
+# what the table view must show or send at once: the claim's chord on the ring and its
+# words, the undo's stamp, the games list's next page (core.js reads its Link header),
+# the keeper's token on the list (hide_stats) and the Wi-Fi code on Join: 62.8-63.2 KB
+# decoded. Issue 35 (a page that opens at once) is where the first load gets lighter.
+BUDGET = 63 * 1024
 # The one catalog the page fetches before its first view (its language's words): every
 # view's words, the players' pages' too, and since issue 32 the words of every refusal
 # code the hub answers (es: ~46 KB, ~13 KB gzipped on the wire; +2 KB gzipped for them).

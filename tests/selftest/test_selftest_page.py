@@ -234,24 +234,33 @@ def test_only_the_phone_that_started_it_or_the_table_answers_it(live_hub, client
     assert act(stranger, "stop", Authorization=f"Bearer {other}").get_json()["running"] is False
 
 
-def test_the_newest_games_scorekeeper_may_start_it(live_hub, client):
-    r = client.post("/api/games", json={"players": ["Ann", "Bob"], "rounds": 1})
-    game, token = r.get_json()["id"], r.get_json()["token"]
-    keeper = {"Authorization": f"Bearer {token}"}
-    assert (
-        client.post(f"/api/games/{game}/rounds/1/blocked", json={}, headers=keeper).status_code
-        == 200
-    )
-    scored = client.post(
-        f"/api/games/{game}/rounds/1/scores",
-        json={"points": {"Ann": 0, "Bob": 5}},
-        headers={"Authorization": f"Bearer {token}"},
-    )
-    assert scored.status_code == 200, scored.get_json()
-    assert live_hub.running_game_id() is None  # the one-round game is over
+def test_a_strangers_own_game_neither_starts_stops_answers_nor_ends_the_self_test(live_hub, client):
+    """Issue 33, 11: a stranger plays a throwaway one-round game to its end, so the
+    newest game is its own. Its token starts no self-test, stops or answers none of the
+    family's, and its next game does not end the family's test; the table's proof does."""
     stranger = create_stranger(live_hub)
-    assert act(stranger, "start").status_code == 403
-    assert act(client, "start").status_code == 200  # its cookie came with the new game
+    r = stranger.post("/api/games", json={"players": ["Ann", "Bob"], "rounds": 1})
+    game, token = r.get_json()["id"], r.get_json()["token"]
+    own = {"Authorization": f"Bearer {token}"}
+    blocked = stranger.post(f"/api/games/{game}/rounds/1/blocked", json={}, headers=own)
+    assert blocked.status_code == 200
+    scored = stranger.post(
+        f"/api/games/{game}/rounds/1/scores", json={"points": {"Ann": 0, "Bob": 5}}, headers=own
+    )
+    assert scored.status_code == 200 and live_hub.running_game_id() is None
+    refused = act(stranger, "start")  # its cookie of the newest game
+    assert refused.status_code == 403 and refused.get_json()["error"] == "selftest_proof"
+    assert act(stranger, "start", **own).status_code == 403
+    table = {"Authorization": f"Bearer {live_hub.trust.table_token()}"}
+    assert act(client, "start", **table).status_code == 200  # the family, with the proof
+    for action in ("skip", "stop"):
+        r = act(stranger, action)
+        assert r.status_code == 403 and r.get_json()["error"] == "selftest_not_yours"
+    again = stranger.post("/api/games", json={"players": ["Ann", "Bob"]})
+    assert again.status_code == 409 and again.get_json()["error"] == "selftest_table"
+    assert status(client)["running"] is True and status(client)["results"] == []
+    ours = client.post("/api/games", json={"players": ["Cid", "Dee"]}, headers=table)
+    assert ours.status_code == 201 and status(client)["running"] is False
 
 
 def create_stranger(live_hub):

@@ -15,6 +15,7 @@ from tests.helpers import until
 from tests.http_client import HubProcess
 
 PLAYERS = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"]
+EIGHT = [*PLAYERS, "Gus", "Hal"]
 
 
 class FakeMcuProcess:
@@ -116,32 +117,36 @@ def test_worked_example_through_the_fake_microcontroller(rig):
 
 
 def test_a_claim_through_the_fake_microcontroller_is_neither_raced_nor_camped(rig):
-    """The claim on the serial backend: a second phone's claim is refused while the
-    first waits, taps on the lit slot from the box play the game and never grant it,
-    and the hold the first phone asked for grants that phone alone."""
+    """The claim on the serial backend: a second phone's claim gets a slot of its own,
+    taps, a double and a went-out on the lit slot from the box play the game and never
+    grant it, and the chord the first phone asked for grants that phone alone."""
     hub, mcu = rig
     until(lambda: hub.get("/api/state")[1].get("serial", {}).get("connected"), what="the hub box")
-    status, game = hub.post("/api/games", {"players": PLAYERS[:3], "first": 1})
-    assert status == 201
     status, claim = hub.post("/api/claim", {})
     assert status == 202
     slot = claim["slot"]
-    status, refused = hub.post("/api/claim", {})  # the rival races
-    assert status == 409 and refused["error"] == "claim_waiting"
+    status, game = hub.post("/api/games", {"players": EIGHT, "first": slot})
+    assert status == 201
 
     def logged(kind: str) -> int:
         _, log = hub.get("/api/log?limit=500")
         return sum(e["kind"] == kind and e.get("slot") == slot for e in log)
 
-    for n in range(2):  # the rival camps: ordinary taps on the lit slot, from the box
-        mcu.send(f"press {slot} 100")
-        until(lambda n=n: logged("tap") > n, what="a tap")
+    # The rival camps: the lit slot's own player's double and going out, from the box.
+    for command, kind in ((f"press {slot} 1500", "hold"), (f"press {slot} 4500", "long-hold")):
+        mcu.send(command)
+        until(
+            lambda kind=kind: logged(kind) == 1,
+            what=lambda kind=kind: f"{kind}: {hub.get('/api/log?limit=30')[1]}",
+            timeout=15,
+        )
     assert hub.get(f"/api/claim/{claim['claim']}")[1]["state"] == "waiting"
-    assert hub.get("/api/state")[1]["claim"] == {"slot": slot}
-    mcu.send(f"press {slot} 1500")  # the hold the asking phone told its person to make
+    assert hub.get("/api/state")[1]["claims"] == [{"slot": slot}]
+    mcu.send(f"chord {slot} 1500")  # the chord the asking phone told its person to make
     answer = until(
         lambda: (a := hub.get(f"/api/claim/{claim['claim']}")[1])["state"] == "granted" and a,
-        what="the claim granted",
+        what=lambda: f"the claim granted: {hub.get('/api/log?limit=30')[1]}",
     )
     assert answer["game"] == game["id"] and answer["token"] != game["token"]
-    assert hub.get("/api/state")[1]["claim"] is None
+    assert hub.get("/api/state")[1]["claims"] == []
+    assert (logged("hold"), logged("long-hold")) == (1, 1)  # the chord did nothing else

@@ -86,6 +86,52 @@ def test_an_undo_names_the_table_it_saw_and_a_double_tap_undoes_once(client, gam
         assert answer.status_code == 400 and answer.get_json()["field"] == "undo", bad
 
 
+def test_an_undo_names_the_action_itself_not_the_count_aba(client, game, live_hub):
+    """Issue 33, 7: phone A shows an undo of Bob's tap (undo 2); phone B undoes it (1);
+    Bob taps again (2 again). A's undo names the action it showed (its stamp), not the
+    count: refused, and Bob's new tap stays."""
+    path = f"/api/games/{game['id']}/undo"
+    for slot in (1, 2):
+        client.post(f"/api/sim/slots/{slot}/press", json={"hold_ms": 50})
+    shown = client.get("/api/state").get_json()  # what phone A shows
+    assert shown["undo"] == 2 and shown["undo_stamp"] >= 1
+    seen = {"undo": shown["undo"], "stamp": shown["undo_stamp"]}
+    b = client.post(path, json=seen, headers=bearer(game)).get_json()  # phone B
+    assert b["undo"] == 1 and b["undo_stamp"] != shown["undo_stamp"]
+    again = client.post("/api/sim/slots/2/press", json={"hold_ms": 50}).get_json()
+    assert again["undo"] == 2 and again["undo_stamp"] > shown["undo_stamp"]
+    a = client.post(path, json=seen, headers=bearer(game))  # phone A, at last
+    assert a.status_code == 409 and a.get_json()["error"] == "undo_moved"
+    assert a.get_json()["field"] == "stamp"
+    assert a.get_json()["params"] == {"then": shown["undo_stamp"], "now": again["undo_stamp"]}
+    assert client.get("/api/state").get_json()["undo_stamp"] == again["undo_stamp"]
+    for bad in (-1, "2", True, 1.5):
+        answer = client.post(path, json={"stamp": bad}, headers=bearer(game))
+        assert answer.status_code == 400 and answer.get_json()["error"] == "undo_stamp", bad
+
+
+def test_an_undo_stamp_is_never_reused_across_rounds():
+    """A phone that showed round 1's fourth action never undoes round 2's fourth."""
+    from hub.core import apply, new_table, snapshot
+    from hub.core.events import ButtonChanged, GameStarted, RoundScored
+
+    table, _ = apply(
+        new_table(), GameStarted(1, "consensus", ("A", "B"), (1, 2), None, 12, 13, 0.0)
+    )
+    table, _ = apply(table, ButtonChanged(1, True, 1.0))
+    table, _ = apply(table, ButtonChanged(1, False, 1.1))
+    first = snapshot(table, "sim")
+    table, _ = apply(table, RoundScored(2.0, 11))
+    for at in (3.0, 4.0, 5.0):  # the engine placed, then plays, until one is undoable
+        slot = table.turn or 1
+        table, _ = apply(table, ButtonChanged(slot, True, at))
+        table, _ = apply(table, ButtonChanged(slot, False, at + 0.1))
+        if table.history:
+            break
+    second = snapshot(table, "sim")
+    assert first["undo"] == second["undo"] and first["undo_stamp"] != second["undo_stamp"]
+
+
 def test_two_phones_undoing_the_same_mistake_at_once_undo_it_once(client, game, live_hub):
     """Both requests reach the hub together; its one writer thread looks and undoes in
     one step, so exactly one is done and the other is told the table changed."""

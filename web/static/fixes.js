@@ -57,8 +57,9 @@ function tools() {
   box = place("v-table", "fixes", "div");
   box.className = "fixes";
   const undo = el("button", { type: "button", id: "undo", class: "btn wide" }, t("fixes.undo"));
-  // The undo names the table this phone shows (its ``undo`` count): a double tap, a
-  // second phone's undo or a press at the hub since is refused, not a second undo.
+  // The undo names the table this phone shows (its ``undo`` count and the stamp of the
+  // action it takes back): a double tap, a second phone's undo or a press at the hub
+  // since (an undo and a new press too: the same count, another stamp) is refused.
   // The button also rests while its request is out and a moment after (core.js, rest):
   // a slow double tap's second tap, after the table came back undone, is not a second
   // undo (walking further back takes a deliberate tap).
@@ -70,7 +71,7 @@ function tools() {
     const what = S.snap.undoes;  // what this phone shows the undo taking back
     try {
       const done = what ? t("fixes.undone_what", { what: undid(what) }) : t("fixes.undone");
-      await send("/undo", { undo: S.snap.undo }, done);
+      await send("/undo", { undo: S.snap.undo, stamp: S.snap.undo_stamp }, done);
     } finally {
       resting.start();
     }

@@ -47,7 +47,8 @@ $("show-handover").addEventListener("click", async () => {
   $("handover-url").textContent = r.data.url;
   $("handover-qr").scrollIntoView({ block: "center" });  // the code to scan, in view
 });
-// The claim: the hub lights a slot; a hold there within the window grants a token.
+// The claim: the hub lights a slot; that slot and the centre held together within the
+// window (the table's chord) grant a token.
 $("claim").addEventListener("click", async () => {
   const r = await api("POST", "/api/claim", {}), note = $("claim-note");
   if (!r.ok) { note.textContent = r.data.error; return; }

@@ -1,9 +1,10 @@
 // The self-test view (#/selftest): the hub walks a person through every button, marker,
 // light and sound, then shows a pass/fail table naming each part's pin. The hub runs it
 // (POST /api/selftest); this view shows the step waiting and polls while it runs.
-// Starting it needs the table's proof (a claim at the hub, on the join view) or the
-// newest game's scorekeeper; the start reads every input's level first (a stuck one is
-// named at once) and leaves the lights out when no hub box drives a ring.
+// Starting it needs the table's proof (a claim at the hub, on the join view: a game's
+// token never does, it may be a stranger's own game's); the start reads every input's
+// level first (a stuck one is named at once) and leaves the lights out when no hub box
+// drives a ring.
 import { S, api, esc, rest } from "./core.js";
 import { formatNumber, t } from "./i18n.js";
 

@@ -215,6 +215,8 @@ function renderSheet() {
   $("sheet-title").textContent =
     t("sheet.title", { slot: S.sheet, name: nameOf(S.snap, S.sheet) });
   $("sheet-marker").textContent = t(s.marker ? "sheet.marker_off" : "sheet.marker_on");
+  // A claim lit here: the table's chord (this slot and the centre held together).
+  $("sheet-chord").hidden = !(S.snap.claims || []).some((c) => c.slot === S.sheet);
 }
 async function simAct(path, body, button) {
   const buttons = sheet.querySelectorAll("button");
@@ -234,6 +236,8 @@ sheet.addEventListener("click", (e) => {
   if (b.id === "sheet-marker") {
     const s = S.snap.slots.find((x) => x.slot === S.sheet);
     simAct("marker", { present: !s.marker }, b);
+  } else if (b.dataset.press === "chord") {
+    simAct("press", { hold_ms: holdMs("hold", S.snap.gestures), centre: true }, b);
   } else simAct("press", { hold_ms: holdMs(b.dataset.press, S.snap.gestures) }, b);
 });
 // How long the virtual hand holds, from the hub's own thresholds (the snapshot's
