@@ -137,6 +137,8 @@ def ask_update_mode(port: str) -> bool:
     A firmware without the command says so: :class:`UpdateFailed` names the way out."""
     fd = _open(port)
     try:
+        # Without Ctrl-C, -D or -E among its bytes: a box at its REPL already takes the
+        # frame as a typo, no soft reset (which would run the program) and no paste mode.
         os.write(fd, proto.encode(0, proto.UPDATE, proto.UPDATE_WORD))
         for _, kind, payload in _frames(fd, ANSWER_S, proto.Decoder()):
             if kind == proto.ERROR and payload[:1] == bytes((proto.E_UPDATING,)):

@@ -76,6 +76,11 @@ def test_a_box_in_its_repl_already_is_updated_too(tmp_path) -> None:
         box.close()
 
 
+def test_the_frame_is_only_a_typo_to_a_box_at_its_repl() -> None:
+    frame = proto.encode(0, proto.UPDATE, proto.UPDATE_WORD)  # what the command sends
+    assert not {3, 4, 5} & set(frame)  # no Ctrl-C, no soft reset (Ctrl-D), no paste mode
+
+
 def test_a_firmware_without_the_command_says_how_to_get_out(tmp_path) -> None:
     box = FakeMcu()
     try:
