@@ -29,7 +29,7 @@ from firmware_bridge.firmware.board import (
     Board,
     centre_held,
 )
-from firmware_bridge.firmware.mcu import UPDATING_TEXT, WATCHDOG_MS, Firmware
+from firmware_bridge.firmware.mcu import UPDATE_FLAG, UPDATING_TEXT, WATCHDOG_MS, Firmware
 
 Pixels = list[tuple[int, ...]]
 # A boot's id from a generator of its own: a box restarting on its thread must not
@@ -70,10 +70,12 @@ class _Firmware(Firmware):
 class FakeMcu:
     """A hub box on a pty at :attr:`path`; ``on_leds(pixels)`` hears each LED frame.
 
-    It boots as ``main.py`` does: with the centre button held, into MicroPython's REPL
-    (:attr:`repl`, :mod:`firmware_bridge.fakerepl`; :attr:`firmware` is None), else
-    into the firmware under the watchdog. A watchdog or ``machine.reset()`` reset
-    drops the USB link and brings it back, as on a Pico; :attr:`boots` counts boots.
+    It boots as ``main.py`` does: when the hub asked for the update mode (``UPDATE``:
+    the mark :data:`UPDATE_FLAG` in its flash, removed by this boot) or with the centre
+    button held, into MicroPython's REPL (:attr:`repl`, :mod:`firmware_bridge.fakerepl`;
+    :attr:`firmware` is None), else into the firmware under the watchdog. A watchdog or
+    ``machine.reset()`` reset drops the USB link and brings it back, as on a Pico;
+    :attr:`boots` counts boots.
     :attr:`files` is the board's flash (the REPL writes it; the firmware that runs is
     always this package's).
     """
@@ -114,16 +116,20 @@ class FakeMcu:
         ticks = Ticks(start_us=(1 << 30) - 5_000_000)
         port = PtyPort(self._master)
         self.firmware = self.repl = None
-        if centre_held(self.machine, ticks):
+        if self.files.pop(UPDATE_FLAG, None) is not None or centre_held(self.machine, ticks):
             port.write(UPDATING_TEXT)
             self.repl = Repl(port, self.files)
             return
         watchdog = self.machine.WDT(timeout=WATCHDOG_MS)
         board = Board(self.machine, NeoPixelModule, ticks, self.pixel_count)
-        firmware = _Firmware(board, port, _BOOTS.getrandbits(16))
+        firmware = _Firmware(board, port, _BOOTS.getrandbits(16), self._ask_update)
         firmware.on_leds = self._leds
         self.firmware = firmware
         watchdog.feed()
+
+    def _ask_update(self) -> None:
+        """``main.py``'s mark for the next boot, in the fake board's flash."""
+        self.files[UPDATE_FLAG] = b"the hub asked for the update mode\n"
 
     def _leds(self, pixels: Pixels) -> None:
         self.frames.append(pixels)

@@ -32,19 +32,27 @@ WATCHDOG_MS = 5000
 IDLE = (12, 12, 10, lights.STEADY)  # dim white: nobody is driving the ring
 UPDATING = (0, 0, 60)  # dim blue: the program was skipped, the REPL is free
 UPDATING_TEXT = (
-    b"mtrain: the centre button was held at power-on: the program is skipped.\r\n"
-    b"Copy the new files with mpremote, then unplug the box and plug it in again.\r\n"
+    b"mtrain: update mode (asked by the hub, or the centre button held at power-on):\r\n"
+    b"the program is skipped. Copy the new files with mpremote, then mpremote reset.\r\n"
 )
+# The file whose presence at boot means the hub asked for the update mode (UPDATE):
+# main.py removes it and returns to the REPL, so the next reset runs the program again.
+UPDATE_FLAG = "mtrain-update"
+UPDATE_WAIT_MS = 50  # the box's last words leave over USB before it restarts
 
 
 class Firmware:
     """One microcontroller: ``board`` (see board.py) and ``port`` (``read()`` returns
     the bytes waiting, maybe none; ``write(data)``). Call :meth:`poll` in a loop
-    (:meth:`guarded_poll` under a watchdog, as ``main.py`` does)."""
+    (:meth:`guarded_poll` under a watchdog, as ``main.py`` does). ``ask_update()``
+    leaves the mark that makes the next boot the update mode (``main.py``: a file
+    named :data:`UPDATE_FLAG`); without it the box refuses ``UPDATE``."""
 
-    def __init__(self, board: Any, port: Any, boot_id: int = 0) -> None:
+    def __init__(self, board: Any, port: Any, boot_id: int = 0, ask_update: Any = None) -> None:
         self.board = board
         self.port = port
+        self.ask_update = ask_update
+        self.restart_due = False  # UPDATE taken: restart after this pass
         self.boot_id = boot_id & 0xFFFF
         self.decoder = proto.Decoder()
         self.seq = 0
@@ -142,7 +150,10 @@ class Firmware:
             self.poll()
         except Exception as exc:  # whatever it was: start afresh
             self.crashed(exc)
-            self.board.sleep_ms(50)  # the last word leaves over USB before the reset
+            self.board.sleep_ms(UPDATE_WAIT_MS)  # the last word leaves before the reset
+            machine.reset()
+        if self.restart_due:  # UPDATE: the next boot is the update mode
+            self.board.sleep_ms(UPDATE_WAIT_MS)
             machine.reset()
         watchdog.feed()
 
@@ -192,6 +203,8 @@ class Firmware:
             self.send_snapshot()
         elif kind == proto.LEDS:
             self.take_leds(seq, payload)
+        elif kind == proto.UPDATE:
+            self.take_update(seq, payload)
         elif kind not in (proto.HEARTBEAT, proto.ERROR):
             self.send_error(proto.E_UNKNOWN, seq, b"unknown frame type")
 
@@ -206,6 +219,22 @@ class Firmware:
         elif acked:
             del unacked[:acked]
             self.resend_at = self.now_us + RESEND_US
+
+    def take_update(self, seq: int, payload: bytes) -> None:
+        """The hub asks for the update mode: leave the mark, say so (an ``ERROR`` frame
+        with code 5, the hub's cue that the box restarts), and restart after this pass."""
+        if payload != proto.UPDATE_WORD:
+            self.send_error(proto.E_PAYLOAD, seq, b"UPDATE: expected the word mtrain-update")
+            return
+        if self.ask_update is None:
+            self.send_error(proto.E_UNKNOWN, seq, b"UPDATE: this board has no update mode")
+            return
+        self.ask_update()
+        self.send(
+            proto.ERROR,
+            bytes((proto.E_UPDATING, seq & 0xFF)) + b"restarting into MicroPython's REPL",
+        )
+        self.restart_due = True
 
     def take_leds(self, seq: int, payload: bytes) -> None:
         """A whole ring: count, then (r, g, b, effect) per pixel."""

@@ -30,6 +30,7 @@ HEARTBEAT = 0x02
 LEDS = 0x03
 SNAPSHOT_REQUEST = 0x04
 ACK = 0x05
+UPDATE = 0x06  # payload UPDATE_WORD: the box restarts into MicroPython's REPL, once
 # Microcontroller -> hub
 IDENTIFY = 0x81
 SNAPSHOT = 0x82
@@ -37,6 +38,9 @@ EDGE = 0x83
 MCU_HEARTBEAT = 0x84
 # Either way
 ERROR = 0xEE
+
+# The payload of UPDATE: a frame that reached the box by chance does not stop it.
+UPDATE_WORD = b"mtrain-update"
 
 # Capability bits of IDENTIFY
 CAP_INPUTS = 0x01
@@ -57,6 +61,7 @@ E_VERSION = 1
 E_UNKNOWN = 2
 E_PAYLOAD = 3
 E_CRASH = 4  # the box's firmware failed: the text says how; the box resets
+E_UPDATING = 5  # not a fault: the box took UPDATE and restarts into MicroPython's REPL
 
 # LED effects (the fourth byte of each pixel)
 STEADY = 0

@@ -28,6 +28,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "firmware_bridge.fake_mcu_cli",
         "run the hub box's firmware on a pty, as a fake microcontroller",
     ),
+    "firmware": (
+        "firmware_bridge.update",
+        "update the hub box's firmware over its USB cable (no opening the box)",
+    ),
     "demo": ("tablesim.demo", "run the hub with bots playing at a human pace (no hardware needed)"),
     "board": ("hub.cli.board", "serve a tournament board of every hub on an MQTT broker"),
     "selftest": (

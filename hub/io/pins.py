@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
+import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +34,8 @@ NOT_TRIED = (
     "rpigpio and native need /dev/gpiomem (the service may open only /dev/gpiochip*), "
     "pigpio needs the pigpiod daemon"
 )
-# Where the unit lets lgpio make its notify pipe (systemd/mtrain-hub.service).
+# The unit's working directory (systemd/mtrain-hub.service), a folder of its own: lgpio's
+# notify pipe no longer depends on it (:func:`private_folder`), nothing else is written there.
 UNIT_WORKING_DIRECTORY = "/run/mtrain-hub"
 
 
@@ -57,38 +61,91 @@ def make_factory(backend: str, dev: Path = Path("/dev")) -> Any:
 
 
 def open_lgpio(dev: Path = Path("/dev")) -> Any:
-    """gpiozero's LGPIOFactory on this board's GPIO chip, or :class:`NoPins`."""
-    where = os.getcwd()
-    try:
-        from gpiozero.pins.lgpio import LGPIOFactory
-    except ImportError as exc:
-        raise NoPins(
-            f"the lgpio module is not installed ({exc}): on Raspberry Pi OS install "
-            "python3-lgpio (systemd/install.sh does, with a venv that sees it)"
-        ) from None
-    except OSError as exc:  # lgpio makes its notify pipe in the current directory on import
-        raise NoPins(
-            f"lgpio cannot make its notify pipe (.lgd-nfy*) in the working directory "
-            f"{where}: {_unwritable(where)} ({exc}); run the hub from a directory it may "
-            f"write (the unit's WorkingDirectory={UNIT_WORKING_DIRECTORY})"
-        ) from None
+    """gpiozero's LGPIOFactory on this board's GPIO chip, or :class:`NoPins`.
+
+    lgpio makes its notify pipe (``.lgd-nfy*``) in the current directory when it is
+    first imported: it is imported from a private folder of its own
+    (:func:`private_folder`), so the hub, ``selftest --check`` and the walk-through
+    open the pins from any folder (a read-only checkout, another user's home).
+    """
+    # Once loaded, lgpio holds its pipe open: no folder, no chdir (other threads run).
+    loaded = "lgpio" in sys.modules
+    with nullcontext("") if loaded else private_folder() as where:
+        try:
+            from gpiozero.pins.lgpio import LGPIOFactory
+        except ImportError as exc:
+            raise NoPins(
+                f"the lgpio module is not installed ({exc}): on Raspberry Pi OS install "
+                "python3-lgpio (systemd/install.sh does, with a venv that sees it)"
+            ) from None
+        except OSError as exc:  # lgpio makes its notify pipe in the current directory
+            raise NoPins(
+                f"lgpio cannot make its notify pipe (.lgd-nfy*) in its private folder "
+                f"{where}: {_unwritable(where)} ({exc}); point TMPDIR at a folder this "
+                "user may write"
+            ) from None
+    made = (
+        f"its notify pipe in {where}, a private folder removed once the pipe was open"
+        if where
+        else "its notify pipe open since it first loaded"
+    )
+    return _on_chip(LGPIOFactory, dev, made)
+
+
+def _on_chip(factory_class: Any, dev: Path, made: str) -> Any:
+    """``factory_class`` (gpiozero's LGPIOFactory) on the first chip in ``dev``;
+    ``made`` says where lgpio made its notify pipe, for the messages."""
     chips = sorted(dev.glob("gpiochip*"))
     if not chips:
         raise NoPins(
             f"no GPIO chip: {dev / 'gpiochip0'} does not exist (not a Raspberry Pi, or a "
-            f"container without the device; lgpio itself loaded, its notify pipe in {where})"
+            f"container without the device; lgpio itself loaded, {made})"
         )
     try:
-        factory = LGPIOFactory()
+        factory = factory_class()
     except Exception as exc:  # lgpio.error, gpiozero's PinUnknownPi
         raise NoPins(_chip_problem(chips, exc)) from None
     log.info(
-        "pins: lgpio on %s (its notify pipe in %s); not gpiozero's other pin factories: %s",
+        "pins: lgpio on %s (%s); not gpiozero's other pin factories: %s",
         dev / f"gpiochip{factory.chip}",
-        where,
+        made,
         NOT_TRIED,
     )
     return factory
+
+
+@contextmanager
+def private_folder() -> Iterator[str]:
+    """Run the body in a new folder only this user may enter (0700), then come back and
+    remove it: lgpio makes its notify pipe in the current directory and holds it open
+    (both ends) from then on, so the pipe's name is not needed after its import.
+
+    The folder is made in the unit's runtime directory (``$RUNTIME_DIRECTORY``) when
+    there is one, else in ``$TMPDIR`` or ``/tmp``; coming back works even to a folder
+    this user may enter but not read (``O_PATH``), and from one it may not even enter
+    the body ends in ``/``.
+    """
+    try:
+        where = tempfile.mkdtemp(prefix="lgpio-", dir=os.environ.get("RUNTIME_DIRECTORY") or None)
+    except OSError as exc:
+        raise NoPins(
+            f"cannot make a private folder for lgpio's notify pipe: {exc}; point TMPDIR "
+            "at a folder this user may write"
+        ) from None
+    try:
+        back: int | None = os.open(".", os.O_PATH)
+    except OSError:  # a folder this user may not enter (sudo -u from root's home)
+        back = None
+    try:
+        os.chdir(where)
+        yield where
+    finally:
+        if back is None:
+            os.chdir("/")  # no way back: nothing relative could be opened there anyway
+        else:
+            os.fchdir(back)
+            os.close(back)
+        shutil.rmtree(where, ignore_errors=True)
 
 
 def _unwritable(path: str) -> str:

@@ -62,11 +62,11 @@ INSTALLED = "sudo -u mtrain /opt/mtrain-hub/venv/bin/mtrain-hub "
 def test_the_pi_commands_parse_and_name_what_the_installer_makes():
     console = blocks("console")
     hub_commands = [c for c in console if c.startswith(INSTALLED)]
-    assert len(hub_commands) == 2
+    assert len(hub_commands) == 3  # selftest --check, the walk-through, firmware update
     for command in hub_commands:
         words = shlex.split(command)[4:]
         _parser(words[0]).parse_args(words)
-        assert "--config /etc/mtrain-hub.toml" in command
+        assert words[0] == "firmware" or "--config /etc/mtrain-hub.toml" in command
     installer = (ROOT / "systemd" / "install.sh").read_text()
     assert "--i2s-amp)" in installer and "PREFIX=/opt/mtrain-hub" in installer
     assert "VENV=$PREFIX/venv" in installer and "/etc/mtrain-hub.toml" in installer

@@ -2,8 +2,9 @@
 silent fall back to another of gpiozero's factories (issue 22, HIGH 1).
 
 The real lgpio is used where the test venv has it (``.[test]`` on x86_64): importing it
-makes its notify pipe (``.lgd-nfy*``) in the current directory, so every test here runs
-in a folder of its own.
+makes its notify pipe (``.lgd-nfy*``) in the current directory. The hub imports it from a
+private folder of its own (issue 36, item 3); every test here runs in a folder of its
+own all the same, so that a failure leaves no pipe in the checkout.
 """
 
 from __future__ import annotations
@@ -58,18 +59,30 @@ def test_without_a_chip_the_error_names_the_missing_chip(workdir):
         open_lgpio(dev)
     message = str(caught.value)
     assert f"{dev}/gpiochip0 does not exist" in message
-    assert f"its notify pipe in {workdir}" in message  # lgpio loaded from here
+    assert "lgpio itself loaded" in message
     # lgpio makes its pipe when a process first imports it, and another test in this
-    # process may have done so from its own folder first: a fresh interpreter, here.
+    # process may have done so first: a fresh interpreter, here, with a TMPDIR to look in.
     hub = (
         "from pathlib import Path\nfrom hub.io.pins import NoPins, open_lgpio\n"
         "try:\n    open_lgpio(Path('dev'))\nexcept NoPins as exc:\n    print(exc)\n"
     )
+    tmp, fresh = workdir / "tmp", workdir / "fresh"
+    tmp.mkdir()
+    fresh.mkdir()
     said = subprocess.run(
-        [sys.executable, "-c", hub], cwd=workdir, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", hub],
+        cwd=fresh,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "TMPDIR": str(tmp)},
     )
-    assert f"its notify pipe in {workdir}" in said.stdout, said.stdout + said.stderr
-    assert list(workdir.glob(".lgd-nfy*")), "lgpio made its pipe in the working directory"
+    assert f"lgpio itself loaded, its notify pipe in {tmp}/lgpio-" in said.stdout, (
+        said.stdout + said.stderr
+    )
+    assert "a private folder removed once the pipe was open" in said.stdout
+    assert not list(fresh.glob(".lgd-nfy*")), "lgpio made its pipe in the working directory"
+    assert list(tmp.iterdir()) == [], "the private folder is removed"
 
 
 def test_a_chip_this_user_may_not_open_is_named_with_the_reason(workdir, monkeypatch):
@@ -114,15 +127,16 @@ def test_the_chosen_factory_is_logged_with_why_not_the_others(workdir, monkeypat
     (dev / "gpiochip0").write_text("")
     with caplog.at_level("INFO", logger="hub.io.pins"):
         assert isinstance(open_lgpio(dev), FakeFactory)
-    assert f"pins: lgpio on {dev}/gpiochip0 (its notify pipe in {workdir})" in caplog.text
+    assert f"pins: lgpio on {dev}/gpiochip0 (its notify pipe " in caplog.text
     assert NOT_TRIED in caplog.text and "/dev/gpiomem" in NOT_TRIED
 
 
-def test_a_read_only_working_directory_is_named_not_a_missing_pi(workdir, tmp_path):
-    """The service's case before the fix: run from / under ProtectSystem (read-only), the
-    import of lgpio fails on its notify pipe; the message must say so. (Checking that
-    lgpio is there imports it here: in ``workdir``, so its pipe is not left in the
-    checkout, where the upgrade test's copy of it failed on the pipe.)"""
+def test_lgpio_loads_from_a_read_only_working_directory(workdir, tmp_path):
+    """The service's case before issue 22, and ``selftest --check`` run from the maker's
+    checkout before issue 36: the working directory is read-only (a read-only mount
+    here), and lgpio, which makes its notify pipe in the current directory when it
+    loads, loads all the same: from a private folder of its own. (Checking that lgpio is
+    there imports it here: in ``workdir``, so its pipe is not left in the checkout.)"""
     real_lgpio()
     unshare = shutil.which("unshare")
     if unshare is None or os.geteuid() != 0:
@@ -133,14 +147,13 @@ def test_a_read_only_working_directory_is_named_not_a_missing_pi(workdir, tmp_pa
     readonly.mkdir()
     probe = textwrap.dedent(
         """
-        import sys
+        import os, sys
         from hub.io.pins import NoPins, open_lgpio
         try:
             open_lgpio()
         except NoPins as exc:
             print(exc)
-            sys.exit(0)
-        sys.exit("no error")
+        print("back in", os.getcwd())
         """
     )
     script = (
@@ -154,6 +167,31 @@ def test_a_read_only_working_directory_is_named_not_a_missing_pi(workdir, tmp_pa
         timeout=60,
         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
     )
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert f"in the working directory {readonly}: a read-only file system" in result.stdout
-    assert "WorkingDirectory=/run/mtrain-hub" in result.stdout
+    said = result.stdout + result.stderr
+    assert result.returncode == 0, said
+    assert "cannot make its notify pipe" not in said and "read-only" not in said, said
+    assert "lgpio itself loaded, its notify pipe in " in said  # off a Pi: no chip here
+    assert f"back in {readonly}" in said
+
+
+def test_a_private_folder_that_cannot_be_made_is_named(workdir, monkeypatch):
+    monkeypatch.delitem(sys.modules, "lgpio", raising=False)  # as in a fresh hub
+    monkeypatch.delenv("RUNTIME_DIRECTORY", raising=False)
+    monkeypatch.setattr(pins.tempfile, "tempdir", str(workdir / "missing"))  # as $TMPDIR
+    with pytest.raises(NoPins) as caught:
+        open_lgpio(workdir)
+    message = str(caught.value)
+    assert "cannot make a private folder for lgpio's notify pipe" in message
+    assert str(workdir / "missing") in message and "TMPDIR" in message
+
+
+def test_the_private_folder_is_the_units_runtime_directory_and_goes(workdir, monkeypatch):
+    runtime = workdir / "run"
+    runtime.mkdir()
+    monkeypatch.setenv("RUNTIME_DIRECTORY", str(runtime))
+    with pins.private_folder() as where:
+        assert Path(where).parent == runtime and os.getcwd() == where
+        assert os.stat(where).st_mode & 0o777 == 0o700
+        Path(".lgd-nfy0").write_text("")  # what lgpio leaves
+    assert os.getcwd() == str(workdir)
+    assert list(runtime.iterdir()) == []

@@ -320,8 +320,21 @@ class Poll:
         return bool(self.stdin.data)
 
 
-def run_main(centre_held: bool, passes_before_a_fault: int = 50):
-    """Run main.py's own code under CPython with stand-ins for the Pico's modules."""
+class FlashOs:
+    """The ``os`` module on the board's flash (``files``: the names there)."""
+
+    def __init__(self, files: set[str]) -> None:
+        self.files = files
+
+    def remove(self, name: str) -> None:
+        if name not in self.files:
+            raise OSError(2, "ENOENT")
+        self.files.discard(name)
+
+
+def run_main(centre_held: bool, passes_before_a_fault: int = 50, flash: set[str] | None = None):
+    """Run main.py's own code under CPython with stand-ins for the Pico's modules;
+    ``flash``: the names in its flash (for the update mode's mark), changed in place."""
     from types import SimpleNamespace
 
     from firmware_bridge.fakeboard import Machine, NeoPixelModule
@@ -338,6 +351,7 @@ def run_main(centre_held: bool, passes_before_a_fault: int = 50):
         "micropython": micropython,
         "neopixel": NeoPixelModule,
         "time": ticks,
+        "os": FlashOs(set() if flash is None else flash),
         "random": SimpleNamespace(getrandbits=lambda bits: 0xBEEF),
         "sys": SimpleNamespace(stdin=stdin, stdout=stdout),
         "select": SimpleNamespace(
@@ -366,6 +380,16 @@ def test_main_with_the_centre_held_skips_the_program_and_leaves_the_repl_free():
     assert machine.watchdog is None  # nothing would reset the board under mpremote
     assert stdout.sent == mcu.UPDATING_TEXT
     assert passes == []
+
+
+def test_main_after_the_hub_asked_skips_the_program_once():
+    flash = {"main.py", mcu.UPDATE_FLAG}
+    outcome, machine, micropython, stdout, passes = run_main(centre_held=False, flash=flash)
+    assert outcome == "returned to the REPL" and stdout.sent == mcu.UPDATING_TEXT
+    assert machine.watchdog is None and micropython.kbd_intr_calls == []
+    assert flash == {"main.py"}  # the mark is gone: the next reset runs the program
+    outcome, machine, micropython, stdout, passes = run_main(centre_held=False, flash=flash)
+    assert outcome == "BoardReset" and micropython.kbd_intr_calls == [-1]
 
 
 def test_main_runs_the_firmware_under_the_watchdog_and_resets_on_an_exception():

@@ -42,6 +42,8 @@ def test_the_document_has_every_frame():
         "edge-late",
         "error",
         "error-crash",
+        "update",
+        "error-updating",
         "garbage-then-heartbeat",
         "reset-mid-frame",
     }
