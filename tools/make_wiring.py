@@ -25,6 +25,7 @@ from xml.sax.saxutils import escape
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
 
 from hub.io.pinmap import (  # noqa: E402
     AMPLIFIER_PINS,
@@ -304,7 +305,7 @@ def power_panel(svg: Svg, x: float, y: float, lines: list[str]) -> None:
 
 def default_build(pins: dict[str, Any]) -> str:
     """The default build: Pi Zero 2 W header, inputs, amplifier, Pico with the ring, power."""
-    svg = Svg(1500, 1020, "Mexican Train hub: wiring of the default build (Pi Zero 2 W + Pico)")
+    svg = Svg(1500, 1340, "Mexican Train hub: wiring of the default build (Pi Zero 2 W + Pico)")
     header_block(svg, 330, 90, HEADER, "Pi Zero 2 W header (BCM)", "BCM", pi_roles(pins))
     inputs_panel(svg, 780, 90, pins, "BCM", HALL["rail"])
     amplifier_panel(svg, 60, 660)
@@ -334,13 +335,14 @@ def default_build(pins: dict[str, Any]) -> str:
             "I2S, UART and ID EEPROM pins stay free.",
         ],
     )
+    hub_board_panel(svg, 60, 1050)
     return svg.render()
 
 
 def usb_build() -> str:
     """The hub box on USB: the Pico reads every input and drives the ring."""
     svg = Svg(
-        1500, 900, "Mexican Train hub: wiring of the hub box on USB (the Pico reads everything)"
+        1500, 1210, "Mexican Train hub: wiring of the hub box on USB (the Pico reads everything)"
     )
     roles: dict[int | str, str] = {}
     pico = {
@@ -366,7 +368,25 @@ def usb_build() -> str:
             "Inputs use the Pico's internal pull-ups: no resistors. Sound plays on the computer.",
         ],
     )
+    hub_board_panel(svg, 60, 910)
     return svg.render()
+
+
+def hub_board_panel(svg: Svg, x: float, y: float) -> None:
+    """The hub board in one box (its layout: hub-board.svg) and the plugs of its sockets,
+    with the A3144's legs named (tools/make_board.py draws both)."""
+    import make_board  # tools/make_board.py: it borrows this module's Svg
+
+    svg.rect(x, y - 22, 1380, 292, fill="none", stroke=GREY)
+    svg.text(
+        x + 10,
+        y,
+        "Hub board (hardware/hub-board.svg): the shifter, the 5V and GND buses, 18 keyed "
+        "sockets J1-J18; every socket 1 GND, 2 5V (button sockets: empty), 3 signal",
+        size=12,
+        weight="bold",
+    )
+    make_board.plugs_panel(svg, x + 10, y + 28)
 
 
 def polar(cx: float, cy: float, angle: float, r: float, across: float = 0.0) -> tuple[float, float]:
