@@ -223,15 +223,19 @@ def hall(svg: Svg, x: float, y: float, net: str, name: str, supply: str) -> None
 def inputs_panel(
     svg: Svg, x: float, y: float, pins: dict[str, Any], prefix: str, supply: str
 ) -> float:
-    """Every slot's button and hall sensor, and the centre button; returns the bottom."""
+    """Every slot's button and hall sensor, and the centre button, each with its socket on
+    the hub board (J1 ...); returns the bottom."""
+    import make_board  # tools/make_board.py: it borrows this module's Svg
+
+    jack = {s.what: s.name for s in make_board.bm.sockets(DEFAULTS["pins"])}
     svg.text(x, y, "Buttons (active low: pin to GND)", size=14, weight="bold")
     svg.text(x + 270, y, "Hall sensors under the slots (magnet = low)", size=14, weight="bold")
     for i, (b, m) in enumerate(zip(pins["buttons"], pins["markers"], strict=True)):
-        row = y + 34 + i * 40
-        button(svg, x + 60, row, f"{prefix} {b}", f"slot {i + 1}")
-        hall(svg, x + 330, row, f"{prefix} {m}", f"slot {i + 1}", supply)
+        row, slot = y + 34 + i * 40, f"slot {i + 1}"
+        button(svg, x + 60, row, f"{prefix} {b}", f"{slot} · {jack[slot + ' button']}")
+        hall(svg, x + 330, row, f"{prefix} {m}", f"{slot} · {jack[slot + ' hall sensor']}", supply)
     bottom = y + 34 + 8 * 40
-    button(svg, x + 60, bottom, f"{prefix} {pins['centre']}", "centre (station)")
+    button(svg, x + 60, bottom, f"{prefix} {pins['centre']}", f"centre · {jack['centre button']}")
     return bottom + 20
 
 
