@@ -136,3 +136,17 @@ def test_the_guide_shows_the_board_and_says_why_perfboard():
     guide = (HARDWARE / "README.md").read_text()
     assert "![the hub board](hub-board.svg)" in guide
     assert "Why perfboard" in guide and "continuity" in guide
+
+
+def test_the_guide_warns_of_what_the_pin_order_cannot_cover(board):
+    """A housing pushed one pin along, across two powered sockets, can short 5 V (the 27
+    pins of an edge leave no gap between headers): the guide must say so."""
+    harmful = {
+        where.split(" columns")[0]
+        for where, spot in bm.offsets(board.sockets)
+        for kind in bm.PLUGS
+        if bm.offset_hazards(kind, where, spot)
+    }
+    assert harmful == {f"row {bm.POWERED}"}
+    guide = (HARDWARE / "README.md").read_text()
+    assert "pushed on **one pin along**" in guide and "flush" in guide
