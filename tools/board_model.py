@@ -3,13 +3,14 @@ that hold the two together (standard library only; ``tools/make_board.py`` draws
 
 The board is a 70 x 20 mm perfboard (isolated pads on a 2.54 mm grid: 27 columns x 7 rows).
 Row 0 carries the powered edge's sockets (the 8 marker sensors and the ring), row 6 the
-button edge's (the 8 slot buttons and the centre). Every socket is a Molex KK 254 3-pin
-right-angle header with a polarizing wall, so a housing goes on one way only; seen from
-the plug side, position 1 is on the left. Every socket's position 1 is GND, position 2 5V
-(powered edge) or empty (button edge), position 3 the signal: the only parts of a plug that
+button edge's (the 8 slot buttons and the centre): 1x3 right-angle 2.54 mm headers side by
+side, 27 pins to an edge (a polarized header, Molex KK 254 or JST-XH, is 8 mm or more
+wide: 9 do not fit 70 mm). Every socket's position 1 is GND, position 2 5V (powered edge)
+or no pin (button edge: clipped off), position 3 the signal. The only parts of a plug that
 can join two of its wires (a button's switch, a sensor's output transistor) sit between
 positions 1 and 3, so no plug in any socket, either way round, reaches the 5 V pin with
-them (:func:`placements`, :func:`hazards`; hardware/README.md gives the argument).
+them; and a button's housing has cavity 2 blocked (its key), so it goes on a button socket
+only (:func:`placements`, :func:`fits`, :func:`hazards`; hardware/README.md).
 
 Connections underneath are of two kinds: a **run**, bare tinned wire (or a solder bridge)
 soldered to every pad on a straight line between its ends, and a **wire**, insulated, which
@@ -20,7 +21,6 @@ and compares the groups with the netlist.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -235,66 +235,66 @@ def connectivity_errors(b: Board) -> list[str]:
 # --- plugs: what can join two wires of a plug, and which way round a load must be fed ---
 
 # Per plug kind: its wires on positions 1-3 ("" for none), the pairs a closed switch or a
-# conducting output joins, and its polarized loads (+ wire, - wire).
+# conducting output joins, its polarized loads (+ wire, - wire), and its blocked cavities
+# (the key: a button's housing has cavity 2 blocked, and a button socket has no pin 2).
 PLUGS: dict[str, dict[str, Any]] = {
-    "button": {"wires": ("switch", "", "switch"), "joins": [(1, 3)], "loads": []},
-    "sensor": {"wires": ("GND", "VCC", "OUT"), "joins": [(3, 1)], "loads": [(2, 1)]},
-    "ring": {"wires": ("GND", "5V", "DIN"), "joins": [], "loads": [(2, 1)]},
+    "button": {"wires": ("switch", "", "switch"), "joins": [(1, 3)], "loads": [], "key": (2,)},
+    "sensor": {"wires": ("GND", "VCC", "OUT"), "joins": [(3, 1)], "loads": [(2, 1)], "key": ()},
+    "ring": {"wires": ("GND", "5V", "DIN"), "joins": [], "loads": [(2, 1)], "key": ()},
 }
 # The A3144's legs, its branded (flat) face towards you, left to right, and the plug
 # position each is crimped into.
 A3144_LEGS = (("1", "VCC", 2), ("2", "GND", 1), ("3", "OUT", 3))
+Spot = dict[int, str | None]  # what a plug's positions 1-3 sit on: a net, or no pin
 
 
-def placements(socks: list[Socket], reversed_too: bool = True) -> list[tuple[Socket, bool]]:
-    """Every socket, each way round (a keyed housing goes on one way; counted both)."""
-    return [(s, flip) for s in socks for flip in ((False, True) if reversed_too else (False,))]
+def pin_nets(socks: list[Socket], row: int) -> dict[int, str | None]:
+    """Column -> the net of the pin there along one edge; None where no pin stands
+    (a button socket's clipped pin 2)."""
+    nets: dict[int, str | None] = {}
+    for s in socks:
+        if s.row == row:
+            for p in (1, 2, 3):
+                nets[s.pad(p)[0]] = s.net(p) if ORDER[s.kind][p - 1] or s.kind != "button" else None
+    return nets
 
 
-def hazards(kind: str, socket: Socket, flipped: bool) -> list[str]:
-    """What a ``kind`` plug does to the board in ``socket`` (``flipped``: turned round):
-    a rail shorted to ground, 5 V put on a signal pin, a load fed the wrong way round."""
-    return _harm(kind, socket.name, lambda p: socket.net(4 - p if flipped else p))
-
-
-def offsets(socks: list[Socket]) -> list[tuple[str, dict[int, str]]]:
-    """A plug pushed on one or two pins along, across two neighbouring headers of an edge
-    (a keyed housing cannot stop that): where, and the net under each position."""
+def placements(socks: list[Socket]) -> list[tuple[str, Spot, bool]]:
+    """Every way a 3-position housing can sit on an edge's pins: on one socket (in
+    register) or pushed one or two pins along across two, each way round (a housing
+    without a wall turns). Returns (where, position -> net, in register)."""
     found = []
     for row in (POWERED, BUTTONS):
-        nets = {}
-        for s in socks:
-            if s.row == row:
-                nets.update({s.pad(p)[0]: s.net(p) for p in (1, 2, 3)})
+        nets = pin_nets(socks, row)
         for start in range(COLS - 2):
-            if start % 3:
-                spot = {p: nets[start + p - 1] for p in (1, 2, 3)}
-                found.append((f"row {row} columns {start}-{start + 2}", spot))
-                found.append(
-                    (
-                        f"row {row} columns {start}-{start + 2} turned",
-                        {4 - p: n for p, n in spot.items()},
-                    )
-                )
+            spot = {p: nets.get(start + p - 1) for p in (1, 2, 3)}
+            if row == BUTTONS:  # the button edge's headers face the other way
+                spot = {4 - p: n for p, n in spot.items()}
+            where = f"row {row} columns {start}-{start + 2}"
+            found.append((where, spot, start % 3 == 0))
+            found.append((where + " turned", {4 - p: n for p, n in spot.items()}, start % 3 == 0))
     return found
 
 
-def offset_hazards(kind: str, where: str, spot: dict[int, str]) -> list[str]:
-    """:func:`hazards` for a plug across two headers (``spot``: position -> net)."""
-    return _harm(kind, where, spot.__getitem__)
+def fits(kind: str, spot: Spot) -> bool:
+    """Whether a ``kind`` plug goes on there at all: a blocked cavity stops on a pin."""
+    return all(spot[p] is None for p in PLUGS[kind]["key"])
 
 
-def _harm(kind: str, where: str, net: Callable[[int], str]) -> list[str]:
+def hazards(kind: str, where: str, spot: Spot) -> list[str]:
+    """What a ``kind`` plug sitting on ``spot`` does: a rail shorted to ground, 5 V put on
+    a signal pin, a load fed the wrong way round (+ on GND, - on 5 V)."""
     plug = PLUGS[kind]
-
     found = []
     for a, b in plug["joins"]:
-        nets = {net(a), net(b)}
+        nets = {spot[a], spot[b]}
         if nets == set(RAILS):
-            found.append(f"{kind} plug in {where}: shorts 5V to GND")
-        elif "5V" in nets and any(n.startswith(("BCM", "DIN", "GP")) for n in nets):
-            found.append(f"{kind} plug in {where}: puts 5V on {nets - {'5V'}}")
+            found.append(f"{kind} plug on {where}: shorts 5V to GND")
+        elif "5V" in nets and any(n and n.startswith(("BCM", "DIN", "GP")) for n in nets):
+            found.append(
+                f"{kind} plug on {where}: puts 5V on {sorted(n for n in nets if n != '5V')}"
+            )
     for plus, minus in plug["loads"]:
-        if net(plus) == "GND" and net(minus) == "5V":
-            found.append(f"{kind} plug in {where}: fed the wrong way round")
+        if spot[plus] == "GND" and spot[minus] == "5V":
+            found.append(f"{kind} plug on {where}: fed the wrong way round")
     return found

@@ -48,7 +48,7 @@ def net_colour(net: str) -> str:
 
 
 def socket(svg: Svg, s: bm.Socket) -> None:
-    """A right-angle header's housing past the board's edge, its polarizing wall, position 1
+    """A right-angle header with its housing past the board's edge, position 1
     marked, and each position's net and the socket's name beside it."""
     top = s.row == bm.POWERED
     (xa, ya), (xb, _) = at(s.pad(1)), at(s.pad(3))
@@ -56,8 +56,6 @@ def socket(svg: Svg, s: bm.Socket) -> None:
     body = 8.5 * MM  # how far the header and its plug stand out
     y = edge - body if top else edge
     svg.rect(left, y, 3 * S - 2, body, fill="#f6efd9", radius=2)
-    wall = y + 3 if top else y + body - 3
-    svg.line(left + 2, wall, left + 3 * S - 4, wall, colour=INK, width=3)
     svg.items.append(
         f'<polygon points="{xa - 6:g},{ya + (-16 if top else 16):g} {xa + 6:g},'
         f'{ya + (-16 if top else 16):g} {xa:g},{ya + (-9 if top else 9):g}" fill="{RED}"/>'
@@ -66,7 +64,7 @@ def socket(svg: Svg, s: bm.Socket) -> None:
         x, _ = at(s.pad(position))
         net = s.net(position)
         label = f"{position} {net.split()[0] if 'empty' in net else net}"
-        label = label.replace(f"{s.name}.{position}", "-")
+        label = label.replace(f"{s.name}.{position}", "cut")
         ty = y + 20 if top else y + body - 26
         svg.text(x, ty, str(position), size=11, anchor="middle", weight="bold")
         svg.text(x, ty + 14, label[2:], size=8, anchor="middle", colour=net_colour(net))
@@ -152,19 +150,20 @@ def plugs_panel(svg: Svg, x: float, y: float) -> float:
     svg.text(
         x,
         y,
-        "The plugs (Molex KK 254 housings, seen from the wire side, ramp up)",
+        "The plugs (1x3 DuPont-style housings, seen from the wire side)",
         size=14,
         weight="bold",
     )
     notes = {
-        "button": "switch legs on 1 and 3 (diagonal legs); 2 empty",
+        "button": "switch legs on 1 and 3; cavity 2 blocked: the key",
         "sensor": "A3144: legs 1 VCC, 2 GND, 3 OUT (below)",
         "ring": "ring's GND, 5V and DIN pads",
     }
     for i, (kind, plug) in enumerate(bm.PLUGS.items()):
         left, top = x + i * 360, y + 20
         svg.rect(left, top, 3 * 26 + 8, 30, fill="#f6efd9", radius=2)
-        svg.line(left + 2, top + 3, left + 3 * 26 + 6, top + 3, colour=INK, width=3)
+        for p in plug["key"]:
+            svg.rect(left + 4 + (p - 1) * 26 + 6, top + 6, 14, 20, fill=INK, radius=1)
         for p, wire in enumerate(plug["wires"], 1):
             px = left + 4 + (p - 0.5) * 26
             svg.text(px, top + 22, str(p), size=11, anchor="middle", weight="bold")
@@ -194,7 +193,7 @@ def socket_table(svg: Svg, b: bm.Board, x: float, y: float) -> float:
     svg.text(
         x,
         y,
-        "Sockets (position 1 has the red mark; 1 GND, 2 5V or empty, 3 signal)",
+        "Sockets (position 1 has the red mark; 1 GND, 2 5V or no pin, 3 signal)",
         size=14,
         weight="bold",
     )
@@ -202,7 +201,7 @@ def socket_table(svg: Svg, b: bm.Board, x: float, y: float) -> float:
     for i, s in enumerate(b.sockets):
         col, row = divmod(i, 9)
         nets = "  ".join(f"{p} {s.net(p)}" for p in (1, 2, 3)).replace(
-            f"{s.name}.2 (empty)", "empty"
+            f"{s.name}.2 (empty)", "no pin"
         )
         lead = goes.get(s.pad(3), "U1 1Y via R1")
         svg.text(
@@ -240,7 +239,7 @@ def draw(pins: dict[str, Any]) -> str:
     svg = Svg(
         1200,
         1220,
-        "The hub board: 70 x 20 mm perfboard, keyed 3-pin sockets (drawn from the pin map)",
+        "The hub board: 70 x 20 mm perfboard, 18 3-pin sockets (drawn from the pin map)",
     )
     svg.text(
         X0,
@@ -253,7 +252,7 @@ def draw(pins: dict[str, Any]) -> str:
     svg.text(
         X0,
         612,
-        "button edge: buttons and the centre (1 GND, 2 empty, 3 signal)",
+        "button edge: buttons and the centre (1 GND, 2 no pin: clip it off, 3 signal)",
         size=11,
         colour=BLUE,
     )

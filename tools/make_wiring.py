@@ -385,8 +385,8 @@ def hub_board_panel(svg: Svg, x: float, y: float) -> None:
     svg.text(
         x + 10,
         y,
-        "Hub board (hardware/hub-board.svg): the shifter, the 5V and GND buses, 18 keyed "
-        "sockets J1-J18; every socket 1 GND, 2 5V (button sockets: empty), 3 signal",
+        "Hub board (hardware/hub-board.svg): the shifter, the 5V and GND buses, 18 sockets "
+        "J1-J18; every socket 1 GND, 2 5V (button sockets: no pin, their key), 3 signal",
         size=12,
         weight="bold",
     )

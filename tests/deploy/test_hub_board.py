@@ -53,34 +53,53 @@ def test_two_legs_in_one_hole_are_refused(board):
     assert "C1.- and R9.a share the hole (17, 2)" in bm.connectivity_errors(board)
 
 
+def in_register(board):
+    return [(w, spot) for w, spot, register in bm.placements(board.sockets) if register]
+
+
 def test_no_plug_in_any_socket_either_way_round_shorts_a_rail(board):
     tried = [
-        (kind, s.name, flipped)
-        for s, flipped in bm.placements(board.sockets)
+        (kind, where)
+        for where, spot in in_register(board)
         for kind in bm.PLUGS
-        if not bm.hazards(kind, s, flipped)
+        if bm.fits(kind, spot)
     ]
-    # 3 kinds of plug x 18 sockets x 2 ways round, every one harmless
-    assert len(tried) == 3 * 18 * 2
+    # sensor and ring plugs go on all 18 sockets each way round, a button's on its 9
+    assert len(tried) == 2 * 18 * 2 + 9 * 2
+    for kind, where in tried:
+        spot = dict(in_register(board))[where]
+        assert bm.hazards(kind, where, spot) == [], (kind, where)
 
 
-def test_a_button_edge_plug_pushed_on_one_or_two_pins_along_is_harmless_too(board):
-    spots = [(w, spot) for w, spot in bm.offsets(board.sockets) if w.startswith("row 6")]
-    assert len(spots) == 2 * 2 * 8  # two shifts at each of 8 joins, each way round
+def test_a_button_plug_goes_on_a_button_socket_only(board):
+    goes = [w for w, spot, _ in bm.placements(board.sockets) if bm.fits("button", spot)]
+    buttons = {s.pad(2)[0] - 1 for s in board.sockets if s.kind == "button"}
+    assert sorted(goes) == sorted(
+        f"row {bm.BUTTONS} columns {c}-{c + 2}{turned}"
+        for c in buttons
+        for turned in ("", " turned")
+    )
+
+
+def test_on_the_button_edge_any_plug_anywhere_is_harmless(board):
+    spots = [(w, spot) for w, spot, _ in bm.placements(board.sockets) if w.startswith("row 6")]
+    assert len(spots) == 2 * 25  # 25 starting pins, each way round
     for where, spot in spots:
         for kind in bm.PLUGS:
-            assert bm.offset_hazards(kind, where, spot) == [], where
+            if bm.fits(kind, spot):
+                assert bm.hazards(kind, where, spot) == [], where
 
 
 def test_the_check_bites_on_a_pin_order_with_gnd_in_the_middle(monkeypatch, board):
     """The order the brief warned of: 5V, GND, signal, a button's switch on 2 and 3."""
     monkeypatch.setitem(bm.ORDER, "button", ("5V", "GND", "SIG"))
-    monkeypatch.setitem(
-        bm.PLUGS, "button", {"wires": ("", "a", "b"), "joins": [(2, 3)], "loads": []}
-    )
-    button = next(s for s in board.sockets if s.kind == "button")
-    assert bm.hazards("button", button, False) == []
-    assert bm.hazards("button", button, True) == [f"button plug in {button.name}: shorts 5V to GND"]
+    button = {"wires": ("", "a", "b"), "joins": [(2, 3)], "loads": [], "key": ()}
+    monkeypatch.setitem(bm.PLUGS, "button", button)
+    spots = dict(in_register(board))
+    assert bm.hazards("button", "J10", spots["row 6 columns 0-2"]) == []
+    assert bm.hazards("button", "J10", spots["row 6 columns 0-2 turned"]) == [
+        "button plug on J10: shorts 5V to GND"
+    ]
 
 
 def test_a_sensor_is_crimped_so_its_legs_meet_the_socket_right(board):
@@ -109,27 +128,25 @@ def test_every_pin_the_pin_map_uses_is_on_the_drawing_with_its_socket(board):
 
 def test_a_changed_pin_changes_the_board():
     pins = dict(DEFAULTS["pins"], centre=9)
-    assert "centre button:  1 GND  2 empty  3 BCM 9" in make_board.draw(pins)
+    assert "centre button:  1 GND  2 no pin  3 BCM 9" in make_board.draw(pins)
     assert "3 BCM 9 " not in (HARDWARE / "hub-board.svg").read_text()
 
 
 def test_the_wiring_draws_the_board_the_plugs_and_the_a3144s_legs():
     for name in ("wiring.svg", "wiring-usb.svg"):
         svg = (HARDWARE / name).read_text()
-        for label in ("hub-board.svg", "Molex KK 254", "1 VCC", "2 GND", "3 OUT", "J1-J18"):
+        for label in ("hub-board.svg", "cavity 2 blocked", "1 VCC", "2 GND", "3 OUT", "J1-J18"):
             assert label in svg, (name, label)
 
 
-def test_the_bom_has_a_polarized_socket_and_housing_for_every_plug(board):
+def test_the_bom_has_a_socket_a_housing_and_the_contacts_for_every_plug(board):
     parts = tool("make_bom").read_parts()
     header, housing = parts["rim_header"], parts["rim_housing"]
-    assert "polarized" in header["name"] and "polarized" in housing["name"]
-    assert header["number"].startswith("Molex 22-05-3031")
-    assert housing["number"].startswith("Molex 22-01-3037")
     assert header["qty"]["default"] == len(board.sockets) == 18
-    assert housing["qty"]["default"] >= len(board.sockets)
+    assert "pin 2 clipped off on the 9 button sockets" in header["why"]
+    assert housing["qty"]["default"] >= len(board.sockets) and "cavity 2 blocked" in housing["why"]
     wires = sum(sum(1 for w in bm.PLUGS[s.kind]["wires"] if w) for s in board.sockets)
-    assert parts["rim_contact"]["qty"]["default"] >= wires
+    assert parts["contact"]["qty"]["default"] >= wires + parts["pin_housing"]["qty"]["default"]
 
 
 def test_the_guide_shows_the_board_and_says_why_perfboard():
@@ -139,14 +156,15 @@ def test_the_guide_shows_the_board_and_says_why_perfboard():
 
 
 def test_the_guide_warns_of_what_the_pin_order_cannot_cover(board):
-    """A housing pushed one pin along, across two powered sockets, can short 5 V (the 27
-    pins of an edge leave no gap between headers): the guide must say so."""
+    """A sensor's or the ring's housing pushed one pin along, across two powered sockets,
+    can short 5 V (the 27 pins of an edge leave no gap between headers): the guide must
+    say so, and nothing else may be found."""
     harmful = {
-        where.split(" columns")[0]
-        for where, spot in bm.offsets(board.sockets)
+        (kind, where.split(" columns")[0])
+        for where, spot, register in bm.placements(board.sockets)
         for kind in bm.PLUGS
-        if bm.offset_hazards(kind, where, spot)
+        if bm.fits(kind, spot) and bm.hazards(kind, where, spot)
     }
-    assert harmful == {f"row {bm.POWERED}"}
+    assert harmful == {("sensor", f"row {bm.POWERED}"), ("ring", f"row {bm.POWERED}")}
     guide = (HARDWARE / "README.md").read_text()
     assert "pushed on **one pin along**" in guide and "flush" in guide
