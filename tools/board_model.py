@@ -34,7 +34,7 @@ COLS, ROWS = 27, 7
 SIZE_MM = (70.0, 20.0)
 PITCH = 2.54
 POWERED, BUTTONS = 0, 6  # the rows of the two edges' sockets
-# A socket's positions 1-3 (seen from the plug side, polarizing wall up), by kind.
+# A socket's positions 1-3 (seen from the plug side), by kind.
 ORDER: dict[str, tuple[str, str, str]] = {
     "sensor": ("GND", "5V", "SIG"),
     "ring": ("GND", "5V", "SIG"),
