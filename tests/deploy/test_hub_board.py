@@ -167,4 +167,9 @@ def test_the_guide_warns_of_what_the_pin_order_cannot_cover(board):
     }
     assert harmful == {("sensor", f"row {bm.POWERED}"), ("ring", f"row {bm.POWERED}")}
     guide = (HARDWARE / "README.md").read_text()
-    assert "pushed on **one pin along**" in guide and "flush" in guide
+    assert "pushed on **one pin along**" in guide and "Plug all nine before" in guide
+    # ... and why plugging all nine closes it: 9 housings 3 pins wide tile the edge's 27
+    # pins one way only, each on its own header
+    powered = [s for s in board.sockets if s.row == bm.POWERED]
+    assert len(powered) * 3 == bm.COLS
+    assert sum(1 for s in powered if s.kind in ("sensor", "ring")) == len(powered)
