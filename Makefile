@@ -195,10 +195,12 @@ torture: test-packages
 	MTRAIN_TEST_SCALE=$(TORTURE_SCALE) $(PYTEST) -m torture
 	$(MAKE) rehearse rehearse-arm64
 
-# Every generated file in hardware/: the wiring diagrams (from the config's pin map)
-# and the BOM tables in the build guide (from hardware/bom.csv). Standard library only.
+# Every generated file in hardware/: the wiring diagrams and the hub board's layout (from
+# the config's pin map) and the BOM tables in the build guide (from hardware/parts.toml).
+# Standard library only.
 hardware:
 	$(PY) tools/make_wiring.py
+	$(PY) tools/make_board.py
 	$(PY) tools/make_bom.py
 
 # The enclosure's printable parts (hardware/README.md, step 2), into build/stl/.

@@ -25,6 +25,7 @@ from xml.sax.saxutils import escape
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
 
 from hub.io.pinmap import (  # noqa: E402
     AMPLIFIER_PINS,
@@ -222,15 +223,19 @@ def hall(svg: Svg, x: float, y: float, net: str, name: str, supply: str) -> None
 def inputs_panel(
     svg: Svg, x: float, y: float, pins: dict[str, Any], prefix: str, supply: str
 ) -> float:
-    """Every slot's button and hall sensor, and the centre button; returns the bottom."""
+    """Every slot's button and hall sensor, and the centre button, each with its socket on
+    the hub board (J1 ...); returns the bottom."""
+    import make_board  # tools/make_board.py: it borrows this module's Svg
+
+    jack = {s.what: s.name for s in make_board.bm.sockets(DEFAULTS["pins"])}
     svg.text(x, y, "Buttons (active low: pin to GND)", size=14, weight="bold")
     svg.text(x + 270, y, "Hall sensors under the slots (magnet = low)", size=14, weight="bold")
     for i, (b, m) in enumerate(zip(pins["buttons"], pins["markers"], strict=True)):
-        row = y + 34 + i * 40
-        button(svg, x + 60, row, f"{prefix} {b}", f"slot {i + 1}")
-        hall(svg, x + 330, row, f"{prefix} {m}", f"slot {i + 1}", supply)
+        row, slot = y + 34 + i * 40, f"slot {i + 1}"
+        button(svg, x + 60, row, f"{prefix} {b}", f"{slot} · {jack[slot + ' button']}")
+        hall(svg, x + 330, row, f"{prefix} {m}", f"{slot} · {jack[slot + ' hall sensor']}", supply)
     bottom = y + 34 + 8 * 40
-    button(svg, x + 60, bottom, f"{prefix} {pins['centre']}", "centre (station)")
+    button(svg, x + 60, bottom, f"{prefix} {pins['centre']}", f"centre · {jack['centre button']}")
     return bottom + 20
 
 
@@ -304,7 +309,7 @@ def power_panel(svg: Svg, x: float, y: float, lines: list[str]) -> None:
 
 def default_build(pins: dict[str, Any]) -> str:
     """The default build: Pi Zero 2 W header, inputs, amplifier, Pico with the ring, power."""
-    svg = Svg(1500, 1020, "Mexican Train hub: wiring of the default build (Pi Zero 2 W + Pico)")
+    svg = Svg(1500, 1340, "Mexican Train hub: wiring of the default build (Pi Zero 2 W + Pico)")
     header_block(svg, 330, 90, HEADER, "Pi Zero 2 W header (BCM)", "BCM", pi_roles(pins))
     inputs_panel(svg, 780, 90, pins, "BCM", HALL["rail"])
     amplifier_panel(svg, 60, 660)
@@ -334,13 +339,14 @@ def default_build(pins: dict[str, Any]) -> str:
             "I2S, UART and ID EEPROM pins stay free.",
         ],
     )
+    hub_board_panel(svg, 60, 1050)
     return svg.render()
 
 
 def usb_build() -> str:
     """The hub box on USB: the Pico reads every input and drives the ring."""
     svg = Svg(
-        1500, 900, "Mexican Train hub: wiring of the hub box on USB (the Pico reads everything)"
+        1500, 1210, "Mexican Train hub: wiring of the hub box on USB (the Pico reads everything)"
     )
     roles: dict[int | str, str] = {}
     pico = {
@@ -366,7 +372,25 @@ def usb_build() -> str:
             "Inputs use the Pico's internal pull-ups: no resistors. Sound plays on the computer.",
         ],
     )
+    hub_board_panel(svg, 60, 910)
     return svg.render()
+
+
+def hub_board_panel(svg: Svg, x: float, y: float) -> None:
+    """The hub board in one box (its layout: hub-board.svg) and the plugs of its sockets,
+    with the A3144's legs named (tools/make_board.py draws both)."""
+    import make_board  # tools/make_board.py: it borrows this module's Svg
+
+    svg.rect(x, y - 22, 1380, 292, fill="none", stroke=GREY)
+    svg.text(
+        x + 10,
+        y,
+        "Hub board (hardware/hub-board.svg): the shifter, the 5V and GND buses, 18 sockets "
+        "J1-J18; every socket 1 GND, 2 5V (button sockets: no pin, their key), 3 signal",
+        size=12,
+        weight="bold",
+    )
+    make_board.plugs_panel(svg, x + 10, y + 28)
 
 
 def polar(cx: float, cy: float, angle: float, r: float, across: float = 0.0) -> tuple[float, float]:
