@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -94,8 +93,19 @@ def nmcli(*words: str) -> str:
 
 
 def fields(line: str) -> list[str]:
-    """One line of ``nmcli -t``: its fields, ``\\:`` read back as ``:``."""
-    return [f.replace("\\:", ":").replace("\\\\", "\\") for f in re.split(r"(?<!\\):", line)]
+    """One line of ``nmcli -t``: its fields, ``\\:`` and ``\\\\`` read back."""
+    out: list[str] = []
+    field, escaped = "", False
+    for c in line:
+        if escaped:
+            field, escaped = field + c, False
+        elif c == "\\":
+            escaped = True
+        elif c == ":":
+            out, field = [*out, field], ""
+        else:
+            field += c
+    return [*out, field]
 
 
 def active() -> dict[str, tuple[str, str]]:
@@ -132,11 +142,11 @@ def set_portal(path: Path, on: bool) -> bool:
     lines = text.splitlines()
     section, at, line_no = "", None, None
     for i, line in enumerate(lines):
-        head = re.match(r"\s*\[([^\[\]]+)\]", line)
-        if head:
-            section = head.group(1).strip()
+        words = line.split("#")[0].strip()
+        if words.startswith("[") and words.endswith("]"):
+            section = words.strip("[] ")
             at = i if section == "network" else at
-        elif section == "network" and re.match(r"\s*portal\s*=", line):
+        elif section == "network" and words.partition("=")[0].strip() == "portal":
             line_no = i
     if line_no is not None:
         if lines[line_no].split("#")[0].strip() == wanted:

@@ -261,12 +261,15 @@ def _check_sections(raw: dict[str, Any]) -> None:
             raise ConfigError(f"[{section}]: expected a table of keys, got {values!r}")
 
 
-def portal_url(network: dict[str, Any], port: int) -> str:
-    """Where the captive portal sends a phone: the hub's page at its address on its own
-    Wi-Fi (``[network]``), or "" while ``portal`` is off."""
-    if not network["portal"]:
-        return ""
+def hotspot_url(network: dict[str, Any], port: int) -> str:
+    """The hub's page at its address on its own Wi-Fi (``[network] address``)."""
     return f"http://{network['address']}{'' if port == 80 else f':{port}'}/"
+
+
+def portal_url(network: dict[str, Any], port: int) -> str:
+    """Where the captive portal sends a phone: :func:`hotspot_url`, or "" while
+    ``[network] portal`` is off."""
+    return hotspot_url(network, port) if network["portal"] else ""
 
 
 def timings(config: dict[str, Any]) -> Timings:
