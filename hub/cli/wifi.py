@@ -152,6 +152,8 @@ def set_portal(path: Path, on: bool) -> bool:
         if lines[line_no].split("#")[0].strip() == wanted:
             return False
         lines[line_no] = wanted
+    elif not on:  # no line: off already (the default), and the file stays as it is
+        return False
     elif at is not None:
         lines.insert(at + 1, wanted)
     else:

@@ -168,6 +168,8 @@ def test_set_portal_changes_only_its_line(tmp_path):
     assert set_portal(path, False) and "portal = false\n" in path.read_text()
     bare = tmp_path / "bare.toml"
     bare.write_text("[web]\nport = 80\n")
+    assert not set_portal(bare, False)  # off is the default: the file is left alone
+    assert bare.read_text() == "[web]\nport = 80\n"
     assert set_portal(bare, True) and load(bare)["network"]["portal"] is True
 
 
