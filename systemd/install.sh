@@ -35,11 +35,13 @@ UNIT=/etc/systemd/system/mtrain-hub.service
 AVAHI=/etc/avahi/services/mtrain-hub.service
 UDEV=/etc/udev/rules.d/60-mtrain-hub-gpio.rules
 # The hub's own Wi-Fi (docs/deploy.md): NetworkManager's hotspot profile (made from the
-# template with the name and passphrase in $STATE/hotspot.toml, made once) and the
-# captive portal's DNS for NetworkManager's shared dnsmasq.
+# template with the name and passphrase in $STATE/hotspot.toml, made once), the captive
+# portal's DNS for NetworkManager's shared dnsmasq, and the dispatcher script that turns
+# the portal on and off with the hotspot.
 NM_TEMPLATES=systemd/networkmanager
 NM_PROFILE=/etc/NetworkManager/system-connections/mtrain-hub-hotspot.nmconnection
 NM_DNSMASQ=/etc/NetworkManager/dnsmasq-shared.d/mtrain-hub-portal.conf
+NM_DISPATCHER=/etc/NetworkManager/dispatcher.d/90-mtrain-hub-portal
 SERVICE=mtrain-hub.service
 USER_NAME=mtrain
 GROUP_NAMES=(gpio audio dialout)
@@ -385,7 +387,9 @@ lay_hotspot() {
     laid=$LAID
     rm -f "$draft"
     lay "$SOURCE/$NM_TEMPLATES/mtrain-hub-portal.conf" "$NM_DNSMASQ" 644 root:root
-    if [ "$laid" = 1 ] || [ "$LAID" = 1 ]; then reload_networkmanager; fi
+    if [ "$LAID" = 1 ]; then laid=1; fi
+    lay "$SOURCE/$NM_TEMPLATES/90-mtrain-hub-portal" "$NM_DISPATCHER" 755 root:root
+    if [ "$laid" = 1 ]; then reload_networkmanager; fi
 }
 
 reload_networkmanager() {
@@ -545,7 +549,7 @@ do_uninstall() {
         systemctl --root="$ROOT" --quiet disable "$SERVICE" 2>/dev/null \
             || skip "systemctl disable --now $SERVICE"
     fi
-    remove "$UNIT" "$AVAHI" "$UDEV" "$PREFIX" "$NM_PROFILE" "$NM_DNSMASQ"
+    remove "$UNIT" "$AVAHI" "$UDEV" "$PREFIX" "$NM_PROFILE" "$NM_DNSMASQ" "$NM_DISPATCHER"
     remove_amp_overlay
     systemctl_do daemon-reload
     if on_system && systemctl is-active --quiet NetworkManager.service; then

@@ -4,7 +4,8 @@ through NetworkManager's ``nmcli`` (docs/deploy.md, "The hub's own Wi-Fi").
 ``hotspot`` brings up the profile ``systemd/install.sh`` laid and turns the captive
 portal on (``[network] portal = true`` in the config; the hub is restarted to take it);
 ``home`` takes the hotspot down (NetworkManager then joins the best known network) and
-turns the portal off. A state that cannot be served (no NetworkManager, no profile, no
+turns the portal off. ``portal on|off`` is NetworkManager's dispatcher's, as the hotspot
+comes up by itself at boot or goes down. A state that cannot be served (no NetworkManager, no profile, no
 Wi-Fi device, a config that cannot be written) is a clear line and exit status 2.
 """
 
@@ -33,7 +34,7 @@ from hub.wire.wifi import (
 
 SERVICE = "mtrain-hub.service"
 DEFAULT_CONFIG = "/etc/mtrain-hub.toml"
-ACTIONS = ("status", "hotspot", "home", "passphrase", "profile")
+ACTIONS = ("status", "hotspot", "home", "passphrase", "portal", "profile")
 NMCLI_NOT_RUNNING = 8  # nmcli's exit status: NetworkManager is not running
 
 
@@ -50,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "value",
         nargs="?",
-        help="home: the network to join; passphrase: the new one (default: made)",
+        help="home: the network to join; passphrase: the new one (default: made); portal: on or off",
     )
     parser.add_argument("--config", default=DEFAULT_CONFIG, help="the hub's config file")
     parser.add_argument("--state-dir", help="the hub's state folder (default: the config's)")
@@ -287,6 +288,14 @@ def passphrase(args: argparse.Namespace) -> list[str]:
     return lines
 
 
+def portal(args: argparse.Namespace) -> list[str]:
+    """Turn the captive portal on or off (NetworkManager's dispatcher does, as the
+    hotspot comes up or goes down: systemd/networkmanager/90-mtrain-hub-portal)."""
+    if args.value not in ("on", "off"):
+        raise WifiError(f"portal: expected on or off, got {args.value!r}")
+    return portal_lines(args, args.value == "on")
+
+
 def profile(args: argparse.Namespace) -> list[str]:
     """The installer's step: make the hotspot's name and passphrase in the state folder
     when absent, and print NetworkManager's profile for it from the template on stdin."""
@@ -305,5 +314,6 @@ ACTION_RUNNERS = {
     "hotspot": hotspot,
     "home": home,
     "passphrase": passphrase,
+    "portal": portal,
     "profile": profile,
 }

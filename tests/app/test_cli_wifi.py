@@ -179,3 +179,17 @@ def test_nmcli_fields_read_escaped_colons():
         "802-11-wireless",
         "wlan0",
     ]
+
+
+def test_the_dispatchers_portal_on_and_off(hub_files):
+    status, said = wifi(hub_files, "portal", "on")
+    assert status == 0 and "captive portal is on" in said
+    assert load(hub_files / "hub.toml")["network"]["portal"] is True
+    assert "systemctl try-restart mtrain-hub.service" in calls(hub_files)
+    status, said = wifi(hub_files, "portal", "on")
+    assert status == 0 and "already on" in said
+    assert calls(hub_files).count("systemctl try-restart mtrain-hub.service") == 1
+    status, said = wifi(hub_files, "portal", "maybe")
+    assert status == 2 and "expected on or off" in said
+    assert wifi(hub_files, "portal", "off")[0] == 0
+    assert load(hub_files / "hub.toml")["network"]["portal"] is False

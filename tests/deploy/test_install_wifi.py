@@ -101,3 +101,40 @@ def test_networkmanager_reads_the_profile_as_laid(installed):  # noqa: F811
         timeout=60,
     )
     assert done.returncode != 0 and "ssid" in done.stdout + done.stderr
+
+
+DISPATCHER = TEMPLATES / "90-mtrain-hub-portal"
+
+
+@pytest.mark.parametrize(
+    "connection, action, said",
+    [
+        ("mtrain-hub-hotspot", "up", "wifi portal on"),
+        ("mtrain-hub-hotspot", "down", "wifi portal off"),
+        ("mtrain-hub-hotspot", "dhcp4-change", ""),
+        ("Home", "up", ""),
+        ("Home", "down", ""),
+    ],
+)
+def test_the_dispatcher_turns_the_portal_with_the_hotspot(tmp_path, connection, action, said):
+    """NetworkManager's dispatcher runs the script with the interface and the action,
+    CONNECTION_ID in the environment: only the hotspot's up and down reach the hub."""
+    hub = tmp_path / "mtrain-hub"
+    hub.write_text(f'#!/bin/sh\necho "$*" > {tmp_path / "said"}\n')
+    hub.chmod(0o755)
+    env = {"PATH": "/usr/bin:/bin", "CONNECTION_ID": connection, "MTRAIN_HUB": str(hub)}
+    done = subprocess.run(
+        [str(DISPATCHER), "wlan0", action], env=env, capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 0, done.stderr
+    heard = (tmp_path / "said").read_text().strip() if (tmp_path / "said").exists() else ""
+    assert heard == said
+
+
+def test_the_dispatcher_is_clean_shell_and_laid_for_networkmanager(installed):  # noqa: F811
+    shellcheck = need("shellcheck")
+    assert subprocess.run([shellcheck, str(DISPATCHER)], capture_output=True).returncode == 0
+    laid = installed[0] / "etc/NetworkManager/dispatcher.d/90-mtrain-hub-portal"
+    # NetworkManager runs only root's scripts that no one else may write.
+    assert stat.S_IMODE(laid.stat().st_mode) == 0o755
+    assert laid.read_bytes() == DISPATCHER.read_bytes()
