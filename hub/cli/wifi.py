@@ -5,8 +5,9 @@ through NetworkManager's ``nmcli`` (docs/deploy.md, "The hub's own Wi-Fi").
 portal on (``[network] portal = true`` in the config; the hub is restarted to take it);
 ``home`` takes the hotspot down (NetworkManager then joins the best known network) and
 turns the portal off. ``portal on|off`` is NetworkManager's dispatcher's, as the hotspot
-comes up by itself at boot or goes down. A state that cannot be served (no NetworkManager, no profile, no
-Wi-Fi device, a config that cannot be written) is a clear line and exit status 2.
+comes up by itself at boot or goes down. A state that cannot be served (no
+NetworkManager, no profile, no Wi-Fi device, a config that cannot be written) is a clear
+line and exit status 2.
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "value",
         nargs="?",
-        help="home: the network to join; passphrase: the new one (default: made); portal: on or off",
+        help="home: the network to join; passphrase: the new one (default: made); "
+        "portal: on or off",
     )
     parser.add_argument("--config", default=DEFAULT_CONFIG, help="the hub's config file")
     parser.add_argument("--state-dir", help="the hub's state folder (default: the config's)")
