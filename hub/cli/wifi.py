@@ -1,5 +1,5 @@
-"""``mtrain-hub wifi hotspot|home|status|passphrase``: the hub's own Wi-Fi, driven
-through NetworkManager's ``nmcli`` (docs/deploy.md, "The hub's own Wi-Fi").
+"""``mtrain-hub wifi status|hotspot|home|passphrase|portal|profile``: the hub's own Wi-Fi,
+driven through NetworkManager's ``nmcli`` (docs/deploy.md, "The hub's own Wi-Fi").
 
 ``hotspot`` brings up the profile ``systemd/install.sh`` laid and turns the captive
 portal on (``[network] portal = true`` in the config; the hub is restarted to take it);
