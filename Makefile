@@ -14,9 +14,12 @@ RUNTIME_PACKAGES := alsa-utils libasound2-dev espeak-ng fonts-dejavu-core
 # ... what the rehearsal boots a Debian with: debootstrap, systemd-nspawn and, for the
 # arm64 one, qemu-user-static ...
 REHEARSE_PACKAGES := debootstrap systemd-container qemu-user-static
+# ... dnsmasq, busybox's udhcpc, NetworkManager's nmcli and zbarimg: the hub's own Wi-Fi in
+# network namespaces, its profile read by NetworkManager's own reader, its card's QR read ...
+WIFI_TEST_PACKAGES := dnsmasq busybox network-manager zbar-tools
 # ... and what the tests talk to: Chromium (scorepad), mosquitto (MQTT), OpenSCAD (enclosure),
 # shellcheck, systemd-analyze and strace (the installer, the unit and its system call filter).
-TEST_PACKAGES := $(RUNTIME_PACKAGES) chromium mosquitto openscad shellcheck systemd strace \
+TEST_PACKAGES := $(RUNTIME_PACKAGES) $(WIFI_TEST_PACKAGES) chromium mosquitto openscad shellcheck systemd strace \
 	$(REHEARSE_PACKAGES)
 REHEARSE := tools/rehearse.sh
 

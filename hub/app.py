@@ -29,7 +29,7 @@ from hub.persist.storage import DB_NAME, BackupService, check_storage
 from hub.persist.store_writer import StoreWriter
 from hub.runtime.broadcast import Broadcaster
 from hub.runtime.clock import SystemClock
-from hub.runtime.config import ConfigError, timings
+from hub.runtime.config import ConfigError, hotspot_url, portal_url, timings
 from hub.runtime.dispatch import EffectDispatcher
 from hub.runtime.eventlog import EventLog
 from hub.runtime.loop import HubLoop
@@ -317,9 +317,11 @@ class Hub:
         from hub.http.server import make_server
         from web import create_app, early_gate
 
-        app = create_app(
-            self.web_service(), {"HUB_HOSTS": self.config["web"]["hosts"], "HUB_LISTEN": host}
-        )
+        portal = portal_url(self.config["network"], port)
+        hotspot = {"state_dir": self.state_dir, "url": hotspot_url(self.config["network"], port)}
+        settings = {"HUB_HOSTS": self.config["web"]["hosts"], "HUB_LISTEN": host}
+        settings |= {"HUB_PORTAL": portal, "HUB_HOTSPOT": hotspot}
+        app = create_app(self.web_service(), settings)
         try:
             server = make_server(
                 app,

@@ -34,15 +34,24 @@ STATE=/var/lib/mtrain-hub
 UNIT=/etc/systemd/system/mtrain-hub.service
 AVAHI=/etc/avahi/services/mtrain-hub.service
 UDEV=/etc/udev/rules.d/60-mtrain-hub-gpio.rules
+# The hub's own Wi-Fi (docs/deploy.md): NetworkManager's hotspot profile (made from the
+# template with the name and passphrase in $STATE/hotspot.toml, made once), the captive
+# portal's DNS for NetworkManager's shared dnsmasq, and the dispatcher script that turns
+# the portal on and off with the hotspot.
+NM_TEMPLATES=systemd/networkmanager
+NM_PROFILE=/etc/NetworkManager/system-connections/mtrain-hub-hotspot.nmconnection
+NM_DNSMASQ=/etc/NetworkManager/dnsmasq-shared.d/mtrain-hub-portal.conf
+NM_DISPATCHER=/etc/NetworkManager/dispatcher.d/90-mtrain-hub-portal
 SERVICE=mtrain-hub.service
 USER_NAME=mtrain
 GROUP_NAMES=(gpio audio dialout)
 # python3-dev, gcc and libasound2-dev build pyalsaaudio; espeak-ng is the voice;
 # avahi-daemon and libnss-mdns announce and resolve mtrain.local; sqlite3 is for
 # backups (docs/deploy.md); fonts-dejavu-core draws the evening's summary picture
-# (web/evening_png.py).
+# (web/evening_png.py); network-manager and dnsmasq-base are the hub's own Wi-Fi (Raspberry
+# Pi OS has both).
 PACKAGES=(python3 python3-venv python3-dev gcc libasound2-dev alsa-utils espeak-ng
-          avahi-daemon libnss-mdns sqlite3 fonts-dejavu-core)
+          avahi-daemon libnss-mdns sqlite3 fonts-dejavu-core network-manager dnsmasq-base)
 # The gpio backend's library: Raspberry Pi OS's package (Bookworm and Trixie: PyPI has no
 # lgpio wheel for Trixie's Python 3.13), seen by the venv through the system's packages.
 # Where apt has none (plain Debian, the rehearsal) pip installs lgpio's wheel instead.
@@ -359,6 +368,40 @@ point_at_amp() {
     CHANGED=1
 }
 
+# --- the hub's own Wi-Fi ------------------------------------------------------------
+
+# The profile is made by the hub itself (`mtrain-hub wifi profile`: the name and a new
+# passphrase in $STATE/hotspot.toml when absent), as the hub's user, the template on stdin.
+lay_hotspot() {
+    local hub=$ROOT$VENV/bin/mtrain-hub template=$SOURCE/$NM_TEMPLATES/mtrain-hub-hotspot.nmconnection
+    local draft laid=0
+    draft=$(mktemp)
+    if on_system; then
+        (cd / && runuser -u "$USER_NAME" -- "$hub" wifi profile --state-dir "$STATE") \
+            < "$template" > "$draft" || die "the hotspot's profile could not be made (see above)"
+    else
+        "$hub" wifi profile --state-dir "$ROOT$STATE" < "$template" > "$draft" \
+            || die "the hotspot's profile could not be made (see above)"
+    fi
+    lay "$draft" "$NM_PROFILE" 600 root:root
+    laid=$LAID
+    rm -f "$draft"
+    lay "$SOURCE/$NM_TEMPLATES/mtrain-hub-portal.conf" "$NM_DNSMASQ" 644 root:root
+    if [ "$LAID" = 1 ]; then laid=1; fi
+    lay "$SOURCE/$NM_TEMPLATES/90-mtrain-hub-portal" "$NM_DISPATCHER" 755 root:root
+    if [ "$laid" = 1 ]; then reload_networkmanager; fi
+}
+
+reload_networkmanager() {
+    if ! on_system; then skip "nmcli connection reload"; return; fi
+    if ! systemctl is-active --quiet NetworkManager.service; then
+        say "NetworkManager is not running: it reads the hotspot's profile when it starts"
+        return
+    fi
+    nmcli connection reload || warn "NetworkManager did not reload its profiles (see above)"
+    say "NetworkManager knows the hotspot (sudo mtrain-hub wifi hotspot brings it up)"
+}
+
 # --- the Pi: host name, mDNS, the amplifier -----------------------------------------
 
 set_hostname() {
@@ -475,6 +518,7 @@ do_install() {
     if [ "$I2S_AMP" = 1 ] || our_amp_overlay; then add_amp_overlay; fi
     lay_dir "$STATE" 700 "$USER_NAME:$USER_NAME"
     if [ "$CHANGED" = 1 ]; then migrate_store; fi
+    lay_hotspot
     lay "$SOURCE/systemd/mtrain-hub.service" "$UNIT" 644 root:root
     if [ "$LAID" = 1 ]; then CHANGED=1; fi
     lay "$SOURCE/systemd/avahi/mtrain-hub.service" "$AVAHI" 644 root:root
@@ -505,9 +549,12 @@ do_uninstall() {
         systemctl --root="$ROOT" --quiet disable "$SERVICE" 2>/dev/null \
             || skip "systemctl disable --now $SERVICE"
     fi
-    remove "$UNIT" "$AVAHI" "$UDEV" "$PREFIX"
+    remove "$UNIT" "$AVAHI" "$UDEV" "$PREFIX" "$NM_PROFILE" "$NM_DNSMASQ" "$NM_DISPATCHER"
     remove_amp_overlay
     systemctl_do daemon-reload
+    if on_system && systemctl is-active --quiet NetworkManager.service; then
+        nmcli connection reload || warn "NetworkManager did not reload its profiles"
+    fi
     if [ "$PURGE" = 1 ]; then
         remove "$CONFIG" "$STATE"
         if on_system; then

@@ -536,6 +536,58 @@ check_avahi() {
     check "avahi read the file (no 'Permission denied')" avahi_read_it
 }
 
+# The hub's own Wi-Fi in a real NetworkManager: the container has no Wi-Fi device, so the
+# hotspot cannot come up; everything short of that is checked.
+HOTSPOT=mtrain-hub-hotspot
+nm_active() { [ "$(box systemctl is-active NetworkManager.service)" = active ]; }
+nm_knows() { box nmcli -t -f NAME,TYPE connection show | grep -qx "$HOTSPOT:802-11-wireless"; }
+nm_says() { [ "$(box nmcli -s -g "$1" connection show "$HOTSPOT")" = "$2" ]; }
+state_passphrase() { box sed -n 's/^passphrase = "\(.*\)"$/\1/p' /var/lib/mtrain-hub/hotspot.toml; }
+nm_no_warning() {
+    ! box journalctl --no-pager -o cat -u NetworkManager.service | grep -E '<(warn|error)>' \
+        | grep -iE 'keyfile|mtrain|dnsmasq'
+}
+dnsmasq_reads_it() {
+    box /usr/sbin/dnsmasq --test --conf-file=/dev/null --conf-dir=/etc/NetworkManager/dnsmasq-shared.d \
+        2>&1 | grep -q 'syntax check OK'
+}
+# wifi_says STATUS WORDS ARGS... - `mtrain-hub wifi ARGS` exits STATUS and says WORDS,
+# with no traceback.
+wifi_says() {
+    local status=$1 words=$2 said code=0
+    shift 2
+    said=$(box /opt/mtrain-hub/venv/bin/mtrain-hub wifi "$@" 2>&1) || code=$?
+    say "    | mtrain-hub wifi $*: ${said//$'\n'/$'\n'    |   }"
+    [ "$code" = "$status" ] && grep -qF -- "$words" <<< "$said" && ! grep -q Traceback <<< "$said"
+}
+portal_unset() { ! box grep -q '^portal' /etc/mtrain-hub.toml; }
+passphrase_changed() {
+    local before=$1 now
+    now=$(state_passphrase)
+    [ -n "$now" ] && [ "$now" != "$before" ] && nm_says 802-11-wireless-security.psk "$now" \
+        && [ "$(box stat -c %U /var/lib/mtrain-hub/hotspot.toml)" = mtrain ]
+}
+
+check_wifi() {
+    local before
+    step "the hub's own Wi-Fi in NetworkManager (no Wi-Fi device here)"
+    check "NetworkManager is running" until_true 30 nm_active
+    check "it loaded the hotspot's profile ($HOTSPOT, 802-11-wireless)" until_true 20 nm_knows
+    check "an access point, IPv4 shared, below the user's networks" \
+        nm_says 802-11-wireless.mode,ipv4.method,connection.autoconnect-priority $'ap\nshared\n-100'
+    check "its passphrase is the state folder's" nm_says 802-11-wireless-security.psk "$(state_passphrase)"
+    check "NetworkManager's journal has no warning about a keyfile or dnsmasq" nm_no_warning
+    check "dnsmasq reads the portal's file (syntax check OK)" dnsmasq_reads_it
+    check "mtrain-hub wifi status: the hotspot is down and ready" wifi_says 0 "hotspot: down, ready" status
+    check "mtrain-hub wifi hotspot: exit 2, no Wi-Fi device named" \
+        wifi_says 2 "the hotspot did not come up" hotspot
+    check "the portal stays off (the config unchanged)" portal_unset
+    before=$(state_passphrase)
+    check "mtrain-hub wifi passphrase: a new one" wifi_says 0 "is now:" passphrase
+    check "in NetworkManager and the state folder (still the hub's user's)" passphrase_changed "$before"
+    check "mtrain-hub wifi home: exit 0, the portal off" wifi_says 0 "the hotspot was not up" home
+}
+
 check_reboot() {
     step "a reboot brings the hub back"
     power_off reboot
@@ -581,6 +633,7 @@ rehearse() {
         check "lines without a priority (faulthandler, ALSA, lgpio) are warnings" unprefixed_lines_are_warnings
         check_again
         check_avahi
+        check_wifi
         check_reboot
         check_uninstall
     fi

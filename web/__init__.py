@@ -38,6 +38,7 @@ def create_app(service: HubService, test_config: dict[str, Any] | None = None) -
         static_files,
         table_api,
         trust_api,
+        wifi_api,
     )
 
     app = Flask(__name__, static_folder=None)
@@ -54,6 +55,7 @@ def create_app(service: HubService, test_config: dict[str, Any] | None = None) -
     app.register_blueprint(players_api.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(selftest_api.bp)
+    app.register_blueprint(wifi_api.bp)
     static_files.install(app)
     guard.install(app)
     errors.install(app, MAX_BODY)

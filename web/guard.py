@@ -13,7 +13,13 @@ answer is involved), ``localhost``, the machine's own name (and ``<name>.local``
 name in ``app.config[HOSTS]`` (config ``web.hosts``); anything else is refused 421
 before any handler runs, so a page on a name an attacker controls that re-resolves to
 the hub (DNS rebinding) can neither read nor change anything. The rule is
-:mod:`hub.wire.hosts`'s, which the tournament board keeps too.
+:mod:`hub.wire.hosts`'s, which the tournament board keeps too. While the hub runs its own
+Wi-Fi (``app.config[PORTAL]``, config ``[network] portal``), where every name resolves
+to the hub, a read (GET, HEAD) of a page on a foreign ``Host`` is the captive portal:
+302 to the hub's own address, which makes a phone's connectivity check (Android's
+``generate_204``, Apple's ``hotspot-detect.html``, Windows' ``connecttest.txt``,
+Firefox's ``success.txt``) open its portal window on the scorepad. ``/api/`` and every
+change on a foreign ``Host`` are still 421.
 
 Every answer carries the security headers: a Content Security Policy that loads
 nothing from elsewhere and allows no framing, ``nosniff``, ``X-Frame-Options: DENY``
@@ -66,18 +72,28 @@ def same_origin(origin: str, host: str | None, scheme: str) -> bool:
 
 
 HOSTS = "HUB_HOSTS"  # app.config: more names the hub answers to (config web.hosts)
+# app.config: the hub's address on its own Wi-Fi ("http://10.42.0.1/") while the hotspot
+# is up (config [network] portal); absent or "" otherwise.
+PORTAL = "HUB_PORTAL"
+PORTAL_READS = frozenset({"GET", "HEAD"})
 
 
-def check_host(names: frozenset[str]) -> None:
-    """Refuse a request whose ``Host`` is not one of the hub's (421)."""
-    if not own_host(request.host, names):
-        abort(
-            421,
-            f"Host {clip(request.host)}: not a name of this hub (use its address, or add "
-            "the name to [web] hosts)",
-            code="host_refused",
-            host=request.host,
-        )
+def check_host(names: frozenset[str], portal: str = "") -> Response | None:
+    """Refuse a request whose ``Host`` is not one of the hub's (421); with a ``portal``
+    (the hub's own URL on its Wi-Fi), send a read of a page there instead (302)."""
+    if own_host(request.host, names):
+        return None
+    api = request.path == "/api" or request.path.startswith("/api/")
+    if portal and request.method in PORTAL_READS and not api:
+        # Not remembered (no-store): the same name answers for real once back home.
+        return Response(status=302, headers={"Location": portal, "Cache-Control": "no-store"})
+    abort(
+        421,
+        f"Host {clip(request.host)}: not a name of this hub (use its address, or add "
+        "the name to [web] hosts)",
+        code="host_refused",
+        host=request.host,
+    )
 
 
 def check_request() -> None:
@@ -113,6 +129,7 @@ def add_headers(response: Response) -> Response:
 def install(app: Flask) -> None:
     """Check every request of ``app`` before its handler and mark every answer."""
     names = own_names(app.config.get(HOSTS))
-    app.before_request(lambda: check_host(names))
+    portal = str(app.config.get(PORTAL) or "")
+    app.before_request(lambda: check_host(names, portal))
     app.before_request(check_request)
     app.after_request(add_headers)

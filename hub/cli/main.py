@@ -34,6 +34,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     ),
     "demo": ("tablesim.demo", "run the hub with bots playing at a human pace (no hardware needed)"),
     "board": ("hub.cli.board", "serve a tournament board of every hub on an MQTT broker"),
+    "wifi": (
+        "hub.cli.wifi",
+        "the hub's own Wi-Fi: hotspot, home, status, passphrase (NetworkManager)",
+    ),
     "selftest": (
         "hub.cli.selftest",
         "walk through every button, marker, light and sound; --check without a person",

@@ -80,6 +80,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "serial": {"port": "", "baud": 115200},
     "leds": {"pixels": 24, "brightness": 0.6},
+    # The hub's own Wi-Fi (docs/deploy.md, "The hub's own Wi-Fi"): `mtrain-hub wifi
+    # hotspot` sets portal while the hotspot is up; address is the hub's on it.
+    "network": {"portal": False, "address": "10.42.0.1"},
 }
 
 BACKENDS = ("auto", "sim", "gpio", "serial")
@@ -178,6 +181,19 @@ def _check_values(c: dict[str, Any]) -> None:
     _check_serial(c["serial"])
     _check_range("leds.pixels", c["leds"]["pixels"], 8, 48)
     _check_range("leds.brightness", c["leds"]["brightness"], 0.0, 1.0)
+    _check_address(c["network"]["address"])
+
+
+def _check_address(address: str) -> None:
+    import ipaddress
+
+    try:
+        ipaddress.IPv4Address(address)
+    except ValueError:
+        raise ConfigError(
+            f"network.address: expected the hub's IPv4 address on its own Wi-Fi "
+            f"(NetworkManager's shared default is 10.42.0.1), got {address!r}"
+        ) from None
 
 
 def _check_mqtt(c: dict[str, Any]) -> None:
@@ -274,6 +290,17 @@ def _check_sections(raw: dict[str, Any]) -> None:
             raise ConfigError(f"[{section}]: unknown section (allowed: {', '.join(DEFAULTS)})")
         if not isinstance(values, dict):
             raise ConfigError(f"[{section}]: expected a table of keys, got {values!r}")
+
+
+def hotspot_url(network: dict[str, Any], port: int) -> str:
+    """The hub's page at its address on its own Wi-Fi (``[network] address``)."""
+    return f"http://{network['address']}{'' if port == 80 else f':{port}'}/"
+
+
+def portal_url(network: dict[str, Any], port: int) -> str:
+    """Where the captive portal sends a phone: :func:`hotspot_url`, or "" while
+    ``[network] portal`` is off."""
+    return hotspot_url(network, port) if network["portal"] else ""
 
 
 def timings(config: dict[str, Any]) -> Timings:

@@ -19,10 +19,13 @@ pytestmark = pytest.mark.browser
 
 def test_a_person_walks_through_the_hub_box_from_the_phone(chromium, tmp_path):
     from firmware_bridge.fake_mcu import FakeMcu
+    from hub.wire.wifi import Hotspot, write_hotspot
     from tests.browser.conftest import PHONE, Phone
     from tests.http_client import HubProcess
 
     mcu = FakeMcu(str(tmp_path / "hub-box"))
+    (tmp_path / "state").mkdir()
+    write_hotspot(tmp_path / "state", Hotspot("Mexican Train hub", "k7pm-x2qd-h9ta-4ncw"))
     hub = HubProcess(tmp_path / "state", "--backend", "serial", "--serial-port", mcu.path)
     context = chromium.new_context(viewport=PHONE)
     try:
@@ -50,6 +53,13 @@ def test_a_person_walks_through_the_hub_box_from_the_phone(chromium, tmp_path):
         centre = rows.nth(8).inner_text().split("\t")
         assert centre[:3] == ["centre button", "Pico GP18 (pin 24)", "PASS"]
         assert page.locator("#st-buttons [data-action='start']").is_visible()
+        # The end shows the hub's own Wi-Fi code, to print for the box's lid (issue 37).
+        page.locator("#st-wifi button").click()
+        expect(page.locator("#st-wifi svg")).to_have_attribute(
+            "aria-label", "QR code that joins the hub's Wi-Fi"
+        )
+        expect(page.locator("#st-wifi")).to_contain_text("Network: Mexican Train hub")
+        assert page.locator("#st-wifi a").get_attribute("href") == "/api/wifi/card.pdf"
         phone.shot("selftest")
         assert not phone.errors and not phone.foreign
     finally:

@@ -16,6 +16,7 @@ export async function open() {
   $("join-local").textContent = local ? t("a11y.join.local_only", { url: r.data.url }) : "";
   $("handover").hidden = !keeper();
   $("handover-qr").replaceChildren(); $("handover-url").textContent = "";
+  showWifi();
   showLanguage();
   loadSettings();
 }
@@ -47,6 +48,24 @@ $("show-handover").addEventListener("click", async () => {
   $("handover-url").textContent = r.data.url;
   $("handover-qr").scrollIntoView({ block: "center" });  // the code to scan, in view
 });
+// The hub's own Wi-Fi: its code and passphrase for the scorekeeper or a phone the
+// table trusts (the passphrase is a secret: shown on a press, never to a viewer).
+function showWifi() {
+  const g = S.snap && S.snap.game;
+  $("wifi").hidden = !((g ? keeper(g.id) : false) || Date.now() < trustedUntil);
+  $("wifi-qr").replaceChildren(); $("wifi-words").textContent = "";
+  $("wifi-cards").hidden = true;
+}
+$("show-wifi").addEventListener("click", async () => {
+  const g = S.snap && S.snap.game, r = await api("GET", "/api/wifi", undefined, g ? g.id : null);
+  if (!r.ok) { $("wifi-words").textContent = r.data.error; return; }
+  const named = `<svg role="img" aria-label="${esc(t("join.wifi_qr"))}" class="qr" `;
+  $("wifi-qr").innerHTML = r.data.svg.replace("<svg ", () => named);  // no $-patterns
+  $("wifi-words").textContent = `${t("join.wifi_network", { ssid: r.data.ssid })} · `
+    + t("join.wifi_passphrase", { passphrase: r.data.passphrase });
+  $("wifi-cards").hidden = false;
+  $("wifi-qr").scrollIntoView({ block: "center" });
+});
 // The claim: the hub lights a slot; that slot and the centre held together within the
 // window (the table's chord) grant a token.
 $("claim").addEventListener("click", async () => {
@@ -64,7 +83,7 @@ $("claim").addEventListener("click", async () => {
     if (!s.data.game) trustedUntil = Date.now() + 10 * 60 * 1000;
     note.textContent = s.data.game ? t("join.claim_game", { game: s.data.game })
       : t("join.claim_table", { count: 10 });
-    loadSettings();
+    loadSettings(); showWifi();
     $("claim").disabled = false; renderHeader(); $("handover").hidden = !keeper();
     return;
   }

@@ -108,7 +108,9 @@ function build() {
 <p id="st-claim" class="note" hidden></p>
 <ul id="st-stuck" class="err"></ul>
 <p id="st-lights" class="note" hidden></p>
-<table class="results" id="st-results" aria-labelledby="h-selftest"></table>`;
+<table class="results" id="st-results" aria-labelledby="h-selftest"></table>
+<div id="st-wifi" hidden>${button("wifi", "join.wifi_show")}<div id="st-wifi-code"></div></div>`;
+  root.querySelector("#st-wifi button").addEventListener("click", showWifi);
   root.querySelector("#st-buttons").addEventListener("click", async (e) => {
     const action = e.target.dataset && e.target.dataset.action;
     if (!action) return;
@@ -169,4 +171,17 @@ function show(test) {
     .map((word) => `<th>${esc(word)}</th>`).join("");
   root.querySelector("#st-results").innerHTML = test.results.length
     ? `<thead><tr>${head}</tr></thead><tbody>${rows}</tbody>` : "";
+  root.querySelector("#st-wifi").hidden = !test.done;
+}
+
+// The end: the hub's own Wi-Fi code, to print for the box's lid (GET /api/wifi: the
+// table's proof or the scorekeeper's; a hub without a hotspot says so).
+async function showWifi() {
+  const g = S.snap && S.snap.game, r = await api("GET", "/api/wifi", undefined, g ? g.id : null);
+  const box = root.querySelector("#st-wifi-code");
+  if (!r.ok) { box.textContent = r.data.error; return; }
+  const named = `<svg role="img" aria-label="${esc(t("join.wifi_qr"))}" class="qr" `;
+  box.innerHTML = `${r.data.svg.replace("<svg ", () => named)}
+<p class="url">${esc(t("join.wifi_network", { ssid: r.data.ssid }))}</p>
+<p><a href="/api/wifi/card.pdf">${esc(t("selftest.wifi_card"))}</a></p>`;
 }
