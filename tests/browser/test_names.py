@@ -4,14 +4,26 @@ round entry by points and by tiles, the scores, the games list and the export.""
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from tests.browser.test_scorepad import pick_tiles
+from tests.http_client import HubProcess
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def hub(tmp_path):
+    """The voice off: this test is about names as data on every view. With the voice on,
+    a name that takes over 3 s to say is refused ("x" * 24 takes 5.8 s in espeak-ng's
+    English): tests/voice/test_voice_churn.py holds that rule."""
+    process = HubProcess.configured(tmp_path, '[sound]\nvoice = "off"\n')
+    yield process
+    process.stop(signal.SIGKILL)
 
 NAMES = [
     "__proto__",

@@ -36,7 +36,10 @@ BUDGET = 63 * 1024
 # The one catalog the page fetches before its first view (its language's words): every
 # view's words, the players' pages' too, and since issue 32 the words of every refusal
 # code the hub answers (es: ~46 KB, ~13 KB gzipped on the wire; +2 KB gzipped for them).
-CATALOG_BUDGET = 50 * 1024
+# 54 KB since issue 33's words (the claim's chord, the paced writes, hidden statistics,
+# the Wi-Fi code, names that speak too long): es 51.4 KB, 14.0 KB gzipped. Issue 35 (a
+# page that opens at once) is where the first load stops fetching every refusal's words.
+CATALOG_BUDGET = 54 * 1024
 
 
 def test_the_page_and_its_files(client):
