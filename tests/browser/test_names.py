@@ -25,6 +25,7 @@ def hub(tmp_path):
     yield process
     process.stop(signal.SIGKILL)
 
+
 NAMES = [
     "__proto__",
     "constructor",
