@@ -203,13 +203,13 @@ def report(baseline: list[float], times: dict[str, list[float]], rss: dict[str, 
         ratio = median / base_median
         print(
             f"{'GET ' + path:<34} {median:>10.1f} {percentile(values, 90):>9.1f} "
-            f"{ratio:>6.2f}x {'met' if ratio <= 2 else 'NOT MET'}"
+            f"{ratio:>6.2f}x {'met' if ratio <= 2 else 'NOT met'}"
         )
     for when, mb in rss.items():
         print(f"hub resident memory {when}: {mb:.1f} MB")
     grown = rss["after the statistics"] - rss["warmed up"]
     print(
-        f"the statistics added {grown:+.1f} MB (goal <= 5 MB: {'met' if grown <= 5 else 'NOT MET'})"
+        f"the statistics added {grown:+.1f} MB (goal <= 5 MB: {'met' if grown <= 5 else 'NOT met'})"
     )
 
 
