@@ -66,11 +66,17 @@ def _tmpfs(path: Path, size: str = "1m"):
     try:
         yield path
     finally:
-        subprocess.run(["umount", "-l", str(path)], check=False)
+        for _ in range(2):  # the read-only view (_remount_ro), then the tmpfs itself
+            subprocess.run(["umount", "-l", str(path)], check=False, capture_output=True)
 
 
 def _remount_ro(path: Path) -> None:
-    subprocess.run(["mount", "-o", "remount,ro", str(path)], check=True)
+    """``path`` read-only from now on: a read-only bind of it over itself. Remounting the
+    tmpfs itself read-only failed once with "mount point is busy": it needs no file
+    open for writing anywhere on it, and a child forked by another test's thread holds
+    the process's descriptors until it execs. A bind has no writers of its own."""
+    subprocess.run(["mount", "--bind", str(path), str(path)], check=True)
+    subprocess.run(["mount", "-o", "remount,bind,ro", str(path)], check=True)
 
 
 def _fill(path: Path) -> None:
