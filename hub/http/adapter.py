@@ -102,7 +102,7 @@ class HubWebService(PlayerRequests, SimRequests):
         self._players_forgotten = lambda forgotten: forget.follow(follow, forgotten)
         self._players_answers = Answers(lambda: parts.store.changes)
         self._loop = parts.loop
-        self._sim_pins = parts.sim
+        self._sim_pins, self._sim_backend = parts.sim, parts.backend
         self._sleep = sleep or time.sleep
         self._times_out = sleep is None
         self._timers: Later = timers if timers is not None else Timers()

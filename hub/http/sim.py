@@ -73,23 +73,25 @@ class WebLoop(Protocol):
 
 class SimRequests:
     """The simulated presses and markers of :class:`hub.http.adapter.HubWebService`:
-    its ``backend``, ``_sim_pins`` (None off the sim backend), ``_loop``, ``_sleep``,
-    ``_timers`` and ``_times_out`` (a press the loop leaves unanswered fails)."""
+    its ``_sim_pins`` (None off the sim backend, ``_sim_backend`` then names it),
+    ``_loop``, ``_sleep``, ``_timers`` and ``_times_out`` (a press the loop leaves
+    unanswered fails)."""
 
     _sim_pins: SimulatedPins | None
+    _sim_backend: str
     _loop: WebLoop
     _sleep: Callable[[float], None]
     _timers: Later
     _times_out: bool
 
-    @property
-    def backend(self) -> str:  # the service's (HubWebService.backend)
-        raise NotImplementedError
+    def _pins(self) -> SimulatedPins:
+        """The simulated pins; 404 off the sim backend."""
+        if self._sim_pins is None:
+            raise not_simulated(self._sim_backend)
+        return self._sim_pins
 
     def _sim(self, slot: int) -> SimulatedPins:
-        sim = self._sim_pins
-        if sim is None:
-            raise not_simulated(self.backend)
+        sim = self._pins()
         if slot not in SLOTS:
             why = f"slot {slot}: there are slots {SLOTS[0]} to {SLOTS[-1]}"
             raise Refused(404, why, code="no_such_slot", slot=slot, last=SLOTS[-1])
@@ -111,10 +113,7 @@ class SimRequests:
 
     def sim_centre_press_later(self, hold_s: float) -> Future[dict[str, Any]]:
         """The centre button, as :meth:`sim_press_later`."""
-        sim = self._sim_pins
-        if sim is None:
-            raise not_simulated(self.backend)
-        return self._press(sim, CENTRE, hold_s)
+        return self._press(self._pins(), CENTRE, hold_s)
 
     def _press(
         self, sim: SimulatedPins, slot: int, hold_s: float, with_: tuple[int, ...] = ()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from firmware_bridge.firmware import mcu as firmware_mcu
 from firmware_bridge.firmware import proto
 from firmware_bridge.update import FILES, FIRMWARE
 from tests.bridge_helpers import firmware
+from tests.helpers import until
 
 MTRAIN_HUB = Path(sys.executable).with_name("mtrain-hub")
 
@@ -124,9 +124,7 @@ def test_the_box_restarts_after_the_pass_that_took_update() -> None:
         boots = box.boots
         with box._lock:
             box.firmware.take_update(0, proto.UPDATE_WORD)
-        deadline = time.monotonic() + 10
-        while box.repl is None and time.monotonic() < deadline:
-            time.sleep(0.01)
+        until(lambda: box.repl is not None, "the box to boot into its REPL", 10)
         assert box.boots == boots + 1 and box.repl is not None  # the update mode, once
         assert firmware_mcu.UPDATE_FLAG not in box.files
     finally:
